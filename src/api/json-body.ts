@@ -1,0 +1,51 @@
+import type { Middleware } from 'koa';
+import { AppError, invalidRequest } from '../errors.ts';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body; undefined when the request has none. Validate before use. */
+    body?: unknown;
+  }
+}
+
+export const maxBodyBytes = 1024 * 1024;
+
+const tooLarge = () =>
+  new AppError('payload_too_large', `Request bodies are limited to ${maxBodyBytes} bytes.`, {
+    limit: maxBodyBytes,
+  });
+
+/**
+ * Reads a JSON body of at most 1 MiB into `ctx.request.body` (undefined when there is none).
+ * The limit is checked on the declared length first, then on the bytes as they stream in.
+ */
+export const jsonBody: Middleware = async (ctx, next) => {
+  if (!ctx.request.length && !ctx.get('Transfer-Encoding')) return next();
+  if ((ctx.request.length ?? 0) > maxBodyBytes) throw tooLarge();
+  const raw = await readLimited(ctx.req);
+  if (raw.length > 0) {
+    const type = ctx.request.type;
+    if (type && !ctx.is('json')) throw invalidRequest('The request body must be JSON (Content-Type: application/json).');
+    ctx.request.body = parseJson(raw);
+  }
+  return next();
+};
+
+async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > maxBodyBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalidRequest('The request body is not valid JSON.');
+  }
+}

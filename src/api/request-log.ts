@@ -1,0 +1,20 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.ts';
+
+/** One line per request; paths only, never bodies or headers (they may hold keys or secrets). */
+export function requestLog(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      log.info('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(performance.now() - started),
+        requestId: ctx.state.requestId,
+      });
+    }
+  };
+}

@@ -1,0 +1,21 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { newId } from '../ids.ts';
+import { Account } from './account.entity.ts';
+
+/** An API key as stored: only the SHA-256 of the secret, never the secret itself. */
+export const ApiKey = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.string().primary().onCreate(() => newId('key')),
+    account: () => p.manyToOne(Account).deleteRule('cascade'),
+    hash: p.string().length(64).unique(),
+    /** The first characters of the key, so an owner can tell keys apart in `keys list`. */
+    hint: p.string(),
+    scopes: p.array(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export type ApiKey = InferEntity<typeof ApiKey>;

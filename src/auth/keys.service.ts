@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from './account.entity.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { generateKey, hashKey, keyHint, looksLikeKey, sameHash } from './key-material.ts';
+import type { Scope } from './scopes.ts';
+
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  scopes: readonly string[];
+}
+
+export interface KeySummary {
+  id: string;
+  hint: string;
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** Creates a key for the named account, creating the account on first use. */
+export async function createKey(em: EntityManager, accountName: string, keyScopes: Scope[]) {
+  const account = (await em.findOne(Account, { name: accountName })) ?? em.create(Account, { name: accountName });
+  const key = generateKey();
+  const record = em.create(ApiKey, { account, hash: hashKey(key), hint: keyHint(key), scopes: keyScopes });
+  await em.flush();
+  return { key, keyId: record.id, accountId: account.id };
+}
+
+export async function listKeys(em: EntityManager, accountName: string): Promise<KeySummary[]> {
+  const keys = await em.find(ApiKey, { account: { name: accountName } }, { orderBy: { createdAt: 'desc' } });
+  return keys.map(({ id, hint, scopes, createdAt, revokedAt }) => ({
+    id,
+    hint,
+    scopes,
+    createdAt,
+    revokedAt: revokedAt ?? null,
+  }));
+}
+
+/** Returns false when no such key exists; revoking twice keeps the first revocation time. */
+export async function revokeKey(em: EntityManager, keyId: string): Promise<boolean> {
+  const key = await em.findOne(ApiKey, { id: keyId });
+  if (!key) return false;
+  key.revokedAt ??= new Date();
+  await em.flush();
+  return true;
+}
+
+/** The caller a presented key stands for, or null for a malformed, unknown or revoked key. */
+export async function authenticate(em: EntityManager, presented: string): Promise<Caller | null> {
+  if (!looksLikeKey(presented)) return null;
+  const hash = hashKey(presented);
+  const key = await em.findOne(ApiKey, { hash, revokedAt: null });
+  if (!key || !sameHash(key.hash, hash)) return null;
+  return { accountId: key.account.id, keyId: key.id, scopes: key.scopes };
+}

@@ -1,0 +1,61 @@
+import type { Config } from '../config.ts';
+import { runWorker } from '../../worker/main.ts';
+import { startApi } from '../api/server.ts';
+import { up } from '../stack/up.ts';
+import { keysCommand } from './keys.ts';
+import { withOrm } from './database.ts';
+import { migrate } from '../db/orm.ts';
+import { untilSignal } from './signals.ts';
+
+export const usage = `Usage: neoflow <command>
+
+  up                      start the whole stack (embedded services unless configured)
+  api                     run the API (needs DATABASE_URL, TEMPORAL_ADDRESS, NEO_RPC_URL)
+  worker                  run a Temporal worker (needs TEMPORAL_ADDRESS)
+  migrate                 apply pending database migrations
+  keys create --account <name> [--scopes a,b]
+                          create an API key (the key alone is the last line of output)
+  keys list --account <name>
+  keys revoke <keyId>
+`;
+
+export interface Options {
+  account: string | undefined;
+  scopes: string | undefined;
+}
+
+export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
+  switch (command) {
+    case 'up':
+      return runUp(config);
+    case 'api':
+      return runApi(config);
+    case 'worker':
+      return runWorker();
+    case 'migrate':
+      return withOrm(config, async (orm) => {
+        const applied = await migrate(orm);
+        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'no pending migrations\n');
+      });
+    case 'keys':
+      return keysCommand(config, rest, options);
+    default:
+      throw new Error(`unknown command "${command}"; run neoflow --help`);
+  }
+}
+
+async function runUp(config: Config) {
+  const stack = await up(config);
+  process.stdout.write(`\nNeoflow is up: API ${stack.apiUrl}/v1  ·  Ctrl-C stops everything\n`);
+  const signal = await untilSignal();
+  process.stdout.write(`\nneoflow: ${signal}, stopping...\n`);
+  await stack.stop();
+  process.stdout.write('neoflow: stopped\n');
+  process.exit(0);
+}
+
+async function runApi(config: Config) {
+  const api = await startApi(config);
+  await untilSignal();
+  await api.close();
+}

@@ -1,0 +1,31 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { runCommand, usage } from './commands.ts';
+
+/** `neoflow <command>`: every failure ends as one line on stderr and a non-zero exit code. */
+async function main(argv: string[]) {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      account: { type: 'string' },
+      scopes: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(usage);
+    return;
+  }
+  await runCommand(loadConfig(), positionals, { account: values.account, scopes: values.scopes });
+}
+
+main(process.argv.slice(2)).then(
+  () => undefined,
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`neoflow: ${message}\n`);
+    if (process.env.NEOFLOW_LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exit(1);
+  },
+);

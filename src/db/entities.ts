@@ -1,0 +1,5 @@
+import { Account } from '../auth/account.entity.ts';
+import { ApiKey } from '../auth/api-key.entity.ts';
+
+/** Every entity the ORM knows; each area adds its own here. */
+export const entities = [Account, ApiKey];

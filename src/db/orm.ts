@@ -1,0 +1,27 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities.ts';
+import { migrations } from './migrations/index.ts';
+
+export function ormOptions(databaseUrl: string): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true },
+    // Entities are defined in code; nothing to discover or cache on disk.
+    discovery: { warnWhenNoEntities: true },
+    metadataCache: { enabled: false },
+    pool: { min: 0, max: 10 },
+  };
+}
+
+export function openOrm(databaseUrl: string): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl));
+}
+
+/** Applies pending migrations; returns the names of those it ran. */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}

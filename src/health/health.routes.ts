@@ -1,0 +1,27 @@
+import { Router } from '@koa/router';
+import type { Services } from '../services.ts';
+import { checkHealth, type HealthProbes } from './health.service.ts';
+
+export function healthProbes(services: Services): HealthProbes {
+  return {
+    postgres: async () => {
+      await services.orm.em.getConnection().execute('select 1');
+      return {};
+    },
+    temporal: async () => {
+      await services.temporal.connection.workflowService.getSystemInfo({});
+      return {};
+    },
+    neo: async () => ({ blockHeight: await services.neo.getBlockCount() }),
+  };
+}
+
+/** GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. */
+export function healthRoutes(services: Services): Router {
+  const probes = healthProbes(services);
+  return new Router().get('/v1/health', async (ctx) => {
+    const report = await checkHealth(probes);
+    ctx.status = report.status === 'ok' ? 200 : 503;
+    ctx.body = report;
+  });
+}

@@ -1,0 +1,53 @@
+export interface ComponentHealth {
+  status: 'ok' | 'down';
+  latencyMs: number;
+  error?: string;
+  [extra: string]: unknown;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  postgres: ComponentHealth;
+  temporal: ComponentHealth;
+  neo: ComponentHealth;
+}
+
+/** A probe resolves with extra fields to report (such as the block height) or throws. */
+export type Probe = () => Promise<Record<string, unknown>>;
+
+export interface HealthProbes {
+  postgres: Probe;
+  temporal: Probe;
+  neo: Probe;
+}
+
+const probeTimeoutMs = 2000;
+
+export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
+  const [postgres, temporal, neo] = await Promise.all([
+    measure(probes.postgres),
+    measure(probes.temporal),
+    measure(probes.neo),
+  ]);
+  const allOk = [postgres, temporal, neo].every((component) => component.status === 'ok');
+  return { status: allOk ? 'ok' : 'degraded', postgres, temporal, neo };
+}
+
+async function measure(probe: Probe): Promise<ComponentHealth> {
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  try {
+    const extra = await withTimeout(probe(), probeTimeoutMs);
+    return { status: 'ok', latencyMs: latency(), ...extra };
+  } catch (error) {
+    return { status: 'down', latencyMs: latency(), error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

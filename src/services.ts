@@ -1,0 +1,16 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { NeoRpc } from './chain/rpc.ts';
+import type { TemporalHandle } from './temporal/connect.ts';
+
+/** What the API's areas share; built once at start-up. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  orm: MikroORM;
+  /** The request's EntityManager (MikroORM's RequestContext resolves the global one per request). */
+  em: () => EntityManager;
+  temporal: TemporalHandle;
+  neo: NeoRpc;
+}

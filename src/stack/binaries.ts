@@ -1,0 +1,126 @@
+import { spawn, execFile } from 'node:child_process';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface GoProgram {
+  /** File name of the binary. */
+  name: string;
+  module: string;
+  version: string;
+  /** Package of the main function, relative to the module root. */
+  pkg: string;
+  ldflags?: string;
+  /** What `<name> --version` prints for the pinned version. */
+  versionPattern: RegExp;
+}
+
+export const temporalCli: GoProgram = {
+  name: 'temporal',
+  module: 'github.com/temporalio/cli',
+  version: 'v1.5.1',
+  pkg: './cmd/temporal',
+  ldflags: '-X github.com/temporalio/cli/temporalcli.Version=1.5.1',
+  versionPattern: /^temporal version 1\.5\.1 /,
+};
+
+export const neoGo: GoProgram = {
+  name: 'neo-go',
+  module: 'github.com/nspcc-dev/neo-go',
+  version: 'v0.122.0',
+  pkg: './cli',
+  ldflags: '-X github.com/nspcc-dev/neo-go/pkg/config.Version=0.122.0',
+  versionPattern: /Version: 0\.122\.0\b/,
+};
+
+export type Progress = (line: string) => void;
+
+/**
+ * Returns the path of the pinned program: the cached build, else a matching one on PATH, else a
+ * fresh build into `binDir`. It builds from the module downloaded at its exact version rather than
+ * with `go install`, which also lists the module's versions and so fails on proxies that refuse
+ * listings (neo-go's, here).
+ */
+export async function ensureGoProgram(program: GoProgram, binDir: string, progress: Progress) {
+  const cached = join(binDir, program.name);
+  if (await hasVersion(cached, program)) return cached;
+  if (await hasVersion(program.name, program)) return program.name;
+  await build(program, cached, progress);
+  if (!(await hasVersion(cached, program))) {
+    throw new Error(`${program.name} was built but does not report version ${program.version}`);
+  }
+  return cached;
+}
+
+async function hasVersion(command: string, program: GoProgram): Promise<boolean> {
+  if (command.includes('/') && !existsSync(command)) return false;
+  try {
+    const { stdout } = await run(command, ['--version'], { timeout: 10_000 });
+    return program.versionPattern.test(stdout);
+  } catch {
+    return false;
+  }
+}
+
+async function build(program: GoProgram, target: string, progress: Progress) {
+  const goEnv = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' };
+  const started = Date.now();
+  const ticker = setInterval(
+    () => progress(`still building ${program.name} (${Math.round((Date.now() - started) / 1000)} s)`),
+    15_000,
+  );
+  try {
+    progress(`building ${program.name} ${program.version} with Go (first run only, a few minutes)`);
+    const moduleDir = await downloadModule(program, goEnv);
+    await mkdir(join(target, '..'), { recursive: true });
+    const partial = `${target}.partial`;
+    const args = ['build', '-trimpath', '-o', partial];
+    if (program.ldflags) args.push('-ldflags', program.ldflags);
+    await streamed('go', [...args, program.pkg], { cwd: moduleDir, env: goEnv }, progress);
+    await rename(partial, target);
+    progress(`built ${program.name} in ${Math.round((Date.now() - started) / 1000)} s`);
+  } catch (error) {
+    await rm(`${target}.partial`, { force: true });
+    throw new Error(`could not build ${program.name} ${program.version} with Go: ${String(error instanceof Error ? error.message : error)}`);
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+async function downloadModule(program: GoProgram, env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await run('go', ['mod', 'download', '-json', `${program.module}@${program.version}`], {
+    env,
+    maxBuffer: 1 << 20,
+  });
+  const dir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+  if (!dir) throw new Error(`go mod download gave no directory for ${program.module}`);
+  return dir;
+}
+
+function streamed(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  progress: Progress,
+): Promise<void> {
+  return new Promise((resolveBuild, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail: string[] = [];
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        if (line.startsWith('go: downloading')) progress(line.slice(4));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolveBuild() : reject(new Error(`go ${args[0]} exited with ${code}: ${tail.join('\n')}`)),
+    );
+  });
+}

@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { startNeoDevnet } from './neo-devnet.ts';
+import { startTemporalDev } from './temporal-dev.ts';
+
+/** One backing service as `neoflow up` reports it: where it is and how to stop it (if ours). */
+export interface Component {
+  name: 'postgres' | 'temporal' | 'neo';
+  /** The URL or address the API and worker are given. */
+  address: string;
+  description: string;
+  stop(): Promise<void>;
+}
+
+const external = (name: Component['name'], address: string, variable: string): Component => ({
+  name,
+  address,
+  description: `external, from ${variable}`,
+  stop: async () => undefined,
+});
+
+export async function postgresComponent(config: Config, progress: Progress): Promise<Component> {
+  if (config.postgres.url) return external('postgres', config.postgres.url, 'DATABASE_URL');
+  const dataDir = join(config.dataDir, 'postgres');
+  const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, progress);
+  const description = `embedded, 127.0.0.1:${config.postgres.embeddedPort}, data in ${dataDir}`;
+  return { name: 'postgres', address: db.url, description, stop: db.stop };
+}
+
+export async function temporalComponent(config: Config, progress: Progress): Promise<Component> {
+  if (config.temporal.address) return external('temporal', config.temporal.address, 'TEMPORAL_ADDRESS');
+  const temporalPath = await ensureGoProgram(temporalCli, config.binDir, progress);
+  const server = await startTemporalDev({
+    temporalPath,
+    port: config.temporal.devPort,
+    uiPort: config.temporal.uiPort,
+    dbFile: join(config.dataDir, 'temporal.db'),
+    logFile: join(config.dataDir, 'temporal.log'),
+    namespace: config.temporal.namespace,
+  });
+  const description = `dev server ${server.address}, Web UI ${server.uiUrl}`;
+  return { name: 'temporal', address: server.address, description, stop: server.stop };
+}
+
+export async function neoComponent(config: Config, progress: Progress): Promise<Component> {
+  if (config.neo.rpcUrl) return external('neo', config.neo.rpcUrl, 'NEO_RPC_URL');
+  const neoGoPath = await ensureGoProgram(neoGo, config.binDir, progress);
+  const devnet = await startNeoDevnet({
+    neoGoPath,
+    dataDir: join(config.dataDir, 'neo'),
+    rpcPort: config.neo.devRpcPort,
+    blockTimeMs: 1000,
+    storage: 'leveldb',
+  });
+  const description = `neo-go private net ${devnet.rpcUrl}, 1 s blocks, funded dev wallet ${devnet.wallet.address}`;
+  return { name: 'neo', address: devnet.rpcUrl, description, stop: devnet.stop };
+}

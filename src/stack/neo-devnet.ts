@@ -1,0 +1,102 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { wallet } from '@cityofzion/neon-js';
+import { createNeoRpc } from '../chain/rpc.ts';
+import { ensureValidatorWallet, unlockWif, writeNodeConfig } from './neo-devnet-config.ts';
+import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
+
+export interface DevWallet {
+  /** The 1-of-1 multisig committee account that holds the genesis NEO and GAS. */
+  address: string;
+  scriptHash: string;
+  /** The validator key: it signs for `address` too, being its only member. */
+  wif: string;
+  walletPath: string;
+  password: string;
+}
+
+export interface NeoDevnet {
+  rpcUrl: string;
+  wallet: DevWallet;
+  stop(): Promise<void>;
+}
+
+export interface NeoDevnetOptions {
+  neoGoPath: string;
+  /** Everything lives here: wallet, its password, node config, chain database, log. */
+  dataDir: string;
+  /** RPC listens on 127.0.0.1:<rpcPort>. */
+  rpcPort: number;
+  /** Default 1000. It is written into the chain at genesis, so it only applies to a new chain. */
+  blockTimeMs?: number;
+  /** Default 'leveldb', which keeps the chain across restarts. */
+  storage?: 'leveldb' | 'inmemory';
+}
+
+const READY_TIMEOUT_MS = 30_000;
+const LOG_TAIL_LINES = 20;
+
+/** Starts a single-validator Neo N3 network, creating its key on first use of `dataDir`. */
+export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevnet> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const validator = await ensureValidatorWallet(dataDir);
+  const configPath = await writeNodeConfig({
+    dataDir,
+    validator,
+    rpcPort: options.rpcPort,
+    blockTimeMs: options.blockTimeMs ?? 1000,
+    storage: options.storage ?? 'leveldb',
+  });
+  const logPath = join(dataDir, 'neo-go.log');
+  const node = spawnManaged('neo-go', options.neoGoPath, {
+    args: ['node', '--config-file', configPath],
+    cwd: dataDir,
+    output: logPath,
+  });
+  const rpcUrl = `http://127.0.0.1:${options.rpcPort}`;
+  // Scrypt takes about a second: let it run while the node boots.
+  const wif = unlockWif(validator);
+  wif.catch(() => undefined);
+  try {
+    await waitForBlocks(rpcUrl, node);
+    return {
+      rpcUrl,
+      wallet: {
+        address: validator.committeeAddress,
+        scriptHash: wallet.getScriptHashFromAddress(validator.committeeAddress),
+        wif: await wif,
+        walletPath: validator.walletPath,
+        password: validator.password,
+      },
+      stop: () => node.stop(),
+    };
+  } catch (error) {
+    await node.stop();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`neo-go devnet failed to start: ${reason}\n--- last lines of ${logPath} ---\n${await tail(logPath)}`);
+  }
+}
+
+async function waitForBlocks(rpcUrl: string, node: ManagedProcess): Promise<number> {
+  const rpc = createNeoRpc(rpcUrl);
+  let firstCount: number | undefined;
+  return waitFor(
+    `neo-go block production on ${rpcUrl}`,
+    async () => {
+      const count = await rpc.getBlockCount();
+      firstCount ??= count;
+      // A reused chain is already long: only a block made by this run proves the validator signs.
+      return count > Math.max(firstCount, 2) ? count : undefined;
+    },
+    { timeoutMs: READY_TIMEOUT_MS, aborted: node.exited },
+  );
+}
+
+async function tail(logPath: string): Promise<string> {
+  // The log is written through a stream we do not own: give its last writes a moment to land.
+  await sleep(100);
+  const text = await readFile(logPath, 'utf8').catch(() => '(no log)');
+  return text.trimEnd().split('\n').slice(-LOG_TAIL_LINES).join('\n');
+}

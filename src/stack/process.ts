@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnOptions {
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Where stdout and stderr go: a file path, or 'inherit' for the terminal. */
+  output: string | 'inherit';
+}
+
+export function spawnManaged(name: string, command: string, options: SpawnOptions): ManagedProcess {
+  const toFile = options.output !== 'inherit';
+  const child = spawn(command, options.args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: toFile ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+  });
+  if (toFile) {
+    const log = createWriteStream(options.output, { flags: 'a' });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+  }
+  const exited = new Promise<number | string>((resolveExit, rejectSpawn) => {
+    child.once('error', rejectSpawn);
+    child.once('exit', (code, signal) => resolveExit(code ?? signal ?? 'unknown'));
+  });
+  exited.catch(() => undefined);
+  return { name, child, exited, stop: (graceMs = 8000) => stopProcess(child, exited, graceMs) };
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<unknown>, graceMs: number) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  try {
+    await exited;
+  } catch {
+    // The process never started: nothing to stop.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `probe` until it returns a value, or fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number; aborted?: Promise<unknown> },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError: unknown;
+  let abortedWith: unknown;
+  options.aborted?.then(
+    (value) => (abortedWith ??= value ?? 'exited'),
+    (error: unknown) => (abortedWith ??= error),
+  );
+  while (Date.now() < deadline) {
+    if (abortedWith !== undefined) throw new Error(`${what}: the process exited (${describe(abortedWith)})`);
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 200));
+  }
+  const cause = lastError === undefined ? '' : ` (last error: ${describe(lastError)})`;
+  throw new Error(`${what} did not become ready within ${Math.round(options.timeoutMs / 1000)} s${cause}`);
+}
+
+function describe(value: unknown): string {
+  return value instanceof Error ? value.message : String(value);
+}

@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { Connection } from '@temporalio/client';
+import { devServerSearchAttributeArgs } from '../temporal/search-attributes.ts';
+import { spawnManaged, waitFor } from './process.ts';
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+export interface TemporalDevOptions {
+  temporalPath: string;
+  port: number;
+  /** Web UI port; undefined runs headless (tests). */
+  uiPort: number | undefined;
+  /** SQLite file that keeps history across restarts; undefined keeps everything in memory. */
+  dbFile: string | undefined;
+  logFile: string;
+  namespace: string;
+}
+
+/** `temporal server start-dev` with Neoflow's search attributes registered. */
+export async function startTemporalDev(options: TemporalDevOptions): Promise<TemporalDevServer> {
+  const address = `127.0.0.1:${options.port}`;
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
+  args.push('--namespace', options.namespace, '--log-level', 'warn', ...devServerSearchAttributeArgs());
+  if (options.dbFile) {
+    await mkdir(join(options.dbFile, '..'), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  if (options.uiPort === undefined) args.push('--headless');
+  else args.push('--ui-ip', '127.0.0.1', '--ui-port', String(options.uiPort));
+  const server = spawnManaged('temporal', options.temporalPath, { args, output: options.logFile });
+  try {
+    await waitFor('Temporal dev server', () => systemInfo(address), { timeoutMs: 60_000, aborted: server.exited });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const uiUrl = options.uiPort === undefined ? undefined : `http://127.0.0.1:${options.uiPort}`;
+  return { address, uiUrl, stop: () => server.stop() };
+}
+
+async function systemInfo(address: string): Promise<true> {
+  const connection = await Connection.connect({ address, connectTimeout: '1s' });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,22 @@
+import { Runtime } from '@temporalio/worker';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+import { createWorker } from './worker.ts';
+
+/**
+ * The worker process: runs until SIGTERM or SIGINT, then lets running activities finish within
+ * the grace time. Start it with --no-node-snapshot (isolated-vm needs it).
+ */
+export async function runWorker(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger('worker', config.logLevel);
+  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  const { worker, connection } = await createWorker(config);
+  log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    log.info('stopped');
+  }
+}

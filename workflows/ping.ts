@@ -1,0 +1,12 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+
+const { ping } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '200 ms' },
+});
+
+/** Round trip through a worker: a workflow task, then an activity task. */
+export async function pingWorkflow(): Promise<{ workerId: string }> {
+  return ping();
+}

@@ -23,7 +23,7 @@ function hasProtocol(value: string, protocols: string[]): boolean {
 }
 
 const defaultBinDir = (env: NodeJS.ProcessEnv) =>
-  join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'neoflow', 'bin');
+  join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'neoflow', 'bin');
 
 /** Every variable Neoflow reads; the README's configuration table mirrors this schema. */
 const schema = z.object({

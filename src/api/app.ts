@@ -4,22 +4,26 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
+import { authenticateAreas } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { jsonBody } from './json-body.ts';
 import { requestId } from './request-id.ts';
 import { requestLog } from './request-log.ts';
 
-/** Each area contributes one router; their routes together decide 404 versus 405. */
-export function createApp(services: Services): Koa {
+/**
+ * The API: one router per area, mounted together so that their routes decide 404 versus 405.
+ * `extraAreas` lets tests mount probe routes behind the same middleware.
+ */
+export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const router = new Router();
-  for (const area of [healthRoutes(services), accountRoutes(services)]) router.use(area.routes());
+  for (const area of [healthRoutes(services), accountRoutes(services), ...extraAreas]) router.use(area.routes());
 
   const app = new Koa();
-  app.proxy = false;
   app.use(requestId);
   app.use(requestLog(services.log));
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
+  app.use(authenticateAreas(services.em));
   app.use(jsonBody);
   app.use(router.routes());
   app.use(router.allowedMethods());

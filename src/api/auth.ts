@@ -4,7 +4,11 @@ import { AppError } from '../errors.ts';
 import { authenticate, type Caller } from '../auth/keys.service.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
 
-const unauthorized = () => new AppError('unauthorized', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key: <key>).');
+/** Paths that need a key; anything below them is authenticated before it is routed. */
+const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account'];
+
+const unauthorized = () =>
+  new AppError('unauthorized', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key: <key>).');
 
 /** The key a request presents through either header; two different keys count as none. */
 export function presentedKey(authorization: string, apiKeyHeader: string): string | undefined {
@@ -14,19 +18,32 @@ export function presentedKey(authorization: string, apiKeyHeader: string): strin
   return bearer ?? direct;
 }
 
+function isProtected(path: string): boolean {
+  return protectedPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
 /**
- * Authenticates the request and, when `scope` is given, checks the key holds it. Missing,
- * malformed, unknown and revoked keys get one identical 401.
+ * Authenticates every request to a protected area, matched route or not, so an unauthenticated
+ * client learns nothing about which paths exist. Missing, malformed, unknown and revoked keys
+ * get one identical 401.
  */
-export function requireKey(em: () => EntityManager, scope?: Scope): Middleware {
+export function authenticateAreas(em: () => EntityManager): Middleware {
   return async (ctx, next) => {
+    if (!isProtected(ctx.path)) return next();
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
     const caller = key === undefined ? null : await authenticate(em(), key);
     if (!caller) throw unauthorized();
-    if (scope && !grants(caller.scopes, scope)) {
+    ctx.state.caller = caller;
+    return next();
+  };
+}
+
+/** Route guard: the authenticated key must hold `scope` (or `*`). */
+export function requireScope(scope: Scope): Middleware {
+  return async (ctx, next) => {
+    if (!grants(callerOf(ctx.state).scopes, scope)) {
       throw new AppError('forbidden', `This API key lacks the "${scope}" scope.`, { requiredScope: scope });
     }
-    ctx.state.caller = caller;
     await next();
   };
 }

@@ -1,0 +1,52 @@
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Router } from '@koa/router';
+import { inject } from 'vitest';
+import { createApp } from '../../src/api/app.ts';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import type { Services } from '../../src/services.ts';
+import { connectTemporal } from '../../src/temporal/connect.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestApi {
+  url: string;
+  services: Services;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** The real app on a random port, over this file's own database and the shared services. */
+export async function startTestApi(extraRouters: Router[] = []): Promise<TestApi> {
+  const database = await createTestDatabase();
+  const temporal = await connectTemporal(inject('temporalAddress'), 'default');
+  const services: Services = {
+    config: loadConfig({ NEOFLOW_ENV: 'test' }),
+    log: createLogger('api-test', 'warn'),
+    orm: database.orm,
+    em: () => database.orm.em,
+    temporal,
+    neo: createNeoRpc(inject('neoRpcUrl')),
+  };
+  const server = createServer(createApp(services, extraRouters).callback());
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    services,
+    database,
+    close: async () => {
+      await closeServer(server);
+      await temporal.connection.close();
+      await database.drop();
+    },
+  };
+}
+
+function closeServer(server: Server) {
+  return new Promise<void>((resolveClose) => {
+    server.close(() => resolveClose());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { migrate, openOrm } from '../../src/db/orm.ts';
+
+export interface TestDatabase {
+  url: string;
+  orm: MikroORM;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of its own for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `neoflow_test_${randomBytes(6).toString('hex')}`;
+  await admin(adminUrl, `create database "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const orm = await openOrm(url.toString());
+  await migrate(orm);
+  return {
+    url: url.toString(),
+    orm,
+    drop: async () => {
+      await orm.close();
+      await admin(adminUrl, `drop database if exists "${name}" with (force)`);
+    },
+  };
+}
+
+async function admin(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults when nothing is set', () => {
+    const config = loadConfig({ HOME: '/home/ada' });
+    expect(config.api).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(config.postgres.url).toBeUndefined();
+    expect(config.temporal).toMatchObject({ address: undefined, uiPort: 8233, taskQueue: 'neoflow' });
+    expect(config.binDir).toBe('/home/ada/.cache/neoflow/bin');
+  });
+
+  it('follows XDG_CACHE_HOME for the Go binaries', () => {
+    expect(loadConfig({ XDG_CACHE_HOME: '/cache' }).binDir).toBe('/cache/neoflow/bin');
+  });
+
+  it('names the variable of an invalid DATABASE_URL and hides its password', () => {
+    const attempt = () => loadConfig({ DATABASE_URL: 'mysql://ada:s3cret@db/neoflow' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^DATABASE_URL is invalid .*must be a URL such as postgres:/);
+    expect(attempt).not.toThrow(/s3cret/);
+  });
+
+  it('rejects a port that is not a port', () => {
+    expect(() => loadConfig({ NEOFLOW_API_PORT: '80800' })).toThrow(/^NEOFLOW_API_PORT is invalid/);
+  });
+
+  it('rejects a TEMPORAL_ADDRESS that is a URL rather than host:port', () => {
+    expect(() => loadConfig({ TEMPORAL_ADDRESS: 'http://temporal:7233' })).toThrow(/^TEMPORAL_ADDRESS/);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', NEO_RPC_URL: '' }).neo.rpcUrl).toBeUndefined();
+  });
+});

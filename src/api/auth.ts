@@ -29,12 +29,15 @@ function isProtected(path: string): boolean {
  */
 export function authenticateAreas(em: () => EntityManager): Middleware {
   return async (ctx, next) => {
-    if (!isProtected(ctx.path)) return next();
+    if (!isProtected(ctx.path)) {
+      await next();
+      return;
+    }
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
     const caller = key === undefined ? null : await authenticate(em(), key);
     if (!caller) throw unauthorized();
     ctx.state.caller = caller;
-    return next();
+    await next();
   };
 }
 

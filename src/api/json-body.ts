@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError, invalidRequest } from '../errors.ts';
 
 declare module 'koa' {
@@ -20,7 +20,11 @@ const tooLarge = () =>
  * The limit is checked on the declared length first, then on the bytes as they stream in.
  */
 export const jsonBody: Middleware = async (ctx, next) => {
-  if (!ctx.request.length && !ctx.get('Transfer-Encoding')) return next();
+  if (ctx.request.length || ctx.get('Transfer-Encoding')) await readBody(ctx);
+  await next();
+};
+
+async function readBody(ctx: Context) {
   if ((ctx.request.length ?? 0) > maxBodyBytes) throw tooLarge();
   const raw = await readLimited(ctx.req);
   if (raw.length > 0) {
@@ -28,8 +32,7 @@ export const jsonBody: Middleware = async (ctx, next) => {
     if (type && !ctx.is('json')) throw invalidRequest('The request body must be JSON (Content-Type: application/json).');
     ctx.request.body = parseJson(raw);
   }
-  return next();
-};
+}
 
 async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];

@@ -14,7 +14,8 @@ export interface RunningApi {
 export async function startApi(config: Config): Promise<RunningApi> {
   const log = createLogger('api', config.logLevel);
   const services = await openServices(config, log);
-  const server = createServer(createApp(services).callback());
+  const handle = createApp(services).callback();
+  const server = createServer((request, response) => void handle(request, response));
   try {
     await listen(server, config.api.host, config.api.port);
   } catch (error) {

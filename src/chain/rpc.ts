@@ -7,10 +7,16 @@ export interface NeoRpc {
   getBlockCount(): Promise<number>;
 }
 
-export function createNeoRpc(url: string): NeoRpc {
+export interface NeoRpcOptions {
+  /** Per call; without it a node that accepts the connection but never answers hangs the caller. */
+  timeoutMs?: number;
+}
+
+export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
   const client = new rpc.RPCClient(url);
+  const config = { timeout: options.timeoutMs ?? 10_000 };
   return {
     url,
-    getBlockCount: () => client.getBlockCount(),
+    getBlockCount: () => client.execute(rpc.Query.getBlockCount(), config),
   };
 }

@@ -14,5 +14,5 @@ export async function findOwned<T extends object>(
 ): Promise<T> {
   const found = await em.findOne(entity, { id, account: accountId } as never);
   if (!found) throw notFound();
-  return found as T;
+  return found;
 }

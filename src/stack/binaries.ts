@@ -84,7 +84,8 @@ async function build(program: GoProgram, target: string, progress: Progress) {
     progress(`built ${program.name} in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (error) {
     await rm(`${target}.partial`, { force: true });
-    throw new Error(`could not build ${program.name} ${program.version} with Go: ${String(error instanceof Error ? error.message : error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`could not build ${program.name} ${program.version} with Go: ${reason}`, { cause: error });
   } finally {
     clearInterval(ticker);
   }

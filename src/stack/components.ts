@@ -26,7 +26,7 @@ export async function postgresComponent(config: Config, progress: Progress): Pro
   const dataDir = join(config.dataDir, 'postgres');
   const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, progress);
   const description = `embedded, 127.0.0.1:${config.postgres.embeddedPort}, data in ${dataDir}`;
-  return { name: 'postgres', address: db.url, description, stop: db.stop };
+  return { name: 'postgres', address: db.url, description, stop: () => db.stop() };
 }
 
 export async function temporalComponent(config: Config, progress: Progress): Promise<Component> {
@@ -41,7 +41,7 @@ export async function temporalComponent(config: Config, progress: Progress): Pro
     namespace: config.temporal.namespace,
   });
   const description = `dev server ${server.address}, Web UI ${server.uiUrl}`;
-  return { name: 'temporal', address: server.address, description, stop: server.stop };
+  return { name: 'temporal', address: server.address, description, stop: () => server.stop() };
 }
 
 export async function neoComponent(config: Config, progress: Progress): Promise<Component> {
@@ -55,5 +55,5 @@ export async function neoComponent(config: Config, progress: Progress): Promise<
     storage: 'leveldb',
   });
   const description = `neo-go private net ${devnet.rpcUrl}, 1 s blocks, funded dev wallet ${devnet.wallet.address}`;
-  return { name: 'neo', address: devnet.rpcUrl, description, stop: devnet.stop };
+  return { name: 'neo', address: devnet.rpcUrl, description, stop: () => devnet.stop() };
 }

@@ -26,6 +26,10 @@ export interface NodeConfigInput {
   storage: 'leveldb' | 'inmemory';
 }
 
+// neon-js exports `wallet` as a value only, so its JSON shapes are reached through the classes.
+type AccountJson = ReturnType<InstanceType<typeof wallet.Account>['export']>;
+type WalletJson = ReturnType<InstanceType<typeof wallet.Wallet>['export']>;
+
 // "NFLW" in ASCII: a fixed magic keeps the chain in the data dir valid across restarts.
 const MAGIC = 0x4e464c57;
 const SECRET_FILE = { mode: 0o600 } as const;
@@ -39,7 +43,7 @@ export async function ensureValidatorWallet(dataDir: string): Promise<ValidatorW
   const stored = await readFile(walletPath, 'utf8').catch(() => undefined);
   if (stored === undefined) return createValidatorWallet(dataDir);
   const password = (await readFile(passwordFile(dataDir), 'utf8')).trim();
-  const accounts = (JSON.parse(stored) as wallet.WalletJSON).accounts;
+  const accounts = (JSON.parse(stored) as WalletJson).accounts;
   const committee = accounts.find((entry) => entry.isDefault);
   const validatorScript = accounts.find((entry) => !entry.isDefault)?.contract?.script;
   if (!committee || !validatorScript) throw new Error(`${walletPath} lacks the validator or committee account`);
@@ -68,7 +72,7 @@ async function createValidatorWallet(dataDir: string): Promise<ValidatorWallet> 
 }
 
 // Built by hand because neon-js's createMultiSig leaves the contract parameters as empty slots.
-function account(verificationScript: string, encryptedKey: string, label: string, isDefault: boolean): wallet.AccountJSON {
+function account(verificationScript: string, encryptedKey: string, label: string, isDefault: boolean): AccountJson {
   const scriptHash = wallet.getScriptHashFromVerificationScript(verificationScript);
   return {
     address: wallet.getAddressFromScriptHash(scriptHash),

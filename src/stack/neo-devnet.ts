@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { wallet } from '@cityofzion/neon-js';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { ensureValidatorWallet, unlockWif, writeNodeConfig } from './neo-devnet-config.ts';
+import { isPortFree } from './ports.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
 
 export interface DevWallet {
@@ -39,6 +40,8 @@ const LOG_TAIL_LINES = 20;
 
 /** Starts a single-validator Neo N3 network, creating its key on first use of `dataDir`. */
 export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevnet> {
+  // neo-go 0.122 does not exit when its RPC port is taken: it stalls and ignores SIGTERM.
+  if (!(await isPortFree(options.rpcPort))) throw new Error(`neo-go devnet: RPC port ${options.rpcPort} is already in use`);
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const validator = await ensureValidatorWallet(dataDir);
@@ -80,7 +83,7 @@ export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevn
 }
 
 async function waitForBlocks(rpcUrl: string, node: ManagedProcess): Promise<number> {
-  const rpc = createNeoRpc(rpcUrl);
+  const rpc = createNeoRpc(rpcUrl, { timeoutMs: 2000 });
   let firstCount: number | undefined;
   return waitFor(
     `neo-go block production on ${rpcUrl}`,
@@ -97,6 +100,6 @@ async function waitForBlocks(rpcUrl: string, node: ManagedProcess): Promise<numb
 async function tail(logPath: string): Promise<string> {
   // The log is written through a stream we do not own: give its last writes a moment to land.
   await sleep(100);
-  const text = await readFile(logPath, 'utf8').catch(() => '(no log)');
-  return text.trimEnd().split('\n').slice(-LOG_TAIL_LINES).join('\n');
+  const text = (await readFile(logPath, 'utf8').catch(() => '')).trimEnd();
+  return text ? text.split('\n').slice(-LOG_TAIL_LINES).join('\n') : '(empty)';
 }

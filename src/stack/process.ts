@@ -14,8 +14,8 @@ export interface SpawnOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Where stdout and stderr go: a file path, or 'inherit' for the terminal. */
-  output: string | 'inherit';
+  /** Where stdout and stderr go: a file path, or the word 'inherit' for the terminal. */
+  output: string;
 }
 
 export function spawnManaged(name: string, command: string, options: SpawnOptions): ManagedProcess {

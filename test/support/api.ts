@@ -30,7 +30,8 @@ export async function startTestApi(extraRouters: Router[] = []): Promise<TestApi
     temporal,
     neo: createNeoRpc(inject('neoRpcUrl')),
   };
-  const server = createServer(createApp(services, extraRouters).callback());
+  const handle = createApp(services, extraRouters).callback();
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

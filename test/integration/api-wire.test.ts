@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../support/api.ts';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('wire basics', () => {
+  it('reports PostgreSQL, Temporal and Neo healthy, without a key', async () => {
+    const response = await fetch(`${api.url}/v1/health`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { postgres: { latencyMs: number } };
+    expect(body).toMatchObject({
+      status: 'ok',
+      postgres: { status: 'ok' },
+      temporal: { status: 'ok' },
+      neo: { status: 'ok', blockHeight: expect.any(Number) },
+    });
+    expect(body.postgres.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('echoes a valid X-Request-Id and mints one otherwise', async () => {
+    const echoed = await fetch(`${api.url}/v1/health`, { headers: { 'X-Request-Id': 'trace-42.a:b' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-42.a:b');
+    const minted = await fetch(`${api.url}/v1/health`, { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(minted.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{24}$/);
+    const errored = await fetch(`${api.url}/v1/nowhere`);
+    expect(errored.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers an unknown path with 404 not_found in the functions shape', async () => {
+    const response = await fetch(`${api.url}/v1/nowhere`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      success: false,
+      error: { code: 'not_found', message: expect.any(String), details: {} },
+    });
+  });
+
+  it('answers a known path with a wrong method with 405 and Allow', async () => {
+    const response = await fetch(`${api.url}/v1/health`, { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toContain('GET');
+    expect(await response.json()).toMatchObject({ success: false, error: { code: 'method_not_allowed' } });
+  });
+
+  it('rejects a body that is not JSON with 400 invalid_request', async () => {
+    const response = await fetch(`${api.url}/v1/health`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name": ',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+  });
+
+  it('rejects a body over 1 MiB with 413 payload_too_large', async () => {
+    const response = await fetch(`${api.url}/v1/health`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ success: false, error: { code: 'payload_too_large' } });
+  });
+
+  it('rejects a streamed body that grows past 1 MiB with 413', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 20) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const response = await fetch(`${api.url}/v1/health`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      duplex: 'half',
+    });
+    expect(response.status).toBe(413);
+  });
+});

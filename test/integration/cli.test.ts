@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/auth/keys.service.ts';
+import { freePort } from '../../src/stack/ports.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+const cli = fileURLToPath(new URL('../../bin/neoflow.js', import.meta.url));
+const run = promisify(execFile);
+
+/** Runs `neoflow …` as a user would; resolves with output and exit code, never throws. */
+async function neoflow(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--no-node-snapshot', cli, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.drop());
+
+describe('neoflow keys', () => {
+  it('creates a key, prints it alone on the last line, lists and revokes it', async () => {
+    const env = { DATABASE_URL: db.url };
+    const created = await neoflow(['keys', 'create', '--account', 'acme', '--scopes', 'functions:read,secrets:read'], env);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trimEnd().split('\n').at(-1)!;
+    expect(key).toMatch(/^nf_[A-Za-z0-9_-]{43}$/);
+    const caller = await authenticate(db.orm.em.fork(), key);
+    expect(caller?.scopes).toEqual(['functions:read', 'secrets:read']);
+
+    const listed = await neoflow(['keys', 'list', '--account', 'acme'], env);
+    expect(listed.stdout).toContain(caller!.keyId);
+    expect(listed.stdout).not.toContain(key);
+    expect(listed.stdout).toContain('active');
+
+    expect((await neoflow(['keys', 'revoke', caller!.keyId], env)).code).toBe(0);
+    expect(await authenticate(db.orm.em.fork(), key)).toBeNull();
+    expect((await neoflow(['keys', 'list', '--account', 'acme'], env)).stdout).toContain('revoked');
+  });
+
+  it('refuses an unknown scope and an unknown key id with one line each', async () => {
+    const badScope = await neoflow(['keys', 'create', '--account', 'acme', '--scopes', 'root'], { DATABASE_URL: db.url });
+    expect(badScope).toMatchObject({ code: 1, stderr: expect.stringMatching(/^neoflow: unknown scope "root"/) });
+    const badId = await neoflow(['keys', 'revoke', 'key_nope'], { DATABASE_URL: db.url });
+    expect(badId).toMatchObject({ code: 1, stderr: 'neoflow: no key with id key_nope\n' });
+  });
+});
+
+describe('bad configuration', () => {
+  it('stops on an invalid DATABASE_URL with one line naming it and no stack', async () => {
+    const result = await neoflow(['migrate'], { DATABASE_URL: 'not a url' });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^neoflow: DATABASE_URL is invalid/);
+  });
+
+  it('stops when DATABASE_URL names a server that does not answer', async () => {
+    const port = await freePort();
+    const result = await neoflow(['migrate'], { DATABASE_URL: `postgres://neoflow:hunter2@127.0.0.1:${port}/neoflow` });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^neoflow: cannot connect to the service named by DATABASE_URL/);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('stops `neoflow up` on a port in use, naming the port and its variable', async () => {
+    const blocker = createServer();
+    const port = await new Promise<number>((resolvePort) =>
+      blocker.listen(0, '127.0.0.1', () => resolvePort((blocker.address() as { port: number }).port)),
+    );
+    try {
+      const result = await neoflow(['up'], { NEOFLOW_API_PORT: String(port) });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toBe(`neoflow: port ${port} is already in use: free it or set NEOFLOW_API_PORT to another port\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('applies migrations once', async () => {
+    const first = await neoflow(['migrate'], { DATABASE_URL: db.url });
+    expect(first).toMatchObject({ code: 0, stdout: 'no pending migrations\n' });
+  });
+});

@@ -1,0 +1,52 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../../src/config.ts';
+import { searchAttributeNames, ensureSearchAttributes } from '../../src/temporal/search-attributes.ts';
+import { createWorker } from '../../worker/worker.ts';
+
+let connection: Connection;
+let client: Client;
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(() => connection.close());
+
+describe('worker', () => {
+  it('polls the task queue and runs a workflow with its activity', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
+    const taskQueue = `test-${Date.now()}`;
+    const config = loadConfig({ TEMPORAL_ADDRESS: inject('temporalAddress'), NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue });
+    const { worker, connection: workerConnection } = await createWorker(config);
+    try {
+      const result = await worker.runUntil(
+        client.workflow.execute('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),
+      );
+      expect(result).toEqual({ workerId: expect.stringMatching(/:\d+$/) });
+    } finally {
+      await workerConnection.close();
+    }
+  });
+
+  it('reuses the prebuilt workflow bundle on the next start', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
+    const config = loadConfig({ TEMPORAL_ADDRESS: inject('temporalAddress'), NEOFLOW_DATA_DIR: dataDir });
+    const { prebuiltWorkflowBundle } = await import('../../worker/bundle.ts');
+    const first = performance.now();
+    const path = await prebuiltWorkflowBundle(join(config.dataDir, 'cache'));
+    const bundling = performance.now() - first;
+    const second = performance.now();
+    expect(await prebuiltWorkflowBundle(join(config.dataDir, 'cache'))).toBe(path);
+    expect(performance.now() - second).toBeLessThan(bundling / 10);
+  });
+
+  it('has the Neoflow search attributes registered, idempotently', async () => {
+    await ensureSearchAttributes(connection, 'default');
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    for (const name of searchAttributeNames) expect(customAttributes).toHaveProperty(name);
+  });
+});

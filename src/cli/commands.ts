@@ -1,11 +1,7 @@
 import type { Config } from '../config.ts';
-import { runWorker } from '../../worker/main.ts';
-import { startApi } from '../api/server.ts';
-import { up } from '../stack/up.ts';
-import { keysCommand } from './keys.ts';
-import { withOrm } from './database.ts';
-import { migrate } from '../db/orm.ts';
 import { untilSignal } from './signals.ts';
+
+// Commands load their modules on demand: `keys list` should not pay for the Temporal worker.
 
 export const usage = `Usage: neoflow <command>
 
@@ -31,21 +27,24 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'api':
       return runApi(config);
     case 'worker':
-      return runWorker();
+      return (await import('../../worker/main.ts')).runWorker();
     case 'migrate':
-      return withOrm(config, async (orm) => {
-        const applied = await migrate(orm);
-        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'no pending migrations\n');
-      });
+      return runMigrate(config);
     case 'keys':
-      return keysCommand(config, rest, options);
+      return (await import('./keys.ts')).keysCommand(config, rest, options);
     default:
       throw new Error(`unknown command "${command}"; run neoflow --help`);
   }
 }
 
+async function runMigrate(config: Config) {
+  const [{ withOrm }, { migrate }] = await Promise.all([import('./database.ts'), import('../db/orm.ts')]);
+  const applied = await withOrm(config, migrate);
+  process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'no pending migrations\n');
+}
+
 async function runUp(config: Config) {
-  const stack = await up(config);
+  const stack = await (await import('../stack/up.ts')).up(config);
   process.stdout.write(`\nNeoflow is up: API ${stack.apiUrl}/v1  ·  Ctrl-C stops everything\n`);
   const signal = await untilSignal();
   process.stdout.write(`\nneoflow: ${signal}, stopping...\n`);
@@ -55,7 +54,7 @@ async function runUp(config: Config) {
 }
 
 async function runApi(config: Config) {
-  const api = await startApi(config);
+  const api = await (await import('../api/server.ts')).startApi(config);
   await untilSignal();
   await api.close();
 }

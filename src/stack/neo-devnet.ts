@@ -41,7 +41,9 @@ const LOG_TAIL_LINES = 20;
 /** Starts a single-validator Neo N3 network, creating its key on first use of `dataDir`. */
 export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevnet> {
   // neo-go 0.122 does not exit when its RPC port is taken: it stalls and ignores SIGTERM.
-  if (!(await isPortFree(options.rpcPort))) throw new Error(`neo-go devnet: RPC port ${options.rpcPort} is already in use`);
+  if (!(await isPortFree(options.rpcPort))) {
+    throw new Error(`neo-go devnet: RPC port ${options.rpcPort} is already in use`);
+  }
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const validator = await ensureValidatorWallet(dataDir);
@@ -61,6 +63,7 @@ export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevn
   const rpcUrl = `http://127.0.0.1:${options.rpcPort}`;
   // Scrypt takes about a second: let it run while the node boots.
   const wif = unlockWif(validator);
+  // Observed now so that a failed start, which never awaits it, leaves no unhandled rejection.
   wif.catch(() => undefined);
   try {
     await waitForBlocks(rpcUrl, node);
@@ -78,7 +81,10 @@ export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevn
   } catch (error) {
     await node.stop();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`neo-go devnet failed to start: ${reason}\n--- last lines of ${logPath} ---\n${await tail(logPath)}`);
+    const log = await tail(logPath);
+    throw new Error(`neo-go devnet failed to start: ${reason}\n--- last lines of ${logPath} ---\n${log}`, {
+      cause: error,
+    });
   }
 }
 

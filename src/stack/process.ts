@@ -27,8 +27,10 @@ export function spawnManaged(name: string, command: string, options: SpawnOption
   });
   if (toFile) {
     const log = createWriteStream(options.output, { flags: 'a' });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
+    // Two streams share one file: neither may end it; the process exiting does.
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
   }
   const exited = new Promise<number | string>((resolveExit, rejectSpawn) => {
     child.once('error', rejectSpawn);

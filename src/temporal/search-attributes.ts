@@ -1,4 +1,4 @@
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { Connection } from '@temporalio/client';
 
 /** Custom search attributes every Neoflow workflow carries, for filtering in the Web UI. */
@@ -19,7 +19,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = searchAttributeNames.filter((name) => !(name in existing.customAttributes));
   if (missing.length === 0) return;
-  const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+  const keyword = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   await connection.operatorService.addSearchAttributes({
     namespace,
     searchAttributes: Object.fromEntries(missing.map((name) => [name, keyword])),

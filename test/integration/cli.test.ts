@@ -1,28 +1,9 @@
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/keys.service.ts';
 import { freePort } from '../../src/stack/ports.ts';
+import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-
-const cli = fileURLToPath(new URL('../../bin/neoflow.js', import.meta.url));
-const run = promisify(execFile);
-
-/** Runs `neoflow …` as a user would; resolves with output and exit code, never throws. */
-async function neoflow(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--no-node-snapshot', cli, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 let db: TestDatabase;
 beforeAll(async () => {

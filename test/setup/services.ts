@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -30,34 +30,54 @@ const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
 export default async function setup(project: TestProject) {
   const config = loadConfig();
   const scratch = await mkdtemp(join(tmpdir(), 'neoflow-it-'));
+  // As root, embedded PostgreSQL runs as `postgres`, which must be able to enter the scratch dir.
+  await chmod(scratch, 0o755);
   const stops: (() => Promise<void>)[] = [];
-  const [postgres, temporal, neo] = await Promise.all([
-    config.postgres.url ? { url: config.postgres.url } : startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), progress),
-    config.temporal.address
-      ? { address: config.temporal.address }
-      : startTemporalDev({
-          temporalPath: await ensureGoProgram(temporalCli, config.binDir, progress),
-          port: await freePort(),
-          uiPort: undefined,
-          dbFile: undefined,
-          logFile: join(scratch, 'temporal.log'),
-          namespace: config.temporal.namespace,
-        }),
-    startNeoDevnet({
-      neoGoPath: await ensureGoProgram(neoGo, config.binDir, progress),
-      dataDir: join(scratch, 'neo'),
-      rpcPort: await freePort(),
-      storage: 'inmemory',
-    }),
+  const teardown = async () => {
+    await Promise.allSettled(stops.map((stop) => stop()));
+    await rm(scratch, { recursive: true, force: true });
+  };
+  const tracked = async <T extends object>(start: () => Promise<T>) => {
+    const service = await start();
+    if ('stop' in service) stops.push(service.stop as () => Promise<void>);
+    return service;
+  };
+  const [temporalPath, neoGoPath] = await Promise.all([
+    ensureGoProgram(temporalCli, config.binDir, progress),
+    ensureGoProgram(neoGo, config.binDir, progress),
   ]);
-  for (const service of [postgres, temporal, neo]) if ('stop' in service) stops.push(service.stop);
+  const starting = [
+    tracked(async () =>
+      config.postgres.url
+        ? { url: config.postgres.url }
+        : startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), progress),
+    ),
+    tracked(async () =>
+      config.temporal.address
+        ? { address: config.temporal.address }
+        : startTemporalDev({
+            temporalPath,
+            port: await freePort(),
+            uiPort: undefined,
+            dbFile: undefined,
+            logFile: join(scratch, 'temporal.log'),
+            namespace: config.temporal.namespace,
+          }),
+    ),
+    tracked(async () =>
+      startNeoDevnet({ neoGoPath, dataDir: join(scratch, 'neo'), rpcPort: await freePort(), storage: 'inmemory' }),
+    ),
+  ] as const;
+  const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await teardown();
+    throw failed.reason;
+  }
+  const [postgres, temporal, neo] = await Promise.all(starting);
   project.provide('adminDatabaseUrl', postgres.url);
   project.provide('temporalAddress', temporal.address);
   project.provide('neoRpcUrl', neo.rpcUrl);
   project.provide('devWallet', neo.wallet);
-  project.provide('neoGoPath', await ensureGoProgram(neoGo, config.binDir, progress));
-  return async () => {
-    await Promise.allSettled(stops.map((stop) => stop()));
-    await rm(scratch, { recursive: true, force: true });
-  };
+  project.provide('neoGoPath', neoGoPath);
+  return teardown;
 }

@@ -1,0 +1,59 @@
+import { describe, expect, inject, it } from 'vitest';
+import { createKeyWithCli, neoflow } from '../support/cli.ts';
+import { uniqueAccountName } from '../support/keys.ts';
+
+const { apiUrl, uiUrl, env } = inject('stack');
+
+interface Health {
+  status: string;
+  neo: { status: string; blockHeight: number };
+  [component: string]: unknown;
+}
+
+const health = async () => (await (await fetch(`${apiUrl}/v1/health`)).json()) as Health;
+
+describe('the stack from `neoflow up`', () => {
+  it('reports PostgreSQL, Temporal and Neo ok', async () => {
+    expect(await health()).toMatchObject({
+      status: 'ok',
+      postgres: { status: 'ok' },
+      temporal: { status: 'ok' },
+      neo: { status: 'ok' },
+    });
+  });
+
+  it('serves the Temporal Web UI', async () => {
+    const response = await fetch(uiUrl);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/<html/i);
+  });
+
+  it('produces Neo blocks: the height grows by at least 5 in 10 s', async () => {
+    const before = (await health()).neo.blockHeight;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 10_000));
+    expect((await health()).neo.blockHeight - before).toBeGreaterThanOrEqual(5);
+  }, 20_000);
+
+  it('serves a key made with `neoflow keys create` in both header forms, until it is revoked', async () => {
+    const account = uniqueAccountName('e2e');
+    const key = await createKeyWithCli(env, account);
+    for (const headers of [{ Authorization: `Bearer ${key}` }, { 'X-API-Key': key }]) {
+      const response = await fetch(`${apiUrl}/v1/account`, { headers });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ name: account });
+    }
+    const keyId = (await neoflow(['keys', 'list', '--account', account], env)).stdout.split(/\s+/)[0]!;
+    expect(keyId).toMatch(/^key_/);
+    expect((await neoflow(['keys', 'revoke', keyId], env)).code).toBe(0);
+    const after = await fetch(`${apiUrl}/v1/account`, { headers: { 'X-API-Key': key } });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+  });
+
+  it('answers in each area’s error shape', async () => {
+    const secrets = await fetch(`${apiUrl}/v1/secrets`);
+    expect(await secrets.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+    const functions = await fetch(`${apiUrl}/v1/functions`);
+    expect(await functions.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+  });
+});

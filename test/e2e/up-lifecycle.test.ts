@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isPortFree } from '../../src/stack/ports.ts';
+import { stackEnv } from '../setup/stack.ts';
+import { createKeyWithCli } from '../support/cli.ts';
+import { startNeoflowUp, type UpProcess } from '../support/up.ts';
+
+const run = promisify(execFile);
+let dataDir: string;
+let running: UpProcess | undefined;
+
+afterAll(async () => {
+  await running?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Processes whose command line names the data directory: everything `up` started. */
+async function processesUsing(dir: string): Promise<string[]> {
+  const { stdout } = await run('ps', ['-eo', 'pid=,args=']);
+  return stdout.split('\n').filter((line) => line.includes(dir) && !line.includes('ps -eo'));
+}
+
+const blockHeight = async (apiUrl: string) =>
+  ((await (await fetch(`${apiUrl}/v1/health`)).json()) as { neo: { blockHeight: number } }).neo.blockHeight;
+
+describe('neoflow up, Ctrl-C, and up again', () => {
+  it('stops everything within 10 s, leaves no process behind, and reuses the data', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'neoflow-lifecycle-'));
+    const env = await stackEnv(dataDir);
+    const apiUrl = `http://127.0.0.1:${env.NEOFLOW_API_PORT}`;
+
+    running = await startNeoflowUp(env);
+    expect(running.output()).toMatch(/postgres\s+ok/);
+    const key = await createKeyWithCli(env, 'lifecycle');
+    const heightBefore = await blockHeight(apiUrl);
+
+    const stopped = await running.stop();
+    running = undefined;
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+    expect(await processesUsing(dataDir)).toEqual([]);
+    const ports = Object.entries(env).filter(([name]) => name.endsWith('_PORT'));
+    for (const [, port] of ports) expect(await isPortFree(Number(port))).toBe(true);
+
+    running = await startNeoflowUp(env);
+    const account = await fetch(`${apiUrl}/v1/account`, { headers: { 'X-API-Key': key } });
+    expect(account.status).toBe(200);
+    expect(await blockHeight(apiUrl)).toBeGreaterThanOrEqual(heightBefore);
+  }, 240_000);
+});

@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../../bin/neoflow.js', import.meta.url));
+const readyLine = /Neoflow is up/;
+
+export interface UpProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Sends SIGINT like Ctrl-C; resolves with the exit code and how long stopping took. */
+  stop(): Promise<{ code: number | null; ms: number }>;
+}
+
+/** Runs `neoflow up` with the given environment and waits for its ready line. */
+export async function startNeoflowUp(env: Record<string, string>, timeoutMs = 300_000): Promise<UpProcess> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'up'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  await new Promise<void>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`neoflow up was not ready in time:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (readyLine.test(output)) {
+        clearTimeout(timer);
+        resolveReady();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`neoflow up exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    output: () => output,
+    stop: async () => {
+      const started = performance.now();
+      child.kill('SIGINT');
+      const code = await exited;
+      return { code, ms: performance.now() - started };
+    },
+  };
+}

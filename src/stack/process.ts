@@ -16,6 +16,10 @@ export interface SpawnOptions {
   cwd?: string;
   /** Where stdout and stderr go: a file path, or the word 'inherit' for the terminal. */
   output: string;
+  /** Run as this user (a root parent starting a program that refuses root). */
+  user?: { uid: number; gid: number };
+  /** The signal that asks for a clean, prompt shutdown; SIGTERM unless the program says otherwise. */
+  stopSignal?: NodeJS.Signals;
 }
 
 export function spawnManaged(name: string, command: string, options: SpawnOptions): ManagedProcess {
@@ -24,6 +28,7 @@ export function spawnManaged(name: string, command: string, options: SpawnOption
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: toFile ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    ...options.user,
   });
   if (toFile) {
     const log = createWriteStream(options.output, { flags: 'a' });
@@ -37,12 +42,13 @@ export function spawnManaged(name: string, command: string, options: SpawnOption
     child.once('exit', (code, signal) => resolveExit(code ?? signal ?? 'unknown'));
   });
   exited.catch(() => undefined);
-  return { name, child, exited, stop: (graceMs = 8000) => stopProcess(child, exited, graceMs) };
+  const stopSignal = options.stopSignal ?? 'SIGTERM';
+  return { name, child, exited, stop: (graceMs = 8000) => stopProcess(child, exited, stopSignal, graceMs) };
 }
 
-async function stopProcess(child: ChildProcess, exited: Promise<unknown>, graceMs: number) {
+async function stopProcess(child: ChildProcess, exited: Promise<unknown>, signal: NodeJS.Signals, graceMs: number) {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   try {
     await exited;

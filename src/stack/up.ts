@@ -25,7 +25,7 @@ export async function up(config: Config): Promise<Stack> {
   try {
     const progress = (component: string) => (line: string) => statusLine(component, '..', line);
     const outcomes = await Promise.allSettled([
-      timed('postgres', () => postgresComponent(config, progress('postgres')), describe),
+      timed('postgres', () => postgresComponent(config), describe),
       timed('temporal', () => temporalComponent(config, progress('temporal')), describe),
       timed('neo', () => neoComponent(config, progress('neo')), describe),
     ]);

@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
     tracked(async () =>
       config.postgres.url
         ? { url: config.postgres.url }
-        : startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), progress),
+        : startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), join(scratch, 'postgres.log')),
     ),
     tracked(async () =>
       config.temporal.address

@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPortFree } from '../../src/stack/ports.ts';
-import { stackEnv } from '../setup/stack.ts';
+import { scratchDataDir, stackEnv } from '../setup/stack.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { startNeoflowUp, type UpProcess } from '../support/up.ts';
 
@@ -29,7 +27,7 @@ const blockHeight = async (apiUrl: string) =>
 
 describe('neoflow up, Ctrl-C, and up again', () => {
   it('stops everything within 10 s, leaves no process behind, and reuses the data', async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'neoflow-lifecycle-'));
+    dataDir = await scratchDataDir('neoflow-lifecycle-');
     const env = await stackEnv(dataDir);
     const apiUrl = `http://127.0.0.1:${env.NEOFLOW_API_PORT}`;
 

@@ -1,5 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
@@ -9,6 +8,7 @@ import { startNeoDevnet } from '../../src/stack/neo-devnet.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { startTemporalDev } from '../../src/stack/temporal-dev.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
+import { scratchDataDir } from './stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,9 +29,7 @@ const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
  */
 export default async function setup(project: TestProject) {
   const config = loadConfig();
-  const scratch = await mkdtemp(join(tmpdir(), 'neoflow-it-'));
-  // As root, embedded PostgreSQL runs as `postgres`, which must be able to enter the scratch dir.
-  await chmod(scratch, 0o755);
+  const scratch = await scratchDataDir('neoflow-it-');
   const stops: (() => Promise<void>)[] = [];
   const teardown = async () => {
     await Promise.allSettled(stops.map((stop) => stop()));

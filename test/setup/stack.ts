@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,7 +16,7 @@ declare module 'vitest' {
  * ports and in a throw-away data directory.
  */
 export default async function setup(project: TestProject) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-e2e-'));
+  const dataDir = await scratchDataDir('neoflow-e2e-');
   const env = await stackEnv(dataDir);
   let up: UpProcess | undefined;
   try {
@@ -34,6 +34,13 @@ export default async function setup(project: TestProject) {
     await up.stop();
     await rm(dataDir, { recursive: true, force: true });
   };
+}
+
+/** A throw-away data directory the embedded PostgreSQL (run as `postgres` under root) can enter. */
+export async function scratchDataDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
+  return dir;
 }
 
 export async function stackEnv(dataDir: string): Promise<Record<string, string>> {

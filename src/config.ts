@@ -90,7 +90,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
     const value = env[variable];
-    throw new ConfigError(variable, `is invalid (${value === undefined ? 'unset' : JSON.stringify(redact(variable, value))}): ${issue.message}`);
+    throw new ConfigError(
+      variable,
+      `is invalid (${value === undefined ? 'unset' : JSON.stringify(redact(variable, value))}): ${issue.message}`,
+    );
   }
   const e = parsed.data;
   return {
@@ -123,6 +126,7 @@ function redact(variable: string, value: string): string {
 
 /** For processes that run against services started elsewhere (api, worker, migrate). */
 export function requireSetting<T>(value: T | undefined, variable: string): T {
-  if (value === undefined) throw new ConfigError(variable, 'must be set for this command (`neoflow up` sets it for the processes it starts)');
+  if (value === undefined)
+    throw new ConfigError(variable, 'must be set for this command (`neoflow up` sets it for the processes it starts)');
   return value;
 }

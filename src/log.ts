@@ -10,11 +10,15 @@ export interface Logger {
 
 /** One line per event: time, level, component, message, then `key=value` fields. */
 export function createLogger(component: string, minLevel: LogLevel = 'info'): Logger {
-  const write = (level: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (levels[level] < levels[minLevel]) return;
-    const pairs = Object.entries(fields).map(([key, value]) => `${key}=${format(value)}`);
-    process.stdout.write([new Date().toISOString(), level.toUpperCase(), component, message, ...pairs].join(' ') + '\n');
-  };
+  const write =
+    (level: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (levels[level] < levels[minLevel]) return;
+      const pairs = Object.entries(fields).map(([key, value]) => `${key}=${format(value)}`);
+      process.stdout.write(
+        [new Date().toISOString(), level.toUpperCase(), component, message, ...pairs].join(' ') + '\n',
+      );
+    };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }
 

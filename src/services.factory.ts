@@ -30,7 +30,9 @@ export async function closeServices(services: Services) {
 
 export class UnreachableError extends Error {
   constructor(variable: string, cause: unknown) {
-    super(`cannot connect to the service named by ${variable}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(
+      `cannot connect to the service named by ${variable}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
     this.name = 'UnreachableError';
   }
 }

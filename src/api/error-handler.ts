@@ -22,7 +22,8 @@ export function errorHandler(log: Logger): Middleware {
 }
 
 function unmatched(status: number, allow: string): AppError {
-  if (status === 405) return new AppError('method_not_allowed', 'This method is not allowed on this path.', {}, { Allow: allow });
+  if (status === 405)
+    return new AppError('method_not_allowed', 'This method is not allowed on this path.', {}, { Allow: allow });
   return new AppError('not_found', 'No such path. Paths start with /v1; see docs/api.md.');
 }
 
@@ -39,6 +40,12 @@ function isClientHttpError(thrown: unknown): boolean {
 }
 
 function internal(error: unknown, log: Logger, requestId: string): AppError {
-  log.error('request failed', { requestId, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-  return new AppError('internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when reporting it.');
+  log.error('request failed', {
+    requestId,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  return new AppError(
+    'internal_error',
+    'Something went wrong on our side. Quote the X-Request-Id header when reporting it.',
+  );
 }

@@ -29,7 +29,8 @@ async function readBody(ctx: Context) {
   const raw = await readLimited(ctx.req);
   if (raw.length > 0) {
     const type = ctx.request.type;
-    if (type && !ctx.is('json')) throw invalidRequest('The request body must be JSON (Content-Type: application/json).');
+    if (type && !ctx.is('json'))
+      throw invalidRequest('The request body must be JSON (Content-Type: application/json).');
     ctx.request.body = parseJson(raw);
   }
 }

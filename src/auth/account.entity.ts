@@ -5,10 +5,16 @@ export const Account = defineEntity({
   name: 'Account',
   tableName: 'accounts',
   properties: {
-    id: p.string().primary().onCreate(() => newId('acct')),
+    id: p
+      .string()
+      .primary()
+      .onCreate(() => newId('acct')),
     name: p.string().unique(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -7,7 +7,10 @@ export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p.string().primary().onCreate(() => newId('key')),
+    id: p
+      .string()
+      .primary()
+      .onCreate(() => newId('key')),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     hash: p.string().length(64).unique(),
     /** The first characters of the key, so an owner can tell keys apart in `keys list`. */

@@ -11,7 +11,9 @@ export async function withOrm<T>(config: Config, work: (orm: MikroORM) => Promis
   try {
     orm = await openOrm(url);
   } catch (error) {
-    const variable = config.postgres.url ? 'DATABASE_URL' : 'DATABASE_URL (unset: the embedded database of `neoflow up`)';
+    const variable = config.postgres.url
+      ? 'DATABASE_URL'
+      : 'DATABASE_URL (unset: the embedded database of `neoflow up`)';
     throw new UnreachableError(variable, error);
   }
   try {

@@ -12,7 +12,9 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
       const account = required(options.account, '--account <name>');
       const keyScopes = parseScopes(options.scopes ?? allScopes);
       const created = await withOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes));
-      process.stdout.write(`account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}\n`);
+      process.stdout.write(
+        `account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}\n`,
+      );
       process.stdout.write('the key is shown once; store it now:\n');
       process.stdout.write(`${created.key}\n`);
       return;
@@ -22,7 +24,9 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
       const keys = await withOrm(config, (orm) => listKeys(orm.em.fork(), account));
       for (const key of keys) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-        process.stdout.write(`${key.id}  ${key.hint}  ${state}  created ${key.createdAt.toISOString()}  ${key.scopes.join(',')}\n`);
+        process.stdout.write(
+          `${key.id}  ${key.hint}  ${state}  created ${key.createdAt.toISOString()}  ${key.scopes.join(',')}\n`,
+        );
       }
       if (keys.length === 0) process.stdout.write(`no keys for account ${account}\n`);
       return;

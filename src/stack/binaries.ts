@@ -76,14 +76,14 @@ async function build(program: GoProgram, target: string, progress: Progress) {
     progress(`building ${program.name} ${program.version} with Go (first run only, a few minutes)`);
     const moduleDir = await downloadModule(program, goEnv);
     await mkdir(join(target, '..'), { recursive: true });
-    const partial = `${target}.partial`;
+    const partial = `${target}.${process.pid}.partial`;
     const args = ['build', '-trimpath', '-o', partial];
     if (program.ldflags) args.push('-ldflags', program.ldflags);
     await streamed('go', [...args, program.pkg], { cwd: moduleDir, env: goEnv }, progress);
     await rename(partial, target);
     progress(`built ${program.name} in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (error) {
-    await rm(`${target}.partial`, { force: true });
+    await rm(`${target}.${process.pid}.partial`, { force: true });
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`could not build ${program.name} ${program.version} with Go: ${reason}`, { cause: error });
   } finally {

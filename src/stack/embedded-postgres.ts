@@ -71,10 +71,23 @@ async function initialise(initdb: string, dataDir: string, user: User) {
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   if (user) await chown(passwordFile, user.uid, user.gid);
   try {
-    await run(initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], { ...user });
+    await run(
+      initdb,
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      { ...user },
+    );
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr?.trim() ?? String(error)}`, { cause: error });
+    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr?.trim() ?? String(error)}`, {
+      cause: error,
+    });
   } finally {
     await rm(passwordFile, { force: true });
   }

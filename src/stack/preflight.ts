@@ -6,7 +6,10 @@ export async function assertPortsFree(config: Config) {
   const ports: [number, string][] = [[config.api.port, 'NEOFLOW_API_PORT']];
   if (!config.postgres.url) ports.push([config.postgres.embeddedPort, 'NEOFLOW_EMBEDDED_PG_PORT']);
   if (!config.temporal.address) {
-    ports.push([config.temporal.devPort, 'NEOFLOW_TEMPORAL_PORT'], [config.temporal.uiPort, 'NEOFLOW_TEMPORAL_UI_PORT']);
+    ports.push(
+      [config.temporal.devPort, 'NEOFLOW_TEMPORAL_PORT'],
+      [config.temporal.uiPort, 'NEOFLOW_TEMPORAL_UI_PORT'],
+    );
   }
   if (!config.neo.rpcUrl) ports.push([config.neo.devRpcPort, 'NEOFLOW_NEO_RPC_PORT']);
   for (const [port, variable] of ports) await assertPortFree(port, variable);

@@ -34,13 +34,25 @@ export async function up(config: Config): Promise<Stack> {
     if (failed) throw failed.reason;
     const components = started.components;
     const env = childEnv(config, components);
-    await timed('database', () => prepare(env), (applied) => `migrations applied: ${applied.length || 'none pending'}`);
+    await timed(
+      'database',
+      () => prepare(env),
+      (applied) => `migrations applied: ${applied.length || 'none pending'}`,
+    );
     const worker = spawnChild('worker', env);
     const api = spawnChild('api', env);
     started.apps = [api, worker];
     const apiUrl = `http://${config.api.host}:${config.api.port}`;
-    await timed('api', () => waitForHealth(apiUrl, api), () => `${apiUrl}/v1/health`);
-    await timed('worker', () => ping(env, config, worker), (id) => `polling task queue ${config.temporal.taskQueue} (${id})`);
+    await timed(
+      'api',
+      () => waitForHealth(apiUrl, api),
+      () => `${apiUrl}/v1/health`,
+    );
+    await timed(
+      'worker',
+      () => ping(env, config, worker),
+      (id) => `polling task queue ${config.temporal.taskQueue} (${id})`,
+    );
     return { apiUrl, stop };
   } catch (error) {
     await stop();
@@ -71,15 +83,19 @@ async function prepare(env: NodeJS.ProcessEnv): Promise<string[]> {
 }
 
 function spawnChild(command: 'api' | 'worker', env: NodeJS.ProcessEnv): ManagedProcess {
-  return spawnManaged(command, process.execPath, { args: ['--no-node-snapshot', cli, command], env, output: 'inherit' });
+  return spawnManaged(command, process.execPath, {
+    args: ['--no-node-snapshot', cli, command],
+    env,
+    output: 'inherit',
+  });
 }
 
 async function waitForHealth(apiUrl: string, api: ManagedProcess) {
-  await waitFor(
-    'the API',
-    async () => ((await fetch(`${apiUrl}/v1/health`)).ok ? true : undefined),
-    { timeoutMs: 60_000, intervalMs: 250, aborted: api.exited },
-  );
+  await waitFor('the API', async () => ((await fetch(`${apiUrl}/v1/health`)).ok ? true : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    aborted: api.exited,
+  });
 }
 
 /** Runs the ping workflow: proves the worker polls and runs activities, and registers attributes. */

@@ -32,20 +32,28 @@ const areas = [
 ];
 
 describe('authentication', () => {
-  it.each(areas)('gives identical 401s for missing, unknown and revoked keys in $path', async ({ path, code, shape }) => {
-    const revoked = await issueKey(api.database.orm);
-    await revoke(api.database.orm, revoked.keyId);
-    const unknown = `nf_${'A'.repeat(43)}`;
-    const attempts: Record<string, string>[] = [{}, { Authorization: `Bearer ${unknown}` }, { 'X-API-Key': revoked.key }, { 'X-API-Key': 'garbage' }];
-    const bodies = [];
-    for (const headers of attempts) {
-      const response = await get(path, headers);
-      expect(response.status).toBe(401);
-      bodies.push(await response.json());
-    }
-    expect(bodies[0]).toEqual(shape({ code, message: expect.any(String), details: {} }));
-    expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
-  });
+  it.each(areas)(
+    'gives identical 401s for missing, unknown and revoked keys in $path',
+    async ({ path, code, shape }) => {
+      const revoked = await issueKey(api.database.orm);
+      await revoke(api.database.orm, revoked.keyId);
+      const unknown = `nf_${'A'.repeat(43)}`;
+      const attempts: Record<string, string>[] = [
+        {},
+        { Authorization: `Bearer ${unknown}` },
+        { 'X-API-Key': revoked.key },
+        { 'X-API-Key': 'garbage' },
+      ];
+      const bodies = [];
+      for (const headers of attempts) {
+        const response = await get(path, headers);
+        expect(response.status).toBe(401);
+        bodies.push(await response.json());
+      }
+      expect(bodies[0]).toEqual(shape({ code, message: expect.any(String), details: {} }));
+      expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
+    },
+  );
 
   it('accepts the key in either header form, and both when they agree', async () => {
     const { key, account } = await issueKey(api.database.orm);

@@ -14,7 +14,10 @@ afterAll(() => db.drop());
 describe('neoflow keys', () => {
   it('creates a key, prints it alone on the last line, lists and revokes it', async () => {
     const env = { DATABASE_URL: db.url };
-    const created = await neoflow(['keys', 'create', '--account', 'acme', '--scopes', 'functions:read,secrets:read'], env);
+    const created = await neoflow(
+      ['keys', 'create', '--account', 'acme', '--scopes', 'functions:read,secrets:read'],
+      env,
+    );
     expect(created.code).toBe(0);
     const key = created.stdout.trimEnd().split('\n').at(-1)!;
     expect(key).toMatch(/^nf_[A-Za-z0-9_-]{43}$/);
@@ -32,7 +35,9 @@ describe('neoflow keys', () => {
   });
 
   it('refuses an unknown scope and an unknown key id with one line each', async () => {
-    const badScope = await neoflow(['keys', 'create', '--account', 'acme', '--scopes', 'root'], { DATABASE_URL: db.url });
+    const badScope = await neoflow(['keys', 'create', '--account', 'acme', '--scopes', 'root'], {
+      DATABASE_URL: db.url,
+    });
     expect(badScope).toMatchObject({ code: 1, stderr: expect.stringMatching(/^neoflow: unknown scope "root"/) });
     const badId = await neoflow(['keys', 'revoke', 'key_nope'], { DATABASE_URL: db.url });
     expect(badId).toMatchObject({ code: 1, stderr: 'neoflow: no key with id key_nope\n' });
@@ -64,7 +69,9 @@ describe('bad configuration', () => {
     try {
       const result = await neoflow(['up'], { NEOFLOW_API_PORT: String(port) });
       expect(result.code).not.toBe(0);
-      expect(result.stderr).toBe(`neoflow: port ${port} is already in use: free it or set NEOFLOW_API_PORT to another port\n`);
+      expect(result.stderr).toBe(
+        `neoflow: port ${port} is already in use: free it or set NEOFLOW_API_PORT to another port\n`,
+      );
     } finally {
       blocker.close();
     }

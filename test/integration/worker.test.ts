@@ -20,7 +20,11 @@ describe('worker', () => {
   it('polls the task queue and runs a workflow with its activity', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
     const taskQueue = `test-${Date.now()}`;
-    const config = loadConfig({ TEMPORAL_ADDRESS: inject('temporalAddress'), NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue });
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      NEOFLOW_DATA_DIR: dataDir,
+      NEOFLOW_TASK_QUEUE: taskQueue,
+    });
     const { worker, connection: workerConnection } = await createWorker(config);
     try {
       const result = await worker.runUntil(

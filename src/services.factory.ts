@@ -5,6 +5,7 @@ import { createNeoRpc } from './chain/rpc.ts';
 import { connectTemporal } from './temporal/connect.ts';
 import { requireSetting } from './config.ts';
 import type { Services } from './services.ts';
+import { reachable } from './reachable.ts';
 
 /** Opens the connections the API needs; each failure names the variable that points at it. */
 export async function openServices(config: Config, log: Logger): Promise<Services> {
@@ -26,21 +27,4 @@ export async function openServices(config: Config, log: Logger): Promise<Service
 export async function closeServices(services: Services) {
   await services.temporal.connection.close();
   await services.orm.close();
-}
-
-export class UnreachableError extends Error {
-  constructor(variable: string, cause: unknown) {
-    super(
-      `cannot connect to the service named by ${variable}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    );
-    this.name = 'UnreachableError';
-  }
-}
-
-async function reachable<T>(variable: string, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    throw new UnreachableError(variable, error);
-  }
 }

@@ -38,8 +38,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
 }
 
 async function runMigrate(config: Config) {
-  const [{ withOrm }, { migrate }] = await Promise.all([import('./database.ts'), import('../db/orm.ts')]);
-  const applied = await withOrm(config, migrate);
+  const [{ withCliOrm }, { migrate }] = await Promise.all([import('./database.ts'), import('../db/orm.ts')]);
+  const applied = await withCliOrm(config, migrate);
   process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'no pending migrations\n');
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { createKey, listKeys, revokeKey } from '../auth/keys.service.ts';
 import { parseScopes, scopes } from '../auth/scopes.ts';
-import { withOrm } from './database.ts';
+import { withCliOrm } from './database.ts';
 import type { Options } from './commands.ts';
 
 const allScopes = scopes.filter((scope) => scope !== '*').join(',');
@@ -11,7 +11,7 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     case 'create': {
       const account = required(options.account, '--account <name>');
       const keyScopes = parseScopes(options.scopes ?? allScopes);
-      const created = await withOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes));
+      const created = await withCliOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes));
       process.stdout.write(
         `account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}\n`,
       );
@@ -21,7 +21,7 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     }
     case 'list': {
       const account = required(options.account, '--account <name>');
-      const keys = await withOrm(config, (orm) => listKeys(orm.em.fork(), account));
+      const keys = await withCliOrm(config, (orm) => listKeys(orm.em.fork(), account));
       for (const key of keys) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
         process.stdout.write(
@@ -33,7 +33,7 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     }
     case 'revoke': {
       const id = required(keyId, '<keyId>');
-      if (!(await withOrm(config, (orm) => revokeKey(orm.em.fork(), id)))) throw new Error(`no key with id ${id}`);
+      if (!(await withCliOrm(config, (orm) => revokeKey(orm.em.fork(), id)))) throw new Error(`no key with id ${id}`);
       process.stdout.write(`revoked ${id}\n`);
       return;
     }

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { createNeoRpc } from '../chain/rpc.ts';
+import { executeOnce } from '../db/execute-once.ts';
+import { reachable } from '../reachable.ts';
+import { pingTemporal } from '../temporal/ping.ts';
 import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { startNeoDevnet } from './neo-devnet.ts';
@@ -14,15 +18,21 @@ export interface Component {
   stop(): Promise<void>;
 }
 
-const external = (name: Component['name'], address: string, variable: string): Component => ({
-  name,
-  address,
-  description: `external, from ${variable}`,
-  stop: async () => undefined,
-});
+/** A service someone else runs: proved reachable, never stopped by us. */
+async function external(name: Component['name'], address: string, variable: string, probe: () => Promise<unknown>) {
+  await reachable(variable, probe);
+  const component: Component = {
+    name,
+    address,
+    description: `external, from ${variable}`,
+    stop: async () => undefined,
+  };
+  return component;
+}
 
 export async function postgresComponent(config: Config): Promise<Component> {
-  if (config.postgres.url) return external('postgres', config.postgres.url, 'DATABASE_URL');
+  const url = config.postgres.url;
+  if (url) return external('postgres', url, 'DATABASE_URL', () => executeOnce(url, 'select 1'));
   const dataDir = join(config.dataDir, 'postgres');
   const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, join(config.dataDir, 'postgres.log'));
   const description = `embedded, 127.0.0.1:${config.postgres.embeddedPort}, data in ${dataDir}`;
@@ -30,7 +40,8 @@ export async function postgresComponent(config: Config): Promise<Component> {
 }
 
 export async function temporalComponent(config: Config, progress: Progress): Promise<Component> {
-  if (config.temporal.address) return external('temporal', config.temporal.address, 'TEMPORAL_ADDRESS');
+  const address = config.temporal.address;
+  if (address) return external('temporal', address, 'TEMPORAL_ADDRESS', () => pingTemporal(address));
   const temporalPath = await ensureGoProgram(temporalCli, config.binDir, progress);
   const server = await startTemporalDev({
     temporalPath,
@@ -45,7 +56,9 @@ export async function temporalComponent(config: Config, progress: Progress): Pro
 }
 
 export async function neoComponent(config: Config, progress: Progress): Promise<Component> {
-  if (config.neo.rpcUrl) return external('neo', config.neo.rpcUrl, 'NEO_RPC_URL');
+  const rpcUrl = config.neo.rpcUrl;
+  if (rpcUrl)
+    return external('neo', rpcUrl, 'NEO_RPC_URL', () => createNeoRpc(rpcUrl, { timeoutMs: 5000 }).getBlockCount());
   const neoGoPath = await ensureGoProgram(neoGo, config.binDir, progress);
   const devnet = await startNeoDevnet({
     neoGoPath,

@@ -4,7 +4,7 @@ import { chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { executeOnce } from '../db/execute-once.ts';
 import { spawnManaged, waitFor } from './process.ts';
 
 const run = promisify(execFile);
@@ -43,8 +43,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   });
   const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   try {
-    await waitFor('PostgreSQL', () => query(adminUrl, 'select 1'), { timeoutMs: 30_000, aborted: server.exited });
-    if (firstRun) await query(adminUrl, `create database ${database}`);
+    await waitFor('PostgreSQL', () => executeOnce(adminUrl, 'select 1'), { timeoutMs: 30_000, aborted: server.exited });
+    if (firstRun) await executeOnce(adminUrl, `create database ${database}`);
   } catch (error) {
     await server.stop();
     throw error;
@@ -90,17 +90,6 @@ async function initialise(initdb: string, dataDir: string, user: User) {
     });
   } finally {
     await rm(passwordFile, { force: true });
-  }
-}
-
-async function query(url: string, sql: string): Promise<true> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  await client.connect();
-  try {
-    await client.query(sql);
-    return true;
-  } finally {
-    await client.end();
   }
 }
 

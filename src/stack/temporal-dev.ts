@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { Connection } from '@temporalio/client';
+import { pingTemporal } from '../temporal/ping.ts';
 import { devServerSearchAttributeArgs } from '../temporal/search-attributes.ts';
 import { spawnManaged, waitFor } from './process.ts';
 
@@ -34,21 +34,11 @@ export async function startTemporalDev(options: TemporalDevOptions): Promise<Tem
   else args.push('--ui-ip', '127.0.0.1', '--ui-port', String(options.uiPort));
   const server = spawnManaged('temporal', options.temporalPath, { args, output: options.logFile });
   try {
-    await waitFor('Temporal dev server', () => systemInfo(address), { timeoutMs: 60_000, aborted: server.exited });
+    await waitFor('Temporal dev server', () => pingTemporal(address), { timeoutMs: 60_000, aborted: server.exited });
   } catch (error) {
     await server.stop();
     throw error;
   }
   const uiUrl = options.uiPort === undefined ? undefined : `http://127.0.0.1:${options.uiPort}`;
   return { address, uiUrl, stop: () => server.stop() };
-}
-
-async function systemInfo(address: string): Promise<true> {
-  const connection = await Connection.connect({ address, connectTimeout: '1s' });
-  try {
-    await connection.workflowService.getSystemInfo({});
-    return true;
-  } finally {
-    await connection.close();
-  }
 }

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.ts';
-import { migrate, openOrm } from '../db/orm.ts';
+import { migrate } from '../db/orm.ts';
+import { withOrm } from '../db/with-orm.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';
 import { neoComponent, postgresComponent, temporalComponent, type Component } from './components.ts';
@@ -73,13 +74,8 @@ function childEnv(config: Config, components: Component[]): NodeJS.ProcessEnv {
   };
 }
 
-async function prepare(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const orm = await openOrm(env.DATABASE_URL!);
-  try {
-    return await migrate(orm);
-  } finally {
-    await orm.close();
-  }
+function prepare(env: NodeJS.ProcessEnv): Promise<string[]> {
+  return withOrm(env.DATABASE_URL!, 'DATABASE_URL', migrate);
 }
 
 function spawnChild(command: 'api' | 'worker', env: NodeJS.ProcessEnv): ManagedProcess {

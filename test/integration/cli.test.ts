@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { authenticate } from '../../src/auth/keys.service.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { neoflow } from '../support/cli.ts';
@@ -75,6 +75,18 @@ describe('bad configuration', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('stops `neoflow up` when an external service does not answer, naming its variable', async () => {
+    const result = await neoflow(['up'], {
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
+      NEO_RPC_URL: inject('neoRpcUrl'),
+      NEOFLOW_API_PORT: String(await freePort()),
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/^neoflow: cannot connect to the service named by TEMPORAL_ADDRESS: .+\n$/);
+    expect(result.stdout).toMatch(/postgres\s+ok\s+external, from DATABASE_URL/);
   });
 
   it('applies migrations once', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeOnce } from '../../src/db/execute-once.ts';
 import { migrate, openOrm } from '../../src/db/orm.ts';
 
 export interface TestDatabase {
@@ -14,7 +14,7 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `neoflow_test_${randomBytes(6).toString('hex')}`;
-  await admin(adminUrl, `create database "${name}"`);
+  await executeOnce(adminUrl, `create database "${name}"`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const orm = await openOrm(url.toString());
@@ -24,17 +24,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     orm,
     drop: async () => {
       await orm.close();
-      await admin(adminUrl, `drop database if exists "${name}" with (force)`);
+      await executeOnce(adminUrl, `drop database if exists "${name}" with (force)`);
     },
   };
-}
-
-async function admin(url: string, sql: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

@@ -1,4 +1,4 @@
-import { Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createWorker } from './worker.ts';
@@ -10,7 +10,10 @@ import { createWorker } from './worker.ts';
 export async function runWorker(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('worker', config.logLevel);
-  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  Runtime.install({
+    logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>),
+    shutdownSignals: ['SIGINT', 'SIGTERM'],
+  });
   const { worker, connection } = await createWorker(config);
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {

@@ -8,7 +8,7 @@ export function ormOptions(databaseUrl: string): Options {
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true, snapshot: false },
     // Entities are defined in code; nothing to discover or cache on disk.
     discovery: { warnWhenNoEntities: true },
     metadataCache: { enabled: false },

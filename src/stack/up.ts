@@ -5,6 +5,7 @@ import { migrate } from '../db/orm.ts';
 import { withOrm } from '../db/with-orm.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';
+import type { pingWorkflow } from '../../workflows/ping.ts';
 import { neoComponent, postgresComponent, temporalComponent, type Component } from './components.ts';
 import { assertPortsFree } from './preflight.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
@@ -24,17 +25,8 @@ export async function up(config: Config): Promise<Stack> {
   const started: { apps: ManagedProcess[]; components: Component[] } = { apps: [], components: [] };
   const stop = () => stopAll(started.apps, started.components);
   try {
-    const progress = (component: string) => (line: string) => statusLine(component, '..', line);
-    const outcomes = await Promise.allSettled([
-      timed('postgres', () => postgresComponent(config), describe),
-      timed('temporal', () => temporalComponent(config, progress('temporal')), describe),
-      timed('neo', () => neoComponent(config, progress('neo')), describe),
-    ]);
-    started.components = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-    const components = started.components;
-    const env = childEnv(config, components);
+    started.components = await startComponents(config);
+    const env = childEnv(config, started.components);
     await timed(
       'database',
       () => prepare(env),
@@ -62,6 +54,23 @@ export async function up(config: Config): Promise<Stack> {
 }
 
 const describe = (component: Component) => component.description;
+
+/** The three services in parallel; if one fails, those that started are stopped again. */
+async function startComponents(config: Config): Promise<Component[]> {
+  const progress = (component: string) => (line: string) => statusLine(component, '..', line);
+  const outcomes = await Promise.allSettled([
+    timed('postgres', () => postgresComponent(config), describe),
+    timed('temporal', () => temporalComponent(config, progress('temporal')), describe),
+    timed('neo', () => neoComponent(config, progress('neo')), describe),
+  ]);
+  const components = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled(components.map((component) => component.stop()));
+    throw failed.reason;
+  }
+  return components;
+}
 
 function childEnv(config: Config, components: Component[]): NodeJS.ProcessEnv {
   const address = (name: Component['name']) => components.find((c) => c.name === name)!.address;
@@ -100,13 +109,13 @@ async function ping(env: NodeJS.ProcessEnv, config: Config, worker: ManagedProce
   try {
     await ensureSearchAttributes(connection, config.temporal.namespace);
     const client = new Client({ connection, namespace: config.temporal.namespace });
-    const run = client.workflow.execute('pingWorkflow', {
+    const run = client.workflow.execute<typeof pingWorkflow>('pingWorkflow', {
       taskQueue: config.temporal.taskQueue,
-      workflowId: `ping_${newId('req').slice(4)}`,
+      workflowId: newId('ping'),
       workflowExecutionTimeout: '60 seconds',
     });
     const exited = worker.exited.then((code) => Promise.reject(new Error(`the worker exited (${code})`)));
-    const { workerId } = (await Promise.race([run, exited])) as { workerId: string };
+    const { workerId } = await Promise.race([run, exited]);
     return workerId;
   } finally {
     await connection.close();

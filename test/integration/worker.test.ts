@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config.ts';
 import { searchAttributeNames, ensureSearchAttributes } from '../../src/temporal/search-attributes.ts';
 import { createWorker } from '../../worker/worker.ts';
+import type { pingWorkflow } from '../../workflows/ping.ts';
 
 let connection: Connection;
 let client: Client;
@@ -28,7 +29,7 @@ describe('worker', () => {
     const { worker, connection: workerConnection } = await createWorker(config);
     try {
       const result = await worker.runUntil(
-        client.workflow.execute('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),
+        client.workflow.execute<typeof pingWorkflow>('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),
       );
       expect(result).toEqual({ workerId: expect.stringMatching(/:\d+$/) });
     } finally {

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseRate, type Rate } from './ratelimit/rate.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -14,6 +15,19 @@ const optionalUrl = (protocols: string[], example: string) =>
       message: `must be a URL such as ${example}`,
     });
 
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const keyHint = 'must be 32 random bytes in base64 (openssl rand -base64 32)';
+const isKey = (value: string) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32;
+const optionalKey = optionalText.refine((value) => value === undefined || isKey(value), { message: keyHint });
+
+/** Secrets a production deployment must be given; development generates them (`neoflow up`). */
+const productionSecrets = ['NEOFLOW_MASTER_KEY', 'NEOFLOW_PAYLOAD_KEY', 'NEOFLOW_OPERATOR_TOKEN'] as const;
+
 function hasProtocol(value: string, protocols: string[]): boolean {
   try {
     return protocols.includes(new URL(value).protocol);
@@ -26,32 +40,53 @@ const defaultBinDir = (env: NodeJS.ProcessEnv) =>
   join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'neoflow', 'bin');
 
 /** Every variable Neoflow reads; the README's configuration table mirrors this schema. */
-const schema = z.object({
-  NEOFLOW_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  NEOFLOW_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  NEOFLOW_DATA_DIR: z.string().min(1).default('.neoflow'),
-  NEOFLOW_BIN_DIR: z.string().min(1).optional(),
-  NEOFLOW_API_HOST: z.string().min(1).default('127.0.0.1'),
-  NEOFLOW_API_PORT: port.default(8080),
-  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:'], 'postgres://user@host:5432/neoflow'),
-  NEOFLOW_EMBEDDED_PG_PORT: port.default(5433),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .trim()
-    .optional()
-    .transform((value) => (value === '' ? undefined : value))
-    .refine((value) => value === undefined || /^[\w.-]+:\d{1,5}$/.test(value), {
-      message: 'must be host:port, such as 127.0.0.1:7233',
+const schema = z
+  .object({
+    NEOFLOW_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    NEOFLOW_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    NEOFLOW_DATA_DIR: z.string().min(1).default('.neoflow'),
+    NEOFLOW_BIN_DIR: z.string().min(1).optional(),
+    NEOFLOW_API_HOST: z.string().min(1).default('127.0.0.1'),
+    NEOFLOW_API_PORT: port.default(8080),
+    DATABASE_URL: optionalUrl(['postgres:', 'postgresql:'], 'postgres://user@host:5432/neoflow'),
+    NEOFLOW_EMBEDDED_PG_PORT: port.default(5433),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .trim()
+      .optional()
+      .transform((value) => (value === '' ? undefined : value))
+      .refine((value) => value === undefined || /^[\w.-]+:\d{1,5}$/.test(value), {
+        message: 'must be host:port, such as 127.0.0.1:7233',
+      }),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    NEOFLOW_TEMPORAL_PORT: port.default(7233),
+    NEOFLOW_TEMPORAL_UI_PORT: port.default(8233),
+    NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
+    NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
+    NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(32),
+    NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
+    NEOFLOW_NEO_RPC_PORT: port.default(20332),
+    NEOFLOW_MASTER_KEY: optionalKey,
+    NEOFLOW_PREVIOUS_MASTER_KEYS: optionalText.refine(
+      (value) => value === undefined || value.split(',').every((key) => isKey(key.trim())),
+      { message: `must be a comma-separated list of keys that each ${keyHint.slice(5)}` },
+    ),
+    NEOFLOW_PAYLOAD_KEY: optionalKey,
+    NEOFLOW_OPERATOR_TOKEN: optionalText.refine((value) => value === undefined || value.length >= 24, {
+      message: 'must be at least 24 characters (openssl rand -base64 24)',
     }),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  NEOFLOW_TEMPORAL_PORT: port.default(7233),
-  NEOFLOW_TEMPORAL_UI_PORT: port.default(8233),
-  NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
-  NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
-  NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(32),
-  NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
-  NEOFLOW_NEO_RPC_PORT: port.default(20332),
-});
+    NEOFLOW_RATE_LIMIT: z
+      .string()
+      .default('100/10s')
+      .refine((value) => parseRate(value) !== undefined, { message: 'must be <requests>/<seconds>s, such as 100/10s' }),
+  })
+  .superRefine((env, context) => {
+    if (env.NEOFLOW_ENV !== 'production') return;
+    for (const variable of productionSecrets) {
+      if (env[variable] === undefined)
+        context.addIssue({ code: 'custom', path: [variable], message: 'must be set in production' });
+    }
+  });
 
 type Env = z.infer<typeof schema>;
 
@@ -71,6 +106,15 @@ export interface Config {
   };
   worker: { maxActivities: number; maxWorkflowTasks: number };
   neo: { rpcUrl: string | undefined; devRpcPort: number };
+  /** Unset outside production until `neoflow up` generates development values. */
+  secrets: {
+    masterKey: Buffer | undefined;
+    previousMasterKeys: Buffer[];
+    payloadKey: Buffer | undefined;
+    operatorToken: string | undefined;
+  };
+  /** Default per-key request rate. */
+  rateLimit: Rate;
 }
 
 export class ConfigError extends Error {
@@ -115,13 +159,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
     },
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
+    secrets: {
+      masterKey: decodeKey(e.NEOFLOW_MASTER_KEY),
+      previousMasterKeys: (e.NEOFLOW_PREVIOUS_MASTER_KEYS ?? '')
+        .split(',')
+        .flatMap((key) => decodeKey(key.trim()) ?? []),
+      payloadKey: decodeKey(e.NEOFLOW_PAYLOAD_KEY),
+      operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
+    },
+    rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
   };
 }
 
-/** A database URL may carry a password: never echo it back. */
+function decodeKey(value: string | undefined): Buffer | undefined {
+  return value ? Buffer.from(value, 'base64') : undefined;
+}
+
+/** Keys, tokens and a database URL's password are never echoed back. */
 function redact(variable: string, value: string): string {
-  if (variable !== 'DATABASE_URL') return value;
-  return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  if (variable === 'DATABASE_URL') return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  return /KEY|TOKEN/.test(variable) ? '***' : value;
 }
 
 /** For processes that run against services started elsewhere (api, worker, migrate). */

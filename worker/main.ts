@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { loadConfig } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { createWorker } from './worker.ts';
 
@@ -7,8 +7,7 @@ import { createWorker } from './worker.ts';
  * The worker process: runs until SIGTERM or SIGINT, then lets running activities finish within
  * the grace time. Start it with --no-node-snapshot (isolated-vm needs it).
  */
-export async function runWorker(): Promise<void> {
-  const config = loadConfig();
+export async function runWorker(config: Config): Promise<void> {
   const log = createLogger('worker', config.logLevel);
   Runtime.install({
     logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>),

@@ -27,7 +27,7 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'api':
       return runApi(config);
     case 'worker':
-      return (await import('../../worker/main.ts')).runWorker();
+      return (await import('../../worker/main.ts')).runWorker(config);
     case 'migrate':
       return runMigrate(config);
     case 'keys':

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
+import { withDevSecrets } from '../dev-secrets.ts';
 import { runCommand, usage } from './commands.ts';
 
 /** `neoflow <command>`: every failure ends as one line on stderr and a non-zero exit code. */
@@ -17,7 +18,8 @@ async function main(argv: string[]) {
     process.stdout.write(usage);
     return;
   }
-  await runCommand(loadConfig(), positionals, { account: values.account, scopes: values.scopes });
+  const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
+  await runCommand(loadConfig(env), positionals, { account: values.account, scopes: values.scopes });
 }
 
 main(process.argv.slice(2)).then(

@@ -33,3 +33,29 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: '', NEO_RPC_URL: '' }).neo.rpcUrl).toBeUndefined();
   });
 });
+
+describe('loadConfig secrets', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+
+  it('refuses to start in production without the master key, naming it', () => {
+    expect(() => loadConfig({ NEOFLOW_ENV: 'production' })).toThrow(
+      /^NEOFLOW_MASTER_KEY is invalid \(unset\): must be set in production/,
+    );
+  });
+
+  it('decodes keys and never echoes a bad one', () => {
+    expect(loadConfig({ NEOFLOW_MASTER_KEY: key }).secrets.masterKey).toEqual(Buffer.alloc(32, 7));
+    const attempt = () => loadConfig({ NEOFLOW_PAYLOAD_KEY: 'c2hvcnQ=' });
+    expect(attempt).toThrow(/^NEOFLOW_PAYLOAD_KEY is invalid \("\*\*\*"\): must be 32 random bytes/);
+    expect(attempt).not.toThrow(/c2hvcnQ/);
+  });
+
+  it('reads previous master keys for rotation', () => {
+    expect(loadConfig({ NEOFLOW_PREVIOUS_MASTER_KEYS: `${key}, ${key}` }).secrets.previousMasterKeys).toHaveLength(2);
+  });
+
+  it('parses the default rate limit', () => {
+    expect(loadConfig({}).rateLimit).toEqual({ requests: 100, windowSeconds: 10 });
+    expect(() => loadConfig({ NEOFLOW_RATE_LIMIT: '100 per minute' })).toThrow(/^NEOFLOW_RATE_LIMIT is invalid/);
+  });
+});

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { TemporalHandle } from './temporal/connect.ts';
+import type { MasterKeys } from './secrets/envelope.ts';
 
 /** What the API's areas share; built once at start-up. */
 export interface Services {
@@ -13,4 +14,6 @@ export interface Services {
   em: () => EntityManager;
   temporal: TemporalHandle;
   neo: NeoRpc;
+  /** Seal and open secret values (NEOFLOW_MASTER_KEY, plus previous keys during a rotation). */
+  masterKeys: MasterKeys;
 }

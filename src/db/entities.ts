@@ -1,5 +1,6 @@
 import { Account } from '../auth/account.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
+import { Secret, SecretVersion } from '../secrets/secret.entity.ts';
 
 /** Every entity the ORM knows; each area adds its own here. */
-export const entities = [Account, ApiKey];
+export const entities = [Account, ApiKey, Secret, SecretVersion];

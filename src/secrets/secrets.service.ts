@@ -1,0 +1,75 @@
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.ts';
+import { findOwned } from '../db/owned.ts';
+import { newId } from '../ids.ts';
+import { seal, type MasterKeys } from './envelope.ts';
+import { Secret, SecretVersion } from './secret.entity.ts';
+import type { CreateSecret, UpdateSecret } from './secrets.schemas.ts';
+
+export const secretNotFound = () => new AppError('not_found', 'Secret not found.');
+
+/** What authenticates a sealed value: it cannot be replayed into another secret or version. */
+export const sealContext = (secretId: string, version: number) => `${secretId}:${version}`;
+
+export async function createSecret(em: EntityManager, masters: MasterKeys, accountId: string, input: CreateSecret) {
+  // The id is chosen now, not at flush: the first version's seal is bound to it.
+  const secret = em.create(Secret, {
+    id: newId('sec'),
+    account: accountId,
+    name: input.name,
+    description: input.description ?? null,
+    version: 1,
+  });
+  addVersion(em, masters, secret, input.value);
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      throw new AppError('conflict', `A secret named "${input.name}" already exists.`, { field: 'name' });
+    }
+    throw error;
+  }
+  return secret;
+}
+
+export async function listSecrets(em: EntityManager, accountId: string, page: { limit: number; offset: number }) {
+  const [secrets, total] = await em.findAndCount(
+    Secret,
+    { account: accountId },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
+  );
+  return { secrets, total };
+}
+
+export function getSecret(em: EntityManager, accountId: string, id: string) {
+  return findOwned(em, Secret, id, accountId, secretNotFound);
+}
+
+/** A new value becomes a new version (functions read the newest); the description is metadata. */
+export async function updateSecret(
+  em: EntityManager,
+  masters: MasterKeys,
+  accountId: string,
+  id: string,
+  input: UpdateSecret,
+) {
+  const secret = await getSecret(em, accountId, id);
+  if (input.description !== undefined) secret.description = input.description;
+  if (input.value !== undefined) {
+    secret.version += 1;
+    addVersion(em, masters, secret, input.value);
+  }
+  secret.updatedAt = new Date();
+  await em.flush();
+  return secret;
+}
+
+export async function deleteSecret(em: EntityManager, accountId: string, id: string) {
+  const secret = await getSecret(em, accountId, id);
+  await em.remove(secret).flush();
+}
+
+function addVersion(em: EntityManager, masters: MasterKeys, secret: Secret, value: string) {
+  const sealed = seal(value, sealContext(secret.id, secret.version), masters);
+  em.create(SecretVersion, { secret, version: secret.version, ...sealed });
+}

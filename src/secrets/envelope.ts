@@ -9,9 +9,9 @@ export interface MasterKeys {
 /** A value encrypted under its own data key, the data key wrapped by a master key. */
 export interface Sealed {
   /** iv (12) | tag (16) | ciphertext */
-  ciphertext: Buffer;
+  ciphertext: Uint8Array;
   /** iv (12) | tag (16) | encrypted data key (32) */
-  wrappedKey: Buffer;
+  wrappedKey: Uint8Array;
   masterKeyId: string;
 }
 
@@ -71,7 +71,7 @@ function encrypt(key: Buffer, plaintext: Buffer, context: string): Buffer {
   return Buffer.concat([iv, cipher.getAuthTag(), body]);
 }
 
-function decrypt(key: Buffer, packed: Buffer, context: string): Buffer {
+function decrypt(key: Buffer, packed: Uint8Array, context: string): Buffer {
   const decipher = createDecipheriv('aes-256-gcm', key, packed.subarray(0, 12));
   decipher.setAAD(Buffer.from(context, 'utf8')).setAuthTag(packed.subarray(12, 28));
   return Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]);

@@ -36,6 +36,12 @@ function hasProtocol(value: string, protocols: string[]): boolean {
   }
 }
 
+const isOrigin = (value: string) => hasProtocol(value, ['http:', 'https:']) && new URL(value).origin === value;
+const listOf = (value: string) => value.split(',').map((item) => item.trim());
+const optionalOrigins = optionalText.refine((value) => value === undefined || listOf(value).every(isOrigin), {
+  message: 'must be comma-separated origins (no path), such as https://temporal.example.com',
+});
+
 const defaultBinDir = (env: NodeJS.ProcessEnv) =>
   join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'neoflow', 'bin');
 
@@ -75,6 +81,7 @@ const schema = z
     NEOFLOW_OPERATOR_TOKEN: optionalText.refine((value) => value === undefined || value.length >= 24, {
       message: 'must be at least 24 characters (openssl rand -base64 24)',
     }),
+    NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
     NEOFLOW_RATE_LIMIT: z
       .string()
       .default('100/10s')
@@ -115,6 +122,8 @@ export interface Config {
   };
   /** Default per-key request rate. */
   rateLimit: Rate;
+  /** Browser origins (the Temporal Web UI) that may call the codec endpoint. */
+  codec: { allowedOrigins: string[] };
 }
 
 export class ConfigError extends Error {
@@ -168,7 +177,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
     },
     rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
+    codec: { allowedOrigins: codecOrigins(e.NEOFLOW_CODEC_ALLOWED_ORIGINS, e.NEOFLOW_TEMPORAL_UI_PORT) },
   };
+}
+
+/** By default, the dev server's Web UI under both names a browser may use for it. */
+function codecOrigins(value: string | undefined, uiPort: number): string[] {
+  return value ? listOf(value) : [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`];
 }
 
 function decodeKey(value: string | undefined): Buffer | undefined {

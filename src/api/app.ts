@@ -4,6 +4,9 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
+import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
+import { secretsRoutes } from '../secrets/secrets.routes.ts';
+import { codecRoutes } from '../temporal/codec.routes.ts';
 import { authenticateAreas } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { jsonBody } from './json-body.ts';
@@ -16,7 +19,14 @@ import { requestLog } from './request-log.ts';
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const router = new Router();
-  for (const area of [healthRoutes(services), accountRoutes(services), ...extraAreas]) router.use(area.routes());
+  const areas = [
+    healthRoutes(services),
+    accountRoutes(services),
+    secretsRoutes(services),
+    codecRoutes(services),
+    ...extraAreas,
+  ];
+  for (const area of areas) router.use(area.routes());
 
   const app = new Koa();
   app.use(requestId);
@@ -24,6 +34,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(authenticateAreas(services.em));
+  app.use(rateLimit(services));
   app.use(jsonBody);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -16,6 +16,9 @@ export const ApiKey = defineEntity({
     /** The first characters of the key, so an owner can tell keys apart in `keys list`. */
     hint: p.string(),
     scopes: p.array(),
+    /** This key's own rate (`--rate`); both null means NEOFLOW_RATE_LIMIT applies. */
+    rateRequests: p.integer().nullable(),
+    rateWindowSeconds: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
   },

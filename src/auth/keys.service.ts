@@ -3,11 +3,14 @@ import { Account } from './account.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey, keyHint, looksLikeKey, sameHash } from './key-material.ts';
 import type { Scope } from './scopes.ts';
+import type { Rate } from '../ratelimit/rate.ts';
 
 export interface Caller {
   accountId: string;
   keyId: string;
   scopes: readonly string[];
+  /** The key's own rate, or null when the configured default applies. */
+  rate: Rate | null;
 }
 
 export interface KeySummary {
@@ -16,25 +19,34 @@ export interface KeySummary {
   scopes: string[];
   createdAt: Date;
   revokedAt: Date | null;
+  rate: Rate | null;
 }
 
 /** Creates a key for the named account, creating the account on first use. */
-export async function createKey(em: EntityManager, accountName: string, keyScopes: Scope[]) {
+export async function createKey(em: EntityManager, accountName: string, keyScopes: Scope[], rate?: Rate) {
   const account = (await em.findOne(Account, { name: accountName })) ?? em.create(Account, { name: accountName });
   const key = generateKey();
-  const record = em.create(ApiKey, { account, hash: hashKey(key), hint: keyHint(key), scopes: keyScopes });
+  const record = em.create(ApiKey, {
+    account,
+    hash: hashKey(key),
+    hint: keyHint(key),
+    scopes: keyScopes,
+    rateRequests: rate?.requests ?? null,
+    rateWindowSeconds: rate?.windowSeconds ?? null,
+  });
   await em.flush();
   return { key, keyId: record.id, accountId: account.id };
 }
 
 export async function listKeys(em: EntityManager, accountName: string): Promise<KeySummary[]> {
   const keys = await em.find(ApiKey, { account: { name: accountName } }, { orderBy: { createdAt: 'desc' } });
-  return keys.map(({ id, hint, scopes, createdAt, revokedAt }) => ({
-    id,
-    hint,
-    scopes,
-    createdAt,
-    revokedAt: revokedAt ?? null,
+  return keys.map((key) => ({
+    id: key.id,
+    hint: key.hint,
+    scopes: key.scopes,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt ?? null,
+    rate: rateOf(key),
   }));
 }
 
@@ -53,5 +65,10 @@ export async function authenticate(em: EntityManager, presented: string): Promis
   const hash = hashKey(presented);
   const key = await em.findOne(ApiKey, { hash, revokedAt: null });
   if (!key || !sameHash(key.hash, hash)) return null;
-  return { accountId: key.account.id, keyId: key.id, scopes: key.scopes };
+  return { accountId: key.account.id, keyId: key.id, scopes: key.scopes, rate: rateOf(key) };
+}
+
+function rateOf(key: ApiKey): Rate | null {
+  const { rateRequests: requests, rateWindowSeconds: windowSeconds } = key;
+  return requests && windowSeconds ? { requests, windowSeconds } : null;
 }

@@ -9,15 +9,19 @@ export const usage = `Usage: neoflow <command>
   api                     run the API (needs DATABASE_URL, TEMPORAL_ADDRESS, NEO_RPC_URL)
   worker                  run a Temporal worker (needs TEMPORAL_ADDRESS)
   migrate                 apply pending database migrations
-  keys create --account <name> [--scopes a,b]
-                          create an API key (the key alone is the last line of output)
+  keys create --account <name> [--scopes a,b] [--rate 100/10s]
+                          create an API key (the key alone is the last line of output);
+                          --rate overrides NEOFLOW_RATE_LIMIT for this key
   keys list --account <name>
   keys revoke <keyId>
+  secrets rotate-master   re-wrap every secret's data key under NEOFLOW_MASTER_KEY (old keys
+                          in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
 `;
 
 export interface Options {
   account: string | undefined;
   scopes: string | undefined;
+  rate: string | undefined;
 }
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
@@ -32,6 +36,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
       return runMigrate(config);
     case 'keys':
       return (await import('./keys.ts')).keysCommand(config, rest, options);
+    case 'secrets':
+      return (await import('./secrets.ts')).secretsCommand(config, rest);
     default:
       throw new Error(`unknown command "${command}"; run neoflow --help`);
   }

@@ -1,6 +1,8 @@
 import type { Config } from '../config.ts';
 import { createKey, listKeys, revokeKey } from '../auth/keys.service.ts';
 import { parseScopes, scopes } from '../auth/scopes.ts';
+import { formatRate } from '../ratelimit/decision.ts';
+import { parseRate, type Rate } from '../ratelimit/rate.ts';
 import { withCliOrm } from './database.ts';
 import type { Options } from './commands.ts';
 
@@ -11,9 +13,11 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     case 'create': {
       const account = required(options.account, '--account <name>');
       const keyScopes = parseScopes(options.scopes ?? allScopes);
-      const created = await withCliOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes));
+      const rate = options.rate === undefined ? undefined : rateOption(options.rate);
+      const created = await withCliOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes, rate));
       process.stdout.write(
-        `account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}\n`,
+        `account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}, ` +
+          `rate ${describeRate(rate ?? null, config)}\n`,
       );
       process.stdout.write('the key is shown once; store it now:\n');
       process.stdout.write(`${created.key}\n`);
@@ -24,8 +28,10 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
       const keys = await withCliOrm(config, (orm) => listKeys(orm.em.fork(), account));
       for (const key of keys) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
+        const created = key.createdAt.toISOString();
+        const rate = describeRate(key.rate, config);
         process.stdout.write(
-          `${key.id}  ${key.hint}  ${state}  created ${key.createdAt.toISOString()}  ${key.scopes.join(',')}\n`,
+          `${key.id}  ${key.hint}  ${state}  created ${created}  rate ${rate}  ${key.scopes.join(',')}\n`,
         );
       }
       if (keys.length === 0) process.stdout.write(`no keys for account ${account}\n`);
@@ -40,6 +46,17 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     default:
       throw new Error('usage: neoflow keys create|list|revoke (see neoflow --help)');
   }
+}
+
+function rateOption(text: string): Rate {
+  const rate = parseRate(text);
+  if (!rate) throw new Error(`invalid --rate "${text}": must be <requests>/<seconds>s, such as 100/10s`);
+  return rate;
+}
+
+/** A key without its own rate follows NEOFLOW_RATE_LIMIT, which may change; the list says so. */
+function describeRate(rate: Rate | null, config: Config): string {
+  return rate ? formatRate(rate) : `${formatRate(config.rateLimit)} (default)`;
 }
 
 function required(value: string | undefined, what: string): string {

@@ -11,6 +11,7 @@ async function main(argv: string[]) {
     options: {
       account: { type: 'string' },
       scopes: { type: 'string' },
+      rate: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -19,7 +20,8 @@ async function main(argv: string[]) {
     return;
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
-  await runCommand(loadConfig(env), positionals, { account: values.account, scopes: values.scopes });
+  const { account, scopes, rate } = values;
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate });
 }
 
 main(process.argv.slice(2)).then(

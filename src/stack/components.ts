@@ -47,6 +47,7 @@ export async function temporalComponent(config: Config, progress: Progress): Pro
     temporalPath,
     port: config.temporal.devPort,
     uiPort: config.temporal.uiPort,
+    uiCodecEndpoint: `http://${config.api.host}:${config.api.port}/v1/codec`,
     dbFile: join(config.dataDir, 'temporal.db'),
     logFile: join(config.dataDir, 'temporal.log'),
     namespace: config.temporal.namespace,

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, rm, stat, writeFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { executeOnce } from '../db/execute-once.ts';
+import { makePrivateDir } from './private-dir.ts';
 import { spawnManaged, waitFor } from './process.ts';
 
 const run = promisify(execFile);
@@ -62,7 +63,7 @@ async function postgresBinaries(): Promise<{ initdb: string; postgres: string }>
 }
 
 async function initialise(initdb: string, dataDir: string, user: User) {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makePrivateDir(dataDir);
   if (user) {
     await assertReachableByOthers(dataDir);
     await chown(dataDir, user.uid, user.gid);

@@ -1,10 +1,11 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { wallet } from '@cityofzion/neon-js';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { ensureValidatorWallet, unlockWif, writeNodeConfig } from './neo-devnet-config.ts';
 import { isPortFree } from './ports.ts';
+import { makePrivateDir } from './private-dir.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
 
 export interface DevWallet {
@@ -45,7 +46,7 @@ export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevn
     throw new Error(`neo-go devnet: RPC port ${options.rpcPort} is already in use`);
   }
   const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makePrivateDir(dataDir);
   const validator = await ensureValidatorWallet(dataDir);
   const configPath = await writeNodeConfig({
     dataDir,

@@ -15,6 +15,8 @@ export interface TemporalDevOptions {
   port: number;
   /** Web UI port; undefined runs headless (tests). */
   uiPort: number | undefined;
+  /** Remote codec the Web UI decodes payloads through (the API's /v1/codec). */
+  uiCodecEndpoint: string | undefined;
   /** SQLite file that keeps history across restarts; undefined keeps everything in memory. */
   dbFile: string | undefined;
   logFile: string;
@@ -32,6 +34,7 @@ export async function startTemporalDev(options: TemporalDevOptions): Promise<Tem
   }
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-ip', '127.0.0.1', '--ui-port', String(options.uiPort));
+  if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   const server = spawnManaged('temporal', options.temporalPath, { args, output: options.logFile });
   try {
     await waitFor('Temporal dev server', () => pingTemporal(address), { timeoutMs: 60_000, aborted: server.exited });

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config.ts';
+import { requireSetting, type Config } from '../config.ts';
 import { migrate } from '../db/orm.ts';
 import { withOrm } from '../db/with-orm.ts';
+import { connectTemporal } from '../temporal/connect.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';
 import type { pingWorkflow } from '../../workflows/ping.ts';
@@ -105,10 +105,13 @@ async function waitForHealth(apiUrl: string, api: ManagedProcess) {
 
 /** Runs the ping workflow: proves the worker polls and runs activities, and registers attributes. */
 async function ping(env: NodeJS.ProcessEnv, config: Config, worker: ManagedProcess): Promise<string> {
-  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+  const { connection, client } = await connectTemporal({
+    address: env.TEMPORAL_ADDRESS!,
+    namespace: config.temporal.namespace,
+    payloadKey: requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'),
+  });
   try {
     await ensureSearchAttributes(connection, config.temporal.namespace);
-    const client = new Client({ connection, namespace: config.temporal.namespace });
     const run = client.workflow.execute<typeof pingWorkflow>('pingWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: newId('ping'),

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config.ts';
 import { searchAttributeNames, ensureSearchAttributes } from '../../src/temporal/search-attributes.ts';
 import { createWorker } from '../../worker/worker.ts';
 import type { pingWorkflow } from '../../workflows/ping.ts';
+import { connectTestTemporal, testSecretsEnv } from '../support/temporal.ts';
 
 let connection: Connection;
 let client: Client;
 beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
+  ({ connection, client } = await connectTestTemporal());
 });
 afterAll(() => connection.close());
 
@@ -25,6 +25,7 @@ describe('worker', () => {
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       NEOFLOW_DATA_DIR: dataDir,
       NEOFLOW_TASK_QUEUE: taskQueue,
+      ...testSecretsEnv,
     });
     const { worker, connection: workerConnection } = await createWorker(config);
     try {

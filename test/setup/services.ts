@@ -57,6 +57,7 @@ export default async function setup(project: TestProject) {
             temporalPath,
             port: await freePort(),
             uiPort: undefined,
+            uiCodecEndpoint: undefined,
             dbFile: undefined,
             logFile: join(scratch, 'temporal.log'),
             namespace: config.temporal.namespace,

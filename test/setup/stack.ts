@@ -45,7 +45,8 @@ export async function scratchDataDir(prefix: string): Promise<string> {
 
 export async function stackEnv(dataDir: string): Promise<Record<string, string>> {
   return {
-    NEOFLOW_DATA_DIR: dataDir,
+    // Not yet there, like the .neoflow of a fresh clone: up must create it usable for all.
+    NEOFLOW_DATA_DIR: join(dataDir, '.neoflow'),
     NEOFLOW_API_PORT: String(await freePort()),
     NEOFLOW_EMBEDDED_PG_PORT: String(await freePort()),
     NEOFLOW_TEMPORAL_PORT: String(await freePort()),

@@ -8,7 +8,7 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
-import { connectTemporal } from '../../src/temporal/connect.ts';
+import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestApi {
@@ -18,17 +18,21 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+/** A fixed master key for tests that seal secrets through the API. */
+export const testMasterKey = Buffer.alloc(32, 42);
+
 /** The real app on a random port, over this file's own database and the shared services. */
 export async function startTestApi(extraRouters: Router[] = []): Promise<TestApi> {
   const database = await createTestDatabase();
-  const temporal = await connectTemporal(inject('temporalAddress'), 'default');
+  const temporal = await connectTestTemporal();
   const services: Services = {
-    config: loadConfig({ NEOFLOW_ENV: 'test' }),
+    config: loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv }),
     log: createLogger('api-test', 'warn'),
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
     neo: createNeoRpc(inject('neoRpcUrl')),
+    masterKeys: { current: testMasterKey, previous: [] },
   };
   const handle = createApp(services, extraRouters).callback();
   const server = createServer((request, response) => void handle(request, response));

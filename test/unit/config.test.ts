@@ -59,3 +59,23 @@ describe('loadConfig secrets', () => {
     expect(() => loadConfig({ NEOFLOW_RATE_LIMIT: '100 per minute' })).toThrow(/^NEOFLOW_RATE_LIMIT is invalid/);
   });
 });
+
+describe('loadConfig codec origins', () => {
+  it('allows the dev Web UI under both names by default, following its port', () => {
+    expect(loadConfig({ NEOFLOW_TEMPORAL_UI_PORT: '9233' }).codec.allowedOrigins).toEqual([
+      'http://127.0.0.1:9233',
+      'http://localhost:9233',
+    ]);
+  });
+
+  it('takes a list of origins and refuses anything with a path', () => {
+    const origins = 'https://temporal.example.com, http://10.0.0.5:8080';
+    expect(loadConfig({ NEOFLOW_CODEC_ALLOWED_ORIGINS: origins }).codec.allowedOrigins).toEqual([
+      'https://temporal.example.com',
+      'http://10.0.0.5:8080',
+    ]);
+    expect(() => loadConfig({ NEOFLOW_CODEC_ALLOWED_ORIGINS: 'https://temporal.example.com/ui' })).toThrow(
+      /^NEOFLOW_CODEC_ALLOWED_ORIGINS is invalid/,
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import { Router } from '@koa/router';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { parseBody } from '../api/validate.ts';
+import { requireSetting } from '../config.ts';
+import { AppError, invalidRequest } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { operatorGuard } from './codec.auth.ts';
+import { EncryptionCodec } from './codec.ts';
+
+/** Protobuf JSON encodes bytes as base64, standard or URL-safe. */
+const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
+const payloadsBody = z.object({
+  payloads: z.array(z.object({ metadata: z.record(z.string(), base64).nullish(), data: base64.nullish() })),
+});
+
+type Operation = 'decode' | 'encode';
+
+const preflightHeaders = {
+  'Access-Control-Allow-Methods': 'POST',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-Namespace',
+  'Access-Control-Max-Age': '600',
+};
+
+/**
+ * Temporal's remote codec protocol, so the Web UI (and `temporal --codec-endpoint`) can show
+ * sealed payloads to operators: POST `{payloads}` in protobuf JSON to /v1/codec/decode or /encode.
+ * `X-Namespace` is accepted and ignored: one key seals the one namespace Neoflow uses.
+ */
+export function codecRoutes(services: Services): Router {
+  const { config } = services;
+  const codec = new EncryptionCodec(requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'));
+  const origins = config.codec.allowedOrigins;
+  const guard = operatorGuard(config);
+  const router = new Router({ prefix: '/v1/codec' });
+  for (const operation of ['decode', 'encode'] satisfies Operation[]) {
+    router.options(`/${operation}`, preflight(origins));
+    router.post(`/${operation}`, allowOrigin(origins), guard, convert(operation, codec));
+  }
+  return router;
+}
+
+/** Lets the allowed browser origins read the answer, errors included (the UI shows the status). */
+function allowOrigin(origins: string[]): Middleware {
+  return async (ctx, next) => {
+    ctx.vary('Origin');
+    if (origins.includes(ctx.get('Origin'))) ctx.set('Access-Control-Allow-Origin', ctx.get('Origin'));
+    await next();
+  };
+}
+
+function preflight(origins: string[]): Middleware {
+  return async (ctx) => {
+    ctx.vary('Origin');
+    if (!origins.includes(ctx.get('Origin')))
+      throw new AppError('forbidden', 'This origin may not call the codec endpoint (NEOFLOW_CODEC_ALLOWED_ORIGINS).');
+    ctx.set({ ...preflightHeaders, 'Access-Control-Allow-Origin': ctx.get('Origin') });
+    ctx.status = 204;
+    // An empty string, not undefined: the error handler answers 404 to a route that set no body.
+    ctx.body = '';
+  };
+}
+
+function convert(operation: Operation, codec: PayloadCodec): Middleware {
+  return async (ctx) => {
+    const { payloads } = parseBody(payloadsBody, ctx.request.body);
+    const converted = await Promise.all(payloads.map((json, index) => convertOne(codec, operation, json, index)));
+    ctx.body = { payloads: converted.map(toJson) };
+  };
+}
+
+/** One at a time, so that a payload that fails to open is named in the error. */
+async function convertOne(codec: PayloadCodec, operation: Operation, json: PayloadJson, index: number) {
+  try {
+    return (await codec[operation]([fromJson(json)]))[0]!;
+  } catch (error) {
+    if (operation === 'encode') throw error;
+    const message = `Payload ${index} could not be decoded: it was altered, or sealed with another key.`;
+    throw invalidRequest(message, `payloads.${index}`);
+  }
+}
+
+type PayloadJson = z.infer<typeof payloadsBody>['payloads'][number];
+
+function fromJson({ metadata, data }: PayloadJson): Payload {
+  const bytes = (value: string) => Buffer.from(value, 'base64');
+  return {
+    metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, bytes(value)])),
+    data: bytes(data ?? ''),
+  };
+}
+
+function toJson({ metadata, data }: Payload) {
+  const text = (value: Uint8Array | null | undefined) => Buffer.from(value ?? []).toString('base64');
+  return {
+    metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, text(value)])),
+    data: text(data),
+  };
+}

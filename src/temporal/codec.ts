@@ -1,0 +1,76 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import proto from '@temporalio/proto';
+import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+
+const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
+
+/** The metadata Temporal's encryption samples use, so other tools recognise sealed payloads. */
+export const encryptedEncoding = 'binary/encrypted';
+const keyIdField = 'encryption-key-id';
+const algorithm = 'aes-256-gcm';
+const ivLength = 12;
+const tagLength = 16;
+
+const text = (value: string) => Buffer.from(value, 'utf8');
+const metadataText = (payload: Payload, field: string) => {
+  const value = payload.metadata?.[field];
+  return value ? Buffer.from(value).toString('utf8') : undefined;
+};
+
+/** Names a key without revealing it, so payloads say which key sealed them (rotation needs this). */
+export function payloadKeyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+/**
+ * Seals each whole payload (metadata and data) with AES-256-GCM under a fresh 12-byte IV; the key
+ * id is authenticated too, so it cannot be swapped. Payloads that are not sealed decode unchanged:
+ * history written before encryption, and the few the server must read, stay readable.
+ */
+export class EncryptionCodec implements PayloadCodec {
+  readonly #key: Buffer;
+  readonly #keyId: string;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('The payload key must be 32 bytes.');
+    this.#key = key;
+    this.#keyId = payloadKeyId(key);
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => this.#seal(payload));
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) =>
+      metadataText(payload, 'encoding') === encryptedEncoding ? this.#open(payload) : payload,
+    );
+  }
+
+  #seal(payload: Payload): Payload {
+    const iv = randomBytes(ivLength);
+    const cipher = createCipheriv(algorithm, this.#key, iv, { authTagLength: tagLength }).setAAD(text(this.#keyId));
+    const sealed = Buffer.concat([cipher.update(PayloadMessage.encode(payload).finish()), cipher.final()]);
+    return {
+      metadata: { encoding: text(encryptedEncoding), [keyIdField]: text(this.#keyId) },
+      data: Buffer.concat([iv, sealed, cipher.getAuthTag()]),
+    };
+  }
+
+  #open(payload: Payload): Payload {
+    const keyId = metadataText(payload, keyIdField);
+    if (keyId !== this.#keyId) throw new Error(`Payload sealed with unknown key id "${keyId}".`);
+    const data = Buffer.from(payload.data ?? []);
+    if (data.length < ivLength + tagLength) throw new Error('Sealed payload is truncated.');
+    const decipher = createDecipheriv(algorithm, this.#key, data.subarray(0, ivLength), { authTagLength: tagLength })
+      .setAAD(text(keyId))
+      .setAuthTag(data.subarray(data.length - tagLength));
+    const opened = Buffer.concat([decipher.update(data.subarray(ivLength, data.length - tagLength)), decipher.final()]);
+    return PayloadMessage.decode(opened);
+  }
+}
+
+/** The one data converter of every Temporal client and worker: all must seal alike. */
+export function dataConverter(payloadKey: Buffer): DataConverter {
+  return { payloadCodecs: [new EncryptionCodec(payloadKey)] };
+}

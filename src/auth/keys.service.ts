@@ -3,7 +3,10 @@ import { Account } from './account.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey, keyHint, looksLikeKey, sameHash } from './key-material.ts';
 import type { Scope } from './scopes.ts';
+import { addSigner, findSigner, type SignerSummary } from '../chain/signer.ts';
+import { newId } from '../ids.ts';
 import type { Rate } from '../ratelimit/rate.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
 
 export interface Caller {
   accountId: string;
@@ -22,20 +25,44 @@ export interface KeySummary {
   rate: Rate | null;
 }
 
-/** Creates a key for the named account, creating the account on first use. */
-export async function createKey(em: EntityManager, accountName: string, keyScopes: Scope[], rate?: Rate) {
-  const account = (await em.findOne(Account, { name: accountName })) ?? em.create(Account, { name: accountName });
-  const key = generateKey();
-  const record = em.create(ApiKey, {
-    account,
-    hash: hashKey(key),
-    hint: keyHint(key),
-    scopes: keyScopes,
-    rateRequests: rate?.requests ?? null,
-    rateWindowSeconds: rate?.windowSeconds ?? null,
+export interface CreateKeyOptions {
+  /** The key's own rate; without it NEOFLOW_RATE_LIMIT applies. */
+  rate?: Rate | undefined;
+  /** Runs in the transaction that creates the signer: when it throws, nothing is created. */
+  onNewSigner?: ((signer: SignerSummary) => Promise<void>) | undefined;
+}
+
+/**
+ * Creates a key for the named account, creating the account and its signer on first use (and the
+ * signer of an account made before signers existed).
+ */
+export async function createKey(
+  em: EntityManager,
+  masters: MasterKeys,
+  accountName: string,
+  keyScopes: Scope[],
+  options: CreateKeyOptions = {},
+) {
+  return em.transactional(async (tx) => {
+    // The id is chosen now, not at flush: the signer's seal is bound to it.
+    const account =
+      (await tx.findOne(Account, { name: accountName })) ??
+      tx.create(Account, { id: newId('acct'), name: accountName });
+    const existingSigner = await findSigner(tx, account.id);
+    const signer = existingSigner ?? addSigner(tx, masters, account);
+    const key = generateKey();
+    const record = tx.create(ApiKey, {
+      account,
+      hash: hashKey(key),
+      hint: keyHint(key),
+      scopes: keyScopes,
+      rateRequests: options.rate?.requests ?? null,
+      rateWindowSeconds: options.rate?.windowSeconds ?? null,
+    });
+    await tx.flush();
+    if (!existingSigner) await options.onNewSigner?.(signer);
+    return { key, keyId: record.id, accountId: account.id, signer };
   });
-  await em.flush();
-  return { key, keyId: record.id, accountId: account.id };
 }
 
 export async function listKeys(em: EntityManager, accountName: string): Promise<KeySummary[]> {

@@ -14,8 +14,8 @@ export const usage = `Usage: neoflow <command>
                           --rate overrides NEOFLOW_RATE_LIMIT for this key
   keys list --account <name>
   keys revoke <keyId>
-  secrets rotate-master   re-wrap every secret's data key under NEOFLOW_MASTER_KEY (old keys
-                          in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
+  secrets rotate-master   re-wrap the data keys of secrets and signers under NEOFLOW_MASTER_KEY
+                          (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
 `;
 
 export interface Options {

@@ -3,6 +3,8 @@ import { createKey, listKeys, revokeKey } from '../auth/keys.service.ts';
 import { parseScopes, scopes } from '../auth/scopes.ts';
 import { formatRate } from '../ratelimit/decision.ts';
 import { parseRate, type Rate } from '../ratelimit/rate.ts';
+import { masterKeysOf } from '../secrets/master-keys.ts';
+import { devChainFunder, devFundingGas, type DevFunder } from '../stack/dev-funder.ts';
 import { withCliOrm } from './database.ts';
 import type { Options } from './commands.ts';
 
@@ -14,10 +16,17 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
       const account = required(options.account, '--account <name>');
       const keyScopes = parseScopes(options.scopes ?? allScopes);
       const rate = options.rate === undefined ? undefined : rateOption(options.rate);
-      const created = await withCliOrm(config, (orm) => createKey(orm.em.fork(), account, keyScopes, rate));
+      const masters = masterKeysOf(config);
+      const fund = await devChainFunder(config);
+      const created = await withCliOrm(config, (orm) =>
+        createKey(orm.em.fork(), masters, account, keyScopes, {
+          rate,
+          onNewSigner: fund && ((signer) => fundSigner(fund, signer.address)),
+        }),
+      );
       process.stdout.write(
-        `account ${account} (${created.accountId})\nkey id ${created.keyId}, scopes ${keyScopes.join(',')}, ` +
-          `rate ${describeRate(rate ?? null, config)}\n`,
+        `account ${account} (${created.accountId}), signer ${created.signer.address}\n` +
+          `key id ${created.keyId}, scopes ${keyScopes.join(',')}, rate ${describeRate(rate ?? null, config)}\n`,
       );
       process.stdout.write('the key is shown once; store it now:\n');
       process.stdout.write(`${created.key}\n`);
@@ -46,6 +55,14 @@ export async function keysCommand(config: Config, [action, keyId]: string[], opt
     default:
       throw new Error('usage: neoflow keys create|list|revoke (see neoflow --help)');
   }
+}
+
+/** One progress line, finished once the transfer is in a block (about a second on the dev chain). */
+async function fundSigner(fund: DevFunder, address: string) {
+  process.stdout.write(`funding signer ${address} with ${devFundingGas} GAS from the dev wallet... `);
+  const started = performance.now();
+  const hash = await fund(address);
+  process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s, transaction ${hash}\n`);
 }
 
 function rateOption(text: string): Rate {

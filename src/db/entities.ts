@@ -1,6 +1,7 @@
 import { Account } from '../auth/account.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
+import { AccountSigner } from '../chain/signer.entity.ts';
 import { Secret, SecretVersion } from '../secrets/secret.entity.ts';
 
 /** Every entity the ORM knows; each area adds its own here. */
-export const entities = [Account, ApiKey, Secret, SecretVersion];
+export const entities = [Account, ApiKey, AccountSigner, Secret, SecretVersion];

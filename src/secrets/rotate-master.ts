@@ -1,24 +1,30 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { masterKeyId, rewrap, type MasterKeys } from './envelope.ts';
+import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { AccountSigner } from '../chain/signer.entity.ts';
+import { masterKeyId, rewrap, type MasterKeys, type Sealed } from './envelope.ts';
 import { SecretVersion } from './secret.entity.ts';
 
 const batchSize = 200;
 
 /**
- * Re-wraps every data key not yet under the current master key, a batch per transaction, while
- * the service keeps running (readers accept the previous keys meanwhile). Values are never
- * decrypted: only data keys pass through memory. Returns how many were re-wrapped.
+ * Re-wraps every data key not yet under the current master key (secret values and account
+ * signers), a batch per transaction, while the service keeps running (readers accept the previous
+ * keys meanwhile). Values are never decrypted: only data keys pass through memory. Returns how
+ * many were re-wrapped.
  */
 export async function rotateMasterKey(em: EntityManager, masters: MasterKeys): Promise<number> {
-  const currentId = masterKeyId(masters.current);
+  // Every entity holding a value sealed by envelope.ts belongs here.
+  const secretVersions = await rotateEntity(em, SecretVersion, masters);
+  const signers = await rotateEntity(em, AccountSigner, masters);
+  return secretVersions + signers;
+}
+
+async function rotateEntity<T extends Sealed>(em: EntityManager, entity: EntityName<T>, masters: MasterKeys) {
+  const stale = { masterKeyId: { $ne: masterKeyId(masters.current) } } as FilterQuery<T>;
   let rewrapped = 0;
   for (;;) {
+    // Re-wrapped rows no longer match once committed, so each query finds the next batch.
     const batch = await em.fork().transactional(async (tx) => {
-      const rows = await tx.find(
-        SecretVersion,
-        { masterKeyId: { $ne: currentId } },
-        { limit: batchSize, orderBy: { id: 'asc' } },
-      );
+      const rows = await tx.find(entity, stale, { limit: batchSize });
       for (const row of rows) Object.assign(row, rewrap(row, masters));
       return rows.length;
     });

@@ -39,9 +39,14 @@ const passwordFile = (dataDir: string) => join(dataDir, 'wallet.password');
 
 /** Loads the validator wallet from `dataDir`, creating a fresh key the first time. */
 export async function ensureValidatorWallet(dataDir: string): Promise<ValidatorWallet> {
+  return (await readValidatorWallet(dataDir)) ?? createValidatorWallet(dataDir);
+}
+
+/** The validator wallet stored in `dataDir`, or undefined before the devnet first started there. */
+export async function readValidatorWallet(dataDir: string): Promise<ValidatorWallet | undefined> {
   const walletPath = walletFile(dataDir);
   const stored = await readFile(walletPath, 'utf8').catch(() => undefined);
-  if (stored === undefined) return createValidatorWallet(dataDir);
+  if (stored === undefined) return undefined;
   const password = (await readFile(passwordFile(dataDir), 'utf8')).trim();
   const accounts = (JSON.parse(stored) as WalletJson).accounts;
   const committee = accounts.find((entry) => entry.isDefault);

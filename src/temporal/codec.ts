@@ -24,8 +24,8 @@ export function payloadKeyId(key: Buffer): string {
 
 /**
  * Seals each whole payload (metadata and data) with AES-256-GCM under a fresh 12-byte IV; the key
- * id is authenticated too, so it cannot be swapped. Payloads that are not sealed decode unchanged:
- * history written before encryption, and the few the server must read, stay readable.
+ * id is authenticated too, so it cannot be swapped. Payloads that are not sealed decode unchanged,
+ * so history written before encryption stays readable.
  */
 export class EncryptionCodec implements PayloadCodec {
   readonly #key: Buffer;

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { createKeyWithCli, neoflow } from '../support/cli.ts';
 import { uniqueAccountName } from '../support/keys.ts';
 
@@ -48,6 +49,18 @@ describe('the stack from `neoflow up`', () => {
     const after = await fetch(`${apiUrl}/v1/account`, { headers: { 'X-API-Key': key } });
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+  });
+
+  it('funds the signer of an account made with `neoflow keys create` with 100 GAS on the dev chain', async () => {
+    const account = uniqueAccountName('funded');
+    const created = await neoflow(['keys', 'create', '--account', account], env);
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trimEnd().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^funding signer N\w{33} with 100 GAS .* done in [\d.]+ s/));
+    const response = await fetch(`${apiUrl}/v1/account`, { headers: { 'X-API-Key': lines.at(-1)! } });
+    const { signer } = (await response.json()) as { signer: { address: string } };
+    const neo = createNeoRpc(`http://127.0.0.1:${env.NEOFLOW_NEO_RPC_PORT}`);
+    expect(await neo.getBalance(signer.address, 'GAS')).toEqual({ asset: 'GAS', amount: '10000000000', decimals: 8 });
   });
 
   it('answers in each area’s error shape', async () => {

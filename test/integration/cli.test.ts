@@ -4,6 +4,7 @@ import { authenticate } from '../../src/auth/keys.service.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { keysCliEnv } from '../support/keys.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -13,7 +14,7 @@ afterAll(() => db.drop());
 
 describe('neoflow keys', () => {
   it('creates a key, prints it alone on the last line, lists and revokes it', async () => {
-    const env = { DATABASE_URL: db.url };
+    const env = keysCliEnv(db.url);
     const created = await neoflow(
       ['keys', 'create', '--account', 'acme', '--scopes', 'functions:read,secrets:read'],
       env,

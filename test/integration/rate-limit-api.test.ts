@@ -3,7 +3,7 @@ import { createKey } from '../../src/auth/keys.service.ts';
 import type { Rate } from '../../src/ratelimit/rate.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { neoflow } from '../support/cli.ts';
-import { issueKey, uniqueAccountName } from '../support/keys.ts';
+import { issueKey, keysCliEnv, testMasters, uniqueAccountName } from '../support/keys.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ const get = (path: string, key?: string) => fetch(`${api.url}${path}`, { headers
 /** A key whose bucket, once empty, stays empty for the whole test (one token per 200 s). */
 const slowRate: Rate = { requests: 3, windowSeconds: 600 };
 const keyWithRate = async (rate: Rate, account = uniqueAccountName('rl')) =>
-  (await createKey(api.database.orm.em.fork(), account, ['*'], rate)).key;
+  (await createKey(api.database.orm.em.fork(), testMasters, account, ['*'], { rate })).key;
 
 const limits = (response: Response) => ({
   limit: response.headers.get('RateLimit-Limit'),
@@ -88,7 +88,7 @@ describe('rate limits', () => {
   });
 
   it('honours a rate given with `neoflow keys create --rate`, and shows it in `keys list`', async () => {
-    const env = { DATABASE_URL: api.database.url };
+    const env = keysCliEnv(api.database.url);
     const account = uniqueAccountName('cli');
     const created = await neoflow(['keys', 'create', '--account', account, '--rate', '2/600s'], env);
     expect(created.code).toBe(0);

@@ -8,7 +8,7 @@ import { createKey } from '../../src/auth/keys.service.ts';
 import { openOrm } from '../../src/db/orm.ts';
 import type { Rate } from '../../src/ratelimit/rate.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { uniqueAccountName } from '../support/keys.ts';
+import { testMasters, uniqueAccountName } from '../support/keys.ts';
 
 /**
  * Two API instances on one database, each with its own connection pool, stand for two API
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 const keyWithRate = async (rate: Rate) =>
-  (await createKey(first.database.orm.em.fork(), uniqueAccountName('replicas'), ['*'], rate)).key;
+  (await createKey(first.database.orm.em.fork(), testMasters, uniqueAccountName('replicas'), ['*'], { rate })).key;
 
 /** `perInstance` concurrent requests to each instance; the statuses, grouped by instance. */
 const burst = (key: string, perInstance: number) =>

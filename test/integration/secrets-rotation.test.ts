@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSigner } from '../../src/chain/signer.ts';
+import { AccountSigner } from '../../src/chain/signer.entity.ts';
 import { masterKeyId } from '../../src/secrets/envelope.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';
 import { createSecret, updateSecret } from '../../src/secrets/secrets.service.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { issueKey } from '../support/keys.ts';
+import { issueKey, uniqueAccountName } from '../support/keys.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -16,29 +19,28 @@ afterAll(() => db.drop());
 
 const oldKey = randomBytes(32);
 const newKey = randomBytes(32);
+const oldMasters = { current: oldKey, previous: [] };
+// Rotation covers the whole database: every account of this file is sealed under the old key.
+const issueOldKey = () => issueKey(db.orm, ['*'], uniqueAccountName('rot'), oldMasters);
 
 describe('secret store and master key rotation', () => {
   it('reveals only the newest value of the names asked for, within the account', async () => {
-    const { accountId } = await issueKey(db.orm);
-    const masters = { current: oldKey, previous: [] };
-    const secret = await createSecret(db.orm.em.fork(), masters, accountId, { name: 'FEED', value: 'v1' });
-    await updateSecret(db.orm.em.fork(), masters, accountId, secret.id, { value: 'v2' });
-    await createSecret(db.orm.em.fork(), masters, accountId, { name: 'OTHER', value: 'x' });
-    const foreign = await issueKey(db.orm);
-    await createSecret(db.orm.em.fork(), masters, foreign.accountId, { name: 'FEED', value: 'theirs' });
+    const { accountId } = await issueOldKey();
+    const secret = await createSecret(db.orm.em.fork(), oldMasters, accountId, { name: 'FEED', value: 'v1' });
+    await updateSecret(db.orm.em.fork(), oldMasters, accountId, secret.id, { value: 'v2' });
+    await createSecret(db.orm.em.fork(), oldMasters, accountId, { name: 'OTHER', value: 'x' });
+    const foreign = await issueOldKey();
+    await createSecret(db.orm.em.fork(), oldMasters, foreign.accountId, { name: 'FEED', value: 'theirs' });
 
-    const revealed = await revealSecrets(db.orm.em.fork(), masters, accountId, ['FEED', 'MISSING']);
+    const revealed = await revealSecrets(db.orm.em.fork(), oldMasters, accountId, ['FEED', 'MISSING']);
     expect(revealed).toEqual([{ name: 'FEED', value: 'v2', version: 2 }]);
   });
 
-  it('`neoflow secrets rotate-master` re-wraps every data key so the old key can be dropped', async () => {
-    const { accountId } = await issueKey(db.orm);
+  it('`neoflow secrets rotate-master` re-wraps every data key, of secrets and signers, so the old key can go', async () => {
+    const { accountId, signer } = await issueOldKey();
     const names = Array.from({ length: 5 }, (_, index) => `ROTATE_${index}`);
     for (const name of names) {
-      await createSecret(db.orm.em.fork(), { current: oldKey, previous: [] }, accountId, {
-        name,
-        value: `value-${name}`,
-      });
+      await createSecret(db.orm.em.fork(), oldMasters, accountId, { name, value: `value-${name}` });
     }
     const result = await neoflow(['secrets', 'rotate-master'], {
       DATABASE_URL: db.url,
@@ -48,10 +50,13 @@ describe('secret store and master key rotation', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/re-wrapped \d+ data keys under master key [0-9a-f]{16}/);
 
-    const stale = await db.orm.em.fork().count(SecretVersion, { masterKeyId: { $ne: masterKeyId(newKey) } });
-    expect(stale).toBe(0);
+    const stale = { masterKeyId: { $ne: masterKeyId(newKey) } };
+    expect(await db.orm.em.fork().count(SecretVersion, stale)).toBe(0);
+    expect(await db.orm.em.fork().count(AccountSigner, stale)).toBe(0);
     const onlyNew = { current: newKey, previous: [] };
     const revealed = await revealSecrets(db.orm.em.fork(), onlyNew, accountId, names);
     expect(revealed.map((secret) => secret.value).sort()).toEqual(names.map((name) => `value-${name}`));
+    const wif = await openSigner(db.orm.em.fork(), onlyNew, accountId);
+    expect(new wallet.Account(wif).address).toBe(signer.address);
   });
 });

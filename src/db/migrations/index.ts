@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { AccountsAndKeys } from './0001-accounts-and-keys.ts';
 import { Secrets } from './0002-secrets.ts';
 import { RateLimits } from './0003-rate-limits.ts';
+import { AccountSigners } from './0004-account-signers.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
   { name: '0001-accounts-and-keys', class: AccountsAndKeys },
   { name: '0002-secrets', class: Secrets },
   { name: '0003-rate-limits', class: RateLimits },
+  { name: '0004-account-signers', class: AccountSigners },
 ];

@@ -2,6 +2,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../../src/config.ts';
+import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { startNeoflowUp, type UpProcess } from '../support/up.ts';
 
@@ -16,6 +18,7 @@ declare module 'vitest' {
  * ports and in a throw-away data directory.
  */
 export default async function setup(project: TestProject) {
+  await buildGoPrograms();
   const dataDir = await scratchDataDir('neoflow-e2e-');
   const env = await stackEnv(dataDir);
   let up: UpProcess | undefined;
@@ -34,6 +37,16 @@ export default async function setup(project: TestProject) {
     await up.stop();
     await rm(dataDir, { recursive: true, force: true });
   };
+}
+
+/**
+ * Builds the pinned Go programs first when a machine lacks them (minutes, with progress), so the
+ * time `neoflow up` is given to start is spent starting, not compiling.
+ */
+async function buildGoPrograms() {
+  const { binDir } = loadConfig();
+  const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
+  await Promise.all([ensureGoProgram(temporalCli, binDir, progress), ensureGoProgram(neoGo, binDir, progress)]);
 }
 
 /** A throw-away data directory the embedded PostgreSQL (run as `postgres` under root) can enter. */

@@ -3,11 +3,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // isolated-vm (the function sandbox) needs --no-node-snapshot in every process that loads it.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], execArgv: ['--no-node-snapshot'] } },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          execArgv: ['--no-node-snapshot'],
           globalSetup: ['test/setup/services.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { failureConverterPath } from '../src/temporal/codec.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const workflowsDir = join(root, 'workflows');
+/** The SDK packages whose code the bundle contains besides ours. */
+const sdkPackages = ['@temporalio/workflow', '@temporalio/common'];
 
 /**
  * The path of a workflow bundle matching the current sources, built once and reused by every
@@ -17,6 +21,8 @@ export async function prebuiltWorkflowBundle(cacheDir: string): Promise<string> 
   if (existsSync(path)) return path;
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(workflowsDir, 'index.ts'),
+    // The workflow sandbox converts its own failures: it must encode them as clients and workers do.
+    failureConverterPath,
     logger: new DefaultLogger('WARN'),
   });
   await mkdir(dirname(path), { recursive: true });
@@ -26,9 +32,14 @@ export async function prebuiltWorkflowBundle(cacheDir: string): Promise<string> 
   return path;
 }
 
+/** Everything the bundle is built from: workflow sources, the failure converter, SDK versions. */
 async function sourcesHash(): Promise<string> {
   const hash = createHash('sha256');
-  const files = (await readdir(workflowsDir, { recursive: true })).filter((file) => file.endsWith('.ts')).sort();
-  for (const file of files) hash.update(file).update(await readFile(join(workflowsDir, file)));
+  const workflows = (await readdir(workflowsDir, { recursive: true })).filter((file) => file.endsWith('.ts')).sort();
+  for (const file of [...workflows.map((name) => join(workflowsDir, name)), failureConverterPath])
+    hash.update(relative(root, file)).update(await readFile(file));
+  const require = createRequire(import.meta.url);
+  for (const name of sdkPackages)
+    hash.update(`${name}@${(require(`${name}/package.json`) as { version: string }).version}`);
   return hash.digest('hex').slice(0, 16);
 }

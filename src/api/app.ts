@@ -3,6 +3,7 @@ import { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
+import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
 import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
@@ -23,6 +24,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     healthRoutes(services),
     accountRoutes(services),
     secretsRoutes(services),
+    functionsRoutes(services),
     codecRoutes(services),
     ...extraAreas,
   ];

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 
@@ -70,7 +71,13 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
+/**
+ * The module of the failure converter that moves failure messages and stack traces into a payload,
+ * so the codec seals them too; the workflow bundle must be built with it (worker/bundle.ts).
+ */
+export const failureConverterPath = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
+
 /** The one data converter of every Temporal client and worker: all must seal alike. */
 export function dataConverter(payloadKey: Buffer): DataConverter {
-  return { payloadCodecs: [new EncryptionCodec(payloadKey)] };
+  return { payloadCodecs: [new EncryptionCodec(payloadKey)], failureConverterPath };
 }

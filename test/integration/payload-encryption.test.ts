@@ -4,13 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import proto from '@temporalio/proto';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createApp } from '../../src/api/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { EncryptionCodec } from '../../src/temporal/codec.ts';
+import { dataConverter, EncryptionCodec } from '../../src/temporal/codec.ts';
 import { defaultWorkerId } from '../../activities/index.ts';
+import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { testOperatorToken, testPayloadKey, testSecretsEnv } from '../support/temporal.ts';
@@ -96,6 +99,49 @@ async function runPingWithWorker(canary: string) {
   }
 }
 
+type FailingRun = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'activities'> & {
+  workflowType: string;
+  args?: unknown[];
+};
+
+/** Runs a workflow that fails on a worker of its own with the one data converter; the client's error. */
+async function runToFailure({ workflowType, args = [], ...workerOptions }: FailingRun) {
+  const taskQueue = `codec-failure-${randomBytes(4).toString('hex')}`;
+  const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  try {
+    const worker = await Worker.create({
+      ...workerOptions,
+      connection,
+      namespace: 'default',
+      taskQueue,
+      dataConverter: dataConverter(testPayloadKey),
+    });
+    const workflowId = `${workflowType}_${taskQueue}`;
+    const run = api.services.temporal.client.workflow.execute(workflowType, { taskQueue, workflowId, args });
+    const error = await worker.runUntil(run).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    return { workflowId, error };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The raw history holds no trace of the canary, and every failure in it is encoded. */
+async function expectFailuresSealed(workflowId: string, canary: string) {
+  const events = await rawHistory(workflowId);
+  expect(Buffer.from(History.encode({ events }).finish()).includes(canary)).toBe(false);
+  for (const payload of payloadsIn(events))
+    expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe('binary/encrypted');
+  const workflowFailure = events.at(-1)!.workflowExecutionFailedEventAttributes!.failure!;
+  for (let failure: typeof workflowFailure | null | undefined = workflowFailure; failure; failure = failure.cause) {
+    expect(failure.message).toBe('Encoded failure');
+    expect(failure.stackTrace).toBe('');
+  }
+  return { events, workflowFailure };
+}
+
 describe('Temporal payload encryption', () => {
   it('keeps input, memo, activity result and workflow result out of the raw history, and the codec endpoint opens them', async () => {
     const canary = `canary-${randomBytes(8).toString('hex')}`;
@@ -116,6 +162,55 @@ describe('Temporal payload encryption', () => {
     expect(await decodeOverHttp([started.memo!.fields!.note!])).toEqual([canary]);
     const completed = events.at(-1)!.workflowExecutionCompletedEventAttributes!;
     expect(await decodeOverHttp(completed.result!.payloads!)).toEqual([{ workerId: defaultWorkerId() }]);
+  });
+
+  it('keeps an activity failure out of the raw history (worker and production bundle), and the client still reads it', async () => {
+    const canary = `canary-${randomBytes(8).toString('hex')}`;
+    const message = `ping failed with ${canary}`;
+    const cacheDir = await mkdtemp(join(tmpdir(), 'neoflow-codec-'));
+    const { workflowId, error } = await runToFailure({
+      workflowType: 'pingWorkflow',
+      workflowBundle: { codePath: await prebuiltWorkflowBundle(cacheDir) },
+      activities: {
+        ping: async () => {
+          throw ApplicationFailure.nonRetryable(message);
+        },
+      },
+    }).finally(() => rm(cacheDir, { recursive: true, force: true }));
+    expect(error).toMatchObject({
+      name: 'WorkflowFailedError',
+      cause: {
+        name: 'ActivityFailure',
+        cause: { name: 'ApplicationFailure', message, stack: expect.stringContaining(canary) },
+      },
+    });
+
+    // The worker encodes the activity's failure; the bundle re-encodes the workflow's, whose outer
+    // "Activity task failed" stays clear unless the bundle holds the encoding failure converter.
+    const { events, workflowFailure } = await expectFailuresSealed(workflowId, canary);
+    const activityFailure = events.find((event) => event.activityTaskFailedEventAttributes)!
+      .activityTaskFailedEventAttributes!.failure!;
+    expect(activityFailure.message).toBe('Encoded failure');
+    expect(await decodeOverHttp([workflowFailure.cause!.encodedAttributes!])).toEqual([
+      { message, stack_trace: expect.stringContaining(canary) },
+    ]);
+  });
+
+  it('keeps a failure thrown by the workflow itself out of the raw history, and the client still reads it', async () => {
+    const canary = `canary-${randomBytes(8).toString('hex')}`;
+    const { workflowId, error } = await runToFailure({
+      workflowType: 'failingWorkflow',
+      args: [canary],
+      workflowsPath: fileURLToPath(new URL('../support/failing-workflows.ts', import.meta.url)),
+    });
+    expect(error).toMatchObject({
+      name: 'WorkflowFailedError',
+      cause: { name: 'ApplicationFailure', message: canary, stack: expect.stringContaining(canary) },
+    });
+    const { workflowFailure } = await expectFailuresSealed(workflowId, canary);
+    expect(await decodeOverHttp([workflowFailure.encodedAttributes!])).toEqual([
+      { message: canary, stack_trace: expect.stringContaining(canary) },
+    ]);
   });
 
   it('encodes over HTTP too: what /encode seals, /decode opens', async () => {

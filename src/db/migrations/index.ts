@@ -3,6 +3,7 @@ import { AccountsAndKeys } from './0001-accounts-and-keys.ts';
 import { Secrets } from './0002-secrets.ts';
 import { RateLimits } from './0003-rate-limits.ts';
 import { AccountSigners } from './0004-account-signers.ts';
+import { Functions } from './0005-functions.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: '0002-secrets', class: Secrets },
   { name: '0003-rate-limits', class: RateLimits },
   { name: '0004-account-signers', class: AccountSigners },
+  { name: '0005-functions', class: Functions },
 ];

@@ -1,0 +1,36 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from '../auth/account.entity.ts';
+import { newId } from '../ids.ts';
+
+export const runtimes = ['node16', 'node18'] as const;
+export type Runtime = (typeof runtimes)[number];
+
+/** A stored JavaScript function of an account. */
+export const FunctionDef = defineEntity({
+  name: 'FunctionDef',
+  tableName: 'functions',
+  uniques: [{ properties: ['account', 'name'] }],
+  properties: {
+    id: p
+      .string()
+      .primary()
+      .onCreate(() => newId('func')),
+    account: () => p.manyToOne(Account).deleteRule('cascade'),
+    name: p.string().length(64),
+    description: p.text().nullable(),
+    runtime: p.string().length(16).$type<Runtime>(),
+    timeout: p.integer(),
+    code: p.text(),
+    status: p.string().length(16).$type<'active'>(),
+    tags: p.array(),
+    environment: p.json<Record<string, string>>(),
+    secrets: p.array(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+
+export type FunctionDef = InferEntity<typeof FunctionDef>;

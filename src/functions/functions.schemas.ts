@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { paginationQuery } from '../api/pagination.ts';
+import { runtimes } from './function.entity.ts';
+
+const maxCodeBytes = 256 * 1024;
+
+const name = z
+  .string({ error: 'must be a string' })
+  .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be 1 to 64 letters, digits or hyphens');
+const runtime = z.enum(runtimes, { error: 'must be node16 or node18' });
+const timeout = z
+  .number({ error: 'must be an integer from 1 to 300' })
+  .int('must be an integer from 1 to 300')
+  .min(1, 'must be an integer from 1 to 300')
+  .max(300, 'must be an integer from 1 to 300');
+const code = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .refine((text) => Buffer.byteLength(text, 'utf8') <= maxCodeBytes, `must be at most ${maxCodeBytes} bytes`);
+const description = z.string({ error: 'must be a string' }).max(1024, 'must be at most 1024 characters');
+const tags = z
+  .array(z.string({ error: 'must be a string' }).min(1).max(64, 'must be at most 64 characters'), {
+    error: 'must be an array of strings',
+  })
+  .max(50, 'must hold at most 50 tags');
+
+/** `environment`: string values under identifier-like keys, at most 100 of them. */
+export const environment = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'keys must be letters, digits and underscores, not starting with a digit'),
+    z.string({ error: 'values must be strings' }),
+    { error: 'must be an object of string values' },
+  )
+  .refine((env) => Object.keys(env).length <= 100, 'must hold at most 100 variables');
+
+export const secretNames = z.array(z.string({ error: 'must be a string' }), {
+  error: 'must be an array of secret names',
+});
+
+const fields = { name, code, runtime, description, timeout, environment, secrets: secretNames, tags };
+
+export const createFunctionBody = z.strictObject({
+  ...fields,
+  description: description.optional(),
+  timeout: timeout.default(30),
+  environment: environment.default({}),
+  secrets: secretNames.default([]),
+  tags: tags.default([]),
+});
+
+export const updateFunctionBody = z
+  .strictObject({
+    name: name.optional(),
+    code: code.optional(),
+    runtime: runtime.optional(),
+    description: description.nullable().optional(),
+    timeout: timeout.optional(),
+    environment: environment.optional(),
+    secrets: secretNames.optional(),
+    tags: tags.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
+
+export const functionSecretsBody = z.strictObject({ secrets: secretNames });
+
+export const listFunctionsQuery = z.strictObject({
+  ...paginationQuery(10),
+  tag: z.string().optional(),
+  runtime: runtime.optional(),
+  sort: z
+    .enum(['createdAt', 'name', 'updatedAt'], { error: 'must be createdAt, name or updatedAt' })
+    .default('createdAt'),
+  order: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).optional(),
+});
+
+export const getFunctionQuery = z.strictObject({
+  include_code: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+});
+
+export type CreateFunction = z.infer<typeof createFunctionBody>;
+export type UpdateFunction = z.infer<typeof updateFunctionBody>;
+export type ListFunctions = z.infer<typeof listFunctionsQuery>;

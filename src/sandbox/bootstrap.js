@@ -1,0 +1,129 @@
+// Runs inside the isolate, before the user's code. It turns plain data and two host references into
+// the runtime context. The references stay in this closure: user code can reach neither, only the
+// wrappers below, which copy arguments and results by value.
+(function bootstrap(hostCall, hostLog, data) {
+  'use strict';
+  // Captured now, so that user code replacing globals cannot change how results and logs leave.
+  const { stringify } = JSON;
+  const { defineProperty, hasOwn, freeze } = Object;
+  const callSync = hostCall.applySync.bind(hostCall);
+  const callAsync = hostCall.apply.bind(hostCall);
+  const sendLog = hostLog.applyIgnored.bind(hostLog);
+  // Null prototypes: user code polluting Object.prototype must not add transfer options.
+  const copy = freeze({ __proto__: null, copy: true });
+  const syncOptions = freeze({ __proto__: null, arguments: copy, result: copy });
+  const asyncOptions = freeze({ __proto__: null, arguments: copy, result: freeze({ __proto__: null, promise: true, copy: true }) });
+  let logLines = 0;
+
+  function unwrap(reply) {
+    if (reply.ok) return reply.value;
+    throw new Error(reply.message);
+  }
+
+  function random(name, args) {
+    return unwrap(callSync(undefined, [`random.${name}`, args], syncOptions));
+  }
+
+  async function blockchain(name, args) {
+    return unwrap(await callAsync(undefined, [`blockchain.${name}`, args], asyncOptions));
+  }
+
+  function formatError(error) {
+    const stack = typeof error.stack === 'string' ? error.stack : `${error.name}: ${error.message}`;
+    return stack
+      .split('\n')
+      .filter((line) => !line.includes('neoflow:'))
+      .join('\n');
+  }
+
+  function format(value) {
+    if (typeof value === 'string') return value;
+    if (value instanceof Error) return formatError(value);
+    if (typeof value === 'function') return `[Function: ${value.name || '(anonymous)'}]`;
+    if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value !== 'object' || value === null) return String(value);
+    try {
+      return stringify(value, (_key, inner) => (typeof inner === 'bigint' ? `${inner}n` : inner)) ?? String(value);
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  }
+
+  // The host enforces the caps; stopping here too keeps a logging loop from flooding the host.
+  function logger(level) {
+    return (...args) => {
+      if (logLines > data.limits.logLines) return;
+      logLines += 1;
+      sendLog(undefined, [level, args.map(format).join(' ').slice(0, data.limits.logLineChars)]);
+    };
+  }
+
+  function secretsObject() {
+    const secrets = { ...data.secrets };
+    defineProperty(secrets, 'get', {
+      enumerable: false,
+      value: async (name) => {
+        if (typeof name === 'string' && hasOwn(data.secrets, name)) return data.secrets[name];
+        throw new Error(`Secret ${String(name)} is not granted to this function.`);
+      },
+    });
+    return secrets;
+  }
+
+  const context = {
+    params: data.params,
+    execution: data.execution,
+    environment: data.environment,
+    secrets: secretsObject(),
+    log: { debug: logger('debug'), info: logger('info'), warn: logger('warn'), error: logger('error') },
+    services: {
+      random: {
+        bytes: (n) => random('bytes', [n]),
+        int: (min, max) => random('int', [min, max]),
+        uuid: () => random('uuid', []),
+      },
+      blockchain: {
+        getBalance: (address, asset) => blockchain('getBalance', [address, asset]),
+        getBlockCount: () => blockchain('getBlockCount', []),
+        invokeRead: (scriptHash, operation, args) => blockchain('invokeRead', [scriptHash, operation, args]),
+      },
+    },
+  };
+
+  // CommonJS forms assign to these; they are the user's own objects, nothing of the host.
+  const commonJs = { exports: {} };
+  globalThis.module = commonJs;
+  globalThis.exports = commonJs.exports;
+
+  function findEntry(namespace) {
+    const exported = commonJs.exports;
+    if (typeof exported === 'function') return exported;
+    const candidates = [exported && exported.handler, globalThis.exports && globalThis.exports.handler];
+    if (namespace) candidates.push(namespace.default);
+    candidates.push(globalThis.main);
+    return candidates.find((candidate) => typeof candidate === 'function');
+  }
+
+  function failure(error) {
+    if (error instanceof Error) return { ok: false, error: { name: error.name, message: error.message, stack: error.stack } };
+    return { ok: false, error: { name: 'Error', message: String(error), stack: `Error: ${String(error)}` } };
+  }
+
+  // Called by the host once the user's code has run; resolves to plain data only.
+  return async function run(namespace) {
+    const entry = findEntry(namespace);
+    if (!entry) return { ok: false, error: { name: 'EntryPointError', message: data.entryHint, stack: '' } };
+    let value;
+    try {
+      value = await entry(context);
+    } catch (error) {
+      return failure(error);
+    }
+    try {
+      return { ok: true, json: stringify(value) };
+    } catch (error) {
+      const message = `The result is not JSON-serializable: ${error.message}`;
+      return { ok: false, error: { name: 'ResultNotSerializableError', message, stack: '' } };
+    }
+  };
+});

@@ -1,0 +1,90 @@
+import ivm from 'isolated-vm';
+import { installBootstrap } from './bootstrap.ts';
+import { type CompiledCode, compileUserCode, IMPORTS_UNAVAILABLE } from './compile.ts';
+import { sandboxError, userError } from './errors.ts';
+import { hostDispatcher } from './host-calls.ts';
+import { LogCollector } from './logs.ts';
+import { decodeResult } from './result.ts';
+import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
+
+export const DEFAULT_MEMORY_LIMIT_MB = 128;
+
+/** What the isolate's `run` resolves to (see bootstrap.js). */
+type RunReply = { ok: true; json?: string } | { ok: false; error: SandboxError };
+
+interface Watchdog {
+  fired(): boolean;
+  stop(): void;
+}
+
+/**
+ * Runs one user function in a fresh isolate that is disposed afterwards. The isolate's own `timeout`
+ * option covers synchronous code only; disposing from a host timer also stops code that loops after
+ * an `await`, so the wall-clock limit holds for the whole run.
+ */
+export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutcome> {
+  const startedAt = performance.now();
+  const logs = new LogCollector();
+  const memoryLimitMb = request.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  const watchdog = startWatchdog(isolate, request.timeoutMs);
+  let reply: RunReply;
+  try {
+    reply = await execute(isolate, request, logs);
+  } catch (error) {
+    reply = { ok: false, error: failureOf(error, isolate, watchdog, request.timeoutMs, memoryLimitMb) };
+  } finally {
+    watchdog.stop();
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+  const durationMs = Math.round(performance.now() - startedAt);
+  const decoded = reply.ok ? decodeResult(reply.json) : { ok: false as const, error: userError(reply.error) };
+  return decoded.ok
+    ? { status: 'completed', result: decoded.result, logs: logs.lines(), durationMs }
+    : { status: 'failed', error: decoded.error, logs: logs.lines(), durationMs };
+}
+
+async function execute(isolate: ivm.Isolate, request: SandboxRequest, logs: LogCollector): Promise<RunReply> {
+  const context = await isolate.createContext();
+  const bridge = { callHost: hostDispatcher(request.services), log: logs.add.bind(logs) };
+  const run = await installBootstrap(context, request, bridge);
+  const namespace = await evaluate(context, compileUserCode(isolate, request.code));
+  return (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
+}
+
+/** Runs the code's top level; for a module, hands its namespace to the isolate's `run`. */
+async function evaluate(context: ivm.Context, compiled: CompiledCode): Promise<ivm.Dereference<unknown> | undefined> {
+  if (compiled.kind === 'script') {
+    await compiled.script.run(context, { release: true });
+    return undefined;
+  }
+  await compiled.module.instantiate(context, () => {
+    throw new Error(IMPORTS_UNAVAILABLE);
+  });
+  await compiled.module.evaluate();
+  return compiled.module.namespace.derefInto();
+}
+
+function startWatchdog(isolate: ivm.Isolate, timeoutMs: number): Watchdog {
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    if (!isolate.isDisposed) isolate.dispose();
+  }, timeoutMs);
+  return { fired: () => fired, stop: () => clearTimeout(timer) };
+}
+
+/** A disposed isolate means the watchdog fired or V8 hit the memory limit; anything else is the user's. */
+function failureOf(
+  error: unknown,
+  isolate: ivm.Isolate,
+  watchdog: Watchdog,
+  timeoutMs: number,
+  memoryLimitMb: number,
+): SandboxError {
+  if (watchdog.fired()) return sandboxError('TimeoutError', `The function did not finish within ${timeoutMs} ms.`);
+  if (isolate.isDisposed) {
+    return sandboxError('MemoryLimitError', `The function exceeded its memory limit of ${memoryLimitMb} MiB.`);
+  }
+  return userError(error instanceof Error ? error : { message: String(error) });
+}

@@ -1,0 +1,42 @@
+/** Host implementations the sandbox exposes to user code as `context.services.blockchain`. */
+export interface SandboxServices {
+  blockchain: {
+    getBalance(address: string, asset: string): Promise<unknown>;
+    getBlockCount(): Promise<number>;
+    invokeRead(scriptHash: string, operation: string, args: unknown[]): Promise<unknown>;
+  };
+}
+
+export interface SandboxRequest {
+  /** User code in one of the four entry forms of contract.md. */
+  code: string;
+  params: Record<string, unknown>;
+  execution: { id: string; startedAt: string; functionId: string };
+  environment: Record<string, string>;
+  /** Only the secrets granted to the function, already decrypted. */
+  secrets: { name: string; value: string }[];
+  services: SandboxServices;
+  /** Wall-clock limit of the whole run, synchronous and asynchronous code alike. */
+  timeoutMs: number;
+  /** Defaults to 128 MiB. */
+  memoryLimitMb?: number;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface LogLine {
+  level: LogLevel;
+  message: string;
+  timestamp: string;
+}
+
+/** A failure as the execution record stores it: the stack holds the user's frames only. */
+export interface SandboxError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+export type SandboxOutcome =
+  | { status: 'completed'; result: unknown; logs: LogLine[]; durationMs: number }
+  | { status: 'failed'; error: SandboxError; logs: LogLine[]; durationMs: number };

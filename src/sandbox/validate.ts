@@ -1,0 +1,37 @@
+import ivm from 'isolated-vm';
+import { compileUserCode, describeSyntaxError, IMPORTS_UNAVAILABLE } from './compile.ts';
+
+export type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+
+export const ENTRY_FORMS_HINT =
+  'Define the function as module.exports = async (context) => ..., export default async function (context) {...}, ' +
+  'exports.handler = ..., or a top-level async function main(context) {...}.';
+
+// A textual check: running the code to look at its exports would execute user code at save time.
+const ENTRY_FORMS = [
+  /\bmodule\s*\.\s*exports\s*=/,
+  /\bexports\s*\.\s*handler\s*=/,
+  /^\s*export\s+default\b/m,
+  /^\s*(?:async\s+)?function\s*\*?\s*main\s*\(/m,
+];
+
+// Compiling needs a heap; 16 MiB comfortably holds the 256 KiB the contract allows.
+const VALIDATION_MEMORY_MB = 16;
+
+/** Parses the code in a throwaway isolate (nothing runs) and checks that it defines an entry point. */
+export function validateFunctionCode(code: string): CodeValidation {
+  const isolate = new ivm.Isolate({ memoryLimit: VALIDATION_MEMORY_MB });
+  try {
+    const compiled = compileUserCode(isolate, code);
+    if (compiled.kind === 'module' && compiled.module.dependencySpecifiers.length > 0) {
+      return { ok: false, message: IMPORTS_UNAVAILABLE };
+    }
+  } catch (error) {
+    const { message, line, column } = describeSyntaxError(error);
+    return { ok: false, message: `The code does not parse: ${message}.`, line, column };
+  } finally {
+    isolate.dispose();
+  }
+  if (!ENTRY_FORMS.some((form) => form.test(code))) return { ok: false, message: ENTRY_FORMS_HINT };
+  return { ok: true };
+}

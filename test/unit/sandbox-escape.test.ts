@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { resultOf } from '../support/sandbox.ts';
+
+// Each probe yields a Function constructor reached some way; calling it must land in the isolate's
+// own realm, where no host object exists.
+const PROBES = `
+const probeFunctions = async (context) => {
+  const hostError = await context.services.blockchain.getBalance('bad', 'NEO').catch((e) => e);
+  const hostValue = await context.services.blockchain.getBalance('NQ4', 'GAS');
+  return {
+    thisConstructor: this.constructor.constructor,
+    objectLiteral: ({}).constructor.constructor,
+    Function,
+    params: context.params.constructor.constructor,
+    paramsPrototype: Object.getPrototypeOf(context.params).constructor.constructor,
+    nestedParam: context.params.nested.constructor.constructor,
+    secrets: context.secrets.constructor.constructor,
+    secretsGet: context.secrets.get.constructor,
+    secretsGetResult: context.secrets.get('TOKEN').constructor.constructor,
+    getBalance: context.services.blockchain.getBalance.constructor,
+    getBalancePrototype: Object.getPrototypeOf(context.services.blockchain.getBalance).constructor,
+    randomBytes: context.services.random.bytes.constructor,
+    logInfo: context.log.info.constructor,
+    hostResult: hostValue.constructor.constructor,
+    hostError: hostError.constructor.constructor,
+    hostErrorPrototype: Object.getPrototypeOf(hostError).constructor.constructor,
+  };
+};
+const inspectRealm = async (F) => {
+  // Async functions lead to AsyncFunction, whose functions return a promise.
+  const probe = await F('return [typeof process, typeof require, typeof global, typeof Buffer, globalThis]')();
+  return { types: probe.slice(0, 4).join(','), sameRealm: probe[4] === globalThis };
+};
+`;
+
+describe('sandbox escapes', () => {
+  it('reaches only the isolate realm through constructor chains, Function and host-passed values', async () => {
+    const code = `${PROBES}
+module.exports = async (context) => {
+  const found = {};
+  for (const [name, F] of Object.entries(await probeFunctions(context))) found[name] = await inspectRealm(F);
+  return found;
+};`;
+    const result = (await resultOf(code, {
+      params: { nested: { a: 1 } },
+      secrets: [{ name: 'TOKEN', value: 't' }],
+    })) as Record<string, unknown>;
+    expect(Object.keys(result)).toHaveLength(16);
+    for (const [name, realm] of Object.entries(result)) {
+      expect([name, realm]).toEqual([name, { types: 'undefined,undefined,undefined,undefined', sameRealm: true }]);
+    }
+  });
+
+  it('exposes no Reference or other foreign object anywhere in the context', async () => {
+    const code = `module.exports = async (context) => {
+      const known = new Set([Object.prototype, Function.prototype, Array.prototype,
+        Object.getPrototypeOf(async () => {})]);
+      const seen = new Set();
+      const foreign = [];
+      const walk = (value, path) => {
+        if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return;
+        seen.add(value);
+        if (!known.has(Object.getPrototypeOf(value))) foreign.push(path);
+        for (const key of Reflect.ownKeys(value)) {
+          const descriptor = Object.getOwnPropertyDescriptor(value, key);
+          if ('value' in descriptor && key !== 'prototype') walk(descriptor.value, path + '.' + String(key));
+        }
+      };
+      walk(context, 'context');
+      return { foreign, objects: seen.size };
+    };`;
+    const result = await resultOf(code, { secrets: [{ name: 'TOKEN', value: 't' }] });
+    expect(result).toMatchObject({ foreign: [], objects: expect.any(Number) });
+    expect((result as { objects: number }).objects).toBeGreaterThan(15);
+  });
+
+  it('gives service functions no host this, and no caller to climb to', async () => {
+    // A sloppy, non-async handler: the one kind of function whose caller V8 would reveal.
+    const code = `module.exports = function handler(context) {
+      const caller = handler.caller;
+      return probe(context, caller);
+    };
+    async function probe(context, caller) {
+      const { blockchain } = context.services;
+      const detached = blockchain.getBlockCount;
+      return {
+        thisIsPlain: Object.getPrototypeOf(blockchain) === Object.prototype,
+        detachedWorks: (await detached.call(undefined)) === 4242,
+        withForeignThis: await blockchain.getBlockCount.call({ evil: true }),
+        caller,
+        functionInArgs: await blockchain.invokeRead('0x1', 'op', [() => this]).catch((e) => e.name + ': ' + e.message),
+      };
+    }`;
+    expect(await resultOf(code)).toEqual({
+      thisIsPlain: true,
+      detachedWorks: true,
+      withForeignThis: 4242,
+      caller: null,
+      functionInArgs: expect.stringMatching(/could not be cloned/),
+    });
+  });
+
+  it('reveals no bootstrap function or receiver through structured stack traces', async () => {
+    const code = `module.exports = async ({ log, services, ...context }) => {
+      const leaks = [];
+      let bootstrapFrames = 0;
+      Error.prepareStackTrace = (_error, frames) => {
+        for (const frame of frames.filter((f) => f.getFileName() !== 'function.js')) {
+          bootstrapFrames += 1;
+          if (frame.getFunction() || frame.getThis()) leaks.push(frame.getFileName());
+        }
+        return '';
+      };
+      log.info({ toJSON: () => new Error().stack });
+      await context.secrets.get({ toString: () => new Error().stack }).catch(() => null);
+      await services.blockchain.getBalance('bad', 'NEO').catch((e) => e.stack);
+      return { leaks, bootstrapFrames };
+    };`;
+    expect(await resultOf(code)).toEqual({ leaks: [], bootstrapFrames: expect.any(Number) });
+    expect(await resultOf(code)).not.toMatchObject({ bootstrapFrames: 0 });
+  });
+
+  it('has no require, process, global or dynamic import()', async () => {
+    const code = `
+const topLevel = [typeof require, typeof process, typeof global, typeof setTimeout];
+module.exports = async () => ({
+  topLevel,
+  inside: [typeof require, typeof process, typeof global],
+  importFs: await import('fs').then(() => 'imported', (e) => 'rejected: ' + e.message),
+  importData: await import('data:text/javascript,export default 1').then(() => 'imported', () => 'rejected'),
+});`;
+    expect(await resultOf(code)).toEqual({
+      topLevel: ['undefined', 'undefined', 'undefined', 'undefined'],
+      inside: ['undefined', 'undefined', 'undefined'],
+      importFs: 'rejected: Not supported',
+      importData: 'rejected',
+    });
+  });
+});

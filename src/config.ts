@@ -82,6 +82,7 @@ const schema = z
       message: 'must be at least 24 characters (openssl rand -base64 24)',
     }),
     NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
+    NEOFLOW_SANDBOX_MEMORY_MB: positiveInt.default(128),
     NEOFLOW_RATE_LIMIT: z
       .string()
       .default('100/10s')
@@ -111,7 +112,7 @@ export interface Config {
     uiPort: number;
     taskQueue: string;
   };
-  worker: { maxActivities: number; maxWorkflowTasks: number };
+  worker: { maxActivities: number; maxWorkflowTasks: number; sandboxMemoryMb: number };
   neo: { rpcUrl: string | undefined; devRpcPort: number };
   /** Unset outside production until `neoflow up` generates development values. */
   secrets: {
@@ -166,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: {
       maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
+      sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
     },
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
     secrets: {

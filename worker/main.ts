@@ -13,12 +13,12 @@ export async function runWorker(config: Config): Promise<void> {
     logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>),
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
-  const { worker, connection } = await createWorker(config);
+  const { worker, close } = await createWorker(config);
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {
     await worker.run();
   } finally {
-    await connection.close();
+    await close();
     log.info('stopped');
   }
 }

@@ -1,1 +1,2 @@
+export { executeFunction } from './execute-function.ts';
 export { pingWorkflow } from './ping.ts';

@@ -3,6 +3,7 @@ import { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
+import { executionsRoutes } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
 import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
@@ -25,6 +26,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     accountRoutes(services),
     secretsRoutes(services),
     functionsRoutes(services),
+    executionsRoutes(services),
     codecRoutes(services),
     ...extraAreas,
   ];

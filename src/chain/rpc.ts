@@ -49,6 +49,8 @@ export interface NeoRpc {
   getTransaction(hash: string): Promise<TransactionStatus>;
   /** What `address` holds of `asset`: `NEO`, `GAS` or a NEP-17 contract's `0x` script hash. */
   getBalance(address: string, asset: string): Promise<Nep17Balance>;
+  /** Test-invokes a contract method (`invokefunction`): reads state, signs and persists nothing. */
+  invokeFunction(scriptHash: string, operation: string, args: unknown[]): Promise<Invocation>;
 }
 
 export interface NeoRpcOptions {
@@ -85,6 +87,8 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
       (await call<{ hash: string }>(rpc.Query.sendRawTransaction(transaction))).hash,
     getTransaction: (hash) => call<TransactionStatus>(rpc.Query.getRawTransaction(hash, true)),
     getBalance: async (address, asset) => balanceFrom(asset, await invokeScript(balanceScript(address, asset))),
+    invokeFunction: (scriptHash, operation, args) =>
+      call<Invocation>(new rpc.Query({ method: 'invokefunction', params: [scriptHash, operation, args] })),
   };
 }
 

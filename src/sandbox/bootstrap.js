@@ -1,6 +1,7 @@
 // Runs inside the isolate, before the user's code. It turns plain data and two host references into
 // the runtime context. The references stay in this closure: user code can reach neither, only the
 // wrappers below, which copy arguments and results by value.
+// eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the host evaluates this expression.
 (function bootstrap(hostCall, hostLog, data) {
   'use strict';
   // Captured now, so that user code replacing globals cannot change how results and logs leave.
@@ -12,7 +13,11 @@
   // Null prototypes: user code polluting Object.prototype must not add transfer options.
   const copy = freeze({ __proto__: null, copy: true });
   const syncOptions = freeze({ __proto__: null, arguments: copy, result: copy });
-  const asyncOptions = freeze({ __proto__: null, arguments: copy, result: freeze({ __proto__: null, promise: true, copy: true }) });
+  const asyncOptions = freeze({
+    __proto__: null,
+    arguments: copy,
+    result: freeze({ __proto__: null, promise: true, copy: true }),
+  });
   let logLines = 0;
 
   function unwrap(reply) {
@@ -105,7 +110,8 @@
   }
 
   function failure(error) {
-    if (error instanceof Error) return { ok: false, error: { name: error.name, message: error.message, stack: error.stack } };
+    if (error instanceof Error)
+      return { ok: false, error: { name: error.name, message: error.message, stack: error.stack } };
     return { ok: false, error: { name: 'Error', message: String(error), stack: `Error: ${String(error)}` } };
   }
 

@@ -1,4 +1,4 @@
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 
 /** The user's code is compiled under this name so that its stack frames read well. */
 export const USER_FILENAME = 'function.js';

@@ -36,5 +36,8 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
   // A partial sequence at the cut decodes to U+FFFD; dropping it keeps the text clean.
-  return bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  return bytes
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }

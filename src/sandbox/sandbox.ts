@@ -38,18 +38,20 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutc
     if (!isolate.isDisposed) isolate.dispose();
   }
   const durationMs = Math.round(performance.now() - startedAt);
-  const decoded = reply.ok ? decodeResult(reply.json) : { ok: false as const, error: userError(reply.error) };
+  const decoded = reply.ok ? decodeResult(reply.json) : reply;
   return decoded.ok
     ? { status: 'completed', result: decoded.result, logs: logs.lines(), durationMs }
     : { status: 'failed', error: decoded.error, logs: logs.lines(), durationMs };
 }
 
 async function execute(isolate: ivm.Isolate, request: SandboxRequest, logs: LogCollector): Promise<RunReply> {
+  const compiled = compileUserCode(isolate, request.code);
   const context = await isolate.createContext();
   const bridge = { callHost: hostDispatcher(request.services), log: logs.add.bind(logs) };
   const run = await installBootstrap(context, request, bridge);
-  const namespace = await evaluate(context, compileUserCode(isolate, request.code));
-  return (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
+  const namespace = await evaluate(context, compiled);
+  const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
+  return reply.ok ? reply : { ok: false, error: userError(reply.error) };
 }
 
 /** Runs the code's top level; for a module, hands its namespace to the isolate's `run`. */

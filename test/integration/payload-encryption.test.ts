@@ -16,7 +16,7 @@ import { defaultWorkerId } from '../../activities/index.ts';
 import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { testOperatorToken, testPayloadKey, testSecretsEnv } from '../support/temporal.ts';
+import { testOperatorToken, testPayloadKey, testWorkerEnv } from '../support/temporal.ts';
 
 const { History } = proto.temporal.api.history.v1;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -77,13 +77,10 @@ async function rawHistory(workflowId: string): Promise<HistoryEvent[]> {
 async function runPingWithWorker(canary: string) {
   const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-codec-'));
   const taskQueue = `codec-${randomBytes(4).toString('hex')}`;
-  const config = loadConfig({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    NEOFLOW_DATA_DIR: dataDir,
-    NEOFLOW_TASK_QUEUE: taskQueue,
-    ...testSecretsEnv,
-  });
-  const { worker, connection } = await createWorker(config);
+  const config = loadConfig(
+    testWorkerEnv(api.database.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }),
+  );
+  const { worker, close } = await createWorker(config);
   try {
     const workflowId = `ping_${taskQueue}`;
     const run = api.services.temporal.client.workflow.execute('pingWorkflow', {
@@ -94,7 +91,7 @@ async function runPingWithWorker(canary: string) {
     });
     return { workflowId, result: await worker.runUntil(run) };
   } finally {
-    await connection.close();
+    await close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -8,33 +8,34 @@ import { loadConfig } from '../../src/config.ts';
 import { searchAttributeNames, ensureSearchAttributes } from '../../src/temporal/search-attributes.ts';
 import { createWorker } from '../../worker/worker.ts';
 import type { pingWorkflow } from '../../workflows/ping.ts';
-import { connectTestTemporal, testSecretsEnv } from '../support/temporal.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { connectTestTemporal, testWorkerEnv } from '../support/temporal.ts';
 
 let connection: Connection;
 let client: Client;
+let db: TestDatabase;
 beforeAll(async () => {
   ({ connection, client } = await connectTestTemporal());
+  db = await createTestDatabase();
 });
-afterAll(() => connection.close());
+afterAll(async () => {
+  await connection.close();
+  await db.drop();
+});
 
 describe('worker', () => {
   it('polls the task queue and runs a workflow with its activity', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
     const taskQueue = `test-${Date.now()}`;
-    const config = loadConfig({
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      NEOFLOW_DATA_DIR: dataDir,
-      NEOFLOW_TASK_QUEUE: taskQueue,
-      ...testSecretsEnv,
-    });
-    const { worker, connection: workerConnection } = await createWorker(config);
+    const config = loadConfig(testWorkerEnv(db.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }));
+    const { worker, close } = await createWorker(config);
     try {
       const result = await worker.runUntil(
         client.workflow.execute<typeof pingWorkflow>('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),
       );
       expect(result).toEqual({ workerId: expect.stringMatching(/:\d+$/) });
     } finally {
-      await workerConnection.close();
+      await close();
     }
   });
 

@@ -8,7 +8,9 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
-import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
+import { connectTestTemporal, testMasterKey, testSecretsEnv } from './temporal.ts';
+
+export { testMasterKey } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestApi {
@@ -18,15 +20,12 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** A fixed master key for tests that seal secrets through the API. */
-export const testMasterKey = Buffer.alloc(32, 42);
-
 /** The real app on a random port, over this file's own database and the shared services. */
-export async function startTestApi(extraRouters: Router[] = []): Promise<TestApi> {
+export async function startTestApi(extraRouters: Router[] = [], env: Record<string, string> = {}): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal();
   const services: Services = {
-    config: loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv }),
+    config: loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...env }),
     log: createLogger('api-test', 'warn'),
     orm: database.orm,
     em: () => database.orm.em,

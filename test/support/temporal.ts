@@ -5,11 +5,24 @@ import { connectTemporal } from '../../src/temporal/connect.ts';
 export const testPayloadKey = Buffer.alloc(32, 9);
 export const testOperatorToken = 'test-operator-token-0123456789';
 
+/** A fixed master key for tests that seal secrets. */
+export const testMasterKey = Buffer.alloc(32, 42);
+
 /** The variables `loadConfig` reads them from. */
 export const testSecretsEnv = {
   NEOFLOW_PAYLOAD_KEY: testPayloadKey.toString('base64'),
   NEOFLOW_OPERATOR_TOKEN: testOperatorToken,
+  NEOFLOW_MASTER_KEY: testMasterKey.toString('base64'),
 };
+
+/** What a worker under test needs: the shared services, this file's database, the test keys. */
+export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
+  NEO_RPC_URL: inject('neoRpcUrl'),
+  DATABASE_URL: databaseUrl,
+  ...testSecretsEnv,
+  ...extra,
+});
 
 /** A client of the shared Temporal server with the tests' payload key. */
 export const connectTestTemporal = () =>

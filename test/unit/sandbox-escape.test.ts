@@ -116,8 +116,9 @@ module.exports = async (context) => {
       await services.blockchain.getBalance('bad', 'NEO').catch((e) => e.stack);
       return { leaks, bootstrapFrames };
     };`;
-    expect(await resultOf(code)).toEqual({ leaks: [], bootstrapFrames: expect.any(Number) });
-    expect(await resultOf(code)).not.toMatchObject({ bootstrapFrames: 0 });
+    const result = (await resultOf(code)) as { leaks: string[]; bootstrapFrames: number };
+    expect(result.leaks).toEqual([]);
+    expect(result.bootstrapFrames).toBeGreaterThan(0);
   });
 
   it('has no require, process, global or dynamic import()', async () => {

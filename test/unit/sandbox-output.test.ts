@@ -33,7 +33,9 @@ describe('sandbox logs', () => {
   });
 
   it('keeps 1,000 lines, then one marker line', async () => {
-    const outcome = await run(`module.exports = async ({ log }) => { for (let i = 0; i < 5000; i++) log.info('line ' + i); };`);
+    const outcome = await run(
+      `module.exports = async ({ log }) => { for (let i = 0; i < 5000; i++) log.info('line ' + i); };`,
+    );
     expect(outcome.logs).toHaveLength(MAX_LOG_LINES + 1);
     expect(outcome.logs[MAX_LOG_LINES - 1]?.message).toBe('line 999');
     expect(outcome.logs[MAX_LOG_LINES]).toMatchObject({ level: 'warn', message: expect.stringMatching(/Log limit/) });

@@ -18,7 +18,9 @@ export class Functions extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       constraint "functions_account_id_name_unique" unique ("account_id", "name"));`);
-    this.addSql(`create index "functions_account_id_created_at_index" on "functions" ("account_id", "created_at" desc);`);
+    this.addSql(
+      `create index "functions_account_id_created_at_index" on "functions" ("account_id", "created_at" desc);`,
+    );
     this.addSql(`create index "functions_tags_index" on "functions" using gin ("tags");`);
     this.addSql(`create table "executions" (
       "id" varchar(255) not null primary key,

@@ -1,0 +1,74 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { callerOf, requireScope } from '../api/auth.ts';
+import { parseBody, parseQuery } from '../api/validate.ts';
+import { AppError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import type { Execution } from './execution.entity.ts';
+import { executionDetails, executionHandle, executionListItem } from './execution.view.ts';
+import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
+import { awaitExecution, getExecution, listExecutions, startExecution, type Invoker } from './executions.service.ts';
+import { getFunction } from './functions.service.ts';
+
+/** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
+const syncGraceMs = 15_000;
+
+/** Invocations and their history, in the functions area's envelope. */
+export function executionsRoutes(services: Services): Router {
+  const { em } = services;
+  const invoker: Invoker = { client: services.temporal.client, taskQueue: services.config.temporal.taskQueue };
+  const fnOf = (ctx: Context) =>
+    getFunction(em(), callerOf(ctx.state).accountId, (ctx.params as Record<string, string>).id!);
+  const executionOf = async (ctx: Context) => {
+    const fn = await fnOf(ctx);
+    return { fn, execution: await getExecution(em(), fn, (ctx.params as Record<string, string>).executionId!) };
+  };
+  return new Router({ prefix: '/v1/functions/:id' })
+    .post('/invoke', requireScope('functions:invoke'), async (ctx) => {
+      const input = parseBody(invokeBody, ctx.request.body ?? {});
+      const fn = await fnOf(ctx);
+      const execution = await startExecution(em(), invoker, fn, input.params, { type: 'api' });
+      if (input.async) return accepted(ctx, execution);
+      await awaitExecution(em(), invoker, execution, fn.timeout * 1000 + syncGraceMs);
+      answerSync(ctx, execution);
+    })
+    .get('/executions', requireScope('functions:read'), async (ctx) => {
+      const query = parseQuery(listExecutionsQuery, ctx.query);
+      const [executions, total] = await listExecutions(em(), await fnOf(ctx), query);
+      ctx.body = {
+        success: true,
+        data: executions.map(executionListItem),
+        pagination: {
+          total,
+          limit: query.limit,
+          offset: query.offset,
+          hasMore: query.offset + executions.length < total,
+        },
+      };
+    })
+    .get('/executions/:executionId', requireScope('functions:read'), async (ctx) => {
+      ctx.body = { success: true, data: executionDetails((await executionOf(ctx)).execution) };
+    })
+    .post('/executions/:executionId/retry', requireScope('functions:invoke'), async (ctx) => {
+      const { fn, execution: previous } = await executionOf(ctx);
+      if (previous.status !== 'failed') {
+        throw new AppError('conflict', `Only failed executions can be retried; this one is ${previous.status}.`);
+      }
+      const retryOf = { type: 'retry' as const, retryOf: previous.id };
+      accepted(ctx, await startExecution(em(), invoker, fn, previous.params, retryOf));
+    });
+}
+
+function accepted(ctx: Context, execution: Execution) {
+  ctx.status = 202;
+  ctx.body = { success: true, data: { execution: executionHandle(execution) } };
+}
+
+/** 200 with the result; 500 execution_error for a failed run; 202 when it outlived the wait. */
+function answerSync(ctx: Context, execution: Execution) {
+  if (execution.status === 'running') return accepted(ctx, execution);
+  if (execution.status === 'failed') {
+    throw new AppError('execution_error', execution.error!.message, { ...execution.error, executionId: execution.id });
+  }
+  ctx.body = { success: true, data: { execution: executionHandle(execution), result: execution.result } };
+}

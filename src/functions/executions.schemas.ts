@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { paginationQuery } from '../api/pagination.ts';
+
+export const invokeBody = z.strictObject({
+  params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+  async: z.boolean({ error: 'must be true or false' }).default(false),
+});
+
+const isoDate = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time' })
+  .transform((text) => new Date(text));
+
+export const listExecutionsQuery = z.strictObject({
+  ...paginationQuery(10),
+  status: z.enum(['completed', 'failed', 'running'], { error: 'must be completed, failed or running' }).optional(),
+  start_date: isoDate.optional(),
+  end_date: isoDate.optional(),
+});
+
+export type ListExecutions = z.infer<typeof listExecutionsQuery>;

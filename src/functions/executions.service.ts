@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { executeFunction } from '../../workflows/execute-function.ts';
+import { Execution } from './execution.entity.ts';
+import type { ListExecutions } from './executions.schemas.ts';
+import type { FunctionDef } from './function.entity.ts';
+
+export const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
+
+const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
+const attributes = {
+  account: keyword('NeoflowAccountId'),
+  function: keyword('NeoflowFunctionId'),
+  trigger: keyword('NeoflowTrigger'),
+};
+
+export type Trigger = { type: 'api' } | { type: 'retry'; retryOf: string };
+
+export interface Invoker {
+  client: Client;
+  taskQueue: string;
+}
+
+/**
+ * Records the execution as running, then starts its workflow (id = execution id, input = that
+ * id). The row comes first so that no started run is ever missing from the history.
+ */
+export async function startExecution(
+  em: EntityManager,
+  invoker: Invoker,
+  fn: FunctionDef,
+  params: Record<string, unknown>,
+  trigger: Trigger,
+) {
+  const execution = em.create(Execution, {
+    id: newId('exec'),
+    function: fn,
+    account: fn.account,
+    status: 'running',
+    params,
+    result: null,
+    error: null,
+    logs: [],
+    trigger,
+    startedAt: new Date(),
+    completedAt: null,
+    duration: null,
+  });
+  await em.flush();
+  await invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
+    workflowId: execution.id,
+    taskQueue: invoker.taskQueue,
+    args: [execution.id],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: attributes.account, value: fn.account.id },
+      { key: attributes.function, value: fn.id },
+      { key: attributes.trigger, value: trigger.type },
+    ]),
+  });
+  return execution;
+}
+
+/** Waits for the run up to `waitMs`; then reloads the row, which the activity wrote. */
+export async function awaitExecution(em: EntityManager, invoker: Invoker, execution: Execution, waitMs: number) {
+  const result = invoker.client.workflow.getHandle(execution.id).result();
+  const timer = new Promise<'timeout'>((resolveTimer) => setTimeout(() => resolveTimer('timeout'), waitMs).unref());
+  await Promise.race([result, timer]);
+  await em.refresh(execution);
+  return execution;
+}
+
+export async function listExecutions(em: EntityManager, fn: FunctionDef, query: ListExecutions) {
+  const startedAt = {
+    ...(query.start_date ? { $gte: query.start_date } : {}),
+    ...(query.end_date ? { $lte: query.end_date } : {}),
+  };
+  const where = {
+    function: fn.id,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.start_date || query.end_date ? { startedAt } : {}),
+  };
+  return em.findAndCount(Execution, where, {
+    orderBy: { startedAt: 'desc', id: 'desc' },
+    limit: query.limit,
+    offset: query.offset,
+  });
+}
+
+export async function getExecution(em: EntityManager, fn: FunctionDef, executionId: string) {
+  const execution = await em.findOne(Execution, { id: executionId, function: fn.id });
+  if (!execution) throw executionNotFound();
+  return execution;
+}

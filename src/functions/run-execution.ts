@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { NeoRpc } from '../chain/rpc.ts';
+import { runInSandbox } from '../sandbox/sandbox.ts';
+import type { SandboxOutcome, SandboxServices } from '../sandbox/types.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
+import { maskSecrets } from '../secrets/mask.ts';
+import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
+import { Execution } from './execution.entity.ts';
+
+export interface RunDeps {
+  em: EntityManager;
+  masterKeys: MasterKeys;
+  neo: NeoRpc;
+  memoryLimitMb: number;
+}
+
+/**
+ * Runs a recorded execution once and stores its outcome. Idempotent: an execution that already
+ * ended (a retried activity whose first attempt got that far) is left as it is.
+ */
+export async function runExecution(deps: RunDeps, executionId: string): Promise<Execution['status']> {
+  const execution = await deps.em.findOneOrFail(Execution, { id: executionId }, { populate: ['function'] });
+  if (execution.status !== 'running') return execution.status;
+  const fn = execution.function;
+  const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
+  const outcome = await runInSandbox({
+    code: fn.code,
+    params: execution.params,
+    execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
+    environment: fn.environment,
+    secrets,
+    services: sandboxServices(deps.neo),
+    timeoutMs: fn.timeout * 1000,
+    memoryLimitMb: deps.memoryLimitMb,
+  });
+  record(execution, outcome, secrets);
+  await deps.em.flush();
+  return execution.status;
+}
+
+/** Granted values never reach the stored logs or error; the result is the function's own. */
+function record(execution: Execution, outcome: SandboxOutcome, secrets: RevealedSecret[]) {
+  const mask = (text: string) => maskSecrets(text, secrets);
+  execution.status = outcome.status;
+  execution.logs = outcome.logs.map((line) => ({ ...line, message: mask(line.message) }));
+  execution.completedAt = new Date();
+  execution.duration = outcome.durationMs;
+  if (outcome.status === 'completed') execution.result = outcome.result ?? null;
+  else
+    execution.error = {
+      name: outcome.error.name,
+      message: mask(outcome.error.message),
+      stack: mask(outcome.error.stack),
+    };
+}
+
+/** The last word when every attempt failed: the execution ends failed, never stays running. */
+export async function failExecution(em: EntityManager, executionId: string, message: string) {
+  const execution = await em.findOneOrFail(Execution, { id: executionId });
+  if (execution.status !== 'running') return;
+  execution.status = 'failed';
+  execution.error = { name: 'ExecutionLostError', message, stack: '' };
+  execution.completedAt = new Date();
+  execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
+  await em.flush();
+}
+
+function sandboxServices(neo: NeoRpc): SandboxServices {
+  return {
+    blockchain: {
+      getBalance: (address, asset) => neo.getBalance(address, asset),
+      getBlockCount: () => neo.getBlockCount(),
+      invokeRead: (scriptHash, operation, args) => neo.invokeFunction(scriptHash, operation, args),
+    },
+  };
+}

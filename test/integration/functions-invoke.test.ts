@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createWorker, type WorkerHandle } from '../../worker/worker.ts';
+import { startTestApi, type TestApi } from '../support/api.ts';
+import { issueKey } from '../support/keys.ts';
+import { testWorkerEnv } from '../support/temporal.ts';
+
+/** The API and a real worker on a task queue of this file's own, over this file's database. */
+let api: TestApi;
+let handle: WorkerHandle;
+let running: Promise<void>;
+let dataDir: string;
+let key: string;
+beforeAll(async () => {
+  const taskQueue = `invoke-${randomBytes(4).toString('hex')}`;
+  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  dataDir = await mkdtemp(join(tmpdir(), 'neoflow-invoke-'));
+  handle = await createWorker(
+    loadConfig(testWorkerEnv(api.database.url, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir })),
+  );
+  running = handle.worker.run();
+  ({ key } = await issueKey(api.database.orm));
+});
+afterAll(async () => {
+  handle.worker.shutdown();
+  await running;
+  await handle.close();
+  await api.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+interface Envelope {
+  success: boolean;
+  data?: Record<string, any>;
+  error?: { code: string; message: string; details: Record<string, unknown> };
+}
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${api.url}/v1${path}`, {
+    method,
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Envelope };
+};
+
+let counter = 0;
+async function deploy(code: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const created = await call('POST', '/functions', { name: `inv-${++counter}`, code, runtime: 'node18', ...extra });
+  expect(created.status).toBe(201);
+  return created.body.data!.id as string;
+}
+
+describe('invoking functions', () => {
+  it('runs a synchronous invocation and answers its result', async () => {
+    const id = await deploy('module.exports = async (context) => ({ hello: context.params.name });');
+    const invoked = await call('POST', `/functions/${id}/invoke`, { params: { name: 'neo' } });
+    expect(invoked.status).toBe(200);
+    expect(invoked.body.data).toEqual({
+      execution: {
+        id: expect.stringMatching(/^exec_/),
+        status: 'completed',
+        startedAt: expect.any(String),
+        completedAt: expect.any(String),
+        duration: expect.any(Number),
+      },
+      result: { hello: 'neo' },
+    });
+  });
+
+  it('answers an asynchronous invocation with 202, and the run completes in the history', async () => {
+    const id = await deploy('async function main(context) { context.log.info("working"); return 42; }');
+    const invoked = await call('POST', `/functions/${id}/invoke`, { async: true });
+    expect(invoked.status).toBe(202);
+    expect(invoked.body.data).toEqual({
+      execution: { id: expect.stringMatching(/^exec_/), status: 'running', startedAt: expect.any(String) },
+    });
+    const executionId = invoked.body.data!.execution.id as string;
+    let details: Envelope = { success: false };
+    for (let tries = 0; tries < 100; tries++) {
+      details = (await call('GET', `/functions/${id}/executions/${executionId}`)).body;
+      if (details.data?.status !== 'running') break;
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+    expect(details.data).toMatchObject({
+      id: executionId,
+      functionId: id,
+      status: 'completed',
+      result: 42,
+      params: {},
+      trigger: { type: 'api' },
+      logs: [{ level: 'info', message: 'working', timestamp: expect.any(String) }],
+    });
+  });
+
+  it('answers 500 execution_error for a function that throws, stores it failed, and retries it', async () => {
+    const id = await deploy('exports.handler = async () => { throw new TypeError("bad input"); };');
+    const invoked = await call('POST', `/functions/${id}/invoke`, { params: { n: 1 } });
+    expect(invoked.status).toBe(500);
+    expect(invoked.body.error).toMatchObject({
+      code: 'execution_error',
+      message: 'bad input',
+      details: { name: 'TypeError', message: 'bad input', stack: expect.any(String), executionId: expect.any(String) },
+    });
+    const executionId = invoked.body.error!.details.executionId as string;
+    const listed = await call('GET', `/functions/${id}/executions?status=failed`);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: executionId, hasError: true, hasResult: false })]);
+    const retried = await call('POST', `/functions/${id}/executions/${executionId}/retry`);
+    expect(retried.status).toBe(202);
+    const retryId = retried.body.data!.execution.id as string;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 1500));
+    expect((await call('GET', `/functions/${id}/executions/${retryId}`)).body.data).toMatchObject({
+      params: { n: 1 },
+      trigger: { type: 'retry', retryOf: executionId },
+    });
+  });
+
+  it('stops a function at its timeout with TimeoutError', async () => {
+    const id = await deploy('module.exports = async () => { await null; for (;;) {} };', { timeout: 1 });
+    const started = performance.now();
+    const invoked = await call('POST', `/functions/${id}/invoke`, {});
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(invoked.body.error).toMatchObject({ code: 'execution_error', details: { name: 'TimeoutError' } });
+  });
+
+  it('gives granted secrets to the function and masks them in what it stores', async () => {
+    const secret = await call('POST', '/secrets', { name: 'FEED_TOKEN', value: 'canary-51d3' });
+    expect(secret.status).toBe(201);
+    const id = await deploy(
+      'module.exports = async (context) => { context.log.info("token " + context.secrets.FEED_TOKEN); ' +
+        'const viaGet = await context.secrets.get("FEED_TOKEN"); return { same: viaGet === context.secrets.FEED_TOKEN }; };',
+      { secrets: ['FEED_TOKEN'] },
+    );
+    const invoked = await call('POST', `/functions/${id}/invoke`, {});
+    expect(invoked.body.data!.result).toEqual({ same: true });
+    const details = await call('GET', `/functions/${id}/executions/${invoked.body.data!.execution.id}`);
+    expect(details.body.data!.logs[0].message).toBe('token [secret:FEED_TOKEN]');
+    expect(JSON.stringify(details.body)).not.toContain('canary-51d3');
+  });
+
+  it('reads a real GAS balance from the neo-go node through getBalance', async () => {
+    const { address } = inject('devWallet');
+    const id = await deploy(
+      `module.exports = async (context) => context.services.blockchain.getBalance("${address}", "GAS");`,
+    );
+    const invoked = await call('POST', `/functions/${id}/invoke`, {});
+    expect(invoked.status).toBe(200);
+    expect(invoked.body.data!.result).toMatchObject({ decimals: 8, amount: expect.stringMatching(/^\d+$/) });
+    expect(BigInt(invoked.body.data!.result.amount as string)).toBeGreaterThan(0n);
+  });
+
+  it('validates the invoke body and execution lookups', async () => {
+    const id = await deploy('module.exports = async () => 1;');
+    expect((await call('POST', `/functions/${id}/invoke`, { params: [1] })).body.error?.code).toBe('invalid_request');
+    expect((await call('POST', `/functions/${id}/invoke`, { async: 'yes' })).body.error?.code).toBe('invalid_request');
+    expect((await call('GET', `/functions/${id}/executions/exec_missing`)).body.error?.code).toBe(
+      'execution_not_found',
+    );
+    expect((await call('GET', `/functions/${id}/executions?status=done`)).body.error?.code).toBe('invalid_request');
+  });
+});

@@ -1,0 +1,102 @@
+import ivm from 'isolated-vm';
+import { describe, expect, it } from 'vitest';
+import { runInSandbox } from '../../src/sandbox/sandbox.ts';
+import { fakeServices, resultOf, sandboxRequest } from '../support/sandbox.ts';
+
+const TIMEOUT_MS = 500;
+const GRACE_MS = 250;
+
+async function timed(code: string, overrides: Parameters<typeof sandboxRequest>[1] = {}) {
+  const started = performance.now();
+  const outcome = await runInSandbox(sandboxRequest(code, { timeoutMs: TIMEOUT_MS, ...overrides }));
+  return { outcome, elapsedMs: performance.now() - started };
+}
+
+describe('sandbox timeout (wall clock)', () => {
+  it.each([
+    ['a synchronous endless loop', 'module.exports = () => { while (true) {} };'],
+    ['an endless loop after an await', 'module.exports = async () => { await null; while (true) {} };'],
+    [
+      'an endless loop after a host call',
+      'module.exports = async ({ services }) => { await services.blockchain.getBlockCount(); for (;;) {} };',
+    ],
+    ['an endless loop at the top level', 'while (true) {}'],
+    ['a promise that never settles', 'module.exports = () => new Promise(() => {});'],
+  ])('stops %s within timeout + 250 ms with TimeoutError', async (_case, code) => {
+    const { outcome, elapsedMs } = await timed(code);
+    console.log(`sandbox timeout: ${_case} stopped after ${elapsedMs.toFixed(0)} ms (timeout ${TIMEOUT_MS} ms)`);
+    expect(outcome).toMatchObject({ status: 'failed', error: { name: 'TimeoutError' } });
+    expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 1);
+    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + GRACE_MS);
+  });
+
+  it('times out while a host call is pending, and ignores its late answer', async () => {
+    const services = fakeServices();
+    services.blockchain.getBlockCount = () => new Promise((resolve) => setTimeout(() => resolve(1), TIMEOUT_MS + 100));
+    const { outcome } = await timed('module.exports = ({ services }) => services.blockchain.getBlockCount();', {
+      services,
+    });
+    expect(outcome).toMatchObject({ status: 'failed', error: { name: 'TimeoutError' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  });
+
+  it('does not delay another run while one loops', async () => {
+    const looping = timed('module.exports = () => { for (;;) {} };');
+    const started = performance.now();
+    expect(await resultOf('module.exports = async () => "quick";')).toBe('quick');
+    expect(performance.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+    expect((await looping).outcome).toMatchObject({ error: { name: 'TimeoutError' } });
+  });
+
+  it('keeps the logs written before the timeout', async () => {
+    const { outcome } = await timed(
+      `module.exports = async ({ log }) => { log.info('started'); await null; for (;;) {} };`,
+    );
+    expect(outcome.logs).toMatchObject([{ level: 'info', message: 'started' }]);
+  });
+});
+
+describe('sandbox memory limit', () => {
+  it('fails an allocation bomb with MemoryLimitError, and the next run works', { timeout: 30_000 }, async () => {
+    const bomb = `module.exports = async () => { await null; const keep = []; for (;;) keep.push({ n: Math.random() }); };`;
+    const outcome = await runInSandbox(sandboxRequest(bomb, { memoryLimitMb: 32, timeoutMs: 20_000 }));
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { name: 'MemoryLimitError', message: 'The function exceeded its memory limit of 32 MiB.' },
+    });
+    expect(await resultOf('module.exports = async () => "still alive";')).toBe('still alive');
+  });
+
+  it('defaults to 128 MiB: 64 MiB of live data fits, and fails under a 32 MiB limit', { timeout: 30_000 }, async () => {
+    // Eight arrays of 2^20 doubles: 64 MiB that V8 really holds (repeated strings would be ropes).
+    const code = `module.exports = async () => {
+      const blocks = Array.from({ length: 8 }, (_, i) => new Array(1 << 20).fill(i + 0.5));
+      return blocks.length;
+    };`;
+    expect(await resultOf(code, { timeoutMs: 20_000 })).toBe(8);
+    const limited = await runInSandbox(sandboxRequest(code, { memoryLimitMb: 32, timeoutMs: 20_000 }));
+    expect(limited).toMatchObject({ status: 'failed', error: { name: 'MemoryLimitError' } });
+  });
+});
+
+describe('sandbox cost', () => {
+  it('measures create-run-dispose of a trivial function', async () => {
+    const runs = 50;
+    const request = sandboxRequest('module.exports = async () => 1;');
+    await runInSandbox(request);
+    const started = performance.now();
+    for (let i = 0; i < runs; i++) await runInSandbox(request);
+    const perRun = (performance.now() - started) / runs;
+    const bareStarted = performance.now();
+    for (let i = 0; i < runs; i++) {
+      const isolate = new ivm.Isolate({ memoryLimit: 128 });
+      (await isolate.createContext()).evalSync('1');
+      isolate.dispose();
+    }
+    const bare = (performance.now() - bareStarted) / runs;
+    console.log(
+      `sandbox cost: runInSandbox ${perRun.toFixed(2)} ms per trivial run; bare isolate ${bare.toFixed(2)} ms`,
+    );
+    expect(perRun).toBeLessThan(100);
+  });
+});

@@ -1,9 +1,18 @@
 import { Account } from '../auth/account.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
 import { AccountSigner } from '../chain/signer.entity.ts';
-import { Execution } from '../functions/execution.entity.ts';
+import { Execution, ExecutionResult } from '../functions/execution.entity.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { Secret, SecretVersion } from '../secrets/secret.entity.ts';
 
 /** Every entity the ORM knows; each area adds its own here. */
-export const entities = [Account, ApiKey, AccountSigner, Secret, SecretVersion, FunctionDef, Execution];
+export const entities = [
+  Account,
+  ApiKey,
+  AccountSigner,
+  Secret,
+  SecretVersion,
+  FunctionDef,
+  Execution,
+  ExecutionResult,
+];

@@ -18,10 +18,11 @@ export const Execution = defineEntity({
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     status: p.string().length(16).$type<ExecutionStatus>(),
     params: p.json<Record<string, unknown>>(),
-    result: p.json<unknown>().nullable(),
     error: p.json<{ name: string; message: string; stack: string }>().nullable(),
     logs: p.json<{ level: string; message: string; timestamp: string }[]>(),
     trigger: p.json<Record<string, unknown>>(),
+    /** The granted secrets the code actually read, with the version it got. */
+    secretsRead: p.json<{ name: string; version: number }[]>(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),
@@ -29,3 +30,20 @@ export const Execution = defineEntity({
 });
 
 export type Execution = InferEntity<typeof Execution>;
+
+/**
+ * A completed execution's result, sealed like a secret (envelope.ts): a function may return what
+ * it read from a secret, and PostgreSQL must never hold a secret value in clear.
+ */
+export const ExecutionResult = defineEntity({
+  name: 'ExecutionResult',
+  tableName: 'execution_results',
+  properties: {
+    execution: () => p.oneToOne(Execution).primary().owner().deleteRule('cascade'),
+    ciphertext: p.blob(),
+    wrappedKey: p.blob(),
+    masterKeyId: p.string().length(16),
+  },
+});
+
+export type ExecutionResult = InferEntity<typeof ExecutionResult>;

@@ -20,14 +20,15 @@ export function executionListItem(execution: Execution) {
   };
 }
 
-export function executionDetails(execution: Execution) {
+export function executionDetails(execution: Execution, result: unknown) {
   return {
     ...executionHandle(execution),
     functionId: execution.function.id,
     params: execution.params,
-    ...(execution.status === 'completed' ? { result: execution.result } : {}),
+    ...(execution.status === 'completed' ? { result } : {}),
     ...(execution.error ? { error: execution.error } : {}),
     logs: execution.logs,
+    secretsRead: execution.secretsRead.map((read) => read.name),
     trigger: execution.trigger,
   };
 }

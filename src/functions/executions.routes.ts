@@ -9,6 +9,7 @@ import { executionDetails, executionHandle, executionListItem } from './executio
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
 import { awaitExecution, getExecution, listExecutions, startExecution, type Invoker } from './executions.service.ts';
 import { getFunction } from './functions.service.ts';
+import { openResult } from './result-seal.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
@@ -30,7 +31,7 @@ export function executionsRoutes(services: Services): Router {
       const execution = await startExecution(em(), invoker, fn, input.params, { type: 'api' });
       if (input.async) return accepted(ctx, execution);
       await awaitExecution(em(), invoker, execution, fn.timeout * 1000 + syncGraceMs);
-      answerSync(ctx, execution);
+      answerSync(ctx, execution, await openResult(em(), services.masterKeys, execution));
     })
     .get('/executions', requireScope('functions:read'), async (ctx) => {
       const query = parseQuery(listExecutionsQuery, ctx.query);
@@ -47,7 +48,9 @@ export function executionsRoutes(services: Services): Router {
       };
     })
     .get('/executions/:executionId', requireScope('functions:read'), async (ctx) => {
-      ctx.body = { success: true, data: executionDetails((await executionOf(ctx)).execution) };
+      const { execution } = await executionOf(ctx);
+      const result = await openResult(em(), services.masterKeys, execution);
+      ctx.body = { success: true, data: executionDetails(execution, result) };
     })
     .post('/executions/:executionId/retry', requireScope('functions:invoke'), async (ctx) => {
       const { fn, execution: previous } = await executionOf(ctx);
@@ -65,10 +68,10 @@ function accepted(ctx: Context, execution: Execution) {
 }
 
 /** 200 with the result; 500 execution_error for a failed run; 202 when it outlived the wait. */
-function answerSync(ctx: Context, execution: Execution) {
+function answerSync(ctx: Context, execution: Execution, result: unknown) {
   if (execution.status === 'running') return accepted(ctx, execution);
   if (execution.status === 'failed') {
     throw new AppError('execution_error', execution.error!.message, { ...execution.error, executionId: execution.id });
   }
-  ctx.body = { success: true, data: { execution: executionHandle(execution), result: execution.result } };
+  ctx.body = { success: true, data: { execution: executionHandle(execution), result } };
 }

@@ -41,7 +41,7 @@ export async function startExecution(
     account: fn.account,
     status: 'running',
     params,
-    result: null,
+    secretsRead: [],
     error: null,
     logs: [],
     trigger,

@@ -6,6 +6,7 @@ import type { MasterKeys } from '../secrets/envelope.ts';
 import { maskSecrets } from '../secrets/mask.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
+import { sealResult } from './result-seal.ts';
 
 export interface RunDeps {
   em: EntityManager;
@@ -34,24 +35,25 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     memoryLimitMb: deps.memoryLimitMb,
   });
   record(execution, outcome, secrets);
+  if (outcome.status === 'completed') sealResult(deps.em, deps.masterKeys, execution, outcome.result ?? null);
   await deps.em.flush();
   return execution.status;
 }
 
-/** Granted values never reach the stored logs or error; the result is the function's own. */
+/** Granted values never reach the stored logs or error; the result is sealed, being the user's own. */
 function record(execution: Execution, outcome: SandboxOutcome, secrets: RevealedSecret[]) {
   const mask = (text: string) => maskSecrets(text, secrets);
   execution.status = outcome.status;
+  execution.secretsRead = secrets
+    .filter((secret) => outcome.secretsRead.includes(secret.name))
+    .map(({ name, version }) => ({ name, version }));
   execution.logs = outcome.logs.map((line) => ({ ...line, message: mask(line.message) }));
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;
-  if (outcome.status === 'completed') execution.result = outcome.result ?? null;
-  else
-    execution.error = {
-      name: outcome.error.name,
-      message: mask(outcome.error.message),
-      stack: mask(outcome.error.stack),
-    };
+  if (outcome.status === 'failed') {
+    const { name, message, stack } = outcome.error;
+    execution.error = { name, message: mask(message), stack: mask(stack) };
+  }
 }
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */

@@ -63,12 +63,22 @@
     };
   }
 
+  // Every read is reported (by name only) so the execution record can say which secrets it used.
+  function readSecret(name) {
+    callSync(undefined, ['secrets.read', [name]], syncOptions);
+    return data.secrets[name];
+  }
+
   function secretsObject() {
-    const secrets = { ...data.secrets };
+    const secrets = {};
+    // A secret named `get` is read through secrets.get('get'): the method keeps the name.
+    for (const name of Object.keys(data.secrets).filter((key) => key !== 'get')) {
+      defineProperty(secrets, name, { enumerable: true, get: () => readSecret(name) });
+    }
     defineProperty(secrets, 'get', {
       enumerable: false,
       value: async (name) => {
-        if (typeof name === 'string' && hasOwn(data.secrets, name)) return data.secrets[name];
+        if (typeof name === 'string' && hasOwn(data.secrets, name)) return readSecret(name);
         throw new Error(`Secret ${String(name)} is not granted to this function.`);
       },
     });

@@ -15,8 +15,10 @@ type HostFunction = (...args: unknown[]) => unknown;
  */
 export function hostDispatcher(
   services: SandboxServices,
+  onSecretRead: (name: string) => void,
 ): (name: unknown, args: unknown) => HostReply | Promise<HostReply> {
   const table: Record<string, HostFunction> = {
+    'secrets.read': (name) => onSecretRead(String(name)),
     'random.bytes': (n) => random.bytes(n),
     'random.int': (min, max) => random.int(min, max),
     'random.uuid': () => random.uuid(),

@@ -25,12 +25,13 @@ interface Watchdog {
 export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutcome> {
   const startedAt = performance.now();
   const logs = new LogCollector();
+  const secretsRead = new Set<string>();
   const memoryLimitMb = request.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   const watchdog = startWatchdog(isolate, request.timeoutMs);
   let reply: RunReply;
   try {
-    reply = await execute(isolate, request, logs);
+    reply = await execute(isolate, request, logs, secretsRead);
   } catch (error) {
     reply = { ok: false, error: failureOf(error, isolate, watchdog, request.timeoutMs, memoryLimitMb) };
   } finally {
@@ -39,15 +40,22 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutc
   }
   const durationMs = Math.round(performance.now() - startedAt);
   const decoded = reply.ok ? decodeResult(reply.json) : reply;
+  const common = { logs: logs.lines(), secretsRead: [...secretsRead], durationMs };
   return decoded.ok
-    ? { status: 'completed', result: decoded.result, logs: logs.lines(), durationMs }
-    : { status: 'failed', error: decoded.error, logs: logs.lines(), durationMs };
+    ? { status: 'completed', result: decoded.result, ...common }
+    : { status: 'failed', error: decoded.error, ...common };
 }
 
-async function execute(isolate: ivm.Isolate, request: SandboxRequest, logs: LogCollector): Promise<RunReply> {
+async function execute(
+  isolate: ivm.Isolate,
+  request: SandboxRequest,
+  logs: LogCollector,
+  secretsRead: Set<string>,
+): Promise<RunReply> {
   const compiled = compileUserCode(isolate, request.code);
   const context = await isolate.createContext();
-  const bridge = { callHost: hostDispatcher(request.services), log: logs.add.bind(logs) };
+  const onSecretRead = (name: string) => void secretsRead.add(name);
+  const bridge = { callHost: hostDispatcher(request.services, onSecretRead), log: logs.add.bind(logs) };
   const run = await installBootstrap(context, request, bridge);
   const namespace = await evaluate(context, compiled);
   const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;

@@ -37,6 +37,13 @@ export interface SandboxError {
   stack: string;
 }
 
+interface OutcomeCommon {
+  logs: LogLine[];
+  /** Names of the granted secrets the code read, by key or through `get`. */
+  secretsRead: string[];
+  durationMs: number;
+}
+
 export type SandboxOutcome =
-  | { status: 'completed'; result: unknown; logs: LogLine[]; durationMs: number }
-  | { status: 'failed'; error: SandboxError; logs: LogLine[]; durationMs: number };
+  | ({ status: 'completed'; result: unknown } & OutcomeCommon)
+  | ({ status: 'failed'; error: SandboxError } & OutcomeCommon);

@@ -1,13 +1,14 @@
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { AccountSigner } from '../chain/signer.entity.ts';
+import { ExecutionResult } from '../functions/execution.entity.ts';
 import { masterKeyId, rewrap, type MasterKeys, type Sealed } from './envelope.ts';
 import { SecretVersion } from './secret.entity.ts';
 
 const batchSize = 200;
 
 /**
- * Re-wraps every data key not yet under the current master key (secret values and account
- * signers), a batch per transaction, while the service keeps running (readers accept the previous
+ * Re-wraps every data key not yet under the current master key (secret values, account
+ * signers and execution results), a batch per transaction, while the service keeps running (readers accept the previous
  * keys meanwhile). Values are never decrypted: only data keys pass through memory. Returns how
  * many were re-wrapped.
  */
@@ -15,7 +16,8 @@ export async function rotateMasterKey(em: EntityManager, masters: MasterKeys): P
   // Every entity holding a value sealed by envelope.ts belongs here.
   const secretVersions = await rotateEntity(em, SecretVersion, masters);
   const signers = await rotateEntity(em, AccountSigner, masters);
-  return secretVersions + signers;
+  const results = await rotateEntity(em, ExecutionResult, masters);
+  return secretVersions + signers + results;
 }
 
 async function rotateEntity<T extends Sealed>(em: EntityManager, entity: EntityName<T>, masters: MasterKeys) {

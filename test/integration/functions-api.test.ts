@@ -95,7 +95,7 @@ describe('functions area: create and read', () => {
         params: {},
         logs: [],
         trigger: { type: 'api' },
-        result: null,
+        secretsRead: [],
         error: null,
         completedAt: null,
         ...run,

@@ -30,13 +30,20 @@ export class Functions extends Migration {
         constraint "executions_account_id_foreign" references "accounts" ("id") on delete cascade,
       "status" varchar(16) not null,
       "params" jsonb not null,
-      "result" jsonb null,
       "error" jsonb null,
       "logs" jsonb not null,
       "trigger" jsonb not null,
+      "secrets_read" jsonb not null,
       "started_at" timestamptz not null,
       "completed_at" timestamptz null,
       "duration" int null);`);
+    this.addSql(`create table "execution_results" (
+      "execution_id" varchar(255) not null primary key
+        constraint "execution_results_execution_id_foreign" references "executions" ("id") on delete cascade,
+      "ciphertext" bytea not null,
+      "wrapped_key" bytea not null,
+      "master_key_id" varchar(16) not null);`);
+    this.addSql(`create index "execution_results_master_key_id_index" on "execution_results" ("master_key_id");`);
     // Stats, lastInvocation and the history list all read one function's executions by start time.
     this.addSql(
       `create index "executions_function_id_started_at_index" on "executions" ("function_id", "started_at" desc) include ("status", "duration");`,

@@ -1,36 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createWorker, type WorkerHandle } from '../../worker/worker.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import type { TestApi } from '../support/api.ts';
 import { issueKey } from '../support/keys.ts';
-import { testWorkerEnv } from '../support/temporal.ts';
+import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
-/** The API and a real worker on a task queue of this file's own, over this file's database. */
 let api: TestApi;
-let handle: WorkerHandle;
-let running: Promise<void>;
-let dataDir: string;
+let worker: RunningWorker;
 let key: string;
 beforeAll(async () => {
-  const taskQueue = `invoke-${randomBytes(4).toString('hex')}`;
-  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
-  dataDir = await mkdtemp(join(tmpdir(), 'neoflow-invoke-'));
-  handle = await createWorker(
-    loadConfig(testWorkerEnv(api.database.url, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir })),
-  );
-  running = handle.worker.run();
+  ({ api, worker } = await startApiWithWorker());
   ({ key } = await issueKey(api.database.orm));
 });
 afterAll(async () => {
-  handle.worker.shutdown();
-  await running;
-  await handle.close();
+  await worker.stop();
   await api.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 interface Envelope {

@@ -8,6 +8,7 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
+import { masterKeysOf } from '../../src/secrets/master-keys.ts';
 import { connectTestTemporal, testMasterKey, testSecretsEnv } from './temporal.ts';
 
 export { testMasterKey } from './temporal.ts';
@@ -24,14 +25,15 @@ export interface TestApi {
 export async function startTestApi(extraRouters: Router[] = [], env: Record<string, string> = {}): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal();
+  const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...env });
   const services: Services = {
-    config: loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...env }),
+    config,
     log: createLogger('api-test', 'warn'),
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
     neo: createNeoRpc(inject('neoRpcUrl')),
-    masterKeys: { current: testMasterKey, previous: [] },
+    masterKeys: masterKeysOf(config),
   };
   const handle = createApp(services, extraRouters).callback();
   const server = createServer((request, response) => void handle(request, response));

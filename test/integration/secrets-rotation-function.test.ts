@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Execution } from '../../src/functions/execution.entity.ts';
+import { openResult } from '../../src/functions/result-seal.ts';
+import { neoflow } from '../support/cli.ts';
+import type { TestApi } from '../support/api.ts';
+import { issueKey } from '../support/keys.ts';
+import { testMasterKey } from '../support/temporal.ts';
+import { startApiWithWorker, startTestWorker, type RunningWorker } from '../support/worker.ts';
+
+let api: TestApi;
+let worker: RunningWorker;
+let taskQueue: string;
+let key: string;
+beforeAll(async () => {
+  ({ api, worker, taskQueue } = await startApiWithWorker());
+  ({ key } = await issueKey(api.database.orm));
+});
+afterAll(async () => {
+  await worker.stop();
+  await api.close();
+});
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${api.url}/v1${path}`, {
+    method,
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as { data: any };
+};
+
+async function finished(executionId: string) {
+  for (let tries = 0; tries < 100; tries++) {
+    const execution = await api.database.orm.em.fork().findOneOrFail(Execution, { id: executionId });
+    if (execution.status !== 'running') return execution;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  throw new Error(`execution ${executionId} did not finish`);
+}
+
+describe('master key rotation, seen from a function', () => {
+  it('keeps every secret readable in a function once the old master key is gone', async () => {
+    await call('POST', '/secrets', { name: 'ROTATED', value: 'still-readable' });
+    const fn = await call('POST', '/functions', {
+      name: 'reader',
+      runtime: 'node18',
+      code: 'module.exports = async (context) => context.secrets.ROTATED;',
+      secrets: ['ROTATED'],
+    });
+    const before = await call('POST', `/functions/${fn.data.id as string}/invoke`, {});
+    expect(before.data.result).toBe('still-readable');
+
+    const newKey = randomBytes(32);
+    const rotated = await neoflow(['secrets', 'rotate-master'], {
+      DATABASE_URL: api.database.url,
+      NEOFLOW_MASTER_KEY: newKey.toString('base64'),
+      NEOFLOW_PREVIOUS_MASTER_KEYS: testMasterKey.toString('base64'),
+    });
+    expect(rotated.code).toBe(0);
+
+    // The old key leaves the worker's configuration entirely.
+    await worker.stop();
+    worker = await startTestWorker(api.database.url, taskQueue, { NEOFLOW_MASTER_KEY: newKey.toString('base64') });
+    const after = await call('POST', `/functions/${fn.data.id as string}/invoke`, { async: true });
+    const execution = await finished(after.data.execution.id as string);
+    const onlyNewKey = { current: newKey, previous: [] };
+    expect(execution.status).toBe('completed');
+    expect(await openResult(api.database.orm.em.fork(), onlyNewKey, execution)).toBe('still-readable');
+    const earlier = await finished(before.data.execution.id as string);
+    expect(await openResult(api.database.orm.em.fork(), onlyNewKey, earlier)).toBe('still-readable');
+  });
+});

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import proto from '@temporalio/proto';
+import { loadConfig } from '../../src/config.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { startTestApi, type TestApi } from './api.ts';
+import { testWorkerEnv } from './temporal.ts';
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+/** A real worker over `databaseUrl`, on `taskQueue`, running until stopped. */
+export async function startTestWorker(databaseUrl: string, taskQueue: string, env: Record<string, string> = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
+  const handle = await createWorker(
+    loadConfig(testWorkerEnv(databaseUrl, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir, ...env })),
+  );
+  const running = handle.worker.run();
+  return {
+    stop: async () => {
+      handle.worker.shutdown();
+      await running;
+      await handle.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  } satisfies RunningWorker;
+}
+
+/** The API and a worker on a task queue of their own, so no other test file's worker runs our work. */
+export async function startApiWithWorker(): Promise<{ api: TestApi; worker: RunningWorker; taskQueue: string }> {
+  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
+}
+
+/** Everything Temporal keeps of a workflow, as the bytes it stores. */
+export async function rawHistoryBytes(api: TestApi, workflowId: string): Promise<Buffer> {
+  const { history } = await api.services.temporal.client.workflowService.getWorkflowExecutionHistory({
+    namespace: 'default',
+    execution: { workflowId },
+  });
+  return Buffer.from(proto.temporal.api.history.v1.History.encode({ events: history?.events ?? [] }).finish());
+}

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
-import { connectTestTemporal, testMasterKey, testSecretsEnv } from './temporal.ts';
+import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
 
 export { testMasterKey } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';

@@ -10,8 +10,6 @@ import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
 import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
-
-export { testMasterKey } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestApi {

@@ -1,42 +1,27 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
 import { createKey } from '../../src/auth/keys.service.ts';
-import { openOrm } from '../../src/db/orm.ts';
 import type { Rate } from '../../src/ratelimit/rate.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { testMasters, uniqueAccountName } from '../support/keys.ts';
 
-/**
- * Two API instances on one database, each with its own connection pool, stand for two API
- * processes behind a load balancer: whatever they share, they share through PostgreSQL.
- */
-let first: TestApi;
-let secondOrm: MikroORM;
-let second: Server;
+/** Two `neoflow api` processes on one database share one limit: they share only PostgreSQL. */
+let db: TestDatabase;
+let apis: ApiProcess[];
 let urls: string[];
 beforeAll(async () => {
-  first = await startTestApi();
-  secondOrm = await openOrm(first.database.url);
-  const handle = createApp({ ...first.services, orm: secondOrm, em: () => secondOrm.em }).callback();
-  second = createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolveListen) => second.listen(0, '127.0.0.1', resolveListen));
-  urls = [first.url, `http://127.0.0.1:${(second.address() as AddressInfo).port}`];
+  db = await createTestDatabase();
+  apis = await Promise.all([startApiProcess(db.url), startApiProcess(db.url)]);
+  urls = apis.map((api) => api.url);
 });
 afterAll(async () => {
-  await new Promise<void>((resolveClose) => {
-    second.close(() => resolveClose());
-    second.closeAllConnections();
-  });
-  await secondOrm.close();
-  await first.close();
+  await Promise.all(apis.map((api) => api.stop()));
+  await db.drop();
 });
 
 const keyWithRate = async (rate: Rate) =>
-  (await createKey(first.database.orm.em.fork(), testMasters, uniqueAccountName('replicas'), ['*'], { rate })).key;
+  (await createKey(db.orm.em.fork(), testMasters, uniqueAccountName('replicas'), ['*'], { rate })).key;
 
 /** `perInstance` concurrent requests to each instance; the statuses, grouped by instance. */
 const burst = (key: string, perInstance: number) =>
@@ -54,7 +39,7 @@ const burst = (key: string, perInstance: number) =>
 
 const acceptedIn = (statuses: number[][]) => statuses.flat().filter((status) => status === 200).length;
 
-describe('rate limits across two API instances', () => {
+describe('rate limits across two API processes', () => {
   it('grants one burst in total, not one per instance', async () => {
     const rate = { requests: 5, windowSeconds: 600 };
     const statuses = await burst(await keyWithRate(rate), 10);

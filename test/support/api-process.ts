@@ -1,0 +1,36 @@
+import { inject } from 'vitest';
+import { freePort } from '../../src/stack/ports.ts';
+import { spawnManaged, waitFor } from '../../src/stack/process.ts';
+import { testSecretsEnv } from './temporal.ts';
+
+export interface ApiProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** `neoflow api` as its own process over `databaseUrl` and the shared services, once healthy. */
+export async function startApiProcess(databaseUrl: string): Promise<ApiProcess> {
+  const port = await freePort();
+  const cli = new URL('../../bin/neoflow.js', import.meta.url).pathname;
+  const api = spawnManaged('api', process.execPath, {
+    args: ['--no-node-snapshot', cli, 'api'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NEOFLOW_ENV: 'test',
+      NEOFLOW_LOG_LEVEL: 'warn',
+      NEOFLOW_API_PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      NEO_RPC_URL: inject('neoRpcUrl'),
+      ...testSecretsEnv,
+    },
+    output: 'inherit',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('neoflow api', async () => ((await fetch(`${url}/v1/health`)).ok ? true : undefined), {
+    timeoutMs: 30_000,
+    aborted: api.exited,
+  });
+  return { url, stop: () => api.stop() };
+}

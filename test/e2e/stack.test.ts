@@ -70,3 +70,38 @@ describe('the stack from `neoflow up`', () => {
     expect(await functions.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
   });
 });
+
+describe('functions on the stack from `neoflow up`', () => {
+  it('deploys a function and invokes it, synchronously and asynchronously', async () => {
+    const key = await createKeyWithCli(env, uniqueAccountName('e2e-fn'));
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${apiUrl}/v1${path}`, {
+        method,
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { data: any } };
+    };
+    const code =
+      'module.exports = async (context) => ({ height: await context.services.blockchain.getBlockCount(), n: context.params.n });';
+    const created = await call('POST', '/functions', { name: 'e2e-height', code, runtime: 'node18' });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+
+    const sync = await call('POST', `/functions/${id}/invoke`, { params: { n: 7 } });
+    expect(sync.status).toBe(200);
+    expect(sync.body.data.result).toEqual({ height: expect.any(Number), n: 7 });
+
+    const queued = await call('POST', `/functions/${id}/invoke`, { async: true, params: { n: 8 } });
+    expect(queued.status).toBe(202);
+    let status = 'running';
+    for (let tries = 0; status === 'running' && tries < 100; tries++) {
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      status = (await call('GET', `/functions/${id}/executions/${queued.body.data.execution.id as string}`)).body.data
+        .status as string;
+    }
+    expect(status).toBe('completed');
+    const stats = (await call('GET', `/functions/${id}`)).body.data.stats;
+    expect(stats.invocations).toMatchObject({ total: 2, success: 2, failed: 0 });
+  });
+});

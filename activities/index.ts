@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
@@ -34,7 +34,8 @@ export function createActivities(deps: ActivityDeps) {
     async runExecution(executionId: string): Promise<string> {
       const beat = setInterval(() => heartbeat(), heartbeatEveryMs);
       try {
-        return await runExecution({ ...deps, em: deps.orm.em.fork() }, executionId);
+        const signal = Context.current().cancellationSignal;
+        return await runExecution({ ...deps, em: deps.orm.em.fork(), signal }, executionId);
       } finally {
         clearInterval(beat);
       }

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 
 const { runExecution } = proxyActivities<Activities>({
@@ -19,6 +19,8 @@ export async function executeFunction(executionId: string): Promise<string> {
   try {
     return await runExecution(executionId);
   } catch (error) {
+    // Cancelled because its function was deleted: the record is gone with it.
+    if (isCancellation(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     await failExecution(executionId, `The execution could not be run: ${reason}`);
     return 'failed';

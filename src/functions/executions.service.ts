@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
@@ -70,6 +70,21 @@ export async function awaitExecution(em: EntityManager, invoker: Invoker, execut
   await Promise.race([result, timer]);
   await em.refresh(execution);
   return execution;
+}
+
+/** Cancels the workflows of the function's running executions (when the function is deleted). */
+export async function cancelRunning(em: EntityManager, invoker: Invoker, fn: FunctionDef) {
+  const running = await em.find(Execution, { function: fn.id, status: 'running' }, { fields: ['id'] });
+  await Promise.all(
+    running.map((execution) =>
+      invoker.client.workflow
+        .getHandle(execution.id)
+        .cancel()
+        .catch((error: unknown) => {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+        }),
+    ),
+  );
 }
 
 export async function listExecutions(em: EntityManager, fn: FunctionDef, query: ListExecutions) {

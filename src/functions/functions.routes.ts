@@ -23,6 +23,7 @@ const reply = (ctx: Context, data: unknown, status = 200) => {
 
 export function functionsRoutes(services: Services): Router {
   const { em } = services;
+  const invoker = { client: services.temporal.client, taskQueue: services.config.temporal.taskQueue };
   const account = (ctx: Context) => callerOf(ctx.state).accountId;
   const id = (ctx: Context) => (ctx.params as Record<string, string>).id!;
   return new Router({ prefix: '/v1/functions' })
@@ -59,7 +60,7 @@ export function functionsRoutes(services: Services): Router {
       reply(ctx, functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
     })
     .delete('/:id', requireScope('functions:write'), async (ctx) => {
-      await deleteFunction(em(), account(ctx), id(ctx));
+      await deleteFunction(em(), invoker, account(ctx), id(ctx));
       reply(ctx, { id: id(ctx), deleted: true });
     })
     .get('/:id/environment', requireScope('functions:read'), async (ctx) => {

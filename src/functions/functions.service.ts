@@ -3,6 +3,7 @@ import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { Secret } from '../secrets/secret.entity.ts';
 import { assertValidCode } from './code.ts';
+import { cancelRunning, type Invoker } from './executions.service.ts';
 import { FunctionDef } from './function.entity.ts';
 import type { CreateFunction, ListFunctions, UpdateFunction } from './functions.schemas.ts';
 
@@ -49,9 +50,10 @@ export async function updateFunction(em: EntityManager, accountId: string, id: s
   return fn;
 }
 
-/** The function and its executions go. */
-export async function deleteFunction(em: EntityManager, accountId: string, id: string) {
+/** The function and its executions go; running ones are cancelled first. */
+export async function deleteFunction(em: EntityManager, invoker: Invoker, accountId: string, id: string) {
   const fn = await getFunction(em, accountId, id);
+  await cancelRunning(em, invoker, fn);
   await em.remove(fn).flush();
 }
 

@@ -13,14 +13,18 @@ export interface RunDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  /** Aborted when the execution's workflow is cancelled. */
+  signal?: AbortSignal;
 }
 
 /**
  * Runs a recorded execution once and stores its outcome. Idempotent: an execution that already
  * ended (a retried activity whose first attempt got that far) is left as it is.
  */
-export async function runExecution(deps: RunDeps, executionId: string): Promise<Execution['status']> {
-  const execution = await deps.em.findOneOrFail(Execution, { id: executionId }, { populate: ['function'] });
+export async function runExecution(deps: RunDeps, executionId: string): Promise<Execution['status'] | 'deleted'> {
+  const execution = await deps.em.findOne(Execution, { id: executionId }, { populate: ['function'] });
+  // Gone with its function: nothing left to run or to record.
+  if (!execution) return 'deleted';
   if (execution.status !== 'running') return execution.status;
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
@@ -33,6 +37,7 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     services: sandboxServices(deps.neo),
     timeoutMs: fn.timeout * 1000,
     memoryLimitMb: deps.memoryLimitMb,
+    signal: deps.signal,
   });
   record(execution, outcome, secrets);
   if (outcome.status === 'completed') sealResult(deps.em, deps.masterKeys, execution, outcome.result ?? null);
@@ -58,8 +63,8 @@ function record(execution: Execution, outcome: SandboxOutcome, secrets: Revealed
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */
 export async function failExecution(em: EntityManager, executionId: string, message: string) {
-  const execution = await em.findOneOrFail(Execution, { id: executionId });
-  if (execution.status !== 'running') return;
+  const execution = await em.findOne(Execution, { id: executionId });
+  if (!execution || execution.status !== 'running') return;
   execution.status = 'failed';
   execution.error = { name: 'ExecutionLostError', message, stack: '' };
   execution.completedAt = new Date();

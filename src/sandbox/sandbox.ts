@@ -28,12 +28,12 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutc
   const secretsRead = new Set<string>();
   const memoryLimitMb = request.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
-  const watchdog = startWatchdog(isolate, request.timeoutMs);
+  const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
   let reply: RunReply;
   try {
     reply = await execute(isolate, request, logs, secretsRead);
   } catch (error) {
-    reply = { ok: false, error: failureOf(error, isolate, watchdog, request.timeoutMs, memoryLimitMb) };
+    reply = { ok: false, error: failureOf(error, isolate, watchdog, request, memoryLimitMb) };
   } finally {
     watchdog.stop();
     if (!isolate.isDisposed) isolate.dispose();
@@ -75,13 +75,23 @@ async function evaluate(context: ivm.Context, compiled: CompiledCode): Promise<i
   return compiled.module.namespace.derefInto();
 }
 
-function startWatchdog(isolate: ivm.Isolate, timeoutMs: number): Watchdog {
+function startWatchdog(isolate: ivm.Isolate, timeoutMs: number, signal: AbortSignal | undefined): Watchdog {
   let fired = false;
+  const stopIsolate = () => {
+    if (!isolate.isDisposed) isolate.dispose();
+  };
   const timer = setTimeout(() => {
     fired = true;
-    if (!isolate.isDisposed) isolate.dispose();
+    stopIsolate();
   }, timeoutMs);
-  return { fired: () => fired, stop: () => clearTimeout(timer) };
+  signal?.addEventListener('abort', stopIsolate, { once: true });
+  return {
+    fired: () => fired,
+    stop: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stopIsolate);
+    },
+  };
 }
 
 /** A disposed isolate means the watchdog fired or V8 hit the memory limit; anything else is the user's. */
@@ -89,10 +99,13 @@ function failureOf(
   error: unknown,
   isolate: ivm.Isolate,
   watchdog: Watchdog,
-  timeoutMs: number,
+  request: SandboxRequest,
   memoryLimitMb: number,
 ): SandboxError {
-  if (watchdog.fired()) return sandboxError('TimeoutError', `The function did not finish within ${timeoutMs} ms.`);
+  if (watchdog.fired()) {
+    return sandboxError('TimeoutError', `The function did not finish within ${request.timeoutMs} ms.`);
+  }
+  if (request.signal?.aborted) return sandboxError('CancelledError', 'The execution was cancelled.');
   if (isolate.isDisposed) {
     return sandboxError('MemoryLimitError', `The function exceeded its memory limit of ${memoryLimitMb} MiB.`);
   }

@@ -20,6 +20,8 @@ export interface SandboxRequest {
   timeoutMs: number;
   /** Defaults to 128 MiB. */
   memoryLimitMb?: number;
+  /** Aborting stops the run at once (its execution was cancelled). */
+  signal?: AbortSignal;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

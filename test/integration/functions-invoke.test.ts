@@ -135,6 +135,24 @@ describe('invoking functions', () => {
     expect(BigInt(invoked.body.data!.result.amount as string)).toBeGreaterThan(0n);
   });
 
+  it('cancels a running execution when its function is deleted, freeing the worker at once', async () => {
+    const id = await deploy('module.exports = async () => { for (;;) { await null; } };', { timeout: 120 });
+    const invoked = await call('POST', `/functions/${id}/invoke`, { async: true });
+    const executionId = invoked.body.data!.execution.id as string;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
+    const started = performance.now();
+    expect((await call('DELETE', `/functions/${id}`)).status).toBe(200);
+    const handle = api.services.temporal.client.workflow.getHandle(executionId);
+    let status = 'RUNNING';
+    while (status === 'RUNNING' && performance.now() - started < 20_000) {
+      status = (await handle.describe()).status.name;
+      await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+    }
+    expect(status).toBe('CANCELLED');
+    const next = await deploy('module.exports = async () => "free";');
+    expect((await call('POST', `/functions/${next}/invoke`, {})).body.data!.result).toBe('free');
+  });
+
   it('validates the invoke body and execution lookups', async () => {
     const id = await deploy('module.exports = async () => 1;');
     expect((await call('POST', `/functions/${id}/invoke`, { params: [1] })).body.error?.code).toBe('invalid_request');

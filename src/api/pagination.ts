@@ -16,3 +16,9 @@ export function paginationQuery(defaultLimit: number) {
       .default(0),
   };
 }
+
+/** The functions area's list envelope: `hasMore` says whether a later page holds more. */
+export function pageEnvelope<T>(items: T[], page: { limit: number; offset: number }, total: number) {
+  const pagination = { total, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < total };
+  return { success: true, data: items, pagination };
+}

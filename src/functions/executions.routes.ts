@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf, requireScope } from '../api/auth.ts';
+import { pageEnvelope } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -36,16 +37,7 @@ export function executionsRoutes(services: Services): Router {
     .get('/executions', requireScope('functions:read'), async (ctx) => {
       const query = parseQuery(listExecutionsQuery, ctx.query);
       const [executions, total] = await listExecutions(em(), await fnOf(ctx), query);
-      ctx.body = {
-        success: true,
-        data: executions.map(executionListItem),
-        pagination: {
-          total,
-          limit: query.limit,
-          offset: query.offset,
-          hasMore: query.offset + executions.length < total,
-        },
-      };
+      ctx.body = pageEnvelope(executions.map(executionListItem), query, total);
     })
     .get('/executions/:executionId', requireScope('functions:read'), async (ctx) => {
       const { execution } = await executionOf(ctx);

@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf, requireScope } from '../api/auth.ts';
+import { pageEnvelope } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
 import type { Services } from '../services.ts';
 import { functionListItem, functionView } from './function.view.ts';
@@ -34,16 +35,8 @@ export function functionsRoutes(services: Services): Router {
         em(),
         functions.map((fn) => fn.id),
       );
-      ctx.body = {
-        success: true,
-        data: functions.map((fn) => functionListItem(fn, last.get(fn.id))),
-        pagination: {
-          total,
-          limit: query.limit,
-          offset: query.offset,
-          hasMore: query.offset + functions.length < total,
-        },
-      };
+      const items = functions.map((fn) => functionListItem(fn, last.get(fn.id)));
+      ctx.body = pageEnvelope(items, query, total);
     })
     .post('/', requireScope('functions:write'), async (ctx) => {
       const fn = await createFunction(em(), account(ctx), parseBody(createFunctionBody, ctx.request.body));

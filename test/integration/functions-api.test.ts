@@ -123,6 +123,7 @@ describe('functions area: create and read', () => {
     [{ timeout: 1.5 }, 'timeout'],
     [{ environment: { '1BAD': 'x' } }, 'environment.1BAD'],
     [{ environment: { GOOD: 1 } }, 'environment.GOOD'],
+    [{ environment: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`VAR_${i}`, 'x'])) }, 'environment'],
     [{ tags: 'defi' }, 'tags'],
     [{ secrets: ['NOT_A_SECRET'] }, 'secrets'],
     [{ status: 'inactive' }, 'status'],

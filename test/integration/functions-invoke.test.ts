@@ -153,6 +153,21 @@ describe('invoking functions', () => {
     expect((await call('POST', `/functions/${next}/invoke`, {})).body.data!.result).toBe('free');
   });
 
+  it('filters the execution history by status and start date, newest first', async () => {
+    const id = await deploy('module.exports = async (context) => context.params.n;');
+    const before = new Date().toISOString();
+    for (const n of [1, 2, 3]) await call('POST', `/functions/${id}/invoke`, { params: { n } });
+    const after = new Date().toISOString();
+    const all = await call('GET', `/functions/${id}/executions?status=completed&limit=2`);
+    expect(all.body.data!.map((item: { params: { n: number } }) => item.params.n)).toEqual([3, 2]);
+    expect(all.body).toMatchObject({ pagination: { total: 3, limit: 2, offset: 0, hasMore: true } });
+    const inWindow = await call('GET', `/functions/${id}/executions?start_date=${before}&end_date=${after}`);
+    expect(inWindow.body.data).toHaveLength(3);
+    const later = await call('GET', `/functions/${id}/executions?start_date=${after}`);
+    expect(later.body.data).toEqual([]);
+    expect((await call('GET', `/functions/${id}/executions?start_date=yesterday`)).status).toBe(400);
+  });
+
   it('validates the invoke body and execution lookups', async () => {
     const id = await deploy('module.exports = async () => 1;');
     expect((await call('POST', `/functions/${id}/invoke`, { params: [1] })).body.error?.code).toBe('invalid_request');

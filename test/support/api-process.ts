@@ -9,7 +9,7 @@ export interface ApiProcess {
 }
 
 /** `neoflow api` as its own process over `databaseUrl` and the shared services, once healthy. */
-export async function startApiProcess(databaseUrl: string): Promise<ApiProcess> {
+export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
   const cli = new URL('../../bin/neoflow.js', import.meta.url).pathname;
   const api = spawnManaged('api', process.execPath, {
@@ -24,6 +24,7 @@ export async function startApiProcess(databaseUrl: string): Promise<ApiProcess> 
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       NEO_RPC_URL: inject('neoRpcUrl'),
       ...testSecretsEnv,
+      ...env,
     },
     output: 'inherit',
   });

@@ -42,6 +42,15 @@ describe('invoking functions', () => {
     const id = await deploy('module.exports = async (context) => ({ hello: context.params.name });');
     const invoked = await call('POST', `/functions/${id}/invoke`, { params: { name: 'neo' } });
     expect(invoked.status).toBe(200);
+    const workflow = await api.services.temporal.client.workflow.getHandle(invoked.body.data!.execution.id).describe();
+    expect(workflow.type).toBe('executeFunction');
+    expect(workflow.typedSearchAttributes.getAll().map(({ key, value }) => [key.name, value])).toEqual(
+      expect.arrayContaining([
+        ['NeoflowFunctionId', id],
+        ['NeoflowTrigger', 'api'],
+        ['NeoflowAccountId', expect.stringMatching(/^acct_/)],
+      ]),
+    );
     expect(invoked.body.data).toEqual({
       execution: {
         id: expect.stringMatching(/^exec_/),

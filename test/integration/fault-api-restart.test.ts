@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startTestWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -25,21 +26,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-interface Envelope {
-  success: boolean;
-  data?: any;
-  meta?: Record<string, unknown>;
-  error?: { code: string; message: string; details: Record<string, unknown> };
-}
-
-const call = async (api: ApiProcess, method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${api.url}/v1${path}`, {
-    method,
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope };
-};
+const call = (api: ApiProcess, method: string, path: string, body?: unknown) =>
+  callApi(api.url, key, method, path, body);
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 

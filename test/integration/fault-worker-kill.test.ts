@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -32,20 +33,7 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-interface Envelope {
-  success: boolean;
-  data?: Record<string, any>;
-  error?: { code: string; message: string; details: Record<string, unknown> };
-}
-
-const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${api.url}/v1${path}`, {
-    method,
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope };
-};
+const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 

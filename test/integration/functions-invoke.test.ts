@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
+import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -15,20 +16,7 @@ afterAll(async () => {
   await api.close();
 });
 
-interface Envelope {
-  success: boolean;
-  data?: Record<string, any>;
-  error?: { code: string; message: string; details: Record<string, unknown> };
-}
-
-const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${api.url}/v1${path}`, {
-    method,
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope };
-};
+const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 let counter = 0;
 async function deploy(code: string, extra: Record<string, unknown> = {}): Promise<string> {

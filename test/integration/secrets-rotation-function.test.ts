@@ -4,6 +4,7 @@ import { Execution } from '../../src/functions/execution.entity.ts';
 import { openResult } from '../../src/functions/result-seal.ts';
 import { neoflow } from '../support/cli.ts';
 import type { TestApi } from '../support/api.ts';
+import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { testMasterKey } from '../support/temporal.ts';
 import { startApiWithWorker, startTestWorker, type RunningWorker } from '../support/worker.ts';
@@ -21,14 +22,8 @@ afterAll(async () => {
   await api.close();
 });
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${api.url}/v1${path}`, {
-    method,
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await response.json()) as { data: any };
-};
+const call = async (method: string, path: string, body?: unknown) =>
+  (await callApi(api.url, key, method, path, body)).body;
 
 async function finished(executionId: string) {
   for (let tries = 0; tries < 100; tries++) {

@@ -14,13 +14,9 @@ import { migrate, openOrm } from '../src/db/orm.ts';
 import { createLogger } from '../src/log.ts';
 import { masterKeysOf } from '../src/secrets/master-keys.ts';
 import type { Services } from '../src/services.ts';
-import { ensureGoProgram, neoGo, temporalCli } from '../src/stack/binaries.ts';
-import { startEmbeddedPostgres } from '../src/stack/embedded-postgres.ts';
-import { startNeoDevnet } from '../src/stack/neo-devnet.ts';
-import { freePort } from '../src/stack/ports.ts';
-import { startTemporalDev } from '../src/stack/temporal-dev.ts';
 import { connectTemporal, type TemporalHandle } from '../src/temporal/connect.ts';
 import { createWorker } from '../worker/worker.ts';
+import { startScratchServices } from '../test/support/scratch-services.ts';
 import type { Progress } from './measure.ts';
 
 export interface BenchStack {
@@ -49,37 +45,12 @@ export async function startBenchStack(progress: Progress): Promise<BenchStack> {
     await rm(scratch, { recursive: true, force: true });
   };
   try {
-    const config = loadConfig();
-    const [temporalPath, neoGoPath] = await Promise.all([
-      ensureGoProgram(temporalCli, config.binDir, progress),
-      ensureGoProgram(neoGo, config.binDir, progress),
-    ]);
     let began = performance.now();
-    const tracked = async <T extends { stop(): Promise<void> }>(start: () => Promise<T>) => {
-      const service = await start();
-      stops.push(() => service.stop());
-      return service;
-    };
-    const starting = [
-      tracked(async () => startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), join(scratch, 'postgres.log'))),
-      tracked(async () =>
-        startTemporalDev({
-          temporalPath,
-          port: await freePort(),
-          uiPort: undefined,
-          uiCodecEndpoint: undefined,
-          dbFile: undefined,
-          logFile: join(scratch, 'temporal.log'),
-          namespace: config.temporal.namespace,
-        }),
-      ),
-      tracked(async () =>
-        startNeoDevnet({ neoGoPath, dataDir: join(scratch, 'neo'), rpcPort: await freePort(), storage: 'inmemory' }),
-      ),
-    ] as const;
-    const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-    const [postgres, temporalServer, neo] = await Promise.all(starting);
+    const scratchServices = await startScratchServices(scratch, progress);
+    stops.push(() => scratchServices.stop());
+    const postgres = { url: scratchServices.postgresUrl };
+    const temporalServer = { address: scratchServices.temporalAddress };
+    const neo = { rpcUrl: scratchServices.neoRpcUrl };
     progress(`services up: postgres, temporal ${temporalServer.address}, neo ${neo.rpcUrl} (${elapsed(began)})`);
 
     began = performance.now();

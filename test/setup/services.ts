@@ -1,13 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
-import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
-import { startEmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
-import { startNeoDevnet } from '../../src/stack/neo-devnet.ts';
-import { freePort } from '../../src/stack/ports.ts';
-import { startTemporalDev } from '../../src/stack/temporal-dev.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
+import { startScratchServices } from '../support/scratch-services.ts';
 import { scratchDataDir } from './stack.ts';
 
 declare module 'vitest' {
@@ -30,53 +25,18 @@ const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
 export default async function setup(project: TestProject) {
   const config = loadConfig();
   const scratch = await scratchDataDir('neoflow-it-');
-  const stops: (() => Promise<void>)[] = [];
-  const teardown = async () => {
-    await Promise.allSettled(stops.map((stop) => stop()));
+  const reuse = { postgresUrl: config.postgres.url, temporalAddress: config.temporal.address };
+  const services = await startScratchServices(scratch, progress, reuse).catch(async (error: unknown) => {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  });
+  project.provide('adminDatabaseUrl', services.postgresUrl);
+  project.provide('temporalAddress', services.temporalAddress);
+  project.provide('neoRpcUrl', services.neoRpcUrl);
+  project.provide('devWallet', services.devWallet);
+  project.provide('neoGoPath', services.neoGoPath);
+  return async () => {
+    await services.stop();
     await rm(scratch, { recursive: true, force: true });
   };
-  const tracked = async <T extends object>(start: () => Promise<T>) => {
-    const service = await start();
-    if ('stop' in service) stops.push(service.stop as () => Promise<void>);
-    return service;
-  };
-  const [temporalPath, neoGoPath] = await Promise.all([
-    ensureGoProgram(temporalCli, config.binDir, progress),
-    ensureGoProgram(neoGo, config.binDir, progress),
-  ]);
-  const starting = [
-    tracked(async () =>
-      config.postgres.url
-        ? { url: config.postgres.url }
-        : startEmbeddedPostgres(join(scratch, 'pg'), await freePort(), join(scratch, 'postgres.log')),
-    ),
-    tracked(async () =>
-      config.temporal.address
-        ? { address: config.temporal.address }
-        : startTemporalDev({
-            temporalPath,
-            port: await freePort(),
-            uiPort: undefined,
-            uiCodecEndpoint: undefined,
-            dbFile: undefined,
-            logFile: join(scratch, 'temporal.log'),
-            namespace: config.temporal.namespace,
-          }),
-    ),
-    tracked(async () =>
-      startNeoDevnet({ neoGoPath, dataDir: join(scratch, 'neo'), rpcPort: await freePort(), storage: 'inmemory' }),
-    ),
-  ] as const;
-  const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected');
-  if (failed) {
-    await teardown();
-    throw failed.reason;
-  }
-  const [postgres, temporal, neo] = await Promise.all(starting);
-  project.provide('adminDatabaseUrl', postgres.url);
-  project.provide('temporalAddress', temporal.address);
-  project.provide('neoRpcUrl', neo.rpcUrl);
-  project.provide('devWallet', neo.wallet);
-  project.provide('neoGoPath', neoGoPath);
-  return teardown;
 }

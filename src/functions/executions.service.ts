@@ -63,11 +63,23 @@ export async function startExecution(
   return execution;
 }
 
-/** Waits for the run up to `waitMs`; then reloads the row, which the activity wrote. */
+/**
+ * Waits for the run up to `waitMs`; then reloads the row, which the activity wrote. The row is
+ * the answer, so how the workflow ended (even cancelled, after its function was deleted, and even
+ * after this wait gave up) is only a signal and never an error here.
+ */
 export async function awaitExecution(em: EntityManager, invoker: Invoker, execution: Execution, waitMs: number) {
-  const result = invoker.client.workflow.getHandle(execution.id).result();
-  const timer = new Promise<'timeout'>((resolveTimer) => setTimeout(() => resolveTimer('timeout'), waitMs).unref());
-  await Promise.race([result, timer]);
+  const ended = invoker.client.workflow
+    .getHandle(execution.id)
+    .result()
+    .then(
+      () => undefined,
+      () => undefined,
+    );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
+  await Promise.race([ended, waited]);
+  clearTimeout(timer);
   await em.refresh(execution);
   return execution;
 }

@@ -14,7 +14,7 @@ export const usage = `Usage: neoflow <command>
                           --rate overrides NEOFLOW_RATE_LIMIT for this key
   keys list --account <name>
   keys revoke <keyId>
-  secrets rotate-master   re-wrap the data keys of secrets and signers under NEOFLOW_MASTER_KEY
+  secrets rotate-master   re-wrap the data keys of secrets, signers and results under NEOFLOW_MASTER_KEY
                           (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
 `;
 

@@ -4,6 +4,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
+import type { Config } from '../src/config.ts';
+import { createAutomationActivities } from './automations.ts';
 
 /** What activities need from the process that runs them. */
 export interface ActivityDeps {
@@ -12,6 +14,7 @@ export interface ActivityDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  automations: Config['automations'];
 }
 
 export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
@@ -21,6 +24,8 @@ const heartbeatEveryMs = 2000;
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createAutomationActivities(deps),
+
     /** Proves a worker is polling and can run activities; `neoflow up` calls it once at start. */
     async ping(): Promise<{ workerId: string }> {
       return { workerId: deps.workerId };

@@ -3,10 +3,20 @@
  * the floors they are judged against, all from one run against the same Temporal server.
  * A benchmark, not a test: it prints figures and PASS/MISS per target, and exits 0 either way.
  */
-import { availableParallelism, cpus } from 'node:os';
 import ivm from 'isolated-vm';
 import type { pingWorkflow } from '../workflows/ping.ts';
-import { ms, perSecond, runConcurrent, summarise, type Latencies } from './measure.ts';
+import {
+  countFrom,
+  ms,
+  perSecond,
+  progress,
+  printReport,
+  runBench,
+  runConcurrent,
+  summarise,
+  type Latencies,
+} from './measure.ts';
+import { apiClient } from './scratch-stack.ts';
 import { startBenchStack, type BenchStack } from './stack.ts';
 
 // Counts, scaled to keep the whole run within about five minutes on a 2-core machine: issue 4 asks
@@ -14,20 +24,16 @@ import { startBenchStack, type BenchStack } from './stack.ts';
 // workflows at concurrency 64; at this machine's rates that alone takes over six minutes.
 const issueCounts = { syncParallel: 400, asyncTotal: 2000, floorTotal: 2000 };
 const counts = {
-  warmup: Number(process.env.BENCH_WARMUP ?? 20),
-  syncSerial: Number(process.env.BENCH_SYNC_SERIAL ?? 200),
-  syncParallel: Number(process.env.BENCH_SYNC_PARALLEL ?? 200),
-  asyncTotal: Number(process.env.BENCH_ASYNC_TOTAL ?? 1000),
-  floorSerial: Number(process.env.BENCH_FLOOR_SERIAL ?? 200),
-  floorTotal: Number(process.env.BENCH_FLOOR_TOTAL ?? 1000),
-  isolates: Number(process.env.BENCH_ISOLATES ?? 200),
+  warmup: countFrom('BENCH_WARMUP', 20),
+  syncSerial: countFrom('BENCH_SYNC_SERIAL', 200),
+  syncParallel: countFrom('BENCH_SYNC_PARALLEL', 200),
+  asyncTotal: countFrom('BENCH_ASYNC_TOTAL', 1000),
+  floorSerial: countFrom('BENCH_FLOOR_SERIAL', 200),
+  floorTotal: countFrom('BENCH_FLOOR_TOTAL', 1000),
+  isolates: countFrom('BENCH_ISOLATES', 200),
 };
 const FUNCTION_CODE = 'module.exports = async (context) => ({ ok: true, n: context.params.n });';
 const targets = { latencyRatio: 1.5, throughputRatio: 0.7 };
-
-const startedAt = performance.now();
-const progress = (line: string) =>
-  process.stdout.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 
 interface Envelope {
   success: boolean;
@@ -35,37 +41,16 @@ interface Envelope {
   error?: { code: string; message: string };
 }
 
-function client(stack: BenchStack) {
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Envelope }> => {
-    const response = await fetch(`${stack.apiUrl}/v1${path}`, {
-      method,
-      headers: { 'X-API-Key': stack.apiKey, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Envelope };
-  };
-}
-
-async function main() {
-  progress(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), node ${process.version}`);
-  progress(`counts: ${JSON.stringify(counts)}`);
+/** The counts below the issue's, as a progress note. */
+function scaledNote() {
   const scaled = Object.entries(issueCounts).filter(([name, count]) => counts[name as keyof typeof counts] < count);
-  if (scaled.length > 0) {
-    const list = scaled.map(([name, count]) => `${name} ${counts[name as keyof typeof counts]} (issue: ${count})`);
-    progress(`scaled down to fit ~5 minutes on this machine: ${list.join(', ')}; BENCH_* variables override`);
-  }
-  const stack = await startBenchStack(progress);
-  try {
-    await measure(stack);
-  } finally {
-    progress('stopping api, worker and services');
-    await stack.stop();
-    progress('stopped');
-  }
+  if (scaled.length === 0) return [];
+  const list = scaled.map(([name, count]) => `${name} ${counts[name as keyof typeof counts]} (issue: ${count})`);
+  return [`scaled down to fit ~5 minutes on this machine: ${list.join(', ')}; BENCH_* variables override`];
 }
 
 async function measure(stack: BenchStack) {
-  const call = client(stack);
+  const call = apiClient<Envelope>(stack);
   const deploy = async (name: string) => {
     const created = await call('POST', '/functions', { name, code: FUNCTION_CODE, runtime: 'node18' });
     if (created.status !== 201) throw new Error(`deploy answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -193,8 +178,6 @@ function report(figures: {
   const throughputRatio = throughput / floorThroughput;
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const lines = [
-    '',
-    `Neoflow invoke benchmark, ${new Date().toISOString()}, ${availableParallelism()} cores, node ${process.version}`,
     row('sync invoke over HTTP, concurrency 1', syncSerial),
     row('sync invoke over HTTP, concurrency 16', syncParallel),
     `  ${'async invoke, concurrency 64, until ended'.padEnd(44)} ${perSecond(throughput)} (${counts.asyncTotal} invocations, ${figures.failed} failed)`,
@@ -204,17 +187,8 @@ function report(figures: {
     `  latency ratio    sync p50 / (floor a p50 + floor b p50) = ${ms(syncSerial.p50)} / (${ms(floorA.p50)} + ${ms(floorB.p50)}) = ${latencyRatio.toFixed(2)}  target <= ${targets.latencyRatio}  ${verdict(latencyRatio <= targets.latencyRatio)}`,
     `  throughput ratio invocations/s / floor a /s = ${throughput.toFixed(1)} / ${floorThroughput.toFixed(1)} = ${throughputRatio.toFixed(2)}  target >= ${targets.throughputRatio}  ${verdict(throughputRatio >= targets.throughputRatio)}`,
     `  counts used: ${JSON.stringify(counts)}; issue 4 asks for ${JSON.stringify(issueCounts)}`,
-    `  total run time ${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
-    '',
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  printReport('invoke', lines);
 }
 
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(
-    `bench:invoke failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exitCode = 1;
-}
+await runBench('invoke', { counts, notes: scaledNote(), start: startBenchStack, measure });

@@ -1,4 +1,8 @@
-/** Small measuring helpers for the benchmarks: timed runs at a fixed concurrency, percentiles. */
+/**
+ * Small measuring helpers for the benchmarks: the frame of a run and its progress lines, timed runs
+ * at a fixed concurrency, percentiles.
+ */
+import { availableParallelism, cpus } from 'node:os';
 
 export interface Latencies {
   count: number;
@@ -6,6 +10,7 @@ export interface Latencies {
   p95: number;
   p99: number;
   mean: number;
+  max: number;
 }
 
 /** Nearest-rank percentile of already sorted samples, in the samples' unit. */
@@ -24,10 +29,64 @@ export function summarise(samples: readonly number[]): Latencies {
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     mean,
+    max: sorted.at(-1) ?? Number.NaN,
   };
 }
 
 export type Progress = (line: string) => void;
+
+const startedAt = performance.now();
+
+/** Seconds since the benchmark began (this module loads with it). */
+export const runSeconds = () => (performance.now() - startedAt) / 1000;
+
+export const progress: Progress = (line) =>
+  process.stdout.write(`[bench ${runSeconds().toFixed(1).padStart(6)} s] ${line}\n`);
+
+/** A count from the environment variable `name` (the benchmarks' BENCH_* overrides), else `fallback`. */
+export const countFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** Prints a benchmark's report: a heading naming the run and the machine (then `about`), `lines`, the run time. */
+export function printReport(name: string, lines: string[], about = '') {
+  const heading = `Neoflow ${name} benchmark, ${new Date().toISOString()}, ${availableParallelism()} cores, node ${process.version}`;
+  const total = `  total run time ${runSeconds().toFixed(1)} s`;
+  process.stdout.write(['', heading + about, ...lines, total, ''].join('\n') + '\n');
+}
+
+/**
+ * The frame of `npm run bench:<name>`: prints the machine, `counts` and `notes`, starts the stack,
+ * measures on it and stops it whatever happens. A benchmark exits 0 whatever its figures; a failure
+ * to measure is printed and sets exit code 1.
+ */
+export async function runBench<Stack extends { stop(): Promise<void> }>(
+  name: string,
+  run: {
+    counts: object;
+    notes?: string[];
+    start: (progress: Progress) => Promise<Stack>;
+    measure: (stack: Stack) => Promise<void>;
+  },
+) {
+  try {
+    progress(
+      `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), node ${process.version}`,
+    );
+    progress(`counts: ${JSON.stringify(run.counts)}`);
+    for (const note of run.notes ?? []) progress(note);
+    const stack = await run.start(progress);
+    try {
+      await run.measure(stack);
+    } finally {
+      progress('stopping api, worker and services');
+      await stack.stop();
+      progress('stopped');
+    }
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`bench:${name} failed: ${message}\n`);
+    process.exitCode = 1;
+  }
+}
 
 /**
  * Runs `task(i)` for i in [0, total) with at most `concurrency` in flight; returns each call's

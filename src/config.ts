@@ -83,6 +83,10 @@ const schema = z
     }),
     NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
     NEOFLOW_SANDBOX_MEMORY_MB: positiveInt.default(128),
+    NEOFLOW_SCHEDULE_CATCHUP_SECONDS: positiveInt.default(60),
+    NEOFLOW_PRICE_POLL_SECONDS: positiveInt.default(30),
+    NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
+    NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
     NEOFLOW_RATE_LIMIT: z
       .string()
       .default('100/10s')
@@ -125,6 +129,14 @@ export interface Config {
   rateLimit: Rate;
   /** Browser origins (the Temporal Web UI) that may call the codec endpoint. */
   codec: { allowedOrigins: string[] };
+  /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
+  automations: {
+    /** How late a schedule may still fire a missed time (after downtime). */
+    catchupWindowMs: number;
+    pricePollMs: number;
+    priceMaxAgeMs: number;
+    pricePreset: Env['NEOFLOW_PRICE_SOURCE'];
+  };
 }
 
 export class ConfigError extends Error {
@@ -180,6 +192,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
     codec: { allowedOrigins: codecOrigins(e.NEOFLOW_CODEC_ALLOWED_ORIGINS, e.NEOFLOW_TEMPORAL_UI_PORT) },
+    automations: {
+      catchupWindowMs: e.NEOFLOW_SCHEDULE_CATCHUP_SECONDS * 1000,
+      pricePollMs: e.NEOFLOW_PRICE_POLL_SECONDS * 1000,
+      priceMaxAgeMs: e.NEOFLOW_PRICE_MAX_AGE_SECONDS * 1000,
+      pricePreset: e.NEOFLOW_PRICE_SOURCE,
+    },
   };
 }
 

@@ -32,6 +32,7 @@ export async function createWorker(config: Config): Promise<WorkerHandle> {
     masterKeys,
     neo: createNeoRpc(neoUrl),
     memoryLimitMb: config.worker.sandboxMemoryMb,
+    automations: config.automations,
   });
   const worker = await Worker.create({
     connection,

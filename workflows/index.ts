@@ -1,2 +1,6 @@
+export { blockFollower } from './block-follower.ts';
 export { executeFunction } from './execute-function.ts';
 export { pingWorkflow } from './ping.ts';
+export { pricePoller } from './price-poller.ts';
+export { runAction } from './run-action.ts';
+export { scheduledFire } from './scheduled-fire.ts';

@@ -3,6 +3,7 @@ import { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
+import { automationsRoutes } from '../automations/automations.routes.ts';
 import { executionsRoutes } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
@@ -27,6 +28,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     secretsRoutes(services),
     functionsRoutes(services),
     executionsRoutes(services),
+    automationsRoutes(services),
     codecRoutes(services),
     ...extraAreas,
   ];

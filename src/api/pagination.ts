@@ -1,24 +1,28 @@
 import { z } from 'zod';
 
+/** A query parameter of decimal digits only: `''`, `0x10` or `1e1` are not integers here. */
+const integerParameter = (message: string) =>
+  z
+    .string({ error: message })
+    .regex(/^\d{1,9}$/, message)
+    .transform(Number);
+
 /** `limit` 1..100 and `offset` ≥ 0, integers, never clamped: anything else is a 400. */
 export function paginationQuery(defaultLimit: number) {
+  const limit = 'must be an integer from 1 to 100';
+  const offset = 'must be an integer of 0 or more';
   return {
-    limit: z.coerce
-      .number({ error: 'must be an integer from 1 to 100' })
-      .int('must be an integer from 1 to 100')
-      .min(1, 'must be an integer from 1 to 100')
-      .max(100, 'must be an integer from 1 to 100')
-      .default(defaultLimit),
-    offset: z.coerce
-      .number({ error: 'must be an integer of 0 or more' })
-      .int('must be an integer of 0 or more')
-      .min(0, 'must be an integer of 0 or more')
-      .default(0),
+    limit: integerParameter(limit).pipe(z.number().min(1, limit).max(100, limit)).default(defaultLimit),
+    offset: integerParameter(offset).default(0),
   };
 }
 
-/** The functions area's list envelope: `hasMore` says whether a later page holds more. */
+/** A list's `pagination`: `hasMore` says whether a later page holds more. */
+export function paginationOf(page: { limit: number; offset: number }, itemCount: number, total: number) {
+  return { total, limit: page.limit, offset: page.offset, hasMore: page.offset + itemCount < total };
+}
+
+/** The functions area's list envelope. */
 export function pageEnvelope<T>(items: T[], page: { limit: number; offset: number }, total: number) {
-  const pagination = { total, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < total };
-  return { success: true, data: items, pagination };
+  return { success: true, data: items, pagination: paginationOf(page, items.length, total) };
 }

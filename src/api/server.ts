@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.ts';
+import { resumeBlockFollower } from '../automations/automations.service.ts';
+import { triggerControlOf } from '../automations/trigger-control.ts';
 import { createLogger } from '../log.ts';
 import { openServices, closeServices } from '../services.factory.ts';
 import { PortInUseError } from '../stack/ports.ts';
@@ -24,6 +26,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   }
   const url = `http://${config.api.host}:${config.api.port}`;
   log.info('listening', { url });
+  await resumeBlockFollower(services.orm.em.fork(), triggerControlOf(services)).catch((error: unknown) =>
+    log.warn('the block follower could not be resumed', { error: String(error) }),
+  );
   return {
     url,
     close: async () => {

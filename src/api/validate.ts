@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError, errorStatus, type ErrorCode } from '../errors.ts';
 
 /** Parses a JSON body against a strict schema; every failure is a 400 naming the field. */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
@@ -29,7 +29,13 @@ function validationError(issue: z.core.$ZodIssue, input: unknown): AppError {
   if (!field) return new AppError('invalid_request', `The request ${issue.message}.`);
   const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
   const message = missing ? `"${field}" is required.` : `"${field}" ${issue.message}.`;
-  return new AppError('invalid_request', message, { field });
+  return new AppError(codeOf(issue), message, { field });
+}
+
+/** A schema names its own error code, such as `invalid_cron`, in the issue's params. */
+function codeOf(issue: z.core.$ZodIssue): ErrorCode {
+  const code = issue.code === 'custom' ? (issue.params as { errorCode?: string } | undefined)?.errorCode : undefined;
+  return code !== undefined && code in errorStatus ? (code as ErrorCode) : 'invalid_request';
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {

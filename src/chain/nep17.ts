@@ -23,6 +23,23 @@ export function assetHash(asset: string): string {
   return hash.toLowerCase();
 }
 
+/**
+ * The call of a token's `transfer(from, to, amount, null)`, for `sc.createScript` or
+ * `emitContractCall`; `from` and `to` are addresses or script hashes, `amount` in the smallest unit.
+ */
+export function transferCall(asset: string, from: string, to: string, amount: bigint) {
+  return {
+    scriptHash: assetHash(asset),
+    operation: 'transfer',
+    args: [
+      sc.ContractParam.hash160(from),
+      sc.ContractParam.hash160(to),
+      sc.ContractParam.integer(amount.toString()),
+      sc.ContractParam.any(null),
+    ],
+  };
+}
+
 /** `balanceOf` and `decimals` in one script, so both answers come from the same block. */
 export function balanceScript(address: string, asset: string): string {
   if (!wallet.isAddress(address, CONST.DEFAULT_ADDRESS_VERSION)) {

@@ -25,6 +25,44 @@ export interface Invocation {
   stack: StackItem[];
 }
 
+/** A notification with the hash of the block or transaction (`container`) whose execution emitted it. */
+export interface ContainedNotification {
+  container: string;
+  contract: string;
+  eventname: string;
+  state: StackItem;
+}
+
+/** A block's notifications by trigger: before its transactions, from them (in order), after them. */
+export interface BlockNotificationLists {
+  onpersist: ContainedNotification[];
+  application: ContainedNotification[];
+  postpersist: ContainedNotification[];
+}
+
+/** One execution of a transaction or block in `getapplicationlog`; a transaction has exactly one. */
+export interface Execution {
+  trigger: string;
+  vmstate: 'HALT' | 'FAULT';
+  /** In GAS fractions. */
+  gasconsumed: string;
+  exception: string | null;
+  stack: StackItem[];
+}
+
+export interface ApplicationLog {
+  executions: Execution[];
+}
+
+/** What a contract declares: here only what decoding its notifications needs. */
+export interface ContractState {
+  hash: string;
+  manifest: {
+    name: string;
+    abi: { events: { name: string; parameters: { name: string; type: string }[] }[] };
+  };
+}
+
 /** A transaction as the node knows it: `blockhash` and `vmstate` appear once it is in a block. */
 export interface TransactionStatus {
   hash: string;
@@ -43,27 +81,47 @@ export interface NeoRpc {
   invokeScript(script: string, signers?: Signer[]): Promise<Invocation>;
   /** In GAS fractions: the fee for the size and the witnesses of `transaction`. */
   calculateNetworkFee(transaction: Transaction): Promise<string>;
-  /** Relays a signed transaction; answers its hash (`0x…`). */
-  sendRawTransaction(transaction: Transaction): Promise<string>;
+  /** Relays a signed transaction, given as such or serialized (hex); answers its hash (`0x…`). */
+  sendRawTransaction(transaction: Transaction | string): Promise<string>;
   /** Fails with the node's "unknown transaction" once it is neither in the pool nor in a block. */
   getTransaction(hash: string): Promise<TransactionStatus>;
   /** What `address` holds of `asset`: `NEO`, `GAS` or a NEP-17 contract's `0x` script hash. */
   getBalance(address: string, asset: string): Promise<Nep17Balance>;
   /** Test-invokes a contract method (`invokefunction`): reads state, signs and persists nothing. */
   invokeFunction(scriptHash: string, operation: string, args: unknown[]): Promise<Invocation>;
+  /** The hash (`0x…`) of the block at `index`; fails with code -109 beyond the chain's height. */
+  getBlockHash(index: number): Promise<string>;
+  /**
+   * Every notification a block's executions emitted (neo-go's `getblocknotifications`), in one call
+   * however many transactions it holds. Those of transactions that faulted are left out: they were undone.
+   */
+  getBlockNotifications(blockHash: string): Promise<BlockNotificationLists>;
+  /** Fails with code -105 while the transaction or block is not persisted. */
+  getApplicationLog(hash: string): Promise<ApplicationLog>;
+  /** Fails with code -102 for a contract that is not deployed. */
+  getContractState(scriptHash: string): Promise<ContractState>;
 }
 
 export interface NeoRpcOptions {
   /** Per call; without it a node that accepts the connection but never answers hangs the caller. */
   timeoutMs?: number;
+  /** Told the JSON-RPC method of each call as it starts, to count calls. */
+  onCall?: (method: string) => void;
 }
 
 export class NeoRpcError extends Error {
-  constructor(method: string, message: string) {
+  /** The node's JSON-RPC error code (see neo-go's pkg/neorpc/errors.go); undefined for HTTP failures. */
+  readonly code: number | undefined;
+
+  constructor(method: string, message: string, code?: number) {
     super(`Neo RPC ${method} failed: ${message}`);
     this.name = 'NeoRpcError';
+    this.code = code;
   }
 }
+
+/** The node's JSON-RPC error code if `error` is its answer, else undefined. */
+export const rpcErrorCode = (error: unknown) => (error instanceof NeoRpcError ? error.code : undefined);
 
 /**
  * neon-js builds the queries; we send them ourselves so that each call's timeout is an
@@ -71,7 +129,10 @@ export class NeoRpcError extends Error {
  */
 export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const call = <T>(query: Query) => execute<T>(url, query, timeoutMs);
+  const call = <T>(query: Query) => {
+    options.onCall?.(query.method);
+    return execute<T>(url, query, timeoutMs);
+  };
   // neon-js passes a plain string script through as is, while the node expects base64.
   const invokeScript = (script: string, signers: Signer[] = []) =>
     call<Invocation>(rpc.Query.invokeScript(u.HexString.fromHex(script), signers));
@@ -83,12 +144,29 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
     invokeScript,
     calculateNetworkFee: async (transaction) =>
       (await call<{ networkfee: string }>(rpc.Query.calculateNetworkFee(transaction))).networkfee,
-    sendRawTransaction: async (transaction) =>
-      (await call<{ hash: string }>(rpc.Query.sendRawTransaction(transaction))).hash,
+    sendRawTransaction: async (transaction) => {
+      // neon-js passes a plain string through as is, while the node expects base64.
+      const raw = typeof transaction === 'string' ? u.HexString.fromHex(transaction) : transaction;
+      return (await call<{ hash: string }>(rpc.Query.sendRawTransaction(raw))).hash;
+    },
     getTransaction: (hash) => call<TransactionStatus>(rpc.Query.getRawTransaction(hash, true)),
     getBalance: async (address, asset) => balanceFrom(asset, await invokeScript(balanceScript(address, asset))),
     invokeFunction: (scriptHash, operation, args) =>
       call<Invocation>(new rpc.Query({ method: 'invokefunction', params: [scriptHash, operation, args] })),
+    getBlockHash: (index) => call<string>(rpc.Query.getBlockHash(index)),
+    getBlockNotifications: async (blockHash) => {
+      const lists = await call<Partial<BlockNotificationLists>>(
+        new rpc.Query({ method: 'getblocknotifications', params: [blockHash] }),
+      );
+      // neo-go omits an empty list.
+      return {
+        onpersist: lists.onpersist ?? [],
+        application: lists.application ?? [],
+        postpersist: lists.postpersist ?? [],
+      };
+    },
+    getApplicationLog: (hash) => call<ApplicationLog>(rpc.Query.getApplicationLog(hash)),
+    getContractState: (scriptHash) => call<ContractState>(rpc.Query.getContractState(scriptHash)),
   };
 }
 
@@ -100,7 +178,10 @@ async function execute<T>(url: string, query: Query, timeoutMs: number): Promise
     signal: AbortSignal.timeout(timeoutMs),
   });
   if (!response.ok) throw new NeoRpcError(query.method, `HTTP ${response.status}`);
-  const body = (await response.json()) as { result?: T; error?: { message?: string } };
-  if (body.error) throw new NeoRpcError(query.method, body.error.message ?? 'unknown error');
+  const body = (await response.json()) as { result?: T; error?: { code?: number; message?: string; data?: string } };
+  if (body.error) {
+    const { code, message = 'unknown error', data } = body.error;
+    throw new NeoRpcError(query.method, data ? `${message}: ${data}` : message, code);
+  }
   return body.result as T;
 }

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sc, tx, u, wallet } from '@cityofzion/neon-js';
 import type { NeoRpc } from './rpc.ts';
 
+type Transaction = InstanceType<typeof tx.Transaction>;
+
 /**
  * Who pays for and signs a transaction: an account whose verification script one signature of
  * `privateKey` satisfies (a single-key account, or a 1-of-n multisig account).
@@ -21,18 +23,29 @@ export interface SendOptions {
 const VALID_FOR_BLOCKS = 100;
 const POLL_MS = 200;
 
+/** The test run faulted: what the VM threw, and the GAS it had used by then. */
+export interface Fault {
+  fault: string;
+  gasConsumed: string;
+}
+
 /**
  * Test-runs `script` (hex), pays its fees from `sender`, signs and relays it, then waits until it
  * is in a block; returns its hash. A script that faults, in the test run or on chain, fails here.
  */
 export async function sendAndConfirm(neo: NeoRpc, script: string, sender: Sender, options: SendOptions = {}) {
-  const transaction = await signedTransaction(neo, script, sender);
-  const hash = await neo.sendRawTransaction(transaction);
+  const signed = await testAndSign(neo, script, sender);
+  if ('fault' in signed) throw new Error(`the transaction would fail: ${signed.fault}`);
+  const hash = await neo.sendRawTransaction(signed);
   await untilInBlock(neo, hash, options.timeoutMs ?? 60_000);
   return hash;
 }
 
-async function signedTransaction(neo: NeoRpc, script: string, sender: Sender) {
+/**
+ * Test-runs `script` (hex) as `sender` would; unless it faults, answers the transaction that runs
+ * it, its system fee the GAS the test run used, signed by `sender` and valid for the next blocks.
+ */
+export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): Promise<Transaction | Fault> {
   const account = wallet.getScriptHashFromVerificationScript(sender.verificationScript);
   const signers = [new tx.Signer({ account, scopes: tx.WitnessScope.CalledByEntry })];
   const [invocation, height, magic] = await Promise.all([
@@ -40,7 +53,9 @@ async function signedTransaction(neo: NeoRpc, script: string, sender: Sender) {
     neo.getBlockCount(),
     neo.getNetworkMagic(),
   ]);
-  if (invocation.state !== 'HALT') throw new Error(`the transaction would fail: ${invocation.exception}`);
+  if (invocation.state !== 'HALT') {
+    return { fault: invocation.exception ?? invocation.state, gasConsumed: invocation.gasconsumed };
+  }
   const transaction = new tx.Transaction({
     signers,
     script,

@@ -1,5 +1,8 @@
 import { Account } from '../auth/account.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
+import { Automation } from '../automations/automation.entity.ts';
+import { BlockCursor } from '../automations/block-cursor.entity.ts';
+import { AutomationRun } from '../automations/run.entity.ts';
 import { AccountSigner } from '../chain/signer.entity.ts';
 import { Execution, ExecutionResult } from '../functions/execution.entity.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
@@ -15,4 +18,7 @@ export const entities = [
   FunctionDef,
   Execution,
   ExecutionResult,
+  Automation,
+  AutomationRun,
+  BlockCursor,
 ];

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
 import { Execution } from './execution.entity.ts';
 import type { ListExecutions } from './executions.schemas.ts';
@@ -10,32 +10,17 @@ import type { FunctionDef } from './function.entity.ts';
 
 export const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
-const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
-const attributes = {
-  account: keyword('NeoflowAccountId'),
-  function: keyword('NeoflowFunctionId'),
-  trigger: keyword('NeoflowTrigger'),
-};
-
-export type Trigger = { type: 'api' } | { type: 'retry'; retryOf: string };
+export type Trigger =
+  { type: 'api' } | { type: 'retry'; retryOf: string } | { type: 'automation'; automationId: string };
 
 export interface Invoker {
   client: Client;
   taskQueue: string;
 }
 
-/**
- * Records the execution as running, then starts its workflow (id = execution id, input = that
- * id). The row comes first so that no started run is ever missing from the history.
- */
-export async function startExecution(
-  em: EntityManager,
-  invoker: Invoker,
-  fn: FunctionDef,
-  params: Record<string, unknown>,
-  trigger: Trigger,
-) {
-  const execution = em.create(Execution, {
+/** A new execution row, running from now; the caller flushes and starts its workflow. */
+export function newExecution(em: EntityManager, fn: FunctionDef, params: Record<string, unknown>, trigger: Trigger) {
+  return em.create(Execution, {
     id: newId('exec'),
     function: fn,
     account: fn.account,
@@ -49,16 +34,26 @@ export async function startExecution(
     completedAt: null,
     duration: null,
   });
+}
+
+/**
+ * Records the execution as running, then starts its workflow (id = execution id, input = that
+ * id). The row comes first so that no started run is ever missing from the history.
+ */
+export async function startExecution(
+  em: EntityManager,
+  invoker: Invoker,
+  fn: FunctionDef,
+  params: Record<string, unknown>,
+  trigger: Trigger,
+) {
+  const execution = newExecution(em, fn, params, trigger);
   await em.flush();
   await invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
     workflowId: execution.id,
     taskQueue: invoker.taskQueue,
     args: [execution.id],
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: attributes.account, value: fn.account.id },
-      { key: attributes.function, value: fn.id },
-      { key: attributes.trigger, value: trigger.type },
-    ]),
+    typedSearchAttributes: labelAttributes({ accountId: fn.account.id, functionId: fn.id, trigger: trigger.type }),
   });
   return execution;
 }

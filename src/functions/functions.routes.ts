@@ -4,6 +4,8 @@ import { callerOf, requireScope } from '../api/auth.ts';
 import { pageEnvelope } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
 import type { Services } from '../services.ts';
+import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
+import { triggerControlOf } from '../automations/trigger-control.ts';
 import { functionListItem, functionView } from './function.view.ts';
 import {
   createFunctionBody,
@@ -54,6 +56,7 @@ export function functionsRoutes(services: Services): Router {
     })
     .delete('/:id', requireScope('functions:write'), async (ctx) => {
       await deleteFunction(em(), invoker, account(ctx), id(ctx));
+      await stopAutomationsOfFunction(em(), triggerControlOf(services), id(ctx));
       reply(ctx, { id: id(ctx), deleted: true });
     })
     .get('/:id/environment', requireScope('functions:read'), async (ctx) => {

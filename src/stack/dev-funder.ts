@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { CONST, sc, wallet } from '@cityofzion/neon-js';
+import { sc, wallet } from '@cityofzion/neon-js';
 import type { Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
+import { transferCall } from '../chain/nep17.ts';
 import { sendAndConfirm } from '../chain/transaction.ts';
 import { reachable } from '../reachable.ts';
 import type { DevWallet } from './neo-devnet.ts';
@@ -28,16 +29,7 @@ export async function fundFromDevWallet(
   const verificationScript = wallet.constructMultiSigVerificationScript(1, [validator.publicKey]);
   const committee = wallet.getScriptHashFromVerificationScript(verificationScript);
   const script = new sc.ScriptBuilder()
-    .emitContractCall({
-      scriptHash: CONST.NATIVE_CONTRACT_HASH.GasToken,
-      operation: 'transfer',
-      args: [
-        sc.ContractParam.hash160(committee),
-        sc.ContractParam.hash160(toAddress),
-        sc.ContractParam.integer(amount.toString()),
-        sc.ContractParam.any(null),
-      ],
-    })
+    .emitContractCall(transferCall('GAS', committee, toAddress, amount))
     // `transfer` answers false, rather than faulting, when it refuses: make that a fault.
     .emit(sc.OpCode.ASSERT)
     .build();

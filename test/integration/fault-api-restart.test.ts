@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
@@ -28,8 +29,6 @@ afterAll(async () => {
 
 const call = (api: ApiProcess, method: string, path: string, body?: unknown) =>
   callApi(api.url, key, method, path, body);
-
-const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
 describe('fault: an API restart during asynchronous executions', () => {
   it(`loses none of ${invocations} async invocations when the API process is stopped right after them`, async () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,8 +35,6 @@ afterAll(async () => {
 });
 
 const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
-
-const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
 describe('fault: kill -9 of the worker during a running execution', () => {
   it('ends the execution (completed by a retry, or failed with a clear error) within timeout + 60 s after a restart', async () => {

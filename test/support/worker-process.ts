@@ -10,13 +10,15 @@ export interface WorkerProcess {
 
 /**
  * `neoflow worker` as its own process over `databaseUrl`, on `taskQueue`, its output in `logFile`
- * (one file per process), once it says it is polling.
+ * (one file per process), once it says it is polling. `env` names the services and keys it uses:
+ * by default the tests' shared ones; the benchmarks, which run outside vitest, pass their own.
  */
 export async function startWorkerProcess(
   databaseUrl: string,
   taskQueue: string,
   dataDir: string,
   logFile: string,
+  env: Record<string, string> = testWorkerEnv(databaseUrl),
 ): Promise<WorkerProcess> {
   const cli = new URL('../../bin/neoflow.js', import.meta.url).pathname;
   const worker = spawnManaged('worker', process.execPath, {
@@ -26,7 +28,10 @@ export async function startWorkerProcess(
       HOME: process.env.HOME,
       NEOFLOW_ENV: 'test',
       NEOFLOW_LOG_LEVEL: 'info',
-      ...testWorkerEnv(databaseUrl, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir }),
+      ...env,
+      DATABASE_URL: databaseUrl,
+      NEOFLOW_TASK_QUEUE: taskQueue,
+      NEOFLOW_DATA_DIR: dataDir,
     },
     output: logFile,
   });

@@ -49,7 +49,15 @@ describe('request validation', () => {
   it('validates pagination without clamping', () => {
     expect(parseQuery(listSecretsQuery, {})).toEqual({ limit: 20, offset: 0 });
     expect(parseQuery(listSecretsQuery, { limit: '100', offset: '5' })).toEqual({ limit: 100, offset: 5 });
-    for (const query of [{ limit: '0' }, { limit: '101' }, { limit: '1.5' }, { limit: 'ten' }, { offset: '-1' }]) {
+    const notIntegers = [{ limit: '' }, { limit: '0x10' }, { limit: '1e1' }, { offset: ' 3' }, { limit: ['1', '2'] }];
+    for (const query of [
+      { limit: '0' },
+      { limit: '101' },
+      { limit: '1.5' },
+      { limit: 'ten' },
+      { offset: '-1' },
+      ...notIntegers,
+    ]) {
       expect(failure(() => parseQuery(listSecretsQuery, query)).code).toBe('invalid_request');
     }
   });

@@ -4,6 +4,7 @@ import { Secrets } from './0002-secrets.ts';
 import { RateLimits } from './0003-rate-limits.ts';
 import { AccountSigners } from './0004-account-signers.ts';
 import { Functions } from './0005-functions.ts';
+import { Automations } from './0006-automations.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: '0003-rate-limits', class: RateLimits },
   { name: '0004-account-signers', class: AccountSigners },
   { name: '0005-functions', class: Functions },
+  { name: '0006-automations', class: Automations },
 ];

@@ -1,0 +1,61 @@
+import { heartbeat, log } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createEventAbiCache } from '../src/chain/blocks.ts';
+import type { NeoRpc } from '../src/chain/rpc.ts';
+import type { Config } from '../src/config.ts';
+import * as steps from '../src/automations/run-steps.ts';
+import * as contract from '../src/automations/contract-steps.ts';
+import { Automation } from '../src/automations/automation.entity.ts';
+import { followRound } from '../src/automations/follow-blocks.ts';
+import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
+import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
+import type { MasterKeys } from '../src/secrets/envelope.ts';
+
+export type { FiredRun } from '../src/automations/runs.ts';
+export type { RunStatus } from '../src/automations/run.entity.ts';
+
+export interface AutomationDeps {
+  orm: MikroORM;
+  masterKeys: MasterKeys;
+  neo: NeoRpc;
+  automations: Config['automations'];
+}
+
+/** The automations' activities: thin, each step lives in src/automations and may be repeated. */
+export function createAutomationActivities(deps: AutomationDeps) {
+  const em = () => deps.orm.em.fork();
+  const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
+  const abi = createEventAbiCache(deps.neo);
+  return {
+    /**
+     * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
+     * paused schedule does not fire, so a fire recorded after a pause was scheduled before it.
+     */
+    async recordScheduledRun(automationId: string, scheduledAt: string): Promise<FiredRun | null> {
+      const manager = em();
+      const automation = await manager.findOne(Automation, { id: automationId });
+      if (!automation) return null;
+      const payload = { type: 'schedule' as const, scheduledAt };
+      const [run] = await recordRuns(manager, [{ automation, fireKey: `schedule:${scheduledAt}`, payload }]);
+      return run!;
+    },
+
+    async followBlocks(network: string): Promise<FiredRun[]> {
+      return followRound({ em: em(), neo: deps.neo, abi, beat: () => heartbeat() }, network);
+    },
+
+    async checkPrice(input: PriceCheckInput) {
+      const check = await checkPrice(em(), deps.automations, input);
+      if (check.kind === 'checked' && check.problem) {
+        log.warn('price not read', { automationId: input.automationId, problem: check.problem });
+      }
+      return check;
+    },
+
+    beginRun: (runId: string) => steps.beginRun(em(), runId),
+    finishFunctionRun: (runId: string) => steps.finishFunctionRun(em(), runId),
+    prepareContractRun: (runId: string) => contract.prepareContractRun(chain(), runId),
+    relayContractRun: (runId: string) => contract.relayContractRun(chain(), runId, () => heartbeat()),
+    failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
+  };
+}

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, 100 on Linux almost always). */
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU seconds a process (all its threads) has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** Resident set size in MiB, from VmRSS in /proc/<pid>/status. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+export interface ProcessSample {
+  /** CPU time over wall time, in % of one core. */
+  cpuPercent: number;
+  rssMeanMiB: number;
+  rssMaxMiB: number;
+}
+
+/** Samples `pid`'s RSS every second until `stop()` answers its CPU % of one core over the span. */
+export function sampleProcess(pid: number) {
+  const startedAt = performance.now();
+  const startCpu = cpuSeconds(pid);
+  const rss: number[] = [rssMiB(pid)];
+  const timer = setInterval(() => rss.push(rssMiB(pid)), 1000);
+  return {
+    stop(): ProcessSample {
+      clearInterval(timer);
+      rss.push(rssMiB(pid));
+      const wallSeconds = (performance.now() - startedAt) / 1000;
+      return {
+        cpuPercent: ((cpuSeconds(pid) - startCpu) / wallSeconds) * 100,
+        rssMeanMiB: rss.reduce((sum, value) => sum + value, 0) / rss.length,
+        rssMaxMiB: Math.max(...rss),
+      };
+    },
+  };
+}
+
+/** CPU seconds used so far by every process, by pid, with its command line. */
+function allProcesses(): Map<number, { cpu: number; command: string }> {
+  const processes = new Map<number, { cpu: number; command: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      processes.set(Number(entry), { cpu: cpuSeconds(Number(entry)), command });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return processes;
+}
+
+/** Busy and total jiffies of all CPUs, from /proc/stat. */
+function systemTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  // idle and iowait are fields 4 and 5.
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+export interface MachineSample {
+  /** All CPUs busy, in % of the machine. */
+  busyPercent: number;
+  /** The processes that used the most CPU, in % of one core, with their command lines (shortened). */
+  top: { pid: number; cpuPercent: number; command: string }[];
+}
+
+/** Watches the whole machine until `stop()`: how busy it was and which processes kept it so. */
+export function sampleMachine(topCount = 6) {
+  const startedAt = performance.now();
+  const before = allProcesses();
+  const ticks = systemTicks();
+  return {
+    stop(): MachineSample {
+      const wallSeconds = (performance.now() - startedAt) / 1000;
+      const after = allProcesses();
+      const now = systemTicks();
+      const top = [...after]
+        .map(([pid, { cpu, command }]) => ({
+          pid,
+          cpuPercent: ((cpu - (before.get(pid)?.cpu ?? 0)) / wallSeconds) * 100,
+          command: command.length > 90 ? `${command.slice(0, 87)}...` : command,
+        }))
+        .sort((a, b) => b.cpuPercent - a.cpuPercent)
+        .slice(0, topCount);
+      return { busyPercent: ((now.busy - ticks.busy) / Math.max(1, now.total - ticks.total)) * 100, top };
+    },
+  };
+}

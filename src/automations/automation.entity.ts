@@ -1,0 +1,41 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Account } from '../auth/account.entity.ts';
+import { newId } from '../ids.ts';
+import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
+
+/** Why the service stopped an automation (status `error`), shown by GET. */
+export interface ErrorDetails {
+  reason: 'function_deleted' | 'trigger_unavailable';
+  message: string;
+}
+
+/** One trigger coupled with one action, owned by an account. */
+export const Automation = defineEntity({
+  name: 'Automation',
+  tableName: 'automations',
+  properties: {
+    id: p
+      .string()
+      .primary()
+      .onCreate(() => newId('auto')),
+    account: () => p.manyToOne(Account).deleteRule('cascade'),
+    name: p.string().length(128),
+    status: p.string().length(16).$type<AutomationStatus>(),
+    /** Copied from `trigger.type` so that lists filter on an indexed column. */
+    triggerType: p.string().length(16).$type<TriggerType>(),
+    trigger: p.json<Trigger>(),
+    action: p.json<Action>(),
+    /** The function a function action runs, so that deleting it finds its automations. */
+    functionId: p.string().nullable(),
+    /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
+    watchFromBlock: p.integer().nullable(),
+    errorDetails: p.json<ErrorDetails>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+
+export type Automation = InferEntity<typeof Automation>;

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { paginationQuery } from '../api/pagination.ts';
+import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import { InvalidCronError, isTimeZone, scheduleCron } from './cron.ts';
+import { decimalPattern } from './decimal.ts';
+
+export const automationStatuses = ['active', 'inactive', 'error'] as const;
+export const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
+export type AutomationStatus = (typeof automationStatuses)[number];
+export type TriggerType = (typeof triggerTypes)[number];
+
+/** A validation failure that the contract gives its own code (`INVALID_CRON`, `INVALID_SCRIPT_HASH`). */
+const coded = (errorCode: string, message: string) => ({ code: 'custom' as const, message, params: { errorCode } });
+
+const text = (max: number) =>
+  z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+const scriptHash = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+  if (!hash160Pattern.test(value)) {
+    ctx.addIssue(coded('invalid_script_hash', 'must be 0x followed by 40 hexadecimal characters'));
+  }
+});
+
+const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+  try {
+    scheduleCron(value);
+  } catch (error) {
+    if (!(error instanceof InvalidCronError)) throw error;
+    ctx.addIssue(coded('invalid_cron', `is not a valid cron expression: ${error.message}`));
+  }
+});
+
+const seconds = (min: number, max: number) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int(`must be an integer from ${min} to ${max}`)
+    .min(min, `must be an integer from ${min} to ${max}`)
+    .max(max, `must be an integer from ${min} to ${max}`);
+
+const httpUrl = z
+  .string({ error: 'must be a string' })
+  .max(2048)
+  .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
+    message: 'must be an http or https URL',
+  });
+
+const priceSource = z.union(
+  [
+    z.strictObject({ preset: z.enum(['coingecko', 'binance'], { error: 'must be coingecko or binance' }) }),
+    z.strictObject({ url: httpUrl, path: text(256), timestampPath: text(256).optional() }),
+  ],
+  { error: 'must be {preset} or {url, path, timestampPath?}' },
+);
+
+const scheduleTrigger = z.strictObject({
+  type: z.literal('schedule'),
+  cron,
+  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, 'must be an IANA time zone').optional(),
+});
+
+const filterValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: 'values must be strings, numbers, booleans or null',
+});
+
+const blockchainTrigger = z.strictObject({
+  type: z.literal('blockchain'),
+  scriptHash,
+  event: text(32).optional(),
+  filter: z
+    .record(z.string(), filterValue, { error: 'must be an object' })
+    .refine((filter) => Object.keys(filter).length <= 16, 'must hold at most 16 keys')
+    .optional(),
+});
+
+const priceTrigger = z.strictObject({
+  type: z.literal('price'),
+  asset: z.string({ error: 'must be a string' }).regex(/^[A-Z0-9]{1,16}$/, 'must be an upper-case symbol such as NEO'),
+  condition: z.enum(['above', 'below'], { error: 'must be above or below' }),
+  value: z.string({ error: 'must be a string' }).regex(decimalPattern, 'must be a decimal number such as "12.5"'),
+  currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{2,10}$/, 'must be an upper-case code such as USD'),
+  source: priceSource.optional(),
+  /** Seconds between two reads of the price. */
+  pollInterval: seconds(1, 86_400).optional(),
+  /** Seconds after which a price is too old to fire. */
+  maxAge: seconds(1, 86_400).optional(),
+});
+
+/** The message of a tagged union: on its `type` when the tag is wrong, else on the whole value. */
+const unionError = (types: string) => (issue: { code?: string }) =>
+  issue.code === 'invalid_union' ? `must be ${types}` : `must be an object whose type is ${types}`;
+
+export const trigger = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
+  error: unionError('schedule, blockchain or price'),
+});
+
+const functionAction = z.strictObject({
+  type: z.literal('function'),
+  functionId: text(255),
+  parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+});
+
+const contractAction = z.strictObject({
+  type: z.literal('contract'),
+  scriptHash,
+  operation: text(64),
+  args: contractArgsSchema.default([]),
+});
+
+export const action = z.discriminatedUnion('type', [functionAction, contractAction], {
+  error: unionError('function or contract'),
+});
+
+const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active or inactive' });
+
+export const createAutomationBody = z.strictObject({
+  name: text(128),
+  status: settableStatus.default('active'),
+  trigger,
+  action,
+});
+
+export const updateAutomationBody = z
+  .strictObject({
+    name: text(128).optional(),
+    status: settableStatus.optional(),
+    trigger: trigger.optional(),
+    action: action.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
+
+export const listAutomationsQuery = z.strictObject({
+  ...paginationQuery(20),
+  status: z.enum(automationStatuses, { error: 'must be active, inactive or error' }).optional(),
+  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain or price' }).optional(),
+});
+
+export const listRunsQuery = z.strictObject({
+  ...paginationQuery(20),
+  status: z.enum(['running', 'success', 'failure'], { error: 'must be running, success or failure' }).optional(),
+});
+
+export type Trigger = z.infer<typeof trigger>;
+export type ScheduleTrigger = z.infer<typeof scheduleTrigger>;
+export type PriceTrigger = z.infer<typeof priceTrigger>;
+export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
+export type Action = z.infer<typeof action>;
+export type ContractAction = z.infer<typeof contractAction>;
+export type FunctionAction = z.infer<typeof functionAction>;
+export type CreateAutomation = z.infer<typeof createAutomationBody>;
+export type UpdateAutomation = z.infer<typeof updateAutomationBody>;
+export type ListAutomations = z.infer<typeof listAutomationsQuery>;
+export type ListRuns = z.infer<typeof listRunsQuery>;

@@ -1,0 +1,135 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findOwned } from '../db/owned.ts';
+import { AppError } from '../errors.ts';
+import { FunctionDef } from '../functions/function.entity.ts';
+import { Automation } from './automation.entity.ts';
+import type { Action, CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
+import { applyTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from './triggers.ts';
+
+export const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
+
+export async function createAutomation(
+  em: EntityManager,
+  control: TriggerControl,
+  accountId: string,
+  input: CreateAutomation,
+) {
+  await assertActionRunnable(em, accountId, input.action);
+  const automation = em.create(Automation, {
+    account: accountId,
+    name: input.name,
+    status: input.status,
+    triggerType: input.trigger.type,
+    trigger: input.trigger,
+    action: input.action,
+    functionId: functionIdOf(input.action),
+    watchFromBlock: null,
+    errorDetails: null,
+  });
+  await arm(control, automation);
+  await em.flush();
+  try {
+    await applyTrigger(control, automation, { rearm: true });
+  } catch (error) {
+    await em.remove(automation).flush();
+    throw error;
+  }
+  return automation;
+}
+
+export async function listAutomations(em: EntityManager, accountId: string, query: ListAutomations) {
+  const where = {
+    account: accountId,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.triggerType ? { triggerType: query.triggerType } : {}),
+  };
+  return em.findAndCount(Automation, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: query.limit,
+    offset: query.offset,
+  });
+}
+
+export function getAutomation(em: EntityManager, accountId: string, id: string) {
+  return findOwned(em, Automation, id, accountId, automationNotFound);
+}
+
+/**
+ * Applies a partial update. Activating (or re-activating an automation the service stopped)
+ * checks again that its action can run, and clears the reason it stopped.
+ */
+export async function updateAutomation(
+  em: EntityManager,
+  control: TriggerControl,
+  accountId: string,
+  id: string,
+  input: UpdateAutomation,
+) {
+  const automation = await getAutomation(em, accountId, id);
+  const previousType = automation.triggerType;
+  const wasActive = automation.status === 'active';
+  const action = input.action ?? automation.action;
+  if (input.action || input.status === 'active') await assertActionRunnable(em, accountId, action);
+  if (input.name !== undefined) automation.name = input.name;
+  if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
+  if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
+  if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
+  const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
+  if (rearm) await arm(control, automation);
+  automation.updatedAt = new Date();
+  await applyTrigger(control, automation, { previousType, rearm });
+  await em.flush();
+  return automation;
+}
+
+/** Stops the trigger for good, then deletes the automation and its run history. */
+export async function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
+  const automation = await getAutomation(em, accountId, id);
+  await removeTrigger(control, automation.id, automation.triggerType);
+  await em.remove(automation).flush();
+}
+
+/**
+ * The automations whose action runs a deleted function can no longer run: they move to `error`
+ * with the reason, and their triggers stop firing.
+ */
+export async function stopAutomationsOfFunction(em: EntityManager, control: TriggerControl, functionId: string) {
+  const automations = await em.find(Automation, { functionId, status: { $ne: 'error' } });
+  for (const automation of automations) {
+    automation.status = 'error';
+    automation.errorDetails = {
+      reason: 'function_deleted',
+      message: `The function ${functionId} this automation runs was deleted.`,
+    };
+    await applyTrigger(control, automation, { rearm: false });
+  }
+  await em.flush();
+}
+
+/**
+ * Starts the block follower again if active blockchain automations need it (the follower was
+ * terminated by an operator, or Temporal lost its state): the API does this at start.
+ */
+export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
+  const watching = await em.count(Automation, { status: 'active', triggerType: 'blockchain' });
+  if (watching > 0) await ensureBlockFollower(control);
+}
+
+/** A blockchain trigger matches blocks from the current height on, not ones before it was armed. */
+async function arm(control: TriggerControl, automation: Automation) {
+  if (automation.triggerType === 'blockchain' && automation.status === 'active') {
+    automation.watchFromBlock = await control.neo.getBlockCount();
+  }
+}
+
+async function assertActionRunnable(em: EntityManager, accountId: string, action: Action) {
+  if (action.type !== 'function') return;
+  const fn = await em.findOne(FunctionDef, { id: action.functionId, account: accountId }, { fields: ['id'] });
+  if (!fn) {
+    throw new AppError('function_not_found', `No function ${action.functionId} exists in this account.`, {
+      field: 'action.functionId',
+    });
+  }
+}
+
+const functionIdOf = (action: Action) => (action.type === 'function' ? action.functionId : null);

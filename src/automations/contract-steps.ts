@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sc, wallet } from '@cityofzion/neon-js';
+import { toContractParam } from '../chain/contract-args.ts';
+import { prepareContractCall, relayUntilFinal } from '../chain/contract-call.ts';
+import type { NeoRpc } from '../chain/rpc.ts';
+import { openSigner } from '../chain/signer.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
+import { gone } from './run-steps.ts';
+import type { ContractAction } from './automations.schemas.ts';
+import { AutomationRun, type RunStatus } from './run.entity.ts';
+import { endRun } from './runs.ts';
+
+export interface ChainDeps {
+  em: EntityManager;
+  neo: NeoRpc;
+  masterKeys: MasterKeys;
+}
+
+/**
+ * Test-invokes the contract call as the account's signer: a FAULT ends the run with the VM's
+ * exception and nothing is sent. Otherwise the signed transaction is stored before anything is
+ * relayed, and a repeated call finds it: one run, one transaction.
+ */
+export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
+  const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
+  if (!run) return gone;
+  if (run.status !== 'running') return run.status;
+  if (run.txRaw) return 'sent';
+  const key = new wallet.Account(await openSigner(deps.em, deps.masterKeys, run.accountId));
+  const sender = {
+    privateKey: key.privateKey,
+    verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey),
+  };
+  const prepared = await prepareContractCall(deps.neo, contractScript(run.automation.action as ContractAction), sender);
+  if ('fault' in prepared) {
+    Object.assign(run, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
+    endRun(run, 'failure', { name: 'ContractFault', message: prepared.fault });
+  } else {
+    Object.assign(run, {
+      txHash: prepared.hash,
+      txRaw: prepared.rawTransaction,
+      validUntilBlock: prepared.validUntilBlock,
+    });
+  }
+  await deps.em.flush();
+  return run.status === 'running' ? 'sent' : run.status;
+}
+
+/** Relays the stored transaction until it is in a block or expired, and records the outcome. */
+export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
+  const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
+  if (!run) return gone;
+  if (run.status !== 'running') return run.status;
+  const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
+  const result = await relayUntilFinal(deps.neo, call, { onWait });
+  if (result.outcome === 'expired') {
+    endRun(run, 'failure', {
+      name: 'TransactionExpired',
+      message: `${run.txHash} was in no block up to ${run.validUntilBlock}.`,
+    });
+  } else {
+    Object.assign(run, { vmState: result.vmState, gasConsumed: result.gasConsumed });
+    if (result.vmState === 'HALT') endRun(run, 'success');
+    else endRun(run, 'failure', { name: 'ContractFault', message: result.exception ?? 'FAULT' });
+  }
+  await deps.em.flush();
+  return run.status;
+}
+
+function contractScript(action: ContractAction): string {
+  return sc.createScript({
+    scriptHash: action.scriptHash.slice(2).toLowerCase(),
+    operation: action.operation,
+    args: action.args.map(toContractParam),
+  });
+}

@@ -1,0 +1,48 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { runAction } from '../../workflows/run-action.ts';
+import type { Automation } from './automation.entity.ts';
+import { AutomationRun, type FirePayload } from './run.entity.ts';
+import { recordRuns, type FiredRun } from './runs.ts';
+import type { TriggerControl } from './triggers.ts';
+
+export const runNotFound = () => new AppError('run_not_found', 'Run not found.');
+
+/** An operator's fire: a run of its own, started now, even while the automation is inactive. */
+export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {
+  return startRun(em, control, automation, { type: 'manual' }, null);
+}
+
+/** Runs a failed run's action again with the same trigger payload, as a new run. */
+export async function retryRun(em: EntityManager, control: TriggerControl, automation: Automation, runId: string) {
+  const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
+  if (!previous) throw runNotFound();
+  if (previous.status !== 'failure') {
+    throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
+  }
+  return startRun(em, control, automation, previous.trigger, previous.id);
+}
+
+async function startRun(
+  em: EntityManager,
+  control: TriggerControl,
+  automation: Automation,
+  payload: FirePayload,
+  retryOf: string | null,
+) {
+  const fireKey = `${retryOf ? 'retry' : 'manual'}:${newId('run')}`;
+  const [fired] = await recordRuns(em, [{ automation, fireKey, payload, retryOf }]);
+  await startActionWorkflow(control, fired!);
+  const run = await em.findOneOrFail(AutomationRun, { id: fired!.runId });
+  return { id: run.id, status: run.status, startedAt: run.startedAt.toISOString() };
+}
+
+async function startActionWorkflow(control: TriggerControl, run: FiredRun) {
+  await control.client.workflow.start<typeof runAction>('runAction', {
+    workflowId: run.runId,
+    taskQueue: control.taskQueue,
+    args: [run.runId],
+    typedSearchAttributes: run.labels,
+  });
+}

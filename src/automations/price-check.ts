@@ -1,0 +1,59 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { Automation } from './automation.entity.ts';
+import type { PriceTrigger } from './automations.schemas.ts';
+import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
+import { recordRuns, type FiredRun } from './runs.ts';
+
+export interface PriceCheckInput {
+  automationId: string;
+  /** Whether the condition was false (or unknown) since the last fire. */
+  armed: boolean;
+  /** Names the run this check fires, if it does. */
+  fireKey: string;
+}
+
+export type PriceCheck =
+  { kind: 'stopped' } | { kind: 'checked'; armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string };
+
+const fetchTimeoutMs = 10_000;
+
+/**
+ * Reads the price once and decides: fire (condition true while armed), re-arm (condition
+ * false), or wait. A stale price, or none at all, decides nothing.
+ */
+export async function checkPrice(
+  em: EntityManager,
+  defaults: Config['automations'],
+  input: PriceCheckInput,
+): Promise<PriceCheck> {
+  const automation = await em.findOne(Automation, { id: input.automationId });
+  if (!automation || automation.status !== 'active' || automation.triggerType !== 'price') return { kind: 'stopped' };
+  const trigger = automation.trigger as PriceTrigger;
+  const intervalMs = trigger.pollInterval ? trigger.pollInterval * 1000 : defaults.pricePollMs;
+  const unchanged = { kind: 'checked' as const, armed: input.armed, run: null, intervalMs };
+  let quote: Quote;
+  try {
+    const source = resolvePriceSource(
+      trigger.source ?? { preset: defaults.pricePreset },
+      trigger.asset,
+      trigger.currency,
+    );
+    quote = await fetchQuote(source, { timeoutMs: fetchTimeoutMs });
+  } catch (error) {
+    return { ...unchanged, problem: error instanceof Error ? error.message : String(error) };
+  }
+  const maxAgeMs = trigger.maxAge ? trigger.maxAge * 1000 : defaults.priceMaxAgeMs;
+  if (isStale(quote, new Date(), maxAgeMs)) return { ...unchanged, problem: 'the price is stale' };
+  if (!conditionHolds(quote.price, trigger.condition, trigger.value)) return { ...unchanged, armed: true };
+  if (!input.armed) return unchanged;
+  const payload = {
+    type: 'price' as const,
+    asset: trigger.asset,
+    currency: trigger.currency,
+    price: quote.price,
+    observedAt: quote.observedAt?.toISOString() ?? null,
+  };
+  const [run] = await recordRuns(em, [{ automation, fireKey: input.fireKey, payload }]);
+  return { ...unchanged, armed: false, run: run! };
+}

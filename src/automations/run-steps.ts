@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchAttributePair } from '@temporalio/common';
+import { Execution } from '../functions/execution.entity.ts';
+import { newExecution } from '../functions/executions.service.ts';
+import { FunctionDef } from '../functions/function.entity.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import type { FunctionAction } from './automations.schemas.ts';
+import { AutomationRun, type RunStatus } from './run.entity.ts';
+import { endRun } from './runs.ts';
+
+/** A run deleted with its automation: nothing left to do or to record. */
+export const gone = 'failure';
+
+/** What a run's action workflow does next; every step below may be repeated safely. */
+export type RunPlan =
+  | { kind: 'ended'; status: RunStatus }
+  | { kind: 'contract' }
+  | { kind: 'function'; executionId: string; labels: SearchAttributePair[] };
+
+/**
+ * Marks the run's action as started and, for a function action, records its execution (params:
+ * the action's parameters plus what fired it under `trigger`) unless a first attempt did.
+ */
+export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
+  const run = await em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
+  if (!run) return { kind: 'ended', status: gone };
+  run.dispatched = true;
+  const action = run.automation.action;
+  const plan: RunPlan =
+    run.status !== 'running'
+      ? { kind: 'ended', status: run.status }
+      : action.type === 'contract'
+        ? { kind: 'contract' }
+        : await functionPlan(em, run, action);
+  await em.flush();
+  return plan;
+}
+
+async function functionPlan(em: EntityManager, run: AutomationRun, action: FunctionAction): Promise<RunPlan> {
+  const fn = await em.findOne(FunctionDef, { id: action.functionId, account: run.accountId });
+  if (!fn) {
+    endRun(run, 'failure', {
+      name: 'FunctionNotFound',
+      message: `The function ${action.functionId} no longer exists.`,
+    });
+    return { kind: 'ended', status: 'failure' };
+  }
+  if (!run.executionId) {
+    const params = { ...action.parameters, trigger: run.trigger };
+    run.executionId = newExecution(em, fn, params, { type: 'automation', automationId: run.automation.id }).id;
+  }
+  const labels = {
+    accountId: run.accountId,
+    automationId: run.automation.id,
+    functionId: fn.id,
+    trigger: 'automation',
+  };
+  return { kind: 'function', executionId: run.executionId, labels: labelAttributes(labels) };
+}
+
+/** The run ends as its execution did. */
+export async function finishFunctionRun(em: EntityManager, runId: string): Promise<RunStatus> {
+  const run = await em.findOne(AutomationRun, { id: runId });
+  if (!run) return gone;
+  const execution = run.executionId ? await em.findOne(Execution, { id: run.executionId }) : null;
+  if (!execution)
+    endRun(run, 'failure', { name: 'ExecutionLost', message: 'The execution was deleted with its function.' });
+  else if (execution.status === 'completed') endRun(run, 'success');
+  else if (execution.status === 'failed')
+    endRun(run, 'failure', execution.error ?? { name: 'Error', message: 'failed' });
+  await em.flush();
+  return run.status;
+}
+
+/** The last word when an action could not run at all: the run ends as a failure. */
+export async function failRun(em: EntityManager, runId: string, message: string) {
+  const run = await em.findOne(AutomationRun, { id: runId });
+  if (!run) return;
+  endRun(run, 'failure', { name: 'ActionError', message });
+  await em.flush();
+}

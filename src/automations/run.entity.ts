@@ -1,0 +1,59 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Automation } from './automation.entity.ts';
+
+export type RunStatus = 'running' | 'success' | 'failure';
+
+/** What fired a run: kept whole for the action, summarised in the run history. */
+export type FirePayload =
+  | { type: 'schedule'; scheduledAt: string }
+  | {
+      type: 'blockchain';
+      scriptHash: string;
+      eventName: string;
+      state: unknown;
+      txHash: string | null;
+      blockHash: string;
+      blockIndex: number;
+      notificationIndex: number;
+    }
+  | { type: 'price'; asset: string; currency: string; price: string; observedAt: string | null }
+  | { type: 'manual' };
+
+export interface RunError {
+  name: string;
+  message: string;
+}
+
+/**
+ * One firing of an automation and its action's outcome. `fireKey` names the cause (a scheduled
+ * time, a notification, a price crossing), and is unique per automation: a cause fires once.
+ */
+export const AutomationRun = defineEntity({
+  name: 'AutomationRun',
+  tableName: 'automation_runs',
+  uniques: [{ properties: ['automation', 'fireKey'] }],
+  properties: {
+    id: p.string().primary(),
+    automation: () => p.manyToOne(Automation).deleteRule('cascade'),
+    accountId: p.string(),
+    fireKey: p.string(),
+    status: p.string().length(16).$type<RunStatus>(),
+    trigger: p.json<FirePayload>(),
+    retryOf: p.string().nullable(),
+    /** Whether its action workflow was started; the block follower re-dispatches those that were not. */
+    dispatched: p.boolean(),
+    executionId: p.string().nullable(),
+    txHash: p.string().length(66).nullable(),
+    /** The signed transaction, stored before it is first sent so that a retry re-sends the same one. */
+    txRaw: p.text().nullable().lazy(),
+    validUntilBlock: p.integer().nullable(),
+    vmState: p.string().length(8).nullable(),
+    gasConsumed: p.string().length(32).nullable(),
+    error: p.json<RunError>().nullable(),
+    startedAt: p.datetime(),
+    completedAt: p.datetime().nullable(),
+    duration: p.integer().nullable(),
+  },
+});
+
+export type AutomationRun = InferEntity<typeof AutomationRun>;

@@ -1,0 +1,86 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchAttributePair } from '@temporalio/common';
+import { newId } from '../ids.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import type { Automation } from './automation.entity.ts';
+import { AutomationRun, type FirePayload, type RunError, type RunStatus } from './run.entity.ts';
+import type { ListRuns } from './automations.schemas.ts';
+
+/** What a workflow needs to start a run's action, labelled for operators. */
+export interface FiredRun {
+  runId: string;
+  labels: SearchAttributePair[];
+}
+
+export interface Firing {
+  automation: Pick<Automation, 'id'> & { account: { id: string } };
+  fireKey: string;
+  payload: FirePayload;
+  retryOf?: string | null;
+}
+
+const insertRun = `insert into "automation_runs"
+  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
+  values (?, ?, ?, ?, 'running', ?, ?, false, now())
+  on conflict ("automation_id", "fire_key") do nothing`;
+
+/**
+ * Records firings whose cause has not fired before; a cause that did (a retried activity, a block
+ * read again after a crash) keeps its first run. Returns the run of every firing, new or not.
+ */
+export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const runs: FiredRun[] = [];
+  for (const firing of firings) {
+    const { automation, fireKey, payload } = firing;
+    const params = [newId('run'), automation.id, automation.account.id, fireKey, JSON.stringify(payload)];
+    await em.execute(insertRun, [...params, firing.retryOf ?? null]);
+    const [row] = await em.execute<{ id: string }[]>(
+      `select "id" from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
+      [automation.id, fireKey],
+    );
+    runs.push(firedRun(row!.id, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));
+  }
+  return runs;
+}
+
+/** How long whatever recorded a run has to start its action before the block follower does. */
+const dispatchGraceMs = 10_000;
+
+/**
+ * Runs fired whose action has not started for longer than the grace period: a crash came between
+ * recording them and starting their workflow (a follower's activity that died after committing
+ * its block, a poller's or the API's process).
+ */
+export async function overdueRuns(em: EntityManager, limit: number): Promise<FiredRun[]> {
+  const overdue = new Date(Date.now() - dispatchGraceMs);
+  const runs = await em.find(
+    AutomationRun,
+    { dispatched: false, startedAt: { $lt: overdue } },
+    { orderBy: { startedAt: 'asc' }, limit, fields: ['id', 'accountId', 'automation', 'trigger', 'retryOf'] },
+  );
+  return runs.map((run) =>
+    firedRun(run.id, run.accountId, run.automation.id, run.retryOf ? 'retry' : run.trigger.type),
+  );
+}
+
+const firedRun = (runId: string, accountId: string, automationId: string, trigger: string): FiredRun => ({
+  runId,
+  labels: labelAttributes({ accountId, automationId, trigger }),
+});
+
+/** Ends a run; a run that already ended keeps its outcome (activities may be retried). */
+export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>, error: RunError | null = null) {
+  if (run.status !== 'running') return;
+  run.status = status;
+  run.error = error;
+  run.completedAt = new Date();
+  run.duration = run.completedAt.getTime() - run.startedAt.getTime();
+}
+
+export async function listRuns(em: EntityManager, automationId: string, query: ListRuns) {
+  return em.findAndCount(
+    AutomationRun,
+    { automation: automationId, ...(query.status ? { status: query.status } : {}) },
+    { orderBy: { startedAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
+  );
+}

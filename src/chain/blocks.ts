@@ -1,0 +1,100 @@
+import { rpcErrorCode, type ContainedNotification, type NeoRpc, type StackItem } from './rpc.ts';
+
+/** One notification of a persisted block, with where it came from and where it stands. */
+export interface BlockNotification {
+  blockIndex: number;
+  blockHash: string;
+  /** The transaction's hash, or the block's for the OnPersist and PostPersist executions. */
+  container: string;
+  /** Null when the container is the block. */
+  txHash: string | null;
+  /**
+   * 0-based, in execution order, among the notifications of the same container: with `container`
+   * it names the notification. A block's OnPersist and PostPersist share one numbering.
+   */
+  notificationIndex: number;
+  /** `0x` and lower-case. */
+  contract: string;
+  eventName: string;
+  state: StackItem;
+}
+
+export interface BlockNotifications {
+  blockIndex: number;
+  blockHash: string;
+  notifications: BlockNotification[];
+}
+
+export interface EventParameter {
+  name: string;
+  type: string;
+}
+
+/** neo-go's code for a contract that is not deployed. */
+const UNKNOWN_CONTRACT = -102;
+
+/**
+ * Every notification of the block at `index` in two RPC calls (`getblockhash`, then
+ * `getblocknotifications` by hash), however many transactions it holds; the block must exist.
+ * Notifications of transactions that faulted are not there: the chain undid them.
+ */
+export async function readBlockNotifications(neo: NeoRpc, index: number): Promise<BlockNotifications> {
+  // By hash rather than index: the answer then names the block even when it emitted nothing.
+  const blockHash = (await neo.getBlockHash(index)).toLowerCase();
+  const lists = await neo.getBlockNotifications(blockHash);
+  const counts = new Map<string, number>();
+  const notification = (raw: ContainedNotification, ofBlock: boolean): BlockNotification => {
+    const container = raw.container.toLowerCase();
+    const notificationIndex = counts.get(container) ?? 0;
+    counts.set(container, notificationIndex + 1);
+    return {
+      blockIndex: index,
+      blockHash,
+      container,
+      txHash: ofBlock ? null : container,
+      notificationIndex,
+      contract: raw.contract.toLowerCase(),
+      eventName: raw.eventname,
+      state: raw.state,
+    };
+  };
+  const notifications = [
+    ...lists.onpersist.map((raw) => notification(raw, true)),
+    ...lists.application.map((raw) => notification(raw, false)),
+    ...lists.postpersist.map((raw) => notification(raw, true)),
+  ];
+  return { blockIndex: index, blockHash, notifications };
+}
+
+/**
+ * The declared parameters of contracts' events, from one `getcontractstate` per contract for the
+ * cache's life; null for a contract that is not deployed or an event it does not declare. A failed
+ * look-up is not kept, so the next asks again.
+ */
+export function createEventAbiCache(neo: NeoRpc) {
+  const events = new Map<string, Promise<Map<string, EventParameter[]> | null>>();
+  const eventsOf = (contract: string) => {
+    let cached = events.get(contract);
+    if (!cached) {
+      cached = declaredEvents(neo, contract);
+      events.set(contract, cached);
+      cached.catch(() => events.delete(contract));
+    }
+    return cached;
+  };
+  return {
+    async parameters(contract: string, eventName: string): Promise<EventParameter[] | null> {
+      return (await eventsOf(contract.toLowerCase()))?.get(eventName) ?? null;
+    },
+  };
+}
+
+async function declaredEvents(neo: NeoRpc, contract: string): Promise<Map<string, EventParameter[]> | null> {
+  try {
+    const { manifest } = await neo.getContractState(contract);
+    return new Map(manifest.abi.events.map((event) => [event.name, event.parameters]));
+  } catch (error) {
+    if (rpcErrorCode(error) === UNKNOWN_CONTRACT) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rpcErrorCode, type NeoRpc, type TransactionStatus } from './rpc.ts';
+import { testAndSign, type Fault, type Sender } from './transaction.ts';
+
+/** A signed transaction, kept so that every relay of one call sends the same bytes. */
+export interface PreparedCall {
+  /** `0x…`: what the node knows it by. */
+  hash: string;
+  /** Hex of the signed, serialized transaction. */
+  rawTransaction: string;
+  /** The last block that may include it: once that block exists without it, it never will be. */
+  validUntilBlock: number;
+}
+
+export type CallResult =
+  | { outcome: 'included'; blockHash: string; vmState: 'HALT' | 'FAULT'; gasConsumed: string; exception: string | null }
+  | { outcome: 'expired' };
+
+export interface RelayOptions {
+  /** Between looks at the chain; default 1 s. */
+  pollMs?: number;
+  /** Called on each look, so that an activity can heartbeat. */
+  onWait?: () => void;
+}
+
+// neo-go's codes (pkg/neorpc/errors.go) for a transaction the node knows or cannot know.
+const UNKNOWN_TRANSACTION = -103;
+/** Relay answers that leave the transaction sound: it is known already, or the next look settles it. */
+const HARMLESS_RELAY_ERRORS = new Set([
+  -501, // already on chain
+  -502, // memory pool full: relayed again on a later look
+  -503, // already in the memory pool
+  -510, // expired: the next look answers `expired`
+]);
+
+/**
+ * Test-runs `script` (hex) as `sender` would and, unless it faults, signs the transaction that runs
+ * it; nothing is sent. Store the answer before relaying it: it is the one transaction of this call.
+ */
+export async function prepareContractCall(neo: NeoRpc, script: string, sender: Sender): Promise<PreparedCall | Fault> {
+  const signed = await testAndSign(neo, script, sender);
+  if ('fault' in signed) return signed;
+  return {
+    hash: `0x${signed.hash()}`,
+    rawTransaction: signed.serialize(true),
+    validUntilBlock: signed.validUntilBlock,
+  };
+}
+
+/**
+ * Relays `call` until it is in a block, or can no longer be: safe to repeat, after a crash too,
+ * since it only ever sends the prepared bytes. A relay error that makes the transaction invalid
+ * (insufficient funds, for one) fails here with the node's message.
+ */
+export async function relayUntilFinal(
+  neo: NeoRpc,
+  call: PreparedCall,
+  options: RelayOptions = {},
+): Promise<CallResult> {
+  for (;;) {
+    options.onWait?.();
+    // The height first: a status read after it covers every block up to it.
+    const height = (await neo.getBlockCount()) - 1;
+    const status = await statusOf(neo, call.hash);
+    if (status?.blockhash) return included(neo, call.hash, status.blockhash);
+    if (height >= call.validUntilBlock) return { outcome: 'expired' };
+    // Neither in a block nor in the pool (never sent, or dropped by a restarted node): send it.
+    if (!status) await relay(neo, call.rawTransaction);
+    await sleep(options.pollMs ?? 1000);
+  }
+}
+
+async function statusOf(neo: NeoRpc, hash: string): Promise<TransactionStatus | null> {
+  try {
+    return await neo.getTransaction(hash);
+  } catch (error) {
+    if (rpcErrorCode(error) === UNKNOWN_TRANSACTION) return null;
+    throw error;
+  }
+}
+
+async function relay(neo: NeoRpc, rawTransaction: string) {
+  try {
+    await neo.sendRawTransaction(rawTransaction);
+  } catch (error) {
+    const code = rpcErrorCode(error);
+    if (code === undefined || !HARMLESS_RELAY_ERRORS.has(code)) throw error;
+  }
+}
+
+async function included(neo: NeoRpc, hash: string, blockHash: string): Promise<CallResult> {
+  const [execution] = (await neo.getApplicationLog(hash)).executions;
+  if (!execution) throw new Error(`transaction ${hash} is in block ${blockHash} but has no execution`);
+  return {
+    outcome: 'included',
+    blockHash,
+    vmState: execution.vmstate,
+    gasConsumed: execution.gasconsumed,
+    exception: execution.exception,
+  };
+}

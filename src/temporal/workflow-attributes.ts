@@ -1,0 +1,31 @@
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+
+const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
+
+export const attributeKeys = {
+  account: keyword('NeoflowAccountId'),
+  function: keyword('NeoflowFunctionId'),
+  automation: keyword('NeoflowAutomationId'),
+  trigger: keyword('NeoflowTrigger'),
+};
+
+/** What an operator filters on in the Web UI; unset fields are left out. */
+export interface WorkflowLabels {
+  accountId: string;
+  trigger: string;
+  functionId?: string;
+  automationId?: string;
+}
+
+/**
+ * As plain pairs: JSON that an activity can hand a workflow, which passes it on to the children
+ * it starts (workflows build no attributes of their own).
+ */
+export function labelAttributes(labels: WorkflowLabels): SearchAttributePair[] {
+  return [
+    { key: attributeKeys.account, value: labels.accountId },
+    { key: attributeKeys.trigger, value: labels.trigger },
+    ...(labels.functionId ? [{ key: attributeKeys.function, value: labels.functionId }] : []),
+    ...(labels.automationId ? [{ key: attributeKeys.automation, value: labels.automationId }] : []),
+  ];
+}

@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CONST } from '@cityofzion/neon-js';
+import { expect } from 'vitest';
+import { callApi } from './http.ts';
+
+export const gasHash = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
+
+/** A contract action sending `amount` GAS fractions from the account's signer. */
+export const gasTransferAction = (from: string, to: string, amount: string) => ({
+  type: 'contract',
+  scriptHash: gasHash,
+  operation: 'transfer',
+  args: [
+    { type: 'Hash160', value: from },
+    { type: 'Hash160', value: to },
+    { type: 'Integer', value: amount },
+    { type: 'Any', value: null },
+  ],
+});
+
+/** Bodies of the automations area are bare: tests read them loosely. */
+export type Loose = Record<string, any>;
+
+/** Calls of one account's key, and the automations' helpers built on them. */
+export function automationsClient(baseUrl: string, key: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await callApi(baseUrl, key, method, path, body);
+    return { status: response.status, body: response.body as Loose };
+  };
+  return {
+    call,
+    async deploy(code: string): Promise<string> {
+      const name = `fn-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+      const created = await call('POST', '/functions', { name, code, runtime: 'node18' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.data.id as string;
+    },
+    async create(body: Record<string, unknown>): Promise<string> {
+      const created = await call('POST', '/automations', body);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    },
+    async runs(id: string): Promise<Loose[]> {
+      const listed = await call('GET', `/automations/${id}/runs?limit=100`);
+      expect(listed.status).toBe(200);
+      return listed.body.runs as Loose[];
+    },
+  };
+}
+
+/** Reads until `done` holds or the time is up; answers the last reading either way. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(250);
+  }
+}
+
+export const settled = (runs: Loose[]) => runs.every((run) => run.status !== 'running');
+
+/**
+ * A price API of our own: answers `{"data": {"price": <price>, "ts": <unix seconds>}}` with the
+ * price the test sets (JSON number text, as written), seen `ageSeconds` ago.
+ */
+export async function startPriceServer() {
+  const quote = { price: '5.00', ageSeconds: 0 };
+  const server: Server = createServer((_request, response) => {
+    const ts = Math.floor(Date.now() / 1000) - quote.ageSeconds;
+    response.setHeader('Content-Type', 'application/json');
+    response.end(`{"data":{"price":${quote.price},"ts":${ts}}}`);
+  });
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/price/{asset}-{currency}`,
+    set: (price: string, ageSeconds = 0) => Object.assign(quote, { price, ageSeconds }),
+    close: () => new Promise((resolveClose) => server.close(resolveClose)),
+  };
+}

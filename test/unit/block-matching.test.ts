@@ -1,0 +1,93 @@
+import { CONST, u, wallet } from '@cityofzion/neon-js';
+import { describe, expect, it } from 'vitest';
+import { firingsOfBlock, type EventAbi, type Watcher } from '../../src/automations/block-matching.ts';
+import type { BlockNotification, BlockNotifications } from '../../src/chain/blocks.ts';
+
+const alice = new wallet.Account('7d128a6d096f0c14c3a25a2b0c41cf79661bfcb4a8cc95aaaea28bde4d732344');
+const bob = new wallet.Account('9ab7e154840daca3a2efadaf0df93cd3a5b51768c632f5433f86909d9b994a69');
+const gas = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
+const neo = `0x${CONST.NATIVE_CONTRACT_HASH.NeoToken}`;
+const account = (who: { scriptHash: string }) => ({
+  type: 'ByteString',
+  value: u.hex2base64(u.reverseHex(who.scriptHash)),
+});
+
+const abi: EventAbi = {
+  parameters: async (_contract, eventName) =>
+    eventName === 'Transfer'
+      ? [
+          { name: 'from', type: 'Hash160' },
+          { name: 'to', type: 'Hash160' },
+          { name: 'amount', type: 'Integer' },
+        ]
+      : null,
+};
+
+const tx = `0x${'ab'.repeat(32)}`;
+const blockHash = `0x${'cd'.repeat(32)}`;
+const notification = (contract: string, eventName: string, index: number, container = tx): BlockNotification => ({
+  blockIndex: 42,
+  blockHash,
+  container,
+  txHash: container === blockHash ? null : container,
+  notificationIndex: index,
+  contract,
+  eventName,
+  state: { type: 'Array', value: [account(alice), account(bob), { type: 'Integer', value: String(100 + index) }] },
+});
+
+const block: BlockNotifications = {
+  blockIndex: 42,
+  blockHash,
+  notifications: [
+    notification(gas, 'Transfer', 0, blockHash),
+    notification(gas, 'Transfer', 0),
+    notification(neo, 'Transfer', 1),
+    notification(gas, 'Transfer', 2),
+    notification(gas, 'Approval', 3),
+  ],
+};
+
+let ids = 0;
+const watcher = (trigger: Partial<Watcher['trigger']>, watchFromBlock = 40): Watcher => ({
+  id: `auto_${++ids}`,
+  account: { id: 'acct_1' },
+  watchFromBlock,
+  trigger: { type: 'blockchain', scriptHash: gas, ...trigger },
+});
+
+describe('matching a block against blockchain automations', () => {
+  it('fires once per matching notification, named by its container and index, with the decoded event', async () => {
+    const gasFromAlice = watcher({
+      scriptHash: gas.toUpperCase().replace('0X', '0x'),
+      event: 'Transfer',
+      filter: { from: alice.address },
+    });
+    const firings = await firingsOfBlock(block, [gasFromAlice], abi);
+    expect(firings.map((firing) => firing.fireKey)).toEqual([`event:${blockHash}:0`, `event:${tx}:0`, `event:${tx}:2`]);
+    expect(firings[1]!.payload).toEqual({
+      type: 'blockchain',
+      scriptHash: gas,
+      eventName: 'Transfer',
+      state: { from: `0x${alice.scriptHash}`, to: `0x${bob.scriptHash}`, amount: '100' },
+      txHash: tx,
+      blockHash,
+      blockIndex: 42,
+      notificationIndex: 0,
+    });
+    expect(firings[0]!.payload).toMatchObject({ txHash: null, blockHash });
+  });
+
+  it('takes every event of the contract without an event name, and none of other contracts', async () => {
+    const firings = await firingsOfBlock(block, [watcher({ scriptHash: neo })], abi);
+    expect(firings.map((firing) => firing.fireKey)).toEqual([`event:${tx}:1`]);
+  });
+
+  it('ignores blocks from before the automation was armed, and filters that do not match', async () => {
+    const late = watcher({ scriptHash: gas }, 43);
+    const toAlice = watcher({ scriptHash: gas, filter: { to: alice.address } });
+    const amount = watcher({ scriptHash: gas, event: 'Transfer', filter: { amount: 102 } });
+    const firings = await firingsOfBlock(block, [late, toAlice, amount], abi);
+    expect(firings.map((firing) => [firing.automation.id, firing.fireKey])).toEqual([[amount.id, `event:${tx}:2`]]);
+  });
+});

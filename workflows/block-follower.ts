@@ -1,0 +1,29 @@
+import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { startAction } from './start-action.ts';
+
+/**
+ * Reading blocks never gives up: a block that fails to fetch is read again, never skipped.
+ * Heartbeats notice a lost worker within seconds.
+ */
+const { followBlocks } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
+});
+
+const roundsPerRun = 1000;
+
+/**
+ * Follows one Neo network's blocks (workflow id `blocks_<magic>_<task queue>`): each round reads the new
+ * blocks once, records the runs of every matching automation with the cursor, and starts their
+ * actions. The cursor lives in PostgreSQL, committed with the runs.
+ */
+export async function blockFollower(network: string): Promise<void> {
+  for (let round = 0; round < roundsPerRun; round++) {
+    const runs = await followBlocks(network);
+    await Promise.all(runs.map(startAction));
+    if (workflowInfo().continueAsNewSuggested) break;
+  }
+  await continueAsNew<typeof blockFollower>(network);
+}

@@ -1,0 +1,31 @@
+import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { startAction } from './start-action.ts';
+
+const { checkPrice } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  // A source that fails is read again at the next poll; a retry storm helps nobody.
+  retry: { maximumAttempts: 2, initialInterval: '1 second' },
+});
+
+/** Polls between continue-as-new: keeps the history short whatever the interval. */
+const pollsPerRun = 500;
+/** When a check could not run at all (its database unreachable): soon, but not in a tight loop. */
+const afterFailureMs = 5_000;
+
+/**
+ * The price trigger of one automation (workflow id = automation id). It fires when the
+ * condition becomes true and re-arms only once it has been false again.
+ */
+export async function pricePoller(automationId: string, armed = true): Promise<void> {
+  const { runId } = workflowInfo();
+  for (let poll = 0; poll < pollsPerRun; poll++) {
+    const check = await checkPrice({ automationId, armed, fireKey: `price:${runId}:${poll}` }).catch(() => null);
+    if (check?.kind === 'stopped') return;
+    if (check) armed = check.armed;
+    if (check?.run) await startAction(check.run);
+    await sleep(check?.intervalMs ?? afterFailureMs);
+    if (workflowInfo().continueAsNewSuggested) break;
+  }
+  await continueAsNew<typeof pricePoller>(automationId, armed);
+}

@@ -1,0 +1,56 @@
+import {
+  CancellationScope,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { RunStatus } from '../activities/automations.ts';
+import { executeFunction } from './execute-function.ts';
+
+const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
+
+/** Local activities: a few rows read and written, without a round trip through the task queue. */
+const { beginRun, finishFunctionRun, failRun } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry,
+});
+
+const { prepareContractRun } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry });
+
+/**
+ * Relaying waits for a block, at most until the transaction's validUntilBlock passes (about 100
+ * blocks); heartbeats notice a lost worker within seconds, and the retry re-sends the same
+ * stored transaction.
+ */
+const { relayContractRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** One run's action, a child of what fired it; the workflow id is the run id. */
+export async function runAction(runId: string): Promise<RunStatus> {
+  try {
+    const plan = await beginRun(runId);
+    if (plan.kind === 'ended') return plan.status;
+    if (plan.kind === 'function') {
+      await executeChild(executeFunction, {
+        workflowId: plan.executionId,
+        args: [plan.executionId],
+        typedSearchAttributes: plan.labels,
+      });
+      return await finishFunctionRun(runId);
+    }
+    const prepared = await prepareContractRun(runId);
+    if (prepared !== 'sent') return prepared;
+    return await relayContractRun(runId);
+  } catch (error) {
+    // Cancelled too (its function deleted, or an operator): the run still ends, as a failure.
+    const reason = error instanceof Error ? error.message : String(error);
+    await CancellationScope.nonCancellable(() => failRun(runId, reason));
+    if (isCancellation(error)) throw error;
+    return 'failure';
+  }
+}

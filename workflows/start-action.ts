@@ -1,0 +1,21 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ParentClosePolicy, startChild } from '@temporalio/workflow';
+import type { FiredRun } from '../activities/automations.ts';
+import { runAction } from './run-action.ts';
+
+/**
+ * Starts a run's action as a child that outlives its parent (a follower or poller goes on and
+ * continues as new). The run id is the workflow id, so a run already started stays one action.
+ */
+export async function startAction(run: FiredRun): Promise<void> {
+  try {
+    await startChild(runAction, {
+      workflowId: run.runId,
+      args: [run.runId],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: run.labels,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

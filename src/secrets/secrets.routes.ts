@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import { callerOf, requireScope } from '../api/auth.ts';
+import { paginationOf } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
 import type { Services } from '../services.ts';
 import type { Secret } from './secret.entity.ts';
@@ -28,7 +29,7 @@ export function secretsRoutes(services: Services): Router {
         createdAt: createdAt.toISOString(),
         updatedAt: updatedAt.toISOString(),
       }));
-      ctx.body = { secrets: items, pagination: { total, ...page } };
+      ctx.body = { secrets: items, pagination: paginationOf(page, items.length, total) };
     })
     .post('/', requireScope('secrets:write'), async (ctx) => {
       const input = parseBody(createSecretBody, ctx.request.body);

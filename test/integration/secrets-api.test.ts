@@ -62,8 +62,10 @@ describe('secrets area', () => {
     for (const name of ['FIRST', 'SECOND', 'THIRD']) await call('POST', '', { name, value: 'v' }, ownKey);
     const page = await call('GET', '?limit=2&offset=1', undefined, ownKey);
     expect(page.status).toBe(200);
-    expect(page.body.pagination).toEqual({ total: 3, limit: 2, offset: 1 });
+    expect(page.body.pagination).toEqual({ total: 3, limit: 2, offset: 1, hasMore: false });
     expect(page.body.secrets!.map((s) => s.name)).toEqual(['SECOND', 'FIRST']);
+    const first = await call('GET', '?limit=2', undefined, ownKey);
+    expect(first.body.pagination).toEqual({ total: 3, limit: 2, offset: 0, hasMore: true });
     expect(Object.keys(page.body.secrets![0]!).sort()).toEqual(['createdAt', 'id', 'name', 'updatedAt']);
   });
 

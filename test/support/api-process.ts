@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { freePort } from '../../src/stack/ports.ts';
-import { spawnManaged, waitFor } from '../../src/stack/process.ts';
+import { waitFor } from '../../src/stack/process.ts';
+import { spawnNeoflow } from './neoflow-command.ts';
 import { testSecretsEnv } from './temporal.ts';
 
 export interface ApiProcess {
@@ -11,13 +12,9 @@ export interface ApiProcess {
 /** `neoflow api` as its own process over `databaseUrl` and the shared services, once healthy. */
 export async function startApiProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
-  const cli = new URL('../../bin/neoflow.js', import.meta.url).pathname;
-  const api = spawnManaged('api', process.execPath, {
-    args: ['--no-node-snapshot', cli, 'api'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NEOFLOW_ENV: 'test',
+  const api = spawnNeoflow(
+    'api',
+    {
       NEOFLOW_LOG_LEVEL: 'warn',
       NEOFLOW_API_PORT: String(port),
       DATABASE_URL: databaseUrl,
@@ -26,8 +23,8 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
       ...testSecretsEnv,
       ...env,
     },
-    output: 'inherit',
-  });
+    'inherit',
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor('neoflow api', async () => ((await fetch(`${url}/v1/health`)).ok ? true : undefined), {
     timeoutMs: 30_000,

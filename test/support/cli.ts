@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { neoflowArgs } from './neoflow-command.ts';
 
-const cli = fileURLToPath(new URL('../../bin/neoflow.js', import.meta.url));
 const run = promisify(execFile);
 
 export interface CliResult {
@@ -14,7 +13,7 @@ export interface CliResult {
 /** Runs `neoflow …` as a user would, with only the given environment; never throws. */
 export async function neoflow(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--no-node-snapshot', cli, ...args], {
+    const { stdout, stderr } = await run(process.execPath, neoflowArgs(...args), {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       timeout: 30_000,
     });

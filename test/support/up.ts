@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { neoflowArgs } from './neoflow-command.ts';
 
-const cli = fileURLToPath(new URL('../../bin/neoflow.js', import.meta.url));
 const readyLine = /Neoflow is up/;
 
 export interface UpProcess {
@@ -13,7 +12,7 @@ export interface UpProcess {
 
 /** Runs `neoflow up` with the given environment and waits for its ready line. */
 export async function startNeoflowUp(env: Record<string, string>, timeoutMs = 300_000): Promise<UpProcess> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'up'], {
+  const child = spawn(process.execPath, neoflowArgs('up'), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { spawnManaged, waitFor, type ManagedProcess } from '../../src/stack/process.ts';
+import { waitFor, type ManagedProcess } from '../../src/stack/process.ts';
+import { spawnNeoflow } from './neoflow-command.ts';
 import { testWorkerEnv } from './temporal.ts';
 
 export interface WorkerProcess {
@@ -20,21 +21,17 @@ export async function startWorkerProcess(
   logFile: string,
   env: Record<string, string> = testWorkerEnv(databaseUrl),
 ): Promise<WorkerProcess> {
-  const cli = new URL('../../bin/neoflow.js', import.meta.url).pathname;
-  const worker = spawnManaged('worker', process.execPath, {
-    args: ['--no-node-snapshot', cli, 'worker'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NEOFLOW_ENV: 'test',
+  const worker = spawnNeoflow(
+    'worker',
+    {
       NEOFLOW_LOG_LEVEL: 'info',
       ...env,
       DATABASE_URL: databaseUrl,
       NEOFLOW_TASK_QUEUE: taskQueue,
       NEOFLOW_DATA_DIR: dataDir,
     },
-    output: logFile,
-  });
+    logFile,
+  );
   const log = () => readFile(logFile, 'utf8').catch(() => '');
   try {
     // The first start bundles the workflows (cached in dataDir for the next one): be generous.

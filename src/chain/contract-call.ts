@@ -70,6 +70,19 @@ export async function relayUntilFinal(
   }
 }
 
+/**
+ * Test-runs `script` (hex), pays its fees from `sender`, signs and relays it, then waits until it
+ * is in a block; returns its hash. A script that faults, in the test run or on chain, fails here.
+ */
+export async function sendAndConfirm(neo: NeoRpc, script: string, sender: Sender): Promise<string> {
+  const call = await prepareContractCall(neo, script, sender);
+  if ('fault' in call) throw new Error(`the transaction would fail: ${call.fault}`);
+  const result = await relayUntilFinal(neo, call, { pollMs: 200 });
+  if (result.outcome === 'expired') throw new Error(`transaction ${call.hash} expired before a block included it`);
+  if (result.vmState !== 'HALT') throw new Error(`transaction ${call.hash} failed on chain (${result.vmState})`);
+  return call.hash;
+}
+
 async function statusOf(neo: NeoRpc, hash: string): Promise<TransactionStatus | null> {
   try {
     return await neo.getTransaction(hash);

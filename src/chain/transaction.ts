@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sc, tx, u, wallet } from '@cityofzion/neon-js';
 import type { NeoRpc } from './rpc.ts';
 
@@ -14,31 +13,13 @@ export interface Sender {
   verificationScript: string;
 }
 
-export interface SendOptions {
-  /** How long to wait for the block that includes it; default 60 s. */
-  timeoutMs?: number;
-}
-
 /** Blocks until the transaction expires: long enough for a busy pool, short enough to give up. */
 const VALID_FOR_BLOCKS = 100;
-const POLL_MS = 200;
 
 /** The test run faulted: what the VM threw, and the GAS it had used by then. */
 export interface Fault {
   fault: string;
   gasConsumed: string;
-}
-
-/**
- * Test-runs `script` (hex), pays its fees from `sender`, signs and relays it, then waits until it
- * is in a block; returns its hash. A script that faults, in the test run or on chain, fails here.
- */
-export async function sendAndConfirm(neo: NeoRpc, script: string, sender: Sender, options: SendOptions = {}) {
-  const signed = await testAndSign(neo, script, sender);
-  if ('fault' in signed) throw new Error(`the transaction would fail: ${signed.fault}`);
-  const hash = await neo.sendRawTransaction(signed);
-  await untilInBlock(neo, hash, options.timeoutMs ?? 60_000);
-  return hash;
 }
 
 /**
@@ -73,17 +54,4 @@ export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): 
     }),
   ];
   return transaction;
-}
-
-async function untilInBlock(neo: NeoRpc, hash: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await neo.getTransaction(hash);
-    if (status.blockhash) {
-      if (status.vmstate !== 'HALT') throw new Error(`transaction ${hash} failed on chain (${status.vmstate})`);
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`transaction ${hash} was not in a block after ${timeoutMs / 1000} s`);
-    await sleep(POLL_MS);
-  }
 }

@@ -3,7 +3,7 @@ import { sc, wallet } from '@cityofzion/neon-js';
 import type { Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { transferCall } from '../chain/nep17.ts';
-import { sendAndConfirm } from '../chain/transaction.ts';
+import { sendAndConfirm } from '../chain/contract-call.ts';
 import { reachable } from '../reachable.ts';
 import type { DevWallet } from './neo-devnet.ts';
 import { readValidatorWallet, unlockWif } from './neo-devnet-config.ts';

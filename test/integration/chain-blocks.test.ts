@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { createEventAbiCache, readBlockNotifications, type BlockNotifications } from '../../src/chain/blocks.ts';
 import { createNeoRpc, type StackItem } from '../../src/chain/rpc.ts';
 import { transferCall } from '../../src/chain/nep17.ts';
-import { sendAndConfirm } from '../../src/chain/transaction.ts';
+import { sendAndConfirm } from '../../src/chain/contract-call.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 
 const GAS = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;

@@ -1077,9 +1077,6 @@ describe('price trigger firing (local price source)', () => {
     expect((await call('DELETE', `/automations/${automation.id}`)).status).toBe(200);
   });
 
-  // BUG (src/automations/triggers.ts applyTrigger, called by every PATCH): an active price trigger's
-  // poller is restarted armed on any update, so a rename fires again while the condition still holds.
-  // Remove `.fails` once fixed.
   it('does not fire again when an active automation whose condition holds is renamed', async () => {
     prices.set('15');
     const automation = await watchPrice();

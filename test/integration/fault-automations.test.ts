@@ -160,7 +160,13 @@ describe('a block follower terminated by an operator', () => {
 
     const restarted = await startApiProcess(api.database.url, { NEOFLOW_TASK_QUEUE: taskQueue });
     try {
-      expect((await follower.describe()).status.name).toBe('RUNNING');
+      // The API answers health checks before it has resumed the follower: give it that moment.
+      const status = await until(
+        async () => (await follower.describe()).status.name,
+        (name) => name === 'RUNNING',
+        10_000,
+      );
+      expect(status).toBe('RUNNING');
     } finally {
       await restarted.stop();
     }

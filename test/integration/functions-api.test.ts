@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
@@ -28,14 +29,8 @@ interface Envelope<T> {
   error?: { code: string; message: string; details: Record<string, unknown> };
 }
 
-const call = async <T = FunctionData>(method: string, path: string, body?: unknown, apiKey = key) => {
-  const response = await fetch(`${api.url}/v1/functions${path}`, {
-    method,
-    headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Envelope<T> };
-};
+const call = async <T = FunctionData>(method: string, path: string, body?: unknown, apiKey = key) =>
+  (await callApi(api.url, apiKey, method, `/functions${path}`, body)) as { status: number; body: Envelope<T> };
 
 const code = 'module.exports = async (context) => ({ hello: context.params.name });';
 let counter = 0;

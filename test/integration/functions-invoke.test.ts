@@ -91,7 +91,6 @@ describe('invoking functions', () => {
     const retried = await call('POST', `/functions/${id}/executions/${executionId}/retry`);
     expect(retried.status).toBe(202);
     const retryId = retried.body.data!.execution.id as string;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 1500));
     expect((await call('GET', `/functions/${id}/executions/${retryId}`)).body.data).toMatchObject({
       params: { n: 1 },
       trigger: { type: 'retry', retryOf: executionId },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
+import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { rawHistoryBytes, startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -30,14 +31,9 @@ afterAll(async () => {
 
 /** Every response body is kept, to be searched for the canary at the end. */
 async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}/v1${path}`, {
-    method,
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { data?: any; error?: any };
-  responses.push(json);
-  return { status: response.status, body: json };
+  const response = await callApi(api.url, key, method, path, body);
+  responses.push(response.body);
+  return response;
 }
 
 function captureOutput(into: string[]): () => void {
@@ -85,8 +81,8 @@ describe('a secret value never leaks', () => {
     const returnedId = returned.body.data.execution.id as string;
     const thrown = await call('POST', `/functions/${fnId}/invoke`, { params: { fail: true } });
     expect(thrown.status).toBe(500);
-    expect(thrown.body.error.message).toBe('leaking [secret:CANARY]');
-    const thrownId = thrown.body.error.details.executionId as string;
+    expect(thrown.body.error!.message).toBe('leaking [secret:CANARY]');
+    const thrownId = thrown.body.error!.details.executionId as string;
 
     const details = await call('GET', `/functions/${fnId}/executions/${returnedId}`);
     expect(details.body.data.logs[0].message).toBe('the secret is [secret:CANARY]');

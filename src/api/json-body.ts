@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { AppError, invalidRequest } from '../errors.ts';
+import { holdsNul, nulRefused } from './nul-text.ts';
 
 declare module 'koa' {
   interface Request {
@@ -47,9 +48,16 @@ async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
 }
 
 function parseJson(raw: string): unknown {
+  let nul = false;
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw, (key, value: unknown) => {
+      nul ||= holdsNul(key, value);
+      return value;
+    });
   } catch {
     throw invalidRequest('The request body is not valid JSON.');
   }
+  if (nul) throw nulRefused();
+  return parsed;
 }

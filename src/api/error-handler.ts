@@ -1,7 +1,7 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { areaOf, errorBody } from './areas.ts';
+import { areaOf, errorBody, type Area } from './areas.ts';
 
 /**
  * The one place errors become HTTP: AppErrors keep their code, anything else is logged with the
@@ -11,14 +11,21 @@ export function errorHandler(log: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.body === undefined || ctx.body === null) throw unmatched(ctx.status, ctx.response.get('Allow'));
     } catch (thrown) {
       const error = toAppError(thrown, log, ctx.state.requestId as string);
-      ctx.status = error.status;
-      ctx.set(error.headers);
-      ctx.body = errorBody(areaOf(ctx.path), error);
+      respond(ctx, areaOf(ctx.path), error);
+      return;
     }
+    // No route answered: the contract gives unknown paths (and wrong methods) the general shape.
+    if (ctx.body === undefined || ctx.body === null)
+      respond(ctx, 'general', unmatched(ctx.status, ctx.response.get('Allow')));
   };
+}
+
+function respond(ctx: Context, area: Area, error: AppError) {
+  ctx.status = error.status;
+  ctx.set(error.headers);
+  ctx.body = errorBody(area, error);
 }
 
 function unmatched(status: number, allow: string): AppError {

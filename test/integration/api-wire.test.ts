@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -37,6 +38,20 @@ describe('wire basics', () => {
       success: false,
       error: { code: 'not_found', message: expect.any(String), details: {} },
     });
+  });
+
+  it('answers unknown paths and wrong methods inside the automations and secrets areas in that shape too', async () => {
+    const { key } = await issueKey(api.database.orm);
+    const headers = { 'X-API-Key': key };
+    const unknown = await fetch(`${api.url}/v1/automations/auto_x/nowhere`, { headers });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({
+      success: false,
+      error: { code: 'not_found', message: expect.any(String), details: {} },
+    });
+    const wrongMethod = await fetch(`${api.url}/v1/secrets`, { method: 'PATCH', headers });
+    expect(wrongMethod.status).toBe(405);
+    expect(await wrongMethod.json()).toMatchObject({ success: false, error: { code: 'method_not_allowed' } });
   });
 
   it('answers a known path with a wrong method with 405 and Allow', async () => {

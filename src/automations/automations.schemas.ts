@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
 import { InvalidCronError, isTimeZone, scheduleCron } from './cron.ts';
 import { decimalPattern } from './decimal.ts';
 
-export const automationStatuses = ['active', 'inactive', 'error'] as const;
-export const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
+const automationStatuses = ['active', 'inactive', 'error'] as const;
+const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
 export type AutomationStatus = (typeof automationStatuses)[number];
 export type TriggerType = (typeof triggerTypes)[number];
 
@@ -29,13 +30,6 @@ const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) =>
     ctx.addIssue(coded('invalid_cron', `is not a valid cron expression: ${error.message}`));
   }
 });
-
-const seconds = (min: number, max: number) =>
-  z
-    .number({ error: `must be an integer from ${min} to ${max}` })
-    .int(`must be an integer from ${min} to ${max}`)
-    .min(min, `must be an integer from ${min} to ${max}`)
-    .max(max, `must be an integer from ${min} to ${max}`);
 
 const httpUrl = z
   .string({ error: 'must be a string' })
@@ -80,16 +74,16 @@ const priceTrigger = z.strictObject({
   currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{2,10}$/, 'must be an upper-case code such as USD'),
   source: priceSource.optional(),
   /** Seconds between two reads of the price. */
-  pollInterval: seconds(1, 86_400).optional(),
+  pollInterval: integerIn(1, 86_400).optional(),
   /** Seconds after which a price is too old to fire. */
-  maxAge: seconds(1, 86_400).optional(),
+  maxAge: integerIn(1, 86_400).optional(),
 });
 
 /** The message of a tagged union: on its `type` when the tag is wrong, else on the whole value. */
 const unionError = (types: string) => (issue: { code?: string }) =>
   issue.code === 'invalid_union' ? `must be ${types}` : `must be an object whose type is ${types}`;
 
-export const trigger = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
+const trigger = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
   error: unionError('schedule, blockchain or price'),
 });
 
@@ -106,7 +100,7 @@ const contractAction = z.strictObject({
   args: contractArgsSchema.default([]),
 });
 
-export const action = z.discriminatedUnion('type', [functionAction, contractAction], {
+const action = z.discriminatedUnion('type', [functionAction, contractAction], {
   error: unionError('function or contract'),
 });
 

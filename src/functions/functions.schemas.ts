@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { runtimes } from './function.entity.ts';
 
@@ -8,11 +9,7 @@ const name = z
   .string({ error: 'must be a string' })
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be 1 to 64 letters, digits or hyphens');
 const runtime = z.enum(runtimes, { error: 'must be node16 or node18' });
-const timeout = z
-  .number({ error: 'must be an integer from 1 to 300' })
-  .int('must be an integer from 1 to 300')
-  .min(1, 'must be an integer from 1 to 300')
-  .max(300, 'must be an integer from 1 to 300');
+const timeout = integerIn(1, 300);
 const code = z
   .string({ error: 'must be a string' })
   .min(1, 'must not be empty')

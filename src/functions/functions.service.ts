@@ -1,4 +1,5 @@
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { flushUniqueName } from '../db/flush-unique-name.ts';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { Secret } from '../secrets/secret.entity.ts';
@@ -18,7 +19,7 @@ export async function createFunction(em: EntityManager, accountId: string, input
     description: input.description ?? null,
     status: 'active',
   });
-  await flushUnique(em, input.name);
+  await flushUniqueName(em, nameTaken(input.name));
   return fn;
 }
 
@@ -46,7 +47,7 @@ export async function updateFunction(em: EntityManager, accountId: string, id: s
   if (input.secrets !== undefined) await assertSecretsExist(em, accountId, input.secrets);
   Object.assign(fn, input);
   fn.updatedAt = new Date();
-  await flushUnique(em, input.name ?? fn.name);
+  await flushUniqueName(em, nameTaken(input.name ?? fn.name));
   return fn;
 }
 
@@ -70,13 +71,4 @@ async function assertSecretsExist(em: EntityManager, accountId: string, names: r
   }
 }
 
-async function flushUnique(em: EntityManager, name: string) {
-  try {
-    await em.flush();
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
-      throw new AppError('conflict', `A function named "${name}" already exists.`, { field: 'name' });
-    }
-    throw error;
-  }
-}
+const nameTaken = (name: string) => `A function named "${name}" already exists.`;

@@ -1,4 +1,5 @@
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { flushUniqueName } from '../db/flush-unique-name.ts';
 import { AppError } from '../errors.ts';
 import { findOwned } from '../db/owned.ts';
 import { newId } from '../ids.ts';
@@ -21,14 +22,7 @@ export async function createSecret(em: EntityManager, masters: MasterKeys, accou
     version: 1,
   });
   addVersion(em, masters, secret, input.value);
-  try {
-    await em.flush();
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
-      throw new AppError('conflict', `A secret named "${input.name}" already exists.`, { field: 'name' });
-    }
-    throw error;
-  }
+  await flushUniqueName(em, `A secret named "${input.name}" already exists.`);
   return secret;
 }
 

@@ -7,8 +7,6 @@ import { LogCollector } from './logs.ts';
 import { decodeResult } from './result.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
 
-export const DEFAULT_MEMORY_LIMIT_MB = 128;
-
 /** What the isolate's `run` resolves to (see bootstrap.js). */
 type RunReply = { ok: true; json?: string } | { ok: false; error: SandboxError };
 
@@ -26,7 +24,7 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutc
   const startedAt = performance.now();
   const logs = new LogCollector();
   const secretsRead = new Set<string>();
-  const memoryLimitMb = request.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+  const { memoryLimitMb } = request;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
   let reply: RunReply;

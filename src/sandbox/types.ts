@@ -18,8 +18,8 @@ export interface SandboxRequest {
   services: SandboxServices;
   /** Wall-clock limit of the whole run, synchronous and asynchronous code alike. */
   timeoutMs: number;
-  /** Defaults to 128 MiB. */
-  memoryLimitMb?: number;
+  /** The isolate's heap limit (`NEOFLOW_SANDBOX_MEMORY_MB`). */
+  memoryLimitMb: number;
   /** Aborting stops the run at once (its execution was cancelled). */
   signal?: AbortSignal;
 }

@@ -25,6 +25,7 @@ export function sandboxRequest(code: string, overrides: Partial<SandboxRequest> 
     secrets: [],
     services: fakeServices(),
     timeoutMs: 5_000,
+    memoryLimitMb: 128,
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { CONST, sc, wallet } from '@cityofzion/neon-js';
+import { hash160Pattern } from './contract-args.ts';
 import type { Invocation, StackItem } from './rpc.ts';
 
 /** What an address holds of one NEP-17 token. */
@@ -17,7 +18,7 @@ const nativeTokens = new Map<string, string>([
 
 /** The token's script hash as neon-js takes it (big-endian hex, no `0x`). */
 export function assetHash(asset: string): string {
-  const hash = nativeTokens.get(asset) ?? /^0x([0-9a-fA-F]{40})$/.exec(asset)?.[1];
+  const hash = nativeTokens.get(asset) ?? (hash160Pattern.test(asset) ? asset.slice(2) : undefined);
   if (!hash)
     throw new Error(`asset must be NEO, GAS or a 0x script hash of 40 hex digits, not ${JSON.stringify(asset)}`);
   return hash.toLowerCase();

@@ -3,7 +3,8 @@ import { Account } from '../auth/account.entity.ts';
 import { newId } from '../ids.ts';
 import { FunctionDef } from './function.entity.ts';
 
-export type ExecutionStatus = 'running' | 'completed' | 'failed';
+export const executionStatuses = ['running', 'completed', 'failed'] as const;
+type ExecutionStatus = (typeof executionStatuses)[number];
 
 /** One invocation of a function: the queryable history; Temporal owns the running state. */
 export const Execution = defineEntity({

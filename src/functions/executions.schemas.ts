@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../api/pagination.ts';
+import { executionStatuses } from './execution.entity.ts';
 
 export const invokeBody = z.strictObject({
   params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
@@ -12,7 +13,7 @@ const isoDate = z.iso
 
 export const listExecutionsQuery = z.strictObject({
   ...paginationQuery(10),
-  status: z.enum(['completed', 'failed', 'running'], { error: 'must be completed, failed or running' }).optional(),
+  status: z.enum(executionStatuses, { error: 'must be completed, failed or running' }).optional(),
   start_date: isoDate.optional(),
   end_date: isoDate.optional(),
 });

@@ -4,7 +4,7 @@ import { newId } from '../ids.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
-export interface ErrorDetails {
+interface ErrorDetails {
   reason: 'function_deleted' | 'trigger_unavailable';
   message: string;
 }

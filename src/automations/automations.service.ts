@@ -6,7 +6,7 @@ import { Automation } from './automation.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { applyTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from './triggers.ts';
 
-export const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
+const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
 export async function createAutomation(
   em: EntityManager,

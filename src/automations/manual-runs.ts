@@ -7,7 +7,7 @@ import { AutomationRun, type FirePayload } from './run.entity.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 import type { TriggerControl } from './triggers.ts';
 
-export const runNotFound = () => new AppError('run_not_found', 'Run not found.');
+const runNotFound = () => new AppError('run_not_found', 'Run not found.');
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
 export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {

@@ -29,7 +29,7 @@ export interface TriggerControl {
 export const followerId = (network: string, taskQueue: string) => `blocks_${network}_${taskQueue}`;
 
 /** How an automation changed, as far as its running trigger cares. */
-export interface TriggerChange {
+interface TriggerChange {
   /** The trigger type before the change, whose running part goes if the type changed. */
   previousType?: TriggerType;
   /** A new trigger, or one just activated: a price poller starts afresh (armed). */

@@ -8,7 +8,7 @@ import { Execution } from './execution.entity.ts';
 import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
 
-export const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
+const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
 export type Trigger =
   { type: 'api' } | { type: 'retry'; retryOf: string } | { type: 'automation'; automationId: string };

@@ -3,7 +3,7 @@ import { Account } from '../auth/account.entity.ts';
 import { newId } from '../ids.ts';
 
 export const runtimes = ['node16', 'node18'] as const;
-export type Runtime = (typeof runtimes)[number];
+type Runtime = (typeof runtimes)[number];
 
 /** A stored JavaScript function of an account. */
 export const FunctionDef = defineEntity({

@@ -8,7 +8,7 @@ import { ENTRY_FORMS_HINT } from './validate.ts';
 // Plain JavaScript that runs inside the isolate; kept in its own file so it reads (and lints) as code.
 const BOOTSTRAP_SOURCE = readFileSync(new URL('./bootstrap.js', import.meta.url), 'utf8');
 
-export interface Bridge {
+interface Bridge {
   callHost: (name: unknown, args: unknown) => HostReply | Promise<HostReply>;
   log: (level: unknown, message: unknown) => void;
 }

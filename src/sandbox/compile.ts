@@ -7,7 +7,7 @@ export const IMPORTS_UNAVAILABLE = 'Functions cannot import modules.';
 
 export type CompiledCode = { kind: 'script'; script: ivm.Script } | { kind: 'module'; module: ivm.Module };
 
-export interface CodeSyntaxError {
+interface CodeSyntaxError {
   message: string;
   line?: number;
   column?: number;

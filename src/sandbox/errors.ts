@@ -13,7 +13,7 @@ export function sandboxError(name: string, message: string): SandboxError {
  * Keeps the message lines and the frames of the user's code: bootstrap, isolated-vm boundary and
  * host frames would reveal the service's internals and mean nothing to the user.
  */
-export function trimStack(stack: string): string {
+function trimStack(stack: string): string {
   return stack
     .split('\n')
     .filter((line) => !STACK_FRAME.test(line) || USER_FRAME.test(line))

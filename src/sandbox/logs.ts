@@ -2,7 +2,7 @@ import { type LogLevel, type LogLine } from './types.ts';
 
 export const MAX_LOG_LINES = 1_000;
 export const MAX_LOG_LINE_BYTES = 4 * 1024;
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 const DROPPED_MARKER = 'Log limit reached: further lines of this execution were dropped.';
 

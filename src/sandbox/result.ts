@@ -1,9 +1,9 @@
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
 
-export const MAX_RESULT_BYTES = 1024 * 1024;
+const MAX_RESULT_BYTES = 1024 * 1024;
 
-export type DecodedResult = { ok: true; result: unknown } | { ok: false; error: SandboxError };
+type DecodedResult = { ok: true; result: unknown } | { ok: false; error: SandboxError };
 
 /** Turns the JSON text the isolate produced into the stored result, enforcing the 1 MiB cap. */
 export function decodeResult(json: string | undefined): DecodedResult {

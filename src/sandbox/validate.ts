@@ -1,7 +1,7 @@
 import ivm from 'isolated-vm';
 import { compileUserCode, describeSyntaxError, IMPORTS_UNAVAILABLE } from './compile.ts';
 
-export type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
 
 export const ENTRY_FORMS_HINT =
   'Define the function as module.exports = async (context) => ..., export default async function (context) {...}, ' +

@@ -1,10 +1,10 @@
+import { invokerOf } from '../functions/executions.service.ts';
 import type { Services } from '../services.ts';
 import type { TriggerControl } from './triggers.ts';
 
 export function triggerControlOf(services: Services): TriggerControl {
   return {
-    client: services.temporal.client,
-    taskQueue: services.config.temporal.taskQueue,
+    ...invokerOf(services),
     catchupWindowMs: services.config.automations.catchupWindowMs,
     neo: services.neo,
   };

@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import type { Execution } from './execution.entity.ts';
 import { executionDetails, executionHandle, executionListItem } from './execution.view.ts';
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
-import { awaitExecution, getExecution, listExecutions, startExecution, type Invoker } from './executions.service.ts';
+import { awaitExecution, getExecution, invokerOf, listExecutions, startExecution } from './executions.service.ts';
 import { getFunction } from './functions.service.ts';
 import { openResult } from './result-seal.ts';
 
@@ -18,7 +18,7 @@ const syncGraceMs = 15_000;
 /** Invocations and their history, in the functions area's envelope. */
 export function executionsRoutes(services: Services): Router {
   const { em } = services;
-  const invoker: Invoker = { client: services.temporal.client, taskQueue: services.config.temporal.taskQueue };
+  const invoker = invokerOf(services);
   const fnOf = (ctx: Context) =>
     getFunction(em(), callerOf(ctx.state).accountId, (ctx.params as Record<string, string>).id!);
   const executionOf = async (ctx: Context) => {

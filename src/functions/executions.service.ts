@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { Services } from '../services.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
 import { Execution } from './execution.entity.ts';
@@ -17,6 +18,12 @@ export interface Invoker {
   client: Client;
   taskQueue: string;
 }
+
+/** The Temporal client and the task queue workflows are started on. */
+export const invokerOf = (services: Services): Invoker => ({
+  client: services.temporal.client,
+  taskQueue: services.config.temporal.taskQueue,
+});
 
 /** A new execution row, running from now; the caller flushes and starts its workflow. */
 export function newExecution(em: EntityManager, fn: FunctionDef, params: Record<string, unknown>, trigger: Trigger) {

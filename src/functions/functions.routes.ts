@@ -16,6 +16,7 @@ import {
   updateFunctionBody,
 } from './functions.schemas.ts';
 import { createFunction, deleteFunction, getFunction, listFunctions, updateFunction } from './functions.service.ts';
+import { invokerOf } from './executions.service.ts';
 import { functionStats, lastInvocations } from './stats.ts';
 
 /** The functions area answers in the `{success: true, data}` envelope. */
@@ -26,7 +27,7 @@ const reply = (ctx: Context, data: unknown, status = 200) => {
 
 export function functionsRoutes(services: Services): Router {
   const { em } = services;
-  const invoker = { client: services.temporal.client, taskQueue: services.config.temporal.taskQueue };
+  const invoker = invokerOf(services);
   const account = (ctx: Context) => callerOf(ctx.state).accountId;
   const id = (ctx: Context) => (ctx.params as Record<string, string>).id!;
   return new Router({ prefix: '/v1/functions' })

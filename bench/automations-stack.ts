@@ -19,7 +19,7 @@ import {
 } from './scratch-stack.ts';
 
 /** Counts the JSON-RPC calls that pass through it, by method. */
-export interface RpcCounter {
+interface RpcCounter {
   url: string;
   /** A copy of the counts so far. */
   snapshot(): Map<string, number>;

@@ -6,17 +6,18 @@
  * 0 either way.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONST, sc, wallet } from '@cityofzion/neon-js';
+import { CONST, wallet } from '@cityofzion/neon-js';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { transferCall } from '../src/chain/nep17.ts';
 import { testAndSign } from '../src/chain/transaction.ts';
+import { devCommittee } from '../src/stack/dev-funder.ts';
+import { until } from '../test/support/polling.ts';
+import { startPriceServer } from '../test/support/price-server.ts';
 import { startAutomationsStack, type AutomationsBenchStack } from './automations-stack.ts';
 import { countFrom, ms, progress, printReport, runBench, runConcurrent, summarise, type Latencies } from './measure.ts';
 import { sampleMachine, sampleProcess, type MachineSample, type ProcessSample } from './proc.ts';
-import { apiClient, closeServer, elapsed, listenLocal } from './scratch-stack.ts';
+import { apiClient, elapsed } from './scratch-stack.ts';
 
 const counts = {
   /** Phase 1: every-second schedules, for fireSeconds. */
@@ -90,20 +91,13 @@ function blockClock(rpcUrl: string) {
 
 /** Sends GAS from the dev wallet's committee account to `recipient`, one transfer per new block. */
 function startTransfers(stack: AutomationsBenchStack, recipient: string) {
-  const validator = new wallet.Account(stack.devWallet.wif);
-  const verificationScript = wallet.constructMultiSigVerificationScript(1, [validator.publicKey]);
-  const committee = wallet.getScriptHashFromVerificationScript(verificationScript);
+  const committee = devCommittee(stack.devWallet);
   let stopped = false;
   let sent = 0;
   let failed = 0;
   let lastError = '';
   const send = async (amount: number) => {
-    const script = new sc.ScriptBuilder()
-      .emitContractCall(transferCall('GAS', committee, recipient, BigInt(amount)))
-      // `transfer` answers false, rather than faulting, when it refuses: make that a fault.
-      .emit(sc.OpCode.ASSERT)
-      .build();
-    const signed = await testAndSign(stack.neo, script, { privateKey: validator.privateKey, verificationScript });
+    const signed = await testAndSign(stack.neo, committee.transferScript(recipient, BigInt(amount)), committee.sender);
     if ('fault' in signed) throw new Error(`transfer would fault: ${signed.fault}`);
     await stack.neo.sendRawTransaction(signed);
   };
@@ -130,21 +124,6 @@ function startTransfers(stack: AutomationsBenchStack, recipient: string) {
       await loop;
       return { sent, failed, lastError };
     },
-  };
-}
-
-/** A price API of our own: `{"data":{"price":5.00}}` for every asset, counting the reads. */
-async function startPriceServer() {
-  let hits = 0;
-  const server = createServer((_request, response) => {
-    hits++;
-    response.setHeader('Content-Type', 'application/json');
-    response.end('{"data":{"price":5.00}}');
-  });
-  return {
-    url: `${await listenLocal(server)}/price/{asset}-{currency}`,
-    hits: () => hits,
-    close: () => closeServer(server),
   };
 }
 
@@ -178,19 +157,18 @@ async function runsOf(stack: AutomationsBenchStack, automationIds: string[]): Pr
  * The runs of `automationIds` that `counted` keeps, once each one's execution has ended (so that its
  * log lines are written), or after `timeoutMs`.
  */
-async function untilStarted(
+function untilStarted(
   stack: AutomationsBenchStack,
   automationIds: string[],
   counted: (row: RunRow) => boolean = () => true,
   timeoutMs = 60_000,
 ) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = (await runsOf(stack, automationIds)).filter(counted);
-    const pending = rows.filter((row) => row.exec_status === null || row.exec_status === 'running').length;
-    if (pending === 0 || Date.now() > deadline) return rows;
-    await sleep(500);
-  }
+  return until(
+    async () => (await runsOf(stack, automationIds)).filter(counted),
+    (rows) => rows.every((row) => row.exec_status !== null && row.exec_status !== 'running'),
+    timeoutMs,
+    500,
+  );
 }
 
 const codeStart = (row: RunRow) => (row.logs?.[0] ? Date.parse(row.logs[0].timestamp) : null);

@@ -14,7 +14,7 @@ export interface Latencies {
 }
 
 /** Nearest-rank percentile of already sorted samples, in the samples' unit. */
-export function percentile(sorted: readonly number[], p: number): number {
+function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank]!;
@@ -38,7 +38,7 @@ export type Progress = (line: string) => void;
 const startedAt = performance.now();
 
 /** Seconds since the benchmark began (this module loads with it). */
-export const runSeconds = () => (performance.now() - startedAt) / 1000;
+const runSeconds = () => (performance.now() - startedAt) / 1000;
 
 export const progress: Progress = (line) =>
   process.stdout.write(`[bench ${runSeconds().toFixed(1).padStart(6)} s] ${line}\n`);

@@ -11,7 +11,7 @@ const ticksPerSecond = (() => {
 })();
 
 /** User + system CPU seconds a process (all its threads) has used so far, from /proc/<pid>/stat. */
-export function cpuSeconds(pid: number): number {
+function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -20,7 +20,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** Resident set size in MiB, from VmRSS in /proc/<pid>/status. */
-export function rssMiB(pid: number): number {
+function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../src/api/app.ts';
@@ -13,7 +12,7 @@ import { migrate, openOrm } from '../src/db/orm.ts';
 import { createLogger } from '../src/log.ts';
 import { closeServices, openServices } from '../src/services.factory.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';
-import { startScratchServices, type ScratchServices } from '../test/support/scratch-services.ts';
+import { scratchDataDir, startScratchServices, type ScratchServices } from '../test/support/scratch-services.ts';
 import type { Progress } from './measure.ts';
 
 /** What every benchmark stack starts with: real services in a scratch directory and a migrated database. */
@@ -38,9 +37,7 @@ export async function startScratchStack<Stack>(
   build: (base: ScratchStack) => Promise<Stack>,
 ): Promise<Stack & { stop(): Promise<void> }> {
   const steps: (() => Promise<void>)[] = [];
-  const scratch = await mkdtemp(join(tmpdir(), prefix));
-  // The embedded PostgreSQL runs as the `postgres` user, which must be able to enter it.
-  await chmod(scratch, 0o755);
+  const scratch = await scratchDataDir(prefix);
   const stop = async () => {
     for (const step of steps.reverse())
       await step().catch((error: unknown) => progress(`stop failed: ${String(error)}`));
@@ -84,7 +81,7 @@ function stackEnv(services: ScratchServices) {
   };
 }
 
-export interface InProcessApi {
+interface InProcessApi {
   apiUrl: string;
   apiKey: string;
   temporal: TemporalHandle;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../src/config.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';
-import { createWorker } from '../worker/worker.ts';
+import { runInProcessWorker } from '../test/support/in-process-worker.ts';
 import type { Progress } from './measure.ts';
 import { elapsed, startInProcessApi, startScratchStack, type ScratchStack } from './scratch-stack.ts';
 
@@ -42,12 +42,7 @@ async function startInProcessWorker(base: ScratchStack, progress: Progress) {
   const workerDir = join(base.scratch, 'worker');
   await mkdir(workerDir, { recursive: true });
   const config = loadConfig({ ...base.env, NEOFLOW_LOG_LEVEL: 'warn', NEOFLOW_DATA_DIR: workerDir });
-  const workerHandle = await createWorker(config);
-  const running = workerHandle.worker.run();
-  base.onStop(async () => {
-    workerHandle.worker.shutdown();
-    await running;
-    await workerHandle.close();
-  });
+  const worker = await runInProcessWorker(config);
+  base.onStop(() => worker.stop());
   progress(`worker polling task queue ${config.temporal.taskQueue} (${elapsed(began)})`);
 }

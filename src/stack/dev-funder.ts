@@ -15,8 +15,30 @@ export const devFundingGas = 100;
 const gasFractions = 10n ** 8n;
 
 /**
- * Transfers `amount` GAS fractions from the dev wallet's committee account, which holds the
- * genesis GAS, to `toAddress`, and waits until the transfer is in a block; returns its hash.
+ * The dev wallet's committee account, which holds the genesis GAS: the sender that signs for it,
+ * and the script of a GAS transfer from it, apart so that one sending many transfers (the
+ * automations benchmark) derives the account once.
+ */
+export function devCommittee(devWallet: Pick<DevWallet, 'wif'>) {
+  const validator = new wallet.Account(devWallet.wif);
+  // The committee is the 1-of-1 multisig account of the validator key: that key alone signs for it.
+  const verificationScript = wallet.constructMultiSigVerificationScript(1, [validator.publicKey]);
+  const committee = wallet.getScriptHashFromVerificationScript(verificationScript);
+  return {
+    sender: { privateKey: validator.privateKey, verificationScript },
+    /** Sends `amount` GAS fractions to `toAddress`. */
+    transferScript: (toAddress: string, amount: bigint) =>
+      new sc.ScriptBuilder()
+        .emitContractCall(transferCall('GAS', committee, toAddress, amount))
+        // `transfer` answers false, rather than faulting, when it refuses: make that a fault.
+        .emit(sc.OpCode.ASSERT)
+        .build(),
+  };
+}
+
+/**
+ * Transfers `amount` GAS fractions from the dev wallet's committee account to `toAddress`, and
+ * waits until the transfer is in a block; returns its hash.
  */
 export async function fundFromDevWallet(
   rpcUrl: string,
@@ -24,16 +46,8 @@ export async function fundFromDevWallet(
   toAddress: string,
   amount: bigint,
 ): Promise<string> {
-  const validator = new wallet.Account(devWallet.wif);
-  // The committee is the 1-of-1 multisig account of the validator key: that key alone signs for it.
-  const verificationScript = wallet.constructMultiSigVerificationScript(1, [validator.publicKey]);
-  const committee = wallet.getScriptHashFromVerificationScript(verificationScript);
-  const script = new sc.ScriptBuilder()
-    .emitContractCall(transferCall('GAS', committee, toAddress, amount))
-    // `transfer` answers false, rather than faulting, when it refuses: make that a fault.
-    .emit(sc.OpCode.ASSERT)
-    .build();
-  return sendAndConfirm(createNeoRpc(rpcUrl), script, { privateKey: validator.privateKey, verificationScript });
+  const { sender, transferScript } = devCommittee(devWallet);
+  return sendAndConfirm(createNeoRpc(rpcUrl), transferScript(toAddress, amount), sender);
 }
 
 /** Funds a new signer's address with `devFundingGas`; answers the transaction hash. */

@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  automationsClient,
-  gasHash,
-  gasTransferAction,
-  settled,
-  startPriceServer,
-  until,
-} from '../support/automations.ts';
+import { automationsClient, gasHash, gasTransferAction, settled } from '../support/automations.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { uniqueAccountName } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { startPriceServer } from '../support/price-server.ts';
 
 const { apiUrl, env } = inject('stack');
 let client: ReturnType<typeof automationsClient>;

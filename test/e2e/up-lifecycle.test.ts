@@ -3,8 +3,9 @@ import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPortFree } from '../../src/stack/ports.ts';
-import { scratchDataDir, stackEnv } from '../setup/stack.ts';
+import { stackEnv } from '../setup/stack.ts';
 import { createKeyWithCli } from '../support/cli.ts';
+import { scratchDataDir } from '../support/scratch-services.ts';
 import { startNeoflowUp, type UpProcess } from '../support/up.ts';
 
 const run = promisify(execFile);

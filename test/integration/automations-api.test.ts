@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
 import { createKey } from '../../src/auth/keys.service.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
-import { startPriceServer, until } from '../support/automations.ts';
 import { testMasters, uniqueAccountName } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { startPriceServer } from '../support/price-server.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
 let api: TestApi;

@@ -11,8 +11,9 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { startApiProcess } from '../support/api-process.ts';
-import { automationsClient, gasHash as gas, gasTransferAction, settled, until } from '../support/automations.ts';
+import { automationsClient, gasHash as gas, gasTransferAction, settled } from '../support/automations.ts';
 import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 let api: TestApi;

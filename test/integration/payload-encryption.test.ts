@@ -17,9 +17,9 @@ import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { testOperatorToken, testPayloadKey, testWorkerEnv } from '../support/temporal.ts';
+import { rawHistory } from '../support/worker.ts';
 
 const { History } = proto.temporal.api.history.v1;
-type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 let api: TestApi;
 beforeAll(async () => {
@@ -63,14 +63,6 @@ function payloadsIn(value: unknown): Payload[] {
   const payload = value as Payload;
   if (payload.metadata?.encoding) return [payload];
   return Object.values(value).flatMap(payloadsIn);
-}
-
-async function rawHistory(workflowId: string): Promise<HistoryEvent[]> {
-  const { history } = await api.services.temporal.client.workflowService.getWorkflowExecutionHistory({
-    namespace: 'default',
-    execution: { workflowId },
-  });
-  return history?.events ?? [];
 }
 
 /** Runs pingWorkflow, with a recognisable argument and memo, on a worker of its own. */
@@ -127,7 +119,7 @@ async function runToFailure({ workflowType, args = [], ...workerOptions }: Faili
 
 /** The raw history holds no trace of the canary, and every failure in it is encoded. */
 async function expectFailuresSealed(workflowId: string, canary: string) {
-  const events = await rawHistory(workflowId);
+  const events = await rawHistory(api, workflowId);
   expect(Buffer.from(History.encode({ events }).finish()).includes(canary)).toBe(false);
   for (const payload of payloadsIn(events))
     expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe('binary/encrypted');
@@ -145,7 +137,7 @@ describe('Temporal payload encryption', () => {
     const { workflowId, result } = await runPingWithWorker(canary);
     expect(result).toEqual({ workerId: defaultWorkerId() });
 
-    const events = await rawHistory(workflowId);
+    const events = await rawHistory(api, workflowId);
     const rawBytes = Buffer.from(History.encode({ events }).finish());
     expect(rawBytes.includes(canary)).toBe(false);
     expect(rawBytes.includes(defaultWorkerId())).toBe(false);

@@ -2,8 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
-import { startScratchServices } from '../support/scratch-services.ts';
-import { scratchDataDir } from './stack.ts';
+import { scratchDataDir, startScratchServices } from '../support/scratch-services.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
 import { freePort } from '../../src/stack/ports.ts';
+import { scratchDataDir } from '../support/scratch-services.ts';
 import { startNeoflowUp, type UpProcess } from '../support/up.ts';
 
 declare module 'vitest' {
@@ -47,13 +47,6 @@ async function buildGoPrograms() {
   const { binDir } = loadConfig();
   const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
   await Promise.all([ensureGoProgram(temporalCli, binDir, progress), ensureGoProgram(neoGo, binDir, progress)]);
-}
-
-/** A throw-away data directory the embedded PostgreSQL (run as `postgres` under root) can enter. */
-export async function scratchDataDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  await chmod(dir, 0o755);
-  return dir;
 }
 
 export async function stackEnv(dataDir: string): Promise<Record<string, string>> {

@@ -1,8 +1,7 @@
-import { inject } from 'vitest';
 import { freePort } from '../../src/stack/ports.ts';
 import { waitFor } from '../../src/stack/process.ts';
 import { spawnNeoflow } from './neoflow-command.ts';
-import { testSecretsEnv } from './temporal.ts';
+import { testWorkerEnv } from './temporal.ts';
 
 export interface ApiProcess {
   url: string;
@@ -14,15 +13,7 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
   const port = await freePort();
   const api = spawnNeoflow(
     'api',
-    {
-      NEOFLOW_LOG_LEVEL: 'warn',
-      NEOFLOW_API_PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      NEO_RPC_URL: inject('neoRpcUrl'),
-      ...testSecretsEnv,
-      ...env,
-    },
+    testWorkerEnv(databaseUrl, { NEOFLOW_LOG_LEVEL: 'warn', NEOFLOW_API_PORT: String(port), ...env }),
     'inherit',
   );
   const url = `http://127.0.0.1:${port}`;

@@ -1,6 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CONST } from '@cityofzion/neon-js';
 import { expect } from 'vitest';
 import { callApi } from './http.ts';
@@ -50,33 +47,4 @@ export function automationsClient(baseUrl: string, key: string) {
   };
 }
 
-/** Reads until `done` holds or the time is up; answers the last reading either way. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(250);
-  }
-}
-
 export const settled = (runs: Loose[]) => runs.every((run) => run.status !== 'running');
-
-/**
- * A price API of our own: answers `{"data": {"price": <price>, "ts": <unix seconds>}}` with the
- * price the test sets (JSON number text, as written), seen `ageSeconds` ago.
- */
-export async function startPriceServer() {
-  const quote = { price: '5.00', ageSeconds: 0 };
-  const server: Server = createServer((_request, response) => {
-    const ts = Math.floor(Date.now() / 1000) - quote.ageSeconds;
-    response.setHeader('Content-Type', 'application/json');
-    response.end(`{"data":{"price":${quote.price},"ts":${ts}}}`);
-  });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/price/{asset}-{currency}`,
-    set: (price: string, ageSeconds = 0) => Object.assign(quote, { price, ageSeconds }),
-    close: () => new Promise((resolveClose) => server.close(resolveClose)),
-  };
-}

@@ -1,3 +1,5 @@
+import { chmod, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
@@ -5,6 +7,13 @@ import { startEmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
 import { startNeoDevnet, type DevWallet } from '../../src/stack/neo-devnet.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { startTemporalDev } from '../../src/stack/temporal-dev.ts';
+
+/** A throw-away data directory the embedded PostgreSQL (run as `postgres` under root) can enter. */
+export async function scratchDataDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
+  return dir;
+}
 
 export interface ScratchServices {
   /** A database URL whose user may create databases. */

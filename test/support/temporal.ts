@@ -15,7 +15,7 @@ export const testSecretsEnv = {
   NEOFLOW_MASTER_KEY: testMasterKey.toString('base64'),
 };
 
-/** What a worker under test needs: the shared services, this file's database, the test keys. */
+/** What a worker or `neoflow api` under test needs: the shared services, this file's database, the test keys. */
 export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   TEMPORAL_ADDRESS: inject('temporalAddress'),
   NEO_RPC_URL: inject('neoRpcUrl'),

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { loadConfig } from '../../src/config.ts';
-import { createWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from './api.ts';
+import { runInProcessWorker } from './in-process-worker.ts';
 import { testWorkerEnv } from './temporal.ts';
 
 export interface RunningWorker {
@@ -15,15 +15,12 @@ export interface RunningWorker {
 /** A real worker over `databaseUrl`, on `taskQueue`, running until stopped. */
 export async function startTestWorker(databaseUrl: string, taskQueue: string, env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
-  const handle = await createWorker(
+  const worker = await runInProcessWorker(
     loadConfig(testWorkerEnv(databaseUrl, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir, ...env })),
   );
-  const running = handle.worker.run();
   return {
     stop: async () => {
-      handle.worker.shutdown();
-      await running;
-      await handle.close();
+      await worker.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   } satisfies RunningWorker;
@@ -36,11 +33,20 @@ export async function startApiWithWorker(): Promise<{ api: TestApi; worker: Runn
   return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
 }
 
-/** Everything Temporal keeps of a workflow, as the bytes it stores. */
-export async function rawHistoryBytes(api: TestApi, workflowId: string): Promise<Buffer> {
+/** Everything Temporal keeps of a workflow, its events as stored (payloads still encoded). */
+export async function rawHistory(
+  api: TestApi,
+  workflowId: string,
+): Promise<proto.temporal.api.history.v1.IHistoryEvent[]> {
   const { history } = await api.services.temporal.client.workflowService.getWorkflowExecutionHistory({
     namespace: 'default',
     execution: { workflowId },
   });
-  return Buffer.from(proto.temporal.api.history.v1.History.encode({ events: history?.events ?? [] }).finish());
+  return history?.events ?? [];
+}
+
+/** Everything Temporal keeps of a workflow, as the bytes it stores. */
+export async function rawHistoryBytes(api: TestApi, workflowId: string): Promise<Buffer> {
+  const events = await rawHistory(api, workflowId);
+  return Buffer.from(proto.temporal.api.history.v1.History.encode({ events }).finish());
 }

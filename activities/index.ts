@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Context, heartbeat } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
@@ -17,9 +17,9 @@ export interface ActivityDeps {
   automations: Config['automations'];
 }
 
-export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
+export type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
 
-const heartbeatEveryMs = 2000;
+export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
@@ -31,24 +31,13 @@ export function createActivities(deps: ActivityDeps) {
       return { workerId: deps.workerId };
     },
 
-    /**
-     * Runs one function execution in the sandbox and stores its outcome in PostgreSQL. It
-     * heartbeats while the code runs, so a worker that dies is noticed in seconds and the
-     * execution is retried elsewhere rather than left running.
-     */
-    async runExecution(executionId: string): Promise<string> {
-      const beat = setInterval(() => heartbeat(), heartbeatEveryMs);
-      try {
-        const signal = Context.current().cancellationSignal;
-        return await runExecution({ ...deps, em: deps.orm.em.fork(), signal }, executionId);
-      } finally {
-        clearInterval(beat);
-      }
+    /** Runs one function execution in the sandbox and stores its outcome (a local activity). */
+    async runExecution(executionId: string) {
+      const signal = Context.current().cancellationSignal;
+      return runExecution({ ...deps, em: deps.orm.em.fork(), signal }, executionId);
     },
 
-    async failExecution(executionId: string, message: string): Promise<void> {
-      await failExecution(deps.orm.em.fork(), executionId, message);
-    },
+    failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
   };
 }
 

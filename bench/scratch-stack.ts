@@ -10,7 +10,8 @@ import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrate, openOrm } from '../src/db/orm.ts';
 import { createLogger } from '../src/log.ts';
-import { closeServices, openServices } from '../src/services.factory.ts';
+import { openRuntime } from '../src/runtime.ts';
+import { servicesOf } from '../src/services.factory.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';
 import { scratchDataDir, startScratchServices, type ScratchServices } from '../test/support/scratch-services.ts';
 import type { Progress } from './measure.ts';
@@ -107,8 +108,9 @@ export async function startInProcessApi(
     ...env,
   });
   // Its own connections, as in `neoflow api`: the bench's queries do not share its pool.
-  const services = await openServices(config, createLogger('api-bench', 'warn'));
-  base.onStop(() => closeServices(services));
+  const runtime = await openRuntime(config);
+  base.onStop(() => runtime.close());
+  const services = servicesOf(config, createLogger('api-bench', 'warn'), runtime, false);
   const handle = createApp(services).callback();
   const server = createServer((request, response) => void handle(request, response));
   const apiUrl = await listenLocal(server);

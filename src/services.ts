@@ -13,6 +13,8 @@ export interface Services {
   /** The request's EntityManager (MikroORM's RequestContext resolves the global one per request). */
   em: () => EntityManager;
   temporal: TemporalHandle;
+  /** A worker of this process shares `temporal`'s connection: workflows are started eagerly. */
+  hostsWorker: boolean;
   neo: NeoRpc;
   /** Seal and open secret values (NEOFLOW_MASTER_KEY, plus previous keys during a rotation). */
   masterKeys: MasterKeys;

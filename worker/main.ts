@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
-import { createWorker } from './worker.ts';
+import { openWorker } from './worker.ts';
 
 /**
  * The worker process: runs until SIGTERM or SIGINT, then lets running activities finish within
@@ -13,7 +13,7 @@ export async function runWorker(config: Config): Promise<void> {
     logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>),
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
-  const { worker, close } = await createWorker(config);
+  const { worker, close } = await openWorker(config);
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {
     await worker.run();

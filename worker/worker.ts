@@ -1,11 +1,7 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { Worker } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
 import { requireSetting } from '../src/config.ts';
-import { createNeoRpc } from '../src/chain/rpc.ts';
-import { openOrm } from '../src/db/orm.ts';
-import { reachable } from '../src/reachable.ts';
-import { masterKeysOf } from '../src/secrets/master-keys.ts';
+import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId } from '../activities/index.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -16,41 +12,47 @@ export interface WorkerHandle {
   close: () => Promise<void>;
 }
 
-/** A worker on the `neoflow` task queue with explicit concurrency limits; not yet running. */
-export async function createWorker(config: Config): Promise<WorkerHandle> {
-  const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
+/**
+ * `worker`: a worker process, every task of the queue. `api`: the API process's own worker, which
+ * takes the first task of the runs the API starts eagerly and runs their code as local activities
+ * in process; regular activities (block reads, price checks, relays) stay with the worker processes.
+ */
+export type WorkerRole = 'worker' | 'api';
+
+/** A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet running. */
+export async function createWorker(config: Config, runtime: Runtime, role: WorkerRole): Promise<Worker> {
   const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
-  const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
-  const neoUrl = requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL');
-  const masterKeys = masterKeysOf(config);
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
-  const orm: MikroORM = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
-  const connection = await NativeConnection.connect({ address });
   const activities = createActivities({
     workerId: defaultWorkerId(),
-    orm,
-    masterKeys,
-    neo: createNeoRpc(neoUrl),
+    orm: runtime.orm,
+    masterKeys: runtime.masterKeys,
+    neo: runtime.neo,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     automations: config.automations,
   });
-  const worker = await Worker.create({
-    connection,
+  return Worker.create({
+    connection: runtime.temporal.connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath },
     dataConverter: dataConverter(payloadKey),
     activities,
+    enableNonLocalActivities: role === 'worker',
     maxConcurrentActivityTaskExecutions: config.worker.maxActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxWorkflowTasks,
     maxConcurrentLocalActivityExecutions: config.worker.maxActivities,
     shutdownGraceTime: '8 seconds',
   });
-  return {
-    worker,
-    close: async () => {
-      await connection.close();
-      await orm.close();
-    },
-  };
+}
+
+/** A worker process's worker over a runtime of its own, closed with it. */
+export async function openWorker(config: Config): Promise<WorkerHandle> {
+  const runtime = await openRuntime(config);
+  try {
+    return { worker: await createWorker(config, runtime, 'worker'), close: () => runtime.close() };
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
 }

@@ -1,13 +1,13 @@
 import {
   CancellationScope,
-  executeChild,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunStatus } from '../activities/automations.ts';
-import { executeFunction } from './execute-function.ts';
+import { runFunction } from './run-function.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
@@ -30,17 +30,18 @@ const { relayContractRun } = proxyActivities<Activities>({
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-/** One run's action, a child of what fired it; the workflow id is the run id. */
+/**
+ * One run's action, a child of what fired it; the workflow id is the run id. A function action
+ * runs the code in this same workflow (its execution's record names the automation), so a fire
+ * reaches the code through one workflow beyond the trigger's own.
+ */
 export async function runAction(runId: string): Promise<RunStatus> {
   try {
     const plan = await beginRun(runId);
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
-      await executeChild(executeFunction, {
-        workflowId: plan.executionId,
-        args: [plan.executionId],
-        typedSearchAttributes: plan.labels,
-      });
+      upsertSearchAttributes(plan.labels);
+      await runFunction(plan.executionId);
       return await finishFunctionRun(runId);
     }
     const prepared = await prepareContractRun(runId);

@@ -1,29 +1,22 @@
 import { createServer, type Server } from 'node:http';
-import type { Config } from '../config.ts';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
-import { createLogger } from '../log.ts';
-import { openServices, closeServices } from '../services.factory.ts';
+import type { Services } from '../services.ts';
 import { PortInUseError } from '../stack/ports.ts';
 import { createApp } from './app.ts';
 
 export interface RunningApi {
   url: string;
+  /** Stops serving; the services stay open for their owner to close. */
   close(): Promise<void>;
 }
 
-/** Connects to PostgreSQL, Temporal and Neo, then serves the API until `close`. */
-export async function startApi(config: Config): Promise<RunningApi> {
-  const log = createLogger('api', config.logLevel);
-  const services = await openServices(config, log);
+/** Serves the API over `services` until `close`. */
+export async function startApi(services: Services): Promise<RunningApi> {
+  const { config, log } = services;
   const handle = createApp(services).callback();
   const server = createServer((request, response) => void handle(request, response));
-  try {
-    await listen(server, config.api.host, config.api.port);
-  } catch (error) {
-    await closeServices(services);
-    throw error;
-  }
+  await listen(server, config.api.host, config.api.port);
   const url = `http://${config.api.host}:${config.api.port}`;
   log.info('listening', { url });
   await resumeBlockFollower(services.orm.em.fork(), triggerControlOf(services)).catch((error: unknown) =>
@@ -31,13 +24,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
   );
   return {
     url,
-    close: async () => {
-      await new Promise<void>((resolveClose) => {
+    close: () =>
+      new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());
         server.closeIdleConnections();
-      });
-      await closeServices(services);
-    },
+      }),
   };
 }
 

@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
+import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
+import { AutomationRun } from './run.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { applyTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from './triggers.ts';
 
@@ -91,7 +93,8 @@ export async function deleteAutomation(em: EntityManager, control: TriggerContro
 
 /**
  * The automations whose action runs a deleted function can no longer run: they move to `error`
- * with the reason, and their triggers stop firing.
+ * with the reason, their triggers stop firing, and their running runs are cancelled (each runs the
+ * function's code in its own workflow, and ends as a failure).
  */
 export async function stopAutomationsOfFunction(em: EntityManager, control: TriggerControl, functionId: string) {
   const automations = await em.find(Automation, { functionId, status: { $ne: 'error' } });
@@ -104,6 +107,12 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
     await applyTrigger(control, automation, { rearm: false });
   }
   await em.flush();
+  const running = await em.find(
+    AutomationRun,
+    { automation: { functionId }, status: 'running' },
+    { fields: ['id'] },
+  );
+  await Promise.all(running.map((run) => cancelWorkflow(control.client, run.id)));
 }
 
 /**

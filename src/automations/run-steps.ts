@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
 import { Execution } from '../functions/execution.entity.ts';
-import { newExecution } from '../functions/executions.service.ts';
+import { newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
-import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { attributeKeys } from '../temporal/workflow-attributes.ts';
 import type { FunctionAction } from './automations.schemas.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import { endRun } from './runs.ts';
@@ -15,6 +15,7 @@ export const gone = 'failure';
 export type RunPlan =
   | { kind: 'ended'; status: RunStatus }
   | { kind: 'contract' }
+  /** `labels`: what the run's workflow adds to its own to name the function it runs. */
   | { kind: 'function'; executionId: string; labels: SearchAttributePair[] };
 
 /**
@@ -49,13 +50,7 @@ async function functionPlan(em: EntityManager, run: AutomationRun, action: Funct
     const params = { ...action.parameters, trigger: run.trigger };
     run.executionId = newExecution(em, fn, params, { type: 'automation', automationId: run.automation.id }).id;
   }
-  const labels = {
-    accountId: run.accountId,
-    automationId: run.automation.id,
-    functionId: fn.id,
-    trigger: 'automation',
-  };
-  return { kind: 'function', executionId: run.executionId, labels: labelAttributes(labels) };
+  return { kind: 'function', executionId: run.executionId, labels: [{ key: attributeKeys.function, value: fn.id }] };
 }
 
 /** The run ends as its execution did. */

@@ -60,7 +60,5 @@ async function runUp(config: Config) {
 }
 
 async function runApi(config: Config) {
-  const api = await (await import('../api/server.ts')).startApi(config);
-  await untilSignal();
-  await api.close();
+  await (await import('./api-process.ts')).runApiProcess(config);
 }

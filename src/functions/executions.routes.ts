@@ -8,8 +8,9 @@ import type { Services } from '../services.ts';
 import type { Execution } from './execution.entity.ts';
 import { executionDetails, executionHandle, executionListItem } from './execution.view.ts';
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
-import { awaitExecution, getExecution, invokerOf, listExecutions, startExecution } from './executions.service.ts';
+import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution } from './executions.service.ts';
 import { getFunction } from './functions.service.ts';
+import type { EndedExecution } from './local-ends.ts';
 import { openResult } from './result-seal.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
@@ -29,10 +30,9 @@ export function executionsRoutes(services: Services): Router {
     .post('/invoke', requireScope('functions:invoke'), async (ctx) => {
       const input = parseBody(invokeBody, ctx.request.body ?? {});
       const fn = await fnOf(ctx);
-      const execution = await startExecution(em(), invoker, fn, input.params, { type: 'api' });
-      if (input.async) return accepted(ctx, execution);
-      await awaitExecution(em(), invoker, execution, fn.timeout * 1000 + syncGraceMs);
-      answerSync(ctx, execution, await openResult(em(), services.masterKeys, execution));
+      if (input.async) return accepted(ctx, await startExecution(em(), invoker, fn, input.params, { type: 'api' }));
+      const waitMs = fn.timeout * 1000 + syncGraceMs;
+      answerSync(ctx, await invokeAndWait(em(), invoker, services.masterKeys, fn, input.params, waitMs));
     })
     .get('/executions', requireScope('functions:read'), async (ctx) => {
       const query = parseQuery(listExecutionsQuery, ctx.query);
@@ -60,7 +60,7 @@ function accepted(ctx: Context, execution: Execution) {
 }
 
 /** 200 with the result; 500 execution_error for a failed run; 202 when it outlived the wait. */
-function answerSync(ctx: Context, execution: Execution, result: unknown) {
+function answerSync(ctx: Context, { execution, result }: EndedExecution) {
   if (execution.status === 'running') return accepted(ctx, execution);
   if (execution.status === 'failed') {
     throw new AppError('execution_error', execution.error!.message, { ...execution.error, executionId: execution.id });

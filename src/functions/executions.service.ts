@@ -1,104 +1,111 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { AppError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
 import type { Services } from '../services.ts';
+import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
 import { Execution } from './execution.entity.ts';
+import { newExecution, type ExecutionTrigger } from './execution-record.ts';
 import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
+import { expectEnd, type EndedExecution } from './local-ends.ts';
+import { openResult } from './result-seal.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
-
-export type Trigger =
-  { type: 'api' } | { type: 'retry'; retryOf: string } | { type: 'automation'; automationId: string };
 
 export interface Invoker {
   client: Client;
   taskQueue: string;
+  /**
+   * A worker of this process shares the client's native connection, so workflows are started
+   * eagerly: the server hands their first task straight back, and the code runs here.
+   */
+  eager: boolean;
 }
 
 /** The Temporal client and the task queue workflows are started on. */
 export const invokerOf = (services: Services): Invoker => ({
   client: services.temporal.client,
   taskQueue: services.config.temporal.taskQueue,
+  eager: services.hostsWorker,
 });
-
-/** A new execution row, running from now; the caller flushes and starts its workflow. */
-export function newExecution(em: EntityManager, fn: FunctionDef, params: Record<string, unknown>, trigger: Trigger) {
-  return em.create(Execution, {
-    id: newId('exec'),
-    function: fn,
-    account: fn.account,
-    status: 'running',
-    params,
-    secretsRead: [],
-    error: null,
-    logs: [],
-    trigger,
-    startedAt: new Date(),
-    completedAt: null,
-    duration: null,
-  });
-}
 
 /**
  * Records the execution as running, then starts its workflow (id = execution id, input = that
- * id). The row comes first so that no started run is ever missing from the history.
+ * id). The row comes first so that no started run is ever missing from the history; a row whose
+ * start never happened (the process died in between) is started by the recovery sweep.
  */
 export async function startExecution(
   em: EntityManager,
   invoker: Invoker,
   fn: FunctionDef,
   params: Record<string, unknown>,
-  trigger: Trigger,
+  trigger: ExecutionTrigger,
 ) {
   const execution = newExecution(em, fn, params, trigger);
   await em.flush();
-  await invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
+  await startExecutionWorkflow(invoker, execution, fn);
+  return execution;
+}
+
+function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: FunctionDef) {
+  return invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
     workflowId: execution.id,
     taskQueue: invoker.taskQueue,
     args: [execution.id],
-    typedSearchAttributes: labelAttributes({ accountId: fn.account.id, functionId: fn.id, trigger: trigger.type }),
+    typedSearchAttributes: executionLabels(execution, fn),
+    requestEagerStart: invoker.eager,
   });
-  return execution;
+}
+
+const executionLabels = (execution: Execution, fn: FunctionDef) =>
+  labelAttributes({ accountId: fn.account.id, functionId: fn.id, trigger: (execution.trigger as ExecutionTrigger).type });
+
+/**
+ * A synchronous invoke: records and starts the execution, then waits up to `waitMs` for its end.
+ * Started eagerly, the run ends in this process and is handed over with its result: no long poll
+ * of the history, no read of the row. Otherwise the workflow's outcome says when to read the row.
+ * Still running after the wait: the row as it is, for a 202. However the workflow ended (even
+ * cancelled when its function was deleted), the row is the answer, never an error here.
+ */
+export async function invokeAndWait(
+  em: EntityManager,
+  invoker: Invoker,
+  masterKeys: MasterKeys,
+  fn: FunctionDef,
+  params: Record<string, unknown>,
+  waitMs: number,
+): Promise<EndedExecution> {
+  const execution = newExecution(em, fn, params, { type: 'api' });
+  await em.flush();
+  const local = expectEnd(execution.id);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const handle = await startExecutionWorkflow(invoker, execution, fn);
+    const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
+    const remote = handle.eagerlyStarted ? new Promise<never>(() => {}) : handle.result().catch(() => undefined);
+    const ended = await Promise.race([local.ended, remote.then(() => undefined), waited.then(() => undefined)]);
+    return ended ?? (await readEnd(em, masterKeys, execution));
+  } finally {
+    local.stop();
+    clearTimeout(timer);
+  }
+}
+
+async function readEnd(em: EntityManager, masterKeys: MasterKeys, execution: Execution): Promise<EndedExecution> {
+  await em.refresh(execution);
+  return { execution, result: await openResult(em, masterKeys, execution) };
 }
 
 /**
- * Waits for the run up to `waitMs`; then reloads the row, which the activity wrote. The row is
- * the answer, so how the workflow ended (even cancelled, after its function was deleted, and even
- * after this wait gave up) is only a signal and never an error here.
+ * Cancels the workflows of the function's invoked and retried executions when it is deleted; those
+ * an automation runs end with their runs (stopAutomationsOfFunction).
  */
-export async function awaitExecution(em: EntityManager, invoker: Invoker, execution: Execution, waitMs: number) {
-  const ended = invoker.client.workflow
-    .getHandle(execution.id)
-    .result()
-    .then(
-      () => undefined,
-      () => undefined,
-    );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
-  await Promise.race([ended, waited]);
-  clearTimeout(timer);
-  await em.refresh(execution);
-  return execution;
-}
-
-/** Cancels the workflows of the function's running executions (when the function is deleted). */
 export async function cancelRunning(em: EntityManager, invoker: Invoker, fn: FunctionDef) {
   const running = await em.find(Execution, { function: fn.id, status: 'running' }, { fields: ['id'] });
-  await Promise.all(
-    running.map((execution) =>
-      invoker.client.workflow
-        .getHandle(execution.id)
-        .cancel()
-        .catch((error: unknown) => {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-        }),
-    ),
-  );
+  await Promise.all(running.map((execution) => cancelWorkflow(invoker.client, execution.id)));
 }
 
 export async function listExecutions(em: EntityManager, fn: FunctionDef, query: ListExecutions) {

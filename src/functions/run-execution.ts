@@ -6,6 +6,8 @@ import type { MasterKeys } from '../secrets/envelope.ts';
 import { maskSecrets } from '../secrets/mask.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
+import { deletedOutcome, outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
+import { announceEnd } from './local-ends.ts';
 import { sealResult } from './result-seal.ts';
 
 export interface RunDeps {
@@ -18,14 +20,15 @@ export interface RunDeps {
 }
 
 /**
- * Runs a recorded execution once and stores its outcome. Idempotent: an execution that already
- * ended (a retried activity whose first attempt got that far) is left as it is.
+ * Runs a recorded execution once, stores its outcome and hands it to a synchronous invoke waiting
+ * in this process. Idempotent: an execution that already ended (a run taken over from a process
+ * that died after recording it) is left as it is.
  */
-export async function runExecution(deps: RunDeps, executionId: string): Promise<Execution['status'] | 'deleted'> {
+export async function runExecution(deps: RunDeps, executionId: string): Promise<ExecutionOutcome> {
   const execution = await deps.em.findOne(Execution, { id: executionId }, { populate: ['function'] });
   // Gone with its function: nothing left to run or to record.
-  if (!execution) return 'deleted';
-  if (execution.status !== 'running') return execution.status;
+  if (!execution) return deletedOutcome;
+  if (execution.status !== 'running') return outcomeOf(execution);
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const outcome = await runInSandbox({
@@ -40,9 +43,11 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     signal: deps.signal,
   });
   record(execution, outcome, secrets);
-  if (outcome.status === 'completed') sealResult(deps.em, deps.masterKeys, execution, outcome.result ?? null);
+  const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
+  if (outcome.status === 'completed') sealResult(deps.em, deps.masterKeys, execution, result);
   await deps.em.flush();
-  return execution.status;
+  announceEnd({ execution, result });
+  return outcomeOf(execution);
 }
 
 /** Granted values never reach the stored logs or error; the result is sealed, being the user's own. */
@@ -64,12 +69,15 @@ function record(execution: Execution, outcome: SandboxOutcome, secrets: Revealed
 /** The last word when every attempt failed: the execution ends failed, never stays running. */
 export async function failExecution(em: EntityManager, executionId: string, message: string) {
   const execution = await em.findOne(Execution, { id: executionId });
-  if (!execution || execution.status !== 'running') return;
+  if (!execution) return deletedOutcome;
+  if (execution.status !== 'running') return outcomeOf(execution);
   execution.status = 'failed';
   execution.error = { name: 'ExecutionLostError', message, stack: '' };
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
   await em.flush();
+  announceEnd({ execution, result: undefined });
+  return outcomeOf(execution);
 }
 
 function sandboxServices(neo: NeoRpc): SandboxServices {

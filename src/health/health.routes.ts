@@ -9,7 +9,7 @@ export function healthProbes(services: Services): HealthProbes {
       return {};
     },
     temporal: async () => {
-      await services.temporal.connection.workflowService.getSystemInfo({});
+      await services.temporal.client.workflowService.getSystemInfo({});
       return {};
     },
     neo: async () => ({ blockHeight: await services.neo.getBlockCount() }),

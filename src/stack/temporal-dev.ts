@@ -23,6 +23,13 @@ export interface TemporalDevOptions {
   namespace: string;
 }
 
+/**
+ * The dev server's SQLite file in WAL mode with normal syncs: a commit survives a crash of the
+ * process (what a dev stack needs) without an fsync per write, which makes starting a workflow
+ * about three times faster (docs/performance.md).
+ */
+const sqliteFastDurable = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+
 /** `temporal server start-dev` with Neoflow's search attributes registered. */
 export async function startTemporalDev(options: TemporalDevOptions): Promise<TemporalDevServer> {
   const address = `127.0.0.1:${options.port}`;
@@ -30,7 +37,7 @@ export async function startTemporalDev(options: TemporalDevOptions): Promise<Tem
   args.push('--namespace', options.namespace, '--log-level', 'warn', ...devServerSearchAttributeArgs());
   if (options.dbFile) {
     await mkdir(join(options.dbFile, '..'), { recursive: true });
-    args.push('--db-filename', options.dbFile);
+    args.push('--db-filename', options.dbFile, ...sqliteFastDurable);
   }
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-ip', '127.0.0.1', '--ui-port', String(options.uiPort));

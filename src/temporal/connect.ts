@@ -1,8 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { dataConverter } from './codec.ts';
 
 export interface TemporalHandle {
-  connection: Connection;
+  /** A native connection where a worker shares it (so the client can start workflows eagerly). */
+  connection: ConnectionLike;
   client: Client;
 }
 
@@ -13,7 +15,17 @@ export interface TemporalTarget {
   payloadKey: Buffer;
 }
 
-export async function connectTemporal({ address, namespace, payloadKey }: TemporalTarget): Promise<TemporalHandle> {
+/** A client on a connection of its own: for processes that host no worker (the CLI, `up`). */
+export async function connectTemporal({ address, namespace, payloadKey }: TemporalTarget) {
   const connection = await Connection.connect({ address, connectTimeout: '5s' });
+  return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
+}
+
+/**
+ * A client on a native connection that workers of the same process also use: only such a client
+ * can ask the server to hand a new workflow's first task straight back to this process (eager start).
+ */
+export async function connectNativeTemporal({ address, namespace, payloadKey }: TemporalTarget) {
+  const connection = await NativeConnection.connect({ address });
   return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
 }

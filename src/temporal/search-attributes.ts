@@ -1,5 +1,6 @@
 import proto from '@temporalio/proto';
 import type { Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 
 /** Custom search attributes every Neoflow workflow carries, for filtering in the Web UI. */
 export const searchAttributeNames = [
@@ -15,7 +16,7 @@ export function devServerSearchAttributeArgs(): string[] {
 }
 
 /** Registers the attributes a server lacks (an external cluster's first use). */
-export async function ensureSearchAttributes(connection: Connection, namespace: string) {
+export async function ensureSearchAttributes(connection: Connection | NativeConnection, namespace: string) {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = searchAttributeNames.filter((name) => !(name in existing.customAttributes));
   if (missing.length === 0) return;

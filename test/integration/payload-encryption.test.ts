@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { dataConverter, EncryptionCodec } from '../../src/temporal/codec.ts';
 import { defaultWorkerId } from '../../activities/index.ts';
 import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
-import { createWorker } from '../../worker/worker.ts';
+import { openWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { testOperatorToken, testPayloadKey, testWorkerEnv } from '../support/temporal.ts';
 import { rawHistory } from '../support/worker.ts';
@@ -72,7 +72,7 @@ async function runPingWithWorker(canary: string) {
   const config = loadConfig(
     testWorkerEnv(api.database.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }),
   );
-  const { worker, close } = await createWorker(config);
+  const { worker, close } = await openWorker(config);
   try {
     const workflowId = `ping_${taskQueue}`;
     const run = api.services.temporal.client.workflow.execute('pingWorkflow', {

@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../../src/config.ts';
 import { searchAttributeNames, ensureSearchAttributes } from '../../src/temporal/search-attributes.ts';
-import { createWorker } from '../../worker/worker.ts';
+import { openWorker } from '../../worker/worker.ts';
 import type { pingWorkflow } from '../../workflows/ping.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { connectTestTemporal, testWorkerEnv } from '../support/temporal.ts';
 
-let connection: Connection;
+let connection: NativeConnection;
 let client: Client;
 let db: TestDatabase;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ describe('worker', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
     const taskQueue = `test-${Date.now()}`;
     const config = loadConfig(testWorkerEnv(db.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }));
-    const { worker, close } = await createWorker(config);
+    const { worker, close } = await openWorker(config);
     try {
       const result = await worker.runUntil(
         client.workflow.execute<typeof pingWorkflow>('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),

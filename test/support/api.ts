@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
+import { createWorker } from '../../worker/worker.ts';
 import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -19,8 +20,15 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The real app on a random port, over this file's own database and the shared services. */
-export async function startTestApi(extraRouters: Router[] = [], env: Record<string, string> = {}): Promise<TestApi> {
+/**
+ * The real app on a random port, over this file's own database and the shared services. With
+ * `hostWorker`, it hosts its own worker as `neoflow api` does, and starts runs eagerly.
+ */
+export async function startTestApi(
+  extraRouters: Router[] = [],
+  env: Record<string, string> = {},
+  { hostWorker = false } = {},
+): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal();
   const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...env });
@@ -30,9 +38,13 @@ export async function startTestApi(extraRouters: Router[] = [], env: Record<stri
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
+    hostsWorker: hostWorker,
     neo: createNeoRpc(inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
   };
+  const runtime = { ...services, temporal, close: () => temporal.connection.close() };
+  const worker = hostWorker ? await createWorker(config, runtime, 'api') : undefined;
+  const running = worker?.run();
   const handle = createApp(services, extraRouters).callback();
   const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -42,6 +54,8 @@ export async function startTestApi(extraRouters: Router[] = [], env: Record<stri
     database,
     close: async () => {
       await closeServer(server);
+      worker?.shutdown();
+      await running;
       await temporal.connection.close();
       await database.drop();
     },

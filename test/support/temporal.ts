@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { connectTemporal } from '../../src/temporal/connect.ts';
+import { connectNativeTemporal } from '../../src/temporal/connect.ts';
 
 /** One payload key for every test client and worker, so any of them can read the others' payloads. */
 export const testPayloadKey = Buffer.alloc(32, 9);
@@ -24,6 +24,6 @@ export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string>
   ...extra,
 });
 
-/** A client of the shared Temporal server with the tests' payload key. */
+/** A client of the shared Temporal server with the tests' payload key, on a connection a worker can share. */
 export const connectTestTemporal = () =>
-  connectTemporal({ address: inject('temporalAddress'), namespace: 'default', payloadKey: testPayloadKey });
+  connectNativeTemporal({ address: inject('temporalAddress'), namespace: 'default', payloadKey: testPayloadKey });

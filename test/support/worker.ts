@@ -26,10 +26,13 @@ export async function startTestWorker(databaseUrl: string, taskQueue: string, en
   } satisfies RunningWorker;
 }
 
-/** The API and a worker on a task queue of their own, so no other test file's worker runs our work. */
+/**
+ * The API (hosting its own worker, as `neoflow api` does) and a worker process's worker, on a task
+ * queue of their own, so no other test file's worker runs our work.
+ */
 export async function startApiWithWorker(): Promise<{ api: TestApi; worker: RunningWorker; taskQueue: string }> {
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
-  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker: true });
   return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
 }
 

@@ -1,0 +1,36 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { startApi } from '../api/server.ts';
+import type { Config } from '../config.ts';
+import { createLogger } from '../log.ts';
+import { openRuntime } from '../runtime.ts';
+import { servicesOf } from '../services.factory.ts';
+import { createWorker } from '../../worker/worker.ts';
+import { untilSignal } from './signals.ts';
+
+/**
+ * `neoflow api`: the HTTP API and a worker of its own over one runtime, so that the runs it starts
+ * are started eagerly and their code runs here (worker/worker.ts, role `api`). Runs until a
+ * signal, or until its worker fails, which ends the process (a supervisor starts it again).
+ */
+export async function runApiProcess(config: Config): Promise<void> {
+  const log = createLogger('api', config.logLevel);
+  // This process decides when its worker stops: after the HTTP server, on the signals it awaits.
+  Runtime.install({ logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<Config['logLevel']>), shutdownSignals: [] });
+  const runtime = await openRuntime(config);
+  try {
+    const worker = await createWorker(config, runtime, 'api');
+    const running = worker.run();
+    const api = await startApi(servicesOf(config, log, runtime, true)).catch(async (error: unknown) => {
+      worker.shutdown();
+      await running;
+      throw error;
+    });
+    const ended = await Promise.race([untilSignal(), running.then(() => 'worker stopped' as const)]);
+    await api.close();
+    if (ended === 'worker stopped') throw new Error('the API worker stopped');
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  } finally {
+    await runtime.close();
+  }
+}

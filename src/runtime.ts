@@ -1,0 +1,42 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import { createNeoRpc, type NeoRpc } from './chain/rpc.ts';
+import { requireSetting, type Config } from './config.ts';
+import { openOrm } from './db/orm.ts';
+import { reachable } from './reachable.ts';
+import type { MasterKeys } from './secrets/envelope.ts';
+import { masterKeysOf } from './secrets/master-keys.ts';
+import { connectNativeTemporal } from './temporal/connect.ts';
+
+/** What both the API and the worker process open: PostgreSQL, Neo RPC, Temporal and the keys. */
+export interface Runtime {
+  orm: MikroORM;
+  neo: NeoRpc;
+  masterKeys: MasterKeys;
+  /** One native connection for the process's worker and its client alike. */
+  temporal: { connection: NativeConnection; client: Client };
+  close(): Promise<void>;
+}
+
+/** Opens the runtime; each failure names the variable that points at the service. */
+export async function openRuntime(config: Config): Promise<Runtime> {
+  const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
+  const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
+  const neo = createNeoRpc(requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL'));
+  const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
+  const masterKeys = masterKeysOf(config);
+  const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
+  try {
+    const target = { address, namespace: config.temporal.namespace, payloadKey };
+    const temporal = await reachable('TEMPORAL_ADDRESS', () => connectNativeTemporal(target));
+    const close = async () => {
+      await temporal.connection.close();
+      await orm.close();
+    };
+    return { orm, neo, masterKeys, temporal, close };
+  } catch (error) {
+    await orm.close();
+    throw error;
+  }
+}

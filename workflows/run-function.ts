@@ -1,0 +1,32 @@
+import { isCancellation, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities, ExecutionOutcome } from '../activities/index.ts';
+
+/**
+ * The user code runs as a local activity in the workflow's first task: no activity task travels
+ * through the server. A run longer than the workflow task timeout keeps its task alive (the SDK
+ * heartbeats it); if the process dies, the task times out and another worker runs the code again
+ * (an execution that already recorded its outcome is not run twice). The sandbox stops the code
+ * at the function's timeout (300 s at most); this bounds the rest.
+ */
+const { runExecution } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '330 seconds',
+  // Failures of user code are outcomes, not errors: only a lost database is retried.
+  retry: { maximumAttempts: 3, initialInterval: '1 second', backoffCoefficient: 2 },
+});
+
+const { failExecution } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** Runs one recorded execution and returns how it ended; it never stays running. */
+export async function runFunction(executionId: string): Promise<ExecutionOutcome> {
+  try {
+    return await runExecution(executionId);
+  } catch (error) {
+    // Cancelled because its function was deleted: the record is gone with it.
+    if (isCancellation(error)) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return await failExecution(executionId, `The execution could not be run: ${reason}`);
+  }
+}

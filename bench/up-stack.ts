@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { embeddedPostgresUrl } from '../src/stack/embedded-postgres.ts';
+import { freePort } from '../src/stack/ports.ts';
+import { neoflowArgs } from '../test/support/neoflow-command.ts';
+import { scratchDataDir } from '../test/support/scratch-services.ts';
+import { startNeoflowUp } from '../test/support/up.ts';
+import type { Progress } from './measure.ts';
+import { elapsed } from './scratch-stack.ts';
+
+const run = promisify(execFile);
+
+export interface UpStack {
+  apiUrl: string;
+  apiKey: string;
+  temporalAddress: string;
+  databaseUrl: string;
+  /** Stops `neoflow up` (Ctrl-C) and removes the scratch directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The stack exactly as a user starts it: `neoflow up` (the Temporal dev server on its SQLite file,
+ * embedded PostgreSQL, a neo-go devnet, then the worker and the API as processes of their own) on
+ * free ports in a scratch directory, and a key of every scope made with `neoflow keys create`.
+ */
+export async function startUpStack(progress: Progress, rate = '1000000/1s'): Promise<UpStack> {
+  const began = performance.now();
+  const scratch = await scratchDataDir('neoflow-bench-up-');
+  const ports = {
+    NEOFLOW_API_PORT: await freePort(),
+    NEOFLOW_EMBEDDED_PG_PORT: await freePort(),
+    NEOFLOW_TEMPORAL_PORT: await freePort(),
+    NEOFLOW_TEMPORAL_UI_PORT: await freePort(),
+    NEOFLOW_NEO_RPC_PORT: await freePort(),
+  };
+  const env = {
+    ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+    NEOFLOW_DATA_DIR: join(scratch, '.neoflow'),
+    NEOFLOW_LOG_LEVEL: 'warn',
+  };
+  const up = await startNeoflowUp(env).catch(async (error: unknown) => {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  });
+  const stop = async () => {
+    await up.stop();
+    await rm(scratch, { recursive: true, force: true });
+  };
+  try {
+    const created = await run(process.execPath, neoflowArgs('keys', 'create', '--account', 'bench', '--rate', rate), {
+      env: { ...process.env, ...env },
+    });
+    const apiKey = created.stdout.trim().split('\n').at(-1)!;
+    progress(`neoflow up ready, key created (${elapsed(began)})`);
+    return {
+      apiUrl: `http://127.0.0.1:${ports.NEOFLOW_API_PORT}`,
+      apiKey,
+      temporalAddress: `127.0.0.1:${ports.NEOFLOW_TEMPORAL_PORT}`,
+      databaseUrl: embeddedPostgresUrl(ports.NEOFLOW_EMBEDDED_PG_PORT),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -10,7 +10,7 @@ import { executionDetails, executionHandle, executionListItem } from './executio
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
 import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution } from './executions.service.ts';
 import { getFunction } from './functions.service.ts';
-import type { EndedExecution } from './local-ends.ts';
+import type { EndedExecution } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */

@@ -10,7 +10,7 @@ import { Execution } from './execution.entity.ts';
 import { newExecution, type ExecutionTrigger } from './execution-record.ts';
 import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
-import { expectEnd, type EndedExecution } from './local-ends.ts';
+import { expectLocalRun, type EndedExecution } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
@@ -33,9 +33,9 @@ export const invokerOf = (services: Services): Invoker => ({
 });
 
 /**
- * Records the execution as running, then starts its workflow (id = execution id, input = that
- * id). The row comes first so that no started run is ever missing from the history; a row whose
- * start never happened (the process died in between) is started by the recovery sweep.
+ * Records the execution as running and starts its workflow (id = execution id, input = that id),
+ * then answers once the row is stored. Started eagerly, both go at once: the run's code waits for
+ * the row in this process. Otherwise the row comes first, so a worker elsewhere finds it.
  */
 export async function startExecution(
   em: EntityManager,
@@ -44,24 +44,14 @@ export async function startExecution(
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
 ) {
-  const execution = newExecution(em, fn, params, trigger);
-  await em.flush();
-  await startExecutionWorkflow(invoker, execution, fn);
-  return execution;
+  const { execution, local, started } = recordAndStart(em, invoker, fn, params, trigger);
+  try {
+    await started;
+    return execution;
+  } finally {
+    local?.forget();
+  }
 }
-
-function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: FunctionDef) {
-  return invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
-    workflowId: execution.id,
-    taskQueue: invoker.taskQueue,
-    args: [execution.id],
-    typedSearchAttributes: executionLabels(execution, fn),
-    requestEagerStart: invoker.eager,
-  });
-}
-
-const executionLabels = (execution: Execution, fn: FunctionDef) =>
-  labelAttributes({ accountId: fn.account.id, functionId: fn.id, trigger: (execution.trigger as ExecutionTrigger).type });
 
 /**
  * A synchronous invoke: records and starts the execution, then waits up to `waitMs` for its end.
@@ -78,20 +68,60 @@ export async function invokeAndWait(
   params: Record<string, unknown>,
   waitMs: number,
 ): Promise<EndedExecution> {
-  const execution = newExecution(em, fn, params, { type: 'api' });
-  await em.flush();
-  const local = expectEnd(execution.id);
+  const { execution, local, started } = recordAndStart(em, invoker, fn, params, { type: 'api' });
   let timer: NodeJS.Timeout | undefined;
   try {
-    const handle = await startExecutionWorkflow(invoker, execution, fn);
+    const handle = await started;
     const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
     const remote = handle.eagerlyStarted ? new Promise<never>(() => {}) : handle.result().catch(() => undefined);
-    const ended = await Promise.race([local.ended, remote.then(() => undefined), waited.then(() => undefined)]);
+    const ended = await Promise.race([local?.ended, remote.then(() => undefined), waited.then(() => undefined)]);
     return ended ?? (await readEnd(em, masterKeys, execution));
   } finally {
-    local.stop();
+    local?.forget();
     clearTimeout(timer);
   }
+}
+
+/**
+ * The row and the start of its workflow; `started` settles once both are done. Eagerly, they go at
+ * once. A start that fails after the row is stored leaves the row to the recovery sweep; a row that
+ * fails to store after an eager start leaves a run with no record, which ends as `deleted`
+ * (runExecution) while the caller answers the error.
+ */
+function recordAndStart(
+  em: EntityManager,
+  invoker: Invoker,
+  fn: FunctionDef,
+  params: Record<string, unknown>,
+  trigger: ExecutionTrigger,
+) {
+  const execution = newExecution(em, fn, params, trigger);
+  const recorded = em.flush();
+  if (!invoker.eager) {
+    const started = recorded.then(() => startExecutionWorkflow(invoker, execution, fn));
+    return { execution, local: undefined, started };
+  }
+  const local = expectLocalRun(execution, recorded);
+  const starting = startExecutionWorkflow(invoker, execution, fn);
+  const started = Promise.allSettled([recorded, starting]).then(async () => {
+    await recorded;
+    return starting;
+  });
+  return { execution, local, started };
+}
+
+function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: FunctionDef) {
+  return invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
+    workflowId: execution.id,
+    taskQueue: invoker.taskQueue,
+    args: [execution.id],
+    typedSearchAttributes: labelAttributes({
+      accountId: fn.account.id,
+      functionId: fn.id,
+      trigger: (execution.trigger as ExecutionTrigger).type,
+    }),
+    requestEagerStart: invoker.eager,
+  });
 }
 
 async function readEnd(em: EntityManager, masterKeys: MasterKeys, execution: Execution): Promise<EndedExecution> {

@@ -7,7 +7,7 @@ import { maskSecrets } from '../secrets/mask.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { deletedOutcome, outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
-import { announceEnd } from './local-ends.ts';
+import { announceEnd, takeLocalExecution } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 
 export interface RunDeps {
@@ -25,8 +25,8 @@ export interface RunDeps {
  * that died after recording it) is left as it is.
  */
 export async function runExecution(deps: RunDeps, executionId: string): Promise<ExecutionOutcome> {
-  const execution = await deps.em.findOne(Execution, { id: executionId }, { populate: ['function'] });
-  // Gone with its function: nothing left to run or to record.
+  const execution = await loadExecution(deps.em, executionId);
+  // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
   const fn = execution.function;
@@ -48,6 +48,13 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   await deps.em.flush();
   announceEnd({ execution, result });
   return outcomeOf(execution);
+}
+
+/** The row as this process built it when it started the run, else as stored, with its function. */
+async function loadExecution(em: EntityManager, executionId: string) {
+  const local = await takeLocalExecution(executionId);
+  if (local) return em.merge(local);
+  return em.findOne(Execution, { id: executionId }, { populate: ['function'] });
 }
 
 /** Granted values never reach the stored logs or error; the result is sealed, being the user's own. */

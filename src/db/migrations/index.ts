@@ -5,6 +5,7 @@ import { RateLimits } from './0003-rate-limits.ts';
 import { AccountSigners } from './0004-account-signers.ts';
 import { Functions } from './0005-functions.ts';
 import { Automations } from './0006-automations.ts';
+import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: '0004-account-signers', class: AccountSigners },
   { name: '0005-functions', class: Functions },
   { name: '0006-automations', class: Automations },
+  { name: '0007-unlogged-rate-limits', class: UnloggedRateLimits },
 ];

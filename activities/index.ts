@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
+import { unstartedExecutions } from '../src/recovery/unstarted.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import type { Config } from '../src/config.ts';
 import { createAutomationActivities } from './automations.ts';
@@ -15,6 +16,7 @@ export interface ActivityDeps {
   neo: NeoRpc;
   memoryLimitMb: number;
   automations: Config['automations'];
+  recovery: Config['recovery'];
 }
 
 export type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
@@ -38,6 +40,9 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
+
+    /** What the recovery sweep starts again: a bounded batch, the oldest first. */
+    unstartedExecutions: () => unstartedExecutions(deps.orm.em.fork(), deps.recovery.graceMs, 100),
   };
 }
 

@@ -87,6 +87,7 @@ const schema = z
     NEOFLOW_PRICE_POLL_SECONDS: positiveInt.default(30),
     NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
     NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
+    NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
     NEOFLOW_RATE_LIMIT: z
       .string()
       .default('100/10s')
@@ -129,6 +130,11 @@ export interface Config {
   rateLimit: Rate;
   /** Browser origins (the Temporal Web UI) that may call the codec endpoint. */
   codec: { allowedOrigins: string[] };
+  /**
+   * The recovery sweep: how often it looks for executions recorded but perhaps never started, and
+   * how long such an execution has had to start before it counts as one.
+   */
+  recovery: { intervalMs: number; graceMs: number };
   /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
   automations: {
     /** How late a schedule may still fire a missed time (after downtime). */
@@ -192,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
     codec: { allowedOrigins: codecOrigins(e.NEOFLOW_CODEC_ALLOWED_ORIGINS, e.NEOFLOW_TEMPORAL_UI_PORT) },
+    recovery: { intervalMs: e.NEOFLOW_RECOVERY_SECONDS * 1000, graceMs: e.NEOFLOW_RECOVERY_SECONDS * 1000 },
     automations: {
       catchupWindowMs: e.NEOFLOW_SCHEDULE_CATCHUP_SECONDS * 1000,
       pricePollMs: e.NEOFLOW_PRICE_POLL_SECONDS * 1000,

@@ -30,6 +30,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     neo: runtime.neo,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     automations: config.automations,
+    recovery: config.recovery,
   });
   return Worker.create({
     connection: runtime.temporal.connection,

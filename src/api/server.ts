@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
+import { ensureRecoverySchedule } from '../recovery/recovery-schedule.ts';
 import type { Services } from '../services.ts';
 import { PortInUseError } from '../stack/ports.ts';
 import { createApp } from './app.ts';
@@ -21,6 +22,10 @@ export async function startApi(services: Services): Promise<RunningApi> {
   log.info('listening', { url });
   await resumeBlockFollower(services.orm.em.fork(), triggerControlOf(services)).catch((error: unknown) =>
     log.warn('the block follower could not be resumed', { error: String(error) }),
+  );
+  const { client } = services.temporal;
+  await ensureRecoverySchedule(client, config.temporal.taskQueue, config.recovery.intervalMs).catch(
+    (error: unknown) => log.warn('the recovery schedule could not be created', { error: String(error) }),
   );
   return {
     url,

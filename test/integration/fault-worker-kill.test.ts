@@ -10,7 +10,7 @@ import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
-const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+const STARTED = proto.temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED;
 const functionTimeoutS = 10;
 
 let api: TestApi;
@@ -52,13 +52,14 @@ describe('fault: kill -9 of the worker during a running execution', () => {
     expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
     const executionId = invoked.body.data!.execution.id as string;
 
-    // Surely running in the worker: Temporal shows the activity started, then a little more.
+    // Surely running in the worker: Temporal shows its workflow task started (the code runs as a
+    // local activity inside it), then a little more.
     const handle = api.services.temporal.client.workflow.getHandle(executionId);
     const startDeadline = Date.now() + 30_000;
     for (;;) {
       const { raw } = await handle.describe();
-      if ((raw.pendingActivities ?? []).some((activity) => activity.state === STARTED)) break;
-      if (Date.now() > startDeadline) throw new Error(`the activity of ${executionId} did not start within 30 s`);
+      if (raw.pendingWorkflowTask?.state === STARTED) break;
+      if (Date.now() > startDeadline) throw new Error(`the workflow task of ${executionId} did not start within 30 s`);
       await sleep(100);
     }
     await sleep(1000);

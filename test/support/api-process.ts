@@ -1,10 +1,11 @@
 import { freePort } from '../../src/stack/ports.ts';
-import { waitFor } from '../../src/stack/process.ts';
+import { waitFor, type ManagedProcess } from '../../src/stack/process.ts';
 import { spawnNeoflow } from './neoflow-command.ts';
 import { testWorkerEnv } from './temporal.ts';
 
 export interface ApiProcess {
   url: string;
+  process: ManagedProcess;
   stop(): Promise<void>;
 }
 
@@ -17,9 +18,10 @@ export async function startApiProcess(databaseUrl: string, env: Record<string, s
     'inherit',
   );
   const url = `http://127.0.0.1:${port}`;
+  // The first start bundles the workflows of its own worker (cached in its data dir): be generous.
   await waitFor('neoflow api', async () => ((await fetch(`${url}/v1/health`)).ok ? true : undefined), {
-    timeoutMs: 30_000,
+    timeoutMs: 90_000,
     aborted: api.exited,
   });
-  return { url, stop: () => api.stop() };
+  return { url, process: api, stop: () => api.stop() };
 }

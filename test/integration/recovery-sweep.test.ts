@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Execution } from '../../src/functions/execution.entity.ts';
+import { newExecution } from '../../src/functions/execution-record.ts';
+import { FunctionDef } from '../../src/functions/function.entity.ts';
+import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/recovery-schedule.ts';
+import { startTestApi, type TestApi } from '../support/api.ts';
+import { callApi } from '../support/http.ts';
+import { issueKey } from '../support/keys.ts';
+import { startTestWorker, type RunningWorker } from '../support/worker.ts';
+
+let api: TestApi;
+let worker: RunningWorker;
+let key: string;
+let taskQueue: string;
+
+beforeAll(async () => {
+  taskQueue = `recovery-${randomBytes(4).toString('hex')}`;
+  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  ({ key } = await issueKey(api.database.orm));
+  worker = await startTestWorker(api.database.url, taskQueue, { NEOFLOW_RECOVERY_SECONDS: '1' });
+});
+afterAll(async () => {
+  await api.services.temporal.client.schedule.getHandle(recoveryScheduleId(taskQueue)).delete();
+  await worker?.stop();
+  await api?.close();
+});
+
+describe('the recovery sweep', () => {
+  it('starts the workflow of an execution whose process died between its row and its start, once', async () => {
+    const created = await callApi(api.url, key, 'POST', '/functions', {
+      name: 'orphan',
+      runtime: 'node18',
+      code: 'module.exports = async (context) => context.params.n * 2;',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // What an API that died right after writing the row leaves: the row, and no workflow.
+    const em = api.database.orm.em.fork();
+    const fn = await em.findOneOrFail(FunctionDef, { id: created.body.data.id as string });
+    const orphan = newExecution(em, fn, { n: 21 }, { type: 'api' });
+    await em.flush();
+
+    await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);
+    await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);
+
+    const deadline = Date.now() + 30_000;
+    let status = orphan.status;
+    while (status === 'running' && Date.now() < deadline) {
+      await sleep(200);
+      status = (await api.database.orm.em.fork().findOneOrFail(Execution, { id: orphan.id })).status;
+    }
+    expect(status).toBe('completed');
+    const details = await callApi(api.url, key, 'GET', `/functions/${fn.id}/executions/${orphan.id}`);
+    expect(details.body.data).toMatchObject({ status: 'completed', result: 42 });
+    const workflow = await api.services.temporal.client.workflow.getHandle(orphan.id).describe();
+    expect(workflow.type).toBe('executeFunction');
+    expect(await api.services.temporal.client.workflow.getHandle(orphan.id).result()).toEqual({
+      status: 'completed',
+      durationMs: expect.any(Number),
+      errorName: null,
+    });
+  });
+});

@@ -2,6 +2,29 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
+const at = (...globs) => globs.map((glob) => `${import.meta.dirname}/${glob}`);
+
+/** The API side: modules that serve HTTP or start workflows (and the CLI that composes them). */
+const apiSide = at(
+  // Its pure schema helpers (integers, pagination) are shared by every area's schemas.
+  'src/api/!(integer-in|pagination).ts',
+  'src/cli/**',
+  'src/services{,.factory}.ts',
+  'src/**/*.routes.ts',
+  'src/**/*.service.ts',
+  'src/**/*.middleware.ts',
+  'src/**/{triggers,trigger-control,manual-runs,recovery-schedule}.ts',
+);
+
+/** What runs in a worker: workflows, activities, the worker, and every module of src/ not on the API side. */
+const workerSide = at(
+  'workflows/**',
+  'activities/**',
+  'worker/**',
+  'src/!(services|services.factory).ts',
+  'src/!(api|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule).ts',
+);
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.neoflow/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -24,6 +47,18 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: workerSide,
+              from: apiSide,
+              message: 'Code that runs in a worker never imports modules that serve HTTP or start workflows.',
+            },
+          ],
+        },
+      ],
       '@typescript-eslint/require-await': 'off',
     },
   },

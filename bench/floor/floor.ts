@@ -30,7 +30,11 @@ export async function startFloor(address: string): Promise<Floor> {
   const client = new Client({ connection });
   return {
     run: async (id) => {
-      const handle = await client.workflow.start('floorWorkflow', { workflowId: id, taskQueue, requestEagerStart: true });
+      const handle = await client.workflow.start('floorWorkflow', {
+        workflowId: id,
+        taskQueue,
+        requestEagerStart: true,
+      });
       await handle.result();
     },
     stop: async () => {

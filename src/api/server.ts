@@ -24,8 +24,8 @@ export async function startApi(services: Services): Promise<RunningApi> {
     log.warn('the block follower could not be resumed', { error: String(error) }),
   );
   const { client } = services.temporal;
-  await ensureRecoverySchedule(client, config.temporal.taskQueue, config.recovery.intervalMs).catch(
-    (error: unknown) => log.warn('the recovery schedule could not be created', { error: String(error) }),
+  await ensureRecoverySchedule(client, config.temporal.taskQueue, config.recovery.intervalMs).catch((error: unknown) =>
+    log.warn('the recovery schedule could not be created', { error: String(error) }),
   );
   return {
     url,

@@ -107,11 +107,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
     await applyTrigger(control, automation, { rearm: false });
   }
   await em.flush();
-  const running = await em.find(
-    AutomationRun,
-    { automation: { functionId }, status: 'running' },
-    { fields: ['id'] },
-  );
+  const running = await em.find(AutomationRun, { automation: { functionId }, status: 'running' }, { fields: ['id'] });
   await Promise.all(running.map((run) => cancelWorkflow(control.client, run.id)));
 }
 

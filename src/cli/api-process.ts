@@ -15,7 +15,10 @@ import { untilSignal } from './signals.ts';
 export async function runApiProcess(config: Config): Promise<void> {
   const log = createLogger('api', config.logLevel);
   // This process decides when its worker stops: after the HTTP server, on the signals it awaits.
-  Runtime.install({ logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<Config['logLevel']>), shutdownSignals: [] });
+  Runtime.install({
+    logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<Config['logLevel']>),
+    shutdownSignals: [],
+  });
   const runtime = await openRuntime(config);
   try {
     const worker = await createWorker(config, runtime, 'api');

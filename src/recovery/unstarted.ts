@@ -26,14 +26,12 @@ export async function unstartedExecutions(em: EntityManager, graceMs: number, li
     },
     { orderBy: { startedAt: 'asc' }, limit, fields: ['id', 'account', 'function', 'trigger'] },
   );
-  return rows.map(
-    (execution): UnstartedExecution => ({
-      executionId: execution.id,
-      labels: labelAttributes({
-        accountId: execution.account.id,
-        functionId: execution.function.id,
-        trigger: (execution.trigger as ExecutionTrigger).type,
-      }),
+  return rows.map((execution): UnstartedExecution => ({
+    executionId: execution.id,
+    labels: labelAttributes({
+      accountId: execution.account.id,
+      functionId: execution.function.id,
+      trigger: (execution.trigger as ExecutionTrigger).type,
     }),
-  );
+  }));
 }

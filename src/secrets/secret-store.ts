@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { open, type MasterKeys } from './envelope.ts';
 import { SecretVersion } from './secret.entity.ts';
-import { sealContext } from './secrets.service.ts';
+import { sealContext } from './seal-context.ts';
 
 export interface RevealedSecret {
   name: string;

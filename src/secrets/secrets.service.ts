@@ -6,11 +6,9 @@ import { newId } from '../ids.ts';
 import { seal, type MasterKeys } from './envelope.ts';
 import { Secret, SecretVersion } from './secret.entity.ts';
 import type { CreateSecret, UpdateSecret } from './secrets.schemas.ts';
+import { sealContext } from './seal-context.ts';
 
 export const secretNotFound = () => new AppError('not_found', 'Secret not found.');
-
-/** What authenticates a sealed value: it cannot be replayed into another secret or version. */
-export const sealContext = (secretId: string, version: number) => `${secretId}:${version}`;
 
 export async function createSecret(em: EntityManager, masters: MasterKeys, accountId: string, input: CreateSecret) {
   // The id is chosen now, not at flush: the first version's seal is bound to it.

@@ -39,12 +39,15 @@ interface Row {
 
 /** Every execution of the function, with how many stored results it has. */
 async function executionsOf(functionId: string): Promise<Row[]> {
-  return db.orm.em.fork().getConnection().execute<Row[]>(
-    `select e.id, e.status, e.error,
+  return db.orm.em
+    .fork()
+    .getConnection()
+    .execute<Row[]>(
+      `select e.id, e.status, e.error,
        (select count(*)::int from execution_results r where r.execution_id = e.id) as results
      from executions e where e.function_id = ?`,
-    [functionId],
-  );
+      [functionId],
+    );
 }
 
 describe('fault: kill -9 of the API during a burst of synchronous invokes', () => {

@@ -1,8 +1,12 @@
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { startAction } from './start-action.ts';
 
-const { checkPrice } = proxyActivities<Activities>({
+/**
+ * A local activity: a poll is one workflow task (the timer fires, the price is read, the next timer
+ * starts) instead of two and an activity task.
+ */
+const { checkPrice } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   // A source that fails is read again at the next poll; a retry storm helps nobody.
   retry: { maximumAttempts: 2, initialInterval: '1 second' },

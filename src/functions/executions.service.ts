@@ -73,8 +73,9 @@ export async function invokeAndWait(
   try {
     const handle = await started;
     const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
-    const remote = handle.eagerlyStarted ? new Promise<never>(() => {}) : handle.result().catch(() => undefined);
-    const ended = await Promise.race([local?.ended, remote.then(() => undefined), waited.then(() => undefined)]);
+    // Not started here: the workflow's outcome says when the row holds the end.
+    const remote = handle.eagerlyStarted ? [] : [handle.result().then(nothing, nothing)];
+    const ended = await Promise.race([...(local ? [local.ended] : []), ...remote, waited.then(nothing)]);
     return ended ?? (await readEnd(em, masterKeys, execution));
   } finally {
     local?.forget();
@@ -123,6 +124,8 @@ function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: Func
     requestEagerStart: invoker.eager,
   });
 }
+
+const nothing = () => undefined;
 
 async function readEnd(em: EntityManager, masterKeys: MasterKeys, execution: Execution): Promise<EndedExecution> {
   await em.refresh(execution);

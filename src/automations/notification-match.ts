@@ -55,6 +55,23 @@ export function matches(
   });
 }
 
+/**
+ * Filters name accounts by address far more often than they change: the follower compares every
+ * watcher's filter with every notification of its contract in every block, and decoding an address
+ * (base58 and a double SHA-256) costs more than the rest of the match. Bounded: cleared when full.
+ */
+const hash160Memo = new Map<string, string | null>();
+const hash160MemoSize = 10_000;
+
+function hash160Of(value: string): string | null {
+  const known = hash160Memo.get(value);
+  if (known !== undefined) return known;
+  if (hash160Memo.size >= hash160MemoSize) hash160Memo.clear();
+  const hash = normalizeHash160(value);
+  hash160Memo.set(value, hash);
+  return hash;
+}
+
 function bareHash(hash: string): string {
   return hash.toLowerCase().replace(/^0x/, '');
 }
@@ -73,7 +90,7 @@ function itemMatches(item: StackItem, type: string | null, expected: unknown): b
   if (expected === null || item.type === 'Any') return expected === null && item.type === 'Any';
   switch (type ?? guessType(item, expected)) {
     case 'Hash160':
-      return typeof expected === 'string' && normalizeHash160(expected) === decodeAs(item, 'Hash160');
+      return typeof expected === 'string' && hash160Of(expected) === decodeAs(item, 'Hash160');
     case 'Integer':
       return sameInteger(integerOf(item), expected);
     case 'Boolean':
@@ -86,7 +103,7 @@ function itemMatches(item: StackItem, type: string | null, expected: unknown): b
 // Without an ABI, 20 bytes compared with an address or script hash are most likely an account.
 function guessType(item: StackItem, expected: unknown): string | null {
   if (item.type === 'Integer' || item.type === 'Boolean') return item.type;
-  const isAccount = bytesOf(item)?.length === 20 && typeof expected === 'string' && normalizeHash160(expected) !== null;
+  const isAccount = bytesOf(item)?.length === 20 && typeof expected === 'string' && hash160Of(expected) !== null;
   return isAccount ? 'Hash160' : null;
 }
 

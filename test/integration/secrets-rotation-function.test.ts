@@ -7,14 +7,19 @@ import type { TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { testMasterKey } from '../support/temporal.ts';
-import { startApiWithWorker, startTestWorker, type RunningWorker } from '../support/worker.ts';
+import { startTestApi } from '../support/api.ts';
+import { startTestWorker, type RunningWorker } from '../support/worker.ts';
 
 let api: TestApi;
 let worker: RunningWorker;
 let taskQueue: string;
 let key: string;
 beforeAll(async () => {
-  ({ api, worker, taskQueue } = await startApiWithWorker());
+  // An API without a worker of its own: the worker process alone reads the secrets, so restarting
+  // it is the whole rotation here (with `neoflow api`, which runs code too, the API restarts as well).
+  taskQueue = `rotation-${randomBytes(4).toString('hex')}`;
+  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  worker = await startTestWorker(api.database.url, taskQueue);
   ({ key } = await issueKey(api.database.orm));
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
+import { overdueRuns } from '../src/automations/runs.ts';
 import { unstartedExecutions } from '../src/recovery/unstarted.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import type { Config } from '../src/config.ts';
@@ -41,8 +42,9 @@ export function createActivities(deps: ActivityDeps) {
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
 
-    /** What the recovery sweep starts again: a bounded batch, the oldest first. */
+    /** What the recovery sweep starts: bounded batches, the oldest first. */
     unstartedExecutions: () => unstartedExecutions(deps.orm.em.fork(), deps.recovery.graceMs, 100),
+    overdueRuns: () => overdueRuns(deps.orm.em.fork(), deps.recovery.graceMs, 100),
   };
 }
 

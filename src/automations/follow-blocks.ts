@@ -5,7 +5,7 @@ import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, type EventAbi, type Watcher } from './block-matching.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
-import { overdueRuns, recordRuns, type FiredRun } from './runs.ts';
+import { recordRuns, type FiredRun } from './runs.ts';
 
 export interface FollowDeps {
   em: EntityManager;
@@ -25,8 +25,8 @@ const idleRoundMs = 5_000;
 /**
  * One round of the follower of `network`: waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
- * blocks loses nothing and repeats nothing. Returns the runs to start: those this round fired,
- * and any overdue (fired by a round whose worker died before their actions started).
+ * blocks loses nothing and repeats nothing. Returns the runs to start; a run recorded by a round
+ * whose worker died before starting it is started by the recovery sweep.
  */
 export async function followRound(deps: FollowDeps, network: string): Promise<FiredRun[]> {
   const next = await readCursor(deps.em, network, () => deps.neo.getBlockCount());
@@ -45,9 +45,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       deps.beat();
     }
   }
-  const firedIds = new Set(fired.map((run) => run.runId));
-  const overdue = (await overdueRuns(deps.em, 500)).filter((run) => !firedIds.has(run.runId));
-  return [...fired, ...overdue];
+  return fired;
 }
 
 /**

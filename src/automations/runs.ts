@@ -43,16 +43,13 @@ export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<
   return runs;
 }
 
-/** How long whatever recorded a run has to start its action before the block follower does. */
-const dispatchGraceMs = 10_000;
-
 /**
- * Runs fired whose action has not started for longer than the grace period: a crash came between
- * recording them and starting their workflow (a follower's activity that died after committing
- * its block, a poller's or the API's process).
+ * Runs fired whose action has not started within `graceMs`: a crash came between recording them
+ * and starting their workflow (a follower's activity that died after committing its block, a
+ * poller's, a schedule fire's or the API's process). The recovery sweep starts them.
  */
-export async function overdueRuns(em: EntityManager, limit: number): Promise<FiredRun[]> {
-  const overdue = new Date(Date.now() - dispatchGraceMs);
+export async function overdueRuns(em: EntityManager, graceMs: number, limit: number): Promise<FiredRun[]> {
+  const overdue = new Date(Date.now() - graceMs);
   const runs = await em.find(
     AutomationRun,
     { dispatched: false, startedAt: { $lt: overdue } },

@@ -1,10 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Automation } from '../../src/automations/automation.entity.ts';
+import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { recordRuns } from '../../src/automations/runs.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { newExecution } from '../../src/functions/execution-record.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
-import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/recovery-schedule.ts';
+import { ensureRecoverySchedule } from '../../src/recovery/recovery-schedule.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
@@ -17,12 +20,12 @@ let taskQueue: string;
 
 beforeAll(async () => {
   taskQueue = `recovery-${randomBytes(4).toString('hex')}`;
-  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  // The sweep every second, and anything recorded over a second ago counts as not started.
+  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_RECOVERY_SECONDS: '1' });
   ({ key } = await issueKey(api.database.orm));
   worker = await startTestWorker(api.database.url, taskQueue, { NEOFLOW_RECOVERY_SECONDS: '1' });
 });
 afterAll(async () => {
-  await api.services.temporal.client.schedule.getHandle(recoveryScheduleId(taskQueue)).delete();
   await worker?.stop();
   await api?.close();
 });
@@ -41,7 +44,7 @@ describe('the recovery sweep', () => {
     const orphan = newExecution(em, fn, { n: 21 }, { type: 'api' });
     await em.flush();
 
-    await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);
+    // Every API start asks for the schedule; the ones after the first change nothing.
     await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);
 
     const deadline = Date.now() + 30_000;
@@ -60,5 +63,31 @@ describe('the recovery sweep', () => {
       durationMs: expect.any(Number),
       errorName: null,
     });
+  });
+
+  it('starts the action of an automation run whose process died between its row and its start', async () => {
+    const fn = await callApi(api.url, key, 'POST', '/functions', {
+      name: 'orphan-action',
+      runtime: 'node18',
+      code: 'module.exports = async (context) => context.params.trigger.type;',
+    });
+    const created = await callApi(api.url, key, 'POST', '/automations', {
+      name: 'orphan run',
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      action: { type: 'function', functionId: fn.body.data.id as string },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const em = api.database.orm.em.fork();
+    const automation = await em.findOneOrFail(Automation, { id: (created.body as { id: string }).id });
+    const [orphan] = await recordRuns(em, [{ automation, fireKey: 'manual:orphan', payload: { type: 'manual' } }]);
+
+    const deadline = Date.now() + 30_000;
+    let run = await em.fork().findOneOrFail(AutomationRun, { id: orphan!.runId });
+    while (run.status === 'running' && Date.now() < deadline) {
+      await sleep(200);
+      run = await em.fork().findOneOrFail(AutomationRun, { id: orphan!.runId });
+    }
+    expect(run.status).toBe('success');
+    expect(run.dispatched).toBe(true);
   });
 });

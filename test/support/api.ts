@@ -9,6 +9,8 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/recovery-schedule.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { connectTestTemporal, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -45,6 +47,9 @@ export async function startTestApi(
   const runtime = { ...services, temporal, close: () => temporal.connection.close() };
   const worker = hostWorker ? await createWorker(config, runtime, 'api') : undefined;
   const running = worker?.run();
+  // As every API start does: whatever dies between a row and its workflow's start is swept.
+  const { taskQueue } = config.temporal;
+  await ensureRecoverySchedule(temporal.client, taskQueue, config.recovery.intervalMs);
   const handle = createApp(services, extraRouters).callback();
   const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -56,6 +61,12 @@ export async function startTestApi(
       await closeServer(server);
       worker?.shutdown();
       await running;
+      await temporal.client.schedule
+        .getHandle(recoveryScheduleId(taskQueue))
+        .delete()
+        .catch((error: unknown) => {
+          if (!(error instanceof ScheduleNotFoundError)) throw error;
+        });
       await temporal.connection.close();
       await database.drop();
     },

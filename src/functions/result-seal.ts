@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { open, seal, type MasterKeys } from '../secrets/envelope.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../secrets/envelope.ts';
 import { ExecutionResult, type Execution } from './execution.entity.ts';
 
 const context = (executionId: string) => `execution:${executionId}`;
 
-export function sealResult(em: EntityManager, masters: MasterKeys, execution: Execution, result: unknown) {
-  em.create(ExecutionResult, { execution, ...seal(JSON.stringify(result), context(execution.id), masters) });
+/** A completed execution's result, sealed for its row (store-end.ts writes it). */
+export function sealResult(masters: MasterKeys, executionId: string, result: unknown): Sealed {
+  return seal(JSON.stringify(result), context(executionId), masters);
 }
 
 /** The stored result of a completed execution; undefined for any other. */

@@ -9,6 +9,7 @@ import { Execution } from './execution.entity.ts';
 import { deletedOutcome, outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
 import { announceEnd, takeLocalExecution } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
+import { storeEnd } from './store-end.ts';
 
 export interface RunDeps {
   em: EntityManager;
@@ -44,10 +45,16 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   });
   record(execution, outcome, secrets);
   const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
-  if (outcome.status === 'completed') sealResult(deps.em, deps.masterKeys, execution, result);
-  await deps.em.flush();
+  const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
+  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, executionId);
   announceEnd({ execution, result });
   return outcomeOf(execution);
+}
+
+/** The outcome another process stored first (it ran the same execution), or `deleted`. */
+async function storedOutcome(em: EntityManager, executionId: string): Promise<ExecutionOutcome> {
+  const stored = await em.fork().findOne(Execution, { id: executionId });
+  return stored ? outcomeOf(stored) : deletedOutcome;
 }
 
 /** The row as this process built it when it started the run, else as stored, with its function. */
@@ -82,7 +89,7 @@ export async function failExecution(em: EntityManager, executionId: string, mess
   execution.error = { name: 'ExecutionLostError', message, stack: '' };
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
-  await em.flush();
+  if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);
   announceEnd({ execution, result: undefined });
   return outcomeOf(execution);
 }

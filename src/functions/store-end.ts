@@ -1,0 +1,41 @@
+import type { QueryResult } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sealed } from '../secrets/envelope.ts';
+import type { Execution } from './execution.entity.ts';
+
+/** How an execution ended, as its row stores it. */
+export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'>;
+
+const storeEndSql = `with "ended" as (
+  update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?
+  where "id" = ? and "status" = 'running' returning "id")
+insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
+select "id", ?, ?, ? from "ended"
+returning "execution_id"`;
+
+const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?
+  where "id" = ? and "status" = 'running'`;
+
+/**
+ * Writes an execution's end, with its sealed result when it completed, in one statement: one
+ * round trip and one commit at the end of every run. Only a running execution ends, once: when
+ * two processes ran the same execution (one taken over after a workflow task timed out), the
+ * first to store wins and the other learns it got there second (false).
+ */
+export async function storeEnd(em: EntityManager, executionId: string, end: End, sealed?: Sealed): Promise<boolean> {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  const fields = [
+    end.status,
+    json(end.secretsRead),
+    json(end.logs),
+    json(end.error ?? null),
+    end.completedAt,
+    end.duration,
+    executionId,
+  ];
+  const connection = em.getConnection();
+  if (!sealed) return (await connection.execute<QueryResult>(storeFailureSql, fields, 'run')).affectedRows === 1;
+  const stored = [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId];
+  const rows = await connection.execute<{ execution_id: string }[]>(storeEndSql, [...fields, ...stored]);
+  return rows.length === 1;
+}

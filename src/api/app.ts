@@ -13,9 +13,9 @@ import { codecRoutes } from '../temporal/codec.routes.ts';
 import { authenticateAreas } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { jsonBody } from './json-body.ts';
-import { refuseNulInPath } from './nul-text.ts';
 import { requestId } from './request-id.ts';
 import { requestLog } from './request-log.ts';
+import { refuseUnstorableUrl } from './storable-text.ts';
 
 /**
  * The API: one router per area, mounted together so that their routes decide 404 versus 405.
@@ -42,7 +42,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(authenticateAreas(services.em));
   app.use(rateLimit(services));
-  app.use(refuseNulInPath);
+  app.use(refuseUnstorableUrl);
   app.use(jsonBody);
   app.use(router.routes());
   app.use(router.allowedMethods());

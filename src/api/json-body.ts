@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { AppError, invalidRequest } from '../errors.ts';
-import { holdsNul, nulRefused } from './nul-text.ts';
+import { unstorable } from './storable-text.ts';
 
 declare module 'koa' {
   interface Request {
@@ -47,17 +47,18 @@ async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Parses the body, refusing any key or string value that PostgreSQL could not store as is. */
 function parseJson(raw: string): unknown {
-  let nul = false;
+  let problem: AppError | undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw, (key, value: unknown) => {
-      nul ||= holdsNul(key, value);
+      problem ??= unstorable(key) ?? (typeof value === 'string' ? unstorable(value) : undefined);
       return value;
     });
   } catch {
     throw invalidRequest('The request body is not valid JSON.');
   }
-  if (nul) throw nulRefused();
+  if (problem) throw problem;
   return parsed;
 }

@@ -127,7 +127,7 @@ export interface Config {
   };
   /** Default per-key request rate. */
   rateLimit: Rate;
-  /** Browser origins (the Temporal Web UI) that may call the codec endpoint. */
+  /** Browser origins (the Temporal Web UI) whose pages may read the codec endpoint's answers (CORS); no credential. */
   codec: { allowedOrigins: string[] };
   /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
   automations: {

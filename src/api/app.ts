@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
@@ -15,6 +15,7 @@ import { errorHandler } from './error-handler.ts';
 import { jsonBody } from './json-body.ts';
 import { requestId } from './request-id.ts';
 import { requestLog } from './request-log.ts';
+import { apiRouter } from './router.ts';
 import { refuseUnstorableUrl } from './storable-text.ts';
 
 /**
@@ -22,7 +23,7 @@ import { refuseUnstorableUrl } from './storable-text.ts';
  * `extraAreas` lets tests mount probe routes behind the same middleware.
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
-  const router = new Router();
+  const router = apiRouter();
   const areas = [
     healthRoutes(services),
     accountRoutes(services),

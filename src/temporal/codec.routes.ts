@@ -1,8 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { parseBody } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import { requireSetting } from '../config.ts';
 import { AppError, invalidRequest } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -34,7 +35,7 @@ export function codecRoutes(services: Services): Router {
   const codec = new EncryptionCodec(requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'));
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);
-  const router = new Router({ prefix: '/v1/codec' });
+  const router = apiRouter('/v1/codec');
   // The same endpoint for operators who send the token, and under the Web UI's capability path.
   for (const base of ['', '/ui/:capability'])
     for (const operation of ['decode', 'encode'] satisfies Operation[]) {

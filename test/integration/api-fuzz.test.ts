@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.service.ts';
 import { codecCapability } from '../../src/temporal/codec.auth.ts';
 import type { TestApi } from '../support/api.ts';
@@ -7,7 +7,7 @@ import { anyJson, mutated, queryString, rawBodyText, urlComponent } from '../sup
 import { testMasters, uniqueAccountName } from '../support/keys.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { testOperatorToken } from '../support/temporal.ts';
-import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
 /**
  * Generated bodies, path segments and query strings against every route of every area: whatever
@@ -17,8 +17,8 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 const seed = Number(process.env.NEOFLOW_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const budget = { seed, verbose: true, numRuns: 150, plugins: [fc.interruptAfterTimeLimit(5_000)] };
 
+const running = apiWithWorkerForThisFile();
 let api: TestApi;
-let worker: RunningWorker;
 let key: string;
 /** Answers of the setup calls, read loosely. */
 type Loose = Record<string, any>;
@@ -31,7 +31,7 @@ const fuzzCode =
 const failing = { fail: 'on purpose' };
 
 beforeAll(async () => {
-  ({ api, worker } = await startApiWithWorker());
+  api = running.api;
   const rate = { requests: 1_000_000, windowSeconds: 1 };
   key = (await createKey(api.database.orm.em.fork(), testMasters, uniqueAccountName('fuzz'), ['*'], { rate })).key;
   const send = async (method: string, path: string, body: unknown): Promise<Loose> =>
@@ -46,10 +46,6 @@ beforeAll(async () => {
   real.automation = (await send('POST', '/automations', automation)).id;
   real.run = (await send('POST', `/automations/${real.automation}/trigger`, {})).run.id;
   real.capability = codecCapability(testOperatorToken);
-});
-afterAll(async () => {
-  await worker.stop();
-  await api.close();
 });
 
 const headers = (extra: Record<string, string> = {}) => ({

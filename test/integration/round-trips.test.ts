@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../src/auth/api-key.entity.ts';
 import type { TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
-import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
+const running = apiWithWorkerForThisFile();
 let api: TestApi;
-let worker: RunningWorker;
 let key: string;
 beforeAll(async () => {
-  ({ api, worker } = await startApiWithWorker());
+  api = running.api;
   ({ key } = await issueKey(api.database.orm));
-});
-afterAll(async () => {
-  await worker.stop();
-  await api.close();
 });
 
 const call = (method: string, path: string, body?: unknown, apiKey = key) =>

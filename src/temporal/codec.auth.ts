@@ -30,7 +30,7 @@ export function codecCapability(operatorToken: string): string {
 /** The codec endpoint's path for a Temporal Web UI (`--ui-codec-endpoint`), which sends no token. */
 export const webUiCodecPath = (operatorToken: string) => `${capabilityPrefix}${codecCapability(operatorToken)}`;
 
-/** A path fit for a log line: the capability is a credential (routes match in any case). */
+/** A path fit for a log line: the capability is a credential, cut even from a path in the wrong case. */
 export const loggablePath = (path: string) => path.replace(/^\/v1\/codec\/ui\/[^/]*/i, `${capabilityPrefix}…`);
 
 /**

@@ -128,7 +128,7 @@ export interface Config {
   };
   /** Default per-key request rate. */
   rateLimit: Rate;
-  /** Browser origins (the Temporal Web UI) that may call the codec endpoint. */
+  /** Browser origins (the Temporal Web UI) whose pages may read the codec endpoint's answers (CORS); no credential. */
   codec: { allowedOrigins: string[] };
   /**
    * The recovery sweep: how often it looks for executions recorded but perhaps never started, and

@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
@@ -13,16 +13,17 @@ import { codecRoutes } from '../temporal/codec.routes.ts';
 import { authenticateAreas } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { jsonBody } from './json-body.ts';
-import { refuseNulInPath } from './nul-text.ts';
 import { requestId } from './request-id.ts';
 import { requestLog } from './request-log.ts';
+import { apiRouter } from './router.ts';
+import { refuseUnstorableUrl } from './storable-text.ts';
 
 /**
  * The API: one router per area, mounted together so that their routes decide 404 versus 405.
  * `extraAreas` lets tests mount probe routes behind the same middleware.
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
-  const router = new Router();
+  const router = apiRouter();
   const areas = [
     healthRoutes(services),
     accountRoutes(services),
@@ -42,7 +43,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(authenticateAreas(services.em));
   app.use(rateLimit(services));
-  app.use(refuseNulInPath);
+  app.use(refuseUnstorableUrl);
   app.use(jsonBody);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { AppError, invalidRequest } from '../errors.ts';
-import { holdsNul, nulRefused } from './nul-text.ts';
+import { nestingDepth } from './json-depth.ts';
+import { unstorable } from './storable-text.ts';
 
 declare module 'koa' {
   interface Request {
@@ -10,11 +11,16 @@ declare module 'koa' {
 }
 
 export const maxBodyBytes = 1024 * 1024;
+/** Far deeper than any resource needs; deeper bodies would only tie up the parser and the database. */
+export const maxBodyDepth = 64;
 
 const tooLarge = () =>
   new AppError('payload_too_large', `Request bodies are limited to ${maxBodyBytes} bytes.`, {
     limit: maxBodyBytes,
   });
+
+const tooDeep = () =>
+  invalidRequest(`The request body nests arrays and objects more than ${maxBodyDepth} levels deep.`);
 
 /**
  * Reads a JSON body of at most 1 MiB into `ctx.request.body` (undefined when there is none).
@@ -47,17 +53,22 @@ async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Parses the body, refusing nesting beyond `maxBodyDepth` and any key or string value that
+ * PostgreSQL could not store as is.
+ */
 function parseJson(raw: string): unknown {
-  let nul = false;
+  if (nestingDepth(raw) > maxBodyDepth) throw tooDeep();
+  let problem: AppError | undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw, (key, value: unknown) => {
-      nul ||= holdsNul(key, value);
+      problem ??= unstorable(key) ?? (typeof value === 'string' ? unstorable(value) : undefined);
       return value;
     });
   } catch {
     throw invalidRequest('The request body is not valid JSON.');
   }
-  if (nul) throw nulRefused();
+  if (problem) throw problem;
   return parsed;
 }

@@ -1,7 +1,11 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.ts';
+import { loggablePath } from '../temporal/codec.auth.ts';
 
-/** One line per request; paths only, never bodies or headers (they may hold keys or secrets). */
+/**
+ * One line per request; paths only (less the codec capability they may hold), never bodies or
+ * headers (they may hold keys or secrets).
+ */
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
@@ -10,7 +14,7 @@ export function requestLog(log: Logger): Middleware {
     } finally {
       log.info('request', {
         method: ctx.method,
-        path: ctx.path,
+        path: loggablePath(ctx.path),
         status: ctx.status,
         ms: Math.round(performance.now() - started),
         requestId: ctx.state.requestId,

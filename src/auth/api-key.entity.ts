@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { TextArrayType } from '../db/text-array.ts';
 import { newId } from '../ids.ts';
 import { Account } from './account.entity.ts';
 
@@ -15,7 +16,7 @@ export const ApiKey = defineEntity({
     hash: p.string().length(64).unique(),
     /** The first characters of the key, so an owner can tell keys apart in `keys list`. */
     hint: p.string(),
-    scopes: p.array(),
+    scopes: p.type(TextArrayType),
     /** This key's own rate (`--rate`); both null means NEOFLOW_RATE_LIMIT applies. */
     rateRequests: p.integer().nullable(),
     rateWindowSeconds: p.integer().nullable(),

@@ -1,8 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf, requireScope } from '../api/auth.ts';
 import { paginationOf } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import type { Services } from '../services.ts';
 import { automationView, runView } from './automation.view.ts';
 import {
@@ -33,7 +34,7 @@ export function automationsRoutes(services: Services): Router {
   const params = (ctx: Context) => ctx.params as Record<string, string>;
   const withStats = async (automation: Automation) =>
     automationView(automation, await executionStats(em(), automation.id, await nextFireTime(control, automation)));
-  return new Router({ prefix: '/v1/automations' })
+  return apiRouter('/v1/automations')
     .get('/', requireScope('automations:read'), async (ctx) => {
       const query = parseQuery(listAutomationsQuery, ctx.query);
       const [automations, total] = await listAutomations(em(), account(ctx), query);

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
-import { InvalidCronError, isTimeZone, scheduleCron } from './cron.ts';
+import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern } from './decimal.ts';
+import { isTimeZone } from './time-zones.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
 const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
@@ -49,7 +50,10 @@ const priceSource = z.union(
 const scheduleTrigger = z.strictObject({
   type: z.literal('schedule'),
   cron,
-  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, 'must be an IANA time zone').optional(),
+  timezone: z
+    .string({ error: 'must be a string' })
+    .refine(isTimeZone, 'must be an IANA time zone name, such as Europe/Berlin')
+    .optional(),
 });
 
 const filterValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
@@ -60,36 +60,46 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
  * Applies a partial update. Activating (or re-activating an automation the service stopped)
  * checks again that its action can run, and clears the reason it stopped.
  */
-export async function updateAutomation(
+export function updateAutomation(
   em: EntityManager,
   control: TriggerControl,
   accountId: string,
   id: string,
   input: UpdateAutomation,
 ) {
-  const automation = await getAutomation(em, accountId, id);
-  const previousType = automation.triggerType;
-  const wasActive = automation.status === 'active';
-  const action = input.action ?? automation.action;
-  if (input.action || input.status === 'active') await assertActionRunnable(em, accountId, action);
-  if (input.name !== undefined) automation.name = input.name;
-  if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
-  if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
-  if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
-  const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
-  if (rearm) await arm(control, automation);
-  automation.updatedAt = new Date();
-  await applyTrigger(control, automation, { previousType, rearm });
-  await em.flush();
-  return automation;
+  return em.transactional(async (tx) => {
+    const automation = await lockAutomation(tx, accountId, id);
+    const previousType = automation.triggerType;
+    const wasActive = automation.status === 'active';
+    const action = input.action ?? automation.action;
+    if (input.action || input.status === 'active') await assertActionRunnable(tx, accountId, action);
+    if (input.name !== undefined) automation.name = input.name;
+    if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
+    if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
+    if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
+    const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
+    if (rearm) await arm(control, automation);
+    automation.updatedAt = new Date();
+    await applyTrigger(control, automation, { previousType, rearm });
+    return automation;
+  });
 }
 
 /** Stops the trigger for good, then deletes the automation and its run history. */
-export async function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
-  const automation = await getAutomation(em, accountId, id);
-  await removeTrigger(control, automation.id, automation.triggerType);
-  await em.remove(automation).flush();
+export function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
+  return em.transactional(async (tx) => {
+    const automation = await lockAutomation(tx, accountId, id);
+    await removeTrigger(control, automation.id, automation.triggerType);
+    tx.remove(automation);
+  });
 }
+
+/**
+ * The automation, its row locked until the transaction ends: changes of one automation, to its
+ * row and to what runs in Temporal for it, happen one at a time, each seeing the one before.
+ */
+const lockAutomation = (em: EntityManager, accountId: string, id: string) =>
+  findOwned(em, Automation, id, accountId, automationNotFound, LockMode.PESSIMISTIC_WRITE);
 
 /**
  * The automations whose action runs a deleted function can no longer run: they move to `error`

@@ -118,19 +118,3 @@ function value(text: string, field: Field, describe: string): number {
   }
   return n;
 }
-
-/**
- * An IANA time zone the server can load too: Go's time.LoadLocation is case-sensitive and
- * knows no bare UTC offsets, which Intl would accept.
- */
-export function isTimeZone(name: string): boolean {
-  if (!/^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/.test(name)) return false;
-  let resolved: string;
-  try {
-    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return false;
-  }
-  // Intl resolves a zone spelled in the wrong case to its proper spelling; Go would not find it.
-  return resolved === name || resolved.toLowerCase() !== name.toLowerCase();
-}

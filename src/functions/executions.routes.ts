@@ -1,8 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf, requireScope } from '../api/auth.ts';
 import { pageEnvelope } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Execution } from './execution.entity.ts';
@@ -26,7 +27,7 @@ export function executionsRoutes(services: Services): Router {
     const fn = await fnOf(ctx);
     return { fn, execution: await getExecution(em(), fn, (ctx.params as Record<string, string>).executionId!) };
   };
-  return new Router({ prefix: '/v1/functions/:id' })
+  return apiRouter('/v1/functions/:id')
     .post('/invoke', requireScope('functions:invoke'), async (ctx) => {
       const input = parseBody(invokeBody, ctx.request.body ?? {});
       const fn = await fnOf(ctx);

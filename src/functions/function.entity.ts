@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
+import { TextArrayType } from '../db/text-array.ts';
 import { newId } from '../ids.ts';
 
 export const runtimes = ['node16', 'node18'] as const;
@@ -22,9 +23,9 @@ export const FunctionDef = defineEntity({
     timeout: p.integer(),
     code: p.text(),
     status: p.string().length(16).$type<'active'>(),
-    tags: p.array(),
+    tags: p.type(TextArrayType),
     environment: p.json<Record<string, string>>(),
-    secrets: p.array(),
+    secrets: p.type(TextArrayType),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

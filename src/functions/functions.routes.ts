@@ -1,8 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf, requireScope } from '../api/auth.ts';
 import { pageEnvelope } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import type { Services } from '../services.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
@@ -30,7 +31,7 @@ export function functionsRoutes(services: Services): Router {
   const invoker = invokerOf(services);
   const account = (ctx: Context) => callerOf(ctx.state).accountId;
   const id = (ctx: Context) => (ctx.params as Record<string, string>).id!;
-  return new Router({ prefix: '/v1/functions' })
+  return apiRouter('/v1/functions')
     .get('/', requireScope('functions:read'), async (ctx) => {
       const query = parseQuery(listFunctionsQuery, ctx.query);
       const [functions, total] = await listFunctions(em(), account(ctx), query);

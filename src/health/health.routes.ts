@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { apiRouter } from '../api/router.ts';
 import type { Services } from '../services.ts';
 import { checkHealth, type HealthProbes } from './health.service.ts';
 
@@ -19,7 +20,7 @@ export function healthProbes(services: Services): HealthProbes {
 /** GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. */
 export function healthRoutes(services: Services): Router {
   const probes = healthProbes(services);
-  return new Router().get('/v1/health', async (ctx) => {
+  return apiRouter().get('/v1/health', async (ctx) => {
     const report = await checkHealth(probes);
     ctx.status = report.status === 'ok' ? 200 : 503;
     ctx.body = report;

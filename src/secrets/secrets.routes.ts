@@ -1,7 +1,8 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { callerOf, requireScope } from '../api/auth.ts';
 import { paginationOf } from '../api/pagination.ts';
 import { parseBody, parseQuery } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import type { Services } from '../services.ts';
 import type { Secret } from './secret.entity.ts';
 import { createSecretBody, listSecretsQuery, updateSecretBody } from './secrets.schemas.ts';
@@ -19,7 +20,7 @@ const metadata = (secret: Secret) => ({
 export function secretsRoutes(services: Services): Router {
   const { em, masterKeys } = services;
   const account = (state: Record<string, unknown>) => callerOf(state).accountId;
-  return new Router({ prefix: '/v1/secrets' })
+  return apiRouter('/v1/secrets')
     .get('/', requireScope('secrets:read'), async (ctx) => {
       const page = parseQuery(listSecretsQuery, ctx.query);
       const { secrets, total } = await listSecrets(em(), account(ctx.state), page);

@@ -37,23 +37,41 @@ export function getSecret(em: EntityManager, accountId: string, id: string) {
   return findOwned(em, Secret, id, accountId, secretNotFound);
 }
 
-/** A new value becomes a new version (functions read the newest); the description is metadata. */
-export async function updateSecret(
+/**
+ * A new value becomes a new version (functions read the newest); the description is metadata.
+ * One transaction: the version number is claimed and its value stored together, or neither.
+ */
+export function updateSecret(
   em: EntityManager,
   masters: MasterKeys,
   accountId: string,
   id: string,
   input: UpdateSecret,
 ) {
-  const secret = await getSecret(em, accountId, id);
-  if (input.description !== undefined) secret.description = input.description;
-  if (input.value !== undefined) {
-    secret.version += 1;
-    addVersion(em, masters, secret, input.value);
-  }
-  secret.updatedAt = new Date();
-  await em.flush();
-  return secret;
+  return em.transactional(async (tx) => {
+    const secret = await getSecret(tx, accountId, id);
+    if (input.description !== undefined) secret.description = input.description;
+    if (input.value !== undefined) {
+      secret.version = await claimNextVersion(tx, secret.id);
+      addVersion(tx, masters, secret, input.value);
+    }
+    secret.updatedAt = new Date();
+    return secret;
+  });
+}
+
+/**
+ * Increments the version in one statement rather than reading it first: concurrent updates of
+ * one secret queue on the row's lock until the claiming transaction ends, so each gets its own
+ * number and none is skipped.
+ */
+async function claimNextVersion(em: EntityManager, secretId: string): Promise<number> {
+  const [row] = await em.execute<{ version: number }[]>(
+    `update "secrets" set "version" = "version" + 1 where "id" = ? returning "version"`,
+    [secretId],
+  );
+  if (!row) throw secretNotFound();
+  return row.version;
 }
 
 export async function deleteSecret(em: EntityManager, accountId: string, id: string) {

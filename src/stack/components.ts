@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import { requireSetting, type Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { executeOnce } from '../db/execute-once.ts';
 import { reachable } from '../reachable.ts';
+import { webUiCodecPath } from '../temporal/codec.auth.ts';
 import { pingTemporal } from '../temporal/ping.ts';
 import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
@@ -42,12 +43,13 @@ export async function postgresComponent(config: Config): Promise<Component> {
 export async function temporalComponent(config: Config, progress: Progress): Promise<Component> {
   const address = config.temporal.address;
   if (address) return external('temporal', address, 'TEMPORAL_ADDRESS', () => pingTemporal(address));
+  const operatorToken = requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN');
   const temporalPath = await ensureGoProgram(temporalCli, config.binDir, progress);
   const server = await startTemporalDev({
     temporalPath,
     port: config.temporal.devPort,
     uiPort: config.temporal.uiPort,
-    uiCodecEndpoint: `http://${config.api.host}:${config.api.port}/v1/codec`,
+    uiCodecEndpoint: `http://${config.api.host}:${config.api.port}${webUiCodecPath(operatorToken)}`,
     dbFile: join(config.dataDir, 'temporal.db'),
     logFile: join(config.dataDir, 'temporal.log'),
     namespace: config.temporal.namespace,

@@ -15,7 +15,7 @@ export interface TemporalDevOptions {
   port: number;
   /** Web UI port; undefined runs headless (tests). */
   uiPort: number | undefined;
-  /** Remote codec the Web UI decodes payloads through (the API's /v1/codec). */
+  /** Remote codec the Web UI decodes payloads through: the API's codec under its capability path. */
   uiCodecEndpoint: string | undefined;
   /** SQLite file that keeps history across restarts; undefined keeps everything in memory. */
   dbFile: string | undefined;

@@ -1,44 +1,61 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { requireSetting, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
 const unauthorized = () =>
-  new AppError('unauthorized', 'The operator token is required (Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>).');
+  new AppError(
+    'unauthorized',
+    'The operator token is required (Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>), or the Web UI’s codec URL.',
+  );
 
 /** Hashing first gives equal lengths, so the comparison takes the same time whatever is sent. */
 const digest = (value: string) => createHash('sha256').update(value).digest();
+const sameSecret = (presented: string, expected: Buffer) => timingSafeEqual(digest(presented), expected);
 
-const isLoopback = (address: string | undefined) => /^(127\.|::1$|::ffff:127\.)/.test(address ?? '');
+/** Under this prefix, the codec endpoint is served again for clients that cannot send a header. */
+const capabilityPrefix = '/v1/codec/ui/';
 
 /**
- * Only operators may decode payloads: the caller presents the operator token as a bearer token.
+ * The secret path segment that stands for the operator token: HMAC-SHA256 of a fixed label under
+ * the token, so it is derived again wherever the token is known, says nothing about the token,
+ * and changes with it.
+ */
+export function codecCapability(operatorToken: string): string {
+  return createHmac('sha256', operatorToken)
+    .update('neoflow codec endpoint for the Temporal Web UI')
+    .digest('base64url');
+}
+
+/** The codec endpoint's path for a Temporal Web UI (`--ui-codec-endpoint`), which sends no token. */
+export const webUiCodecPath = (operatorToken: string) => `${capabilityPrefix}${codecCapability(operatorToken)}`;
+
+/** A path fit for a log line: the capability is a credential, cut even from a path in the wrong case. */
+export const loggablePath = (path: string) => path.replace(/^\/v1\/codec\/ui\/[^/]*/i, `${capabilityPrefix}…`);
+
+/**
+ * Only operators may decode payloads. The caller presents the operator token as a bearer token,
+ * or calls the endpoint under the capability path (`:capability` = codecCapability(token)).
  *
- * The Web UI cannot send it: it calls the codec endpoint straight from the browser with neither a
- * configurable header nor, as `temporal server start-dev` configures it, credentials (it could
- * only forward an OIDC access token, which the dev server has none of). So in development alone a
- * request without the token is accepted when it comes from the dev UI itself: its TCP peer is this
- * machine's loopback and its `Origin` is an allowed UI origin. Browsers set `Origin` themselves,
- * so no web page elsewhere (DNS rebinding included) can pass; only a program on this machine that
- * forges the header can, and such a program can already drive the dev server and its Web UI, which
- * have no authentication at all. Production and test never trust the origin: the token is the only
- * way in.
+ * The capability exists for the Web UI: it calls the codec endpoint straight from the browser with
+ * neither a configurable header nor, as `temporal server start-dev` configures it, credentials, so
+ * the secret it proves has to be in the URL it is given. No header is ever trusted instead, in any
+ * mode: an `Origin` is only a claim, which any program can make.
  */
 export function operatorGuard(config: Config): Middleware {
-  const expected = digest(requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN'));
-  const trustsDevUi = config.env === 'development';
-  const origins = config.codec.allowedOrigins;
+  const token = requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN');
+  const expectedToken = digest(token);
+  const expectedCapability = digest(codecCapability(token));
   return async (ctx, next) => {
-    if (!(presentsToken(ctx, expected) || (trustsDevUi && isLocalDevUi(ctx, origins)))) throw unauthorized();
+    const capability = (ctx.params as Record<string, string | undefined> | undefined)?.capability;
+    const admitted =
+      presentsToken(ctx, expectedToken) || (capability !== undefined && sameSecret(capability, expectedCapability));
+    if (!admitted) throw unauthorized();
     await next();
   };
 }
 
 function presentsToken(ctx: Context, expected: Buffer): boolean {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1];
-  return token !== undefined && timingSafeEqual(digest(token), expected);
-}
-
-function isLocalDevUi(ctx: Context, origins: string[]): boolean {
-  return isLoopback(ctx.req.socket.remoteAddress) && origins.includes(ctx.get('Origin'));
+  return token !== undefined && sameSecret(token, expected);
 }

@@ -1,8 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { parseBody } from '../api/validate.ts';
+import { apiRouter } from '../api/router.ts';
 import { requireSetting } from '../config.ts';
 import { AppError, invalidRequest } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -25,7 +26,8 @@ const preflightHeaders = {
 
 /**
  * Temporal's remote codec protocol, so the Web UI (and `temporal --codec-endpoint`) can show
- * sealed payloads to operators: POST `{payloads}` in protobuf JSON to /v1/codec/decode or /encode.
+ * sealed payloads to operators: POST `{payloads}` in protobuf JSON to /v1/codec/decode or /encode,
+ * or to /v1/codec/ui/<capability>/decode or /encode (see codec.auth.ts).
  * `X-Namespace` is accepted and ignored: one key seals the one namespace Neoflow uses.
  */
 export function codecRoutes(services: Services): Router {
@@ -33,15 +35,20 @@ export function codecRoutes(services: Services): Router {
   const codec = new EncryptionCodec(requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'));
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);
-  const router = new Router({ prefix: '/v1/codec' });
-  for (const operation of ['decode', 'encode'] satisfies Operation[]) {
-    router.options(`/${operation}`, preflight(origins));
-    router.post(`/${operation}`, allowOrigin(origins), guard, convert(operation, codec));
-  }
+  const router = apiRouter('/v1/codec');
+  // The same endpoint for operators who send the token, and under the Web UI's capability path.
+  for (const base of ['', '/ui/:capability'])
+    for (const operation of ['decode', 'encode'] satisfies Operation[]) {
+      router.options(`${base}/${operation}`, preflight(origins));
+      router.post(`${base}/${operation}`, allowOrigin(origins), guard, convert(operation, codec));
+    }
   return router;
 }
 
-/** Lets the allowed browser origins read the answer, errors included (the UI shows the status). */
+/**
+ * Lets the allowed browser origins read the answer, errors included (the UI shows the status).
+ * An origin is never a credential: the guard decides who is answered at all.
+ */
 function allowOrigin(origins: string[]): Middleware {
   return async (ctx, next) => {
     ctx.vary('Origin');

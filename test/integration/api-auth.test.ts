@@ -103,4 +103,25 @@ describe('authentication', () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
+
+  it('routes only the one spelling of a path: another case is 404, never a route reached without a key', async () => {
+    const { key } = await issueKey(api.database.orm);
+    const respelled = [
+      '/v1/SECRETS',
+      '/V1/secrets',
+      '/v1/Functions/func_x',
+      '/v1/ACCOUNT',
+      '/v1/Automations/auto_x/runs',
+    ];
+    for (const headers of [{}, { Authorization: `Bearer ${key}` }] as Record<string, string>[]) {
+      for (const path of respelled) {
+        const response = await get(path, headers);
+        expect([path, response.status, await response.json()]).toEqual([
+          path,
+          404,
+          { success: false, error: { code: 'not_found', message: expect.any(String), details: {} } },
+        ]);
+      }
+    }
+  });
 });

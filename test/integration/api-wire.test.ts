@@ -71,6 +71,27 @@ describe('wire basics', () => {
     expect(await response.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
   });
 
+  it('refuses a body nested deeper than 64 levels with 400 saying so, in the area shape', async () => {
+    const { key } = await issueKey(api.database.orm);
+    const nested = (depth: number) => `{"params":{"a":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+    const send = (path: string, body: string) =>
+      fetch(`${api.url}/v1${path}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body,
+      });
+    for (const [path, code] of [
+      ['/functions/func_missing/invoke', 'invalid_request'],
+      ['/automations', 'INVALID_REQUEST'],
+    ]) {
+      const refused = await send(path!, nested(65));
+      expect(refused.status).toBe(400);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error).toMatchObject({ code, message: expect.stringContaining('64 levels') });
+    }
+    expect((await send('/functions/func_missing/invoke', nested(64))).status).toBe(404);
+  });
+
   it('rejects a body over 1 MiB with 413 payload_too_large', async () => {
     const response = await fetch(`${api.url}/v1/health`, {
       method: 'POST',

@@ -186,6 +186,26 @@ describe('POST /v1/automations', () => {
     expect(Date.parse(got.executionStats.nextExecution)).toBeGreaterThan(Date.now());
   });
 
+  it.each(['US/Pacific', 'Etc/GMT+5', 'GB-Eire', 'Asia/Calcutta'])(
+    'accepts the alias %j, which Temporal’s server loads too',
+    async (timezone) => {
+      const created = await create({ trigger: { ...yearly, timezone } });
+      expect((await scheduleOf(created.id)).spec.timezone).toBe(timezone);
+    },
+  );
+
+  it('refuses a time zone Temporal’s server refuses, as the server itself would', async () => {
+    const refusedByServer = api.services.temporal.client.schedule.create({
+      scheduleId: `tz-probe-${++counter}`,
+      spec: { cronExpressions: ['@yearly'], timezone: 'PST' },
+      action: { type: 'startWorkflow', workflowType: 'scheduledFire', taskQueue: 'tz-probe', args: [] },
+      state: { paused: true },
+    });
+    await expect(refusedByServer).rejects.toThrow();
+    const created = await call('POST', '/automations', body({ trigger: { ...yearly, timezone: 'PST' } }));
+    expect([created.status, created.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
+  });
+
   it('makes one Temporal Schedule per schedule automation: skip overlaps, a 60 s catch-up window, labelled fires', async () => {
     const created = await create({ status: 'active', trigger: { type: 'schedule', cron: '0 0 1 1 *' } });
     const schedule = await scheduleOf(created.id);
@@ -374,6 +394,12 @@ describe('validation', () => {
     ['unknown timezone', body({ trigger: { ...yearly, timezone: 'Mars/Olympus' } }), 'trigger.timezone'],
     ['timezone in the wrong case', body({ trigger: { ...yearly, timezone: 'europe/berlin' } }), 'trigger.timezone'],
     ['timezone as an offset', body({ trigger: { ...yearly, timezone: '+02:00' } }), 'trigger.timezone'],
+    ['timezone Intl knows, Temporal not (PST)', body({ trigger: { ...yearly, timezone: 'PST' } }), 'trigger.timezone'],
+    [
+      'timezone dropped from IANA (US/Pacific-New)',
+      body({ trigger: { ...yearly, timezone: 'US/Pacific-New' } }),
+      'trigger.timezone',
+    ],
     ['blockchain without scriptHash', body({ trigger: { type: 'blockchain' } }), 'trigger.scriptHash'],
     ['empty event', blockchain({ event: '' }), 'trigger.event'],
     ['filter not an object', blockchain({ filter: 'from' }), 'trigger.filter'],
@@ -612,6 +638,25 @@ describe('PATCH /v1/automations/{id}', () => {
     expect((await scheduleOf(created.id)).state.paused).toBe(false);
   });
 
+  it('serializes concurrent PATCHes of one automation: all 200, and Temporal ends as the stored trigger says', async () => {
+    const created = await create({ status: 'active' });
+    const blockchain = { type: 'blockchain', scriptHash: gas };
+    const patches = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        call('PATCH', `/automations/${created.id}`, { trigger: index % 2 ? blockchain : { ...yearly } }),
+      ),
+    );
+    expect(patches.map(({ status }) => status)).toEqual(Array(8).fill(200));
+    const stored = (await get(created.id)).body;
+    const schedule = await scheduleOf(created.id).then(
+      () => 'schedule',
+      () => 'none',
+    );
+    expect([stored.trigger.type, schedule]).toEqual(
+      stored.trigger.type === 'schedule' ? ['schedule', 'schedule'] : ['blockchain', 'none'],
+    );
+  });
+
   it('changes the trigger: schedule to price removes the schedule, and back to schedule restores one', async () => {
     const created = await create();
     const trigger = { ...priceTrigger, condition: 'below', value: '3', pollInterval: 60 };
@@ -660,6 +705,8 @@ describe('PATCH /v1/automations/{id}', () => {
     ['an unknown field', { createdAt: '2026-01-01T00:00:00.000Z' }, 'createdAt'],
     ['an unknown nested field', { trigger: { ...yearly, every: '5m' } }, 'trigger.every'],
     ['a bad price value', { trigger: { ...priceTrigger, value: '1e5' } }, 'trigger.value'],
+    ['a time zone Temporal refuses', { trigger: { ...yearly, timezone: 'PST' } }, 'trigger.timezone'],
+    ['a time zone IANA dropped', { trigger: { ...yearly, timezone: 'US/Pacific-New' } }, 'trigger.timezone'],
     ['a bad arg', { action: { ...contractAction, args: [{ type: 'Integer', value: 'x' }] } }, 'action.args.0.value'],
   ])('rejects %s with 400 INVALID_REQUEST and changes nothing', async (_label, patch, field) => {
     const created = await create();

@@ -11,6 +11,7 @@ import { ApplicationFailure, defaultPayloadConverter, type Payload } from '@temp
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createApp } from '../../src/api/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { codecCapability } from '../../src/temporal/codec.auth.ts';
 import { dataConverter, EncryptionCodec } from '../../src/temporal/codec.ts';
 import { defaultWorkerId } from '../../activities/index.ts';
 import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
@@ -223,7 +224,7 @@ describe('codec endpoint authentication', () => {
     ['no token', {}],
     ['a wrong token', { Authorization: `Bearer ${testOperatorToken}-not` }],
     ['the token in X-API-Key', { 'X-API-Key': testOperatorToken }],
-    ['the UI origin outside development', { Origin: uiOrigin }],
+    ['the UI origin alone', { Origin: uiOrigin }],
   ])('answers 401 unauthorized to %s, on both paths', async (_label, headers) => {
     for (const operation of ['decode', 'encode']) {
       const response = await codec(operation, body, headers);
@@ -235,19 +236,36 @@ describe('codec endpoint authentication', () => {
     }
   });
 
-  it('admits the dev Web UI by its origin alone in development', async () => {
+  it('admits no Origin in development either: a local process claiming the dev UI’s origin gets 401', async () => {
     const development = { ...api.services, config: { ...api.services.config, env: 'development' as const } };
     const handle = createApp(development).callback();
     const server = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      expect((await codec('decode', body, { Origin: uiOrigin }, url)).status).toBe(200);
-      expect((await codec('decode', body, { Origin: 'http://127.0.0.1:9999' }, url)).status).toBe(401);
-      expect((await codec('decode', body, {}, url)).status).toBe(401);
+      expect((await codec('decode', body, { Origin: uiOrigin }, url)).status).toBe(401);
+      expect((await codec('decode', body, { Origin: 'http://localhost:8233' }, url)).status).toBe(401);
+      expect((await codec(`ui/${codecCapability(testOperatorToken)}/decode`, body, {}, url)).status).toBe(200);
     } finally {
       await new Promise((resolveClose) => server.close(resolveClose));
     }
+  });
+
+  it('serves the Web UI under its capability path without a token, and nothing under another', async () => {
+    const capability = codecCapability(testOperatorToken);
+    const decoded = await codec(`ui/${capability}/decode`, body, { Origin: uiOrigin });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('Access-Control-Allow-Origin')).toBe(uiOrigin);
+    expect((await codec(`ui/${capability}/encode`, body)).status).toBe(200);
+    for (const wrong of [`${capability}x`, capability.slice(1), codecCapability('another-operator-token-000000')]) {
+      const refused = await codec(`ui/${wrong}/decode`, body, { Origin: uiOrigin });
+      expect([wrong, refused.status]).toEqual([wrong, 401]);
+    }
+    const preflight = await fetch(`${api.url}/v1/codec/ui/${capability}/decode`, {
+      method: 'OPTIONS',
+      headers: { Origin: uiOrigin, 'Access-Control-Request-Method': 'POST' },
+    });
+    expect([preflight.status, preflight.headers.get('Access-Control-Allow-Origin')]).toEqual([204, uiOrigin]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Secret, SecretVersion } from '../../src/secrets/secret.entity.ts';
+import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { issueKey } from '../support/keys.ts';
+import { issueKey, testMasters } from '../support/keys.ts';
 
 let api: TestApi;
 let key: string;
@@ -135,5 +137,22 @@ describe('secrets area', () => {
     const other = (await issueKey(api.database.orm)).key;
     await call('POST', '', { name: 'SHARED_NAME', value: 'a' });
     expect((await call('POST', '', { name: 'SHARED_NAME', value: 'b' }, other)).status).toBe(201);
+  });
+
+  it('gives eight concurrent value updates eight distinct, gapless versions, all answered 200', async () => {
+    const { body: secret } = await call('POST', '', { name: 'RACED', value: 'v0' });
+    const updates = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => call('PUT', `/${secret.id!}`, { value: `v${index + 1}` })),
+    );
+    expect(updates.map(({ status }) => status)).toEqual(Array(8).fill(200));
+    const em = api.database.orm.em.fork();
+    const versions = await em.find(SecretVersion, { secret: secret.id! }, { orderBy: { version: 'asc' } });
+    expect(versions.map(({ version }) => version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const stored = await em.findOneOrFail(Secret, secret.id!);
+    expect(stored.version).toBe(9);
+    // The newest version is the one the last update wrote, and the one functions read.
+    const [revealed] = await revealSecrets(em, testMasters, stored.account.id, ['RACED']);
+    expect(revealed!.version).toBe(9);
+    expect(revealed!.value).toMatch(/^v[1-8]$/);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startTestApi, type TestApi } from './api.ts';
 import { runInProcessWorker } from './in-process-worker.ts';
@@ -34,6 +35,22 @@ export async function startApiWithWorker(): Promise<{ api: TestApi; worker: Runn
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker: true });
   return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
+}
+
+/**
+ * The API and its worker for the tests of one file: started before them, stopped after. The
+ * handle's fields are set once the file's `beforeAll` hooks have run.
+ */
+export function apiWithWorkerForThisFile() {
+  const running = {} as { api: TestApi; worker: RunningWorker };
+  beforeAll(async () => {
+    Object.assign(running, await startApiWithWorker());
+  });
+  afterAll(async () => {
+    await running.worker.stop();
+    await running.api.close();
+  });
+  return running;
 }
 
 /** Everything Temporal keeps of a workflow, its events as stored (payloads still encoded). */

@@ -1,15 +1,18 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { operatorGuard } from '../../src/temporal/codec.auth.ts';
+import { codecCapability, loggablePath, operatorGuard, webUiCodecPath } from '../../src/temporal/codec.auth.ts';
 
 const token = 'operator-token-0123456789abcdef';
 const uiOrigin = 'http://127.0.0.1:8233';
+const capability = codecCapability(token);
 
-/** Just what the guard reads of a request: two headers and the TCP peer. */
-function request(headers: Record<string, string>, remoteAddress = '127.0.0.1') {
+/** Just what the guard reads of a request: two headers, the route's capability and the TCP peer. */
+function request(headers: Record<string, string>, options: { capability?: string; remoteAddress?: string } = {}) {
   const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return { get: (name: string) => lower[name.toLowerCase()] ?? '', req: { socket: { remoteAddress } } } as Context;
+  const params = options.capability === undefined ? {} : { capability: options.capability };
+  const socket = { remoteAddress: options.remoteAddress ?? '127.0.0.1' };
+  return { get: (name: string) => lower[name.toLowerCase()] ?? '', params, req: { socket } } as unknown as Context;
 }
 
 /** Every secret production requires, so that any environment loads. */
@@ -32,36 +35,57 @@ async function admits(env: string, ctx: Context): Promise<boolean> {
   return reached;
 }
 
+const environments = ['development', 'test', 'production'];
+
 describe('operatorGuard', () => {
-  it.each(['development', 'test', 'production'])('admits the operator token in %s, from anywhere', async (env) => {
-    expect(await admits(env, request({ Authorization: `Bearer ${token}` }, '203.0.113.9'))).toBe(true);
-    expect(await admits(env, request({ Authorization: `bearer  ${token} ` }, '203.0.113.9'))).toBe(true);
+  it.each(environments)('admits the operator token in %s, from anywhere', async (env) => {
+    const remote = { remoteAddress: '203.0.113.9' };
+    expect(await admits(env, request({ Authorization: `Bearer ${token}` }, remote))).toBe(true);
+    expect(await admits(env, request({ Authorization: `bearer  ${token} ` }, remote))).toBe(true);
   });
 
-  it.each(['development', 'test', 'production'])('refuses a missing, wrong or truncated token in %s', async (env) => {
+  it.each(environments)('refuses a missing, wrong or truncated token in %s', async (env) => {
     for (const authorization of ['', `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, token, `Basic ${token}`]) {
-      expect(await admits(env, request({ Authorization: authorization }, '203.0.113.9'))).toBe(false);
+      expect(await admits(env, request({ Authorization: authorization }, { remoteAddress: '203.0.113.9' }))).toBe(
+        false,
+      );
     }
   });
 
-  it('admits the dev Web UI without a token in development: loopback peer and an allowed Origin', async () => {
-    expect(await admits('development', request({ Origin: uiOrigin }))).toBe(true);
-    expect(await admits('development', request({ Origin: 'http://localhost:8233' }, '::1'))).toBe(true);
-    expect(await admits('development', request({ Origin: uiOrigin }, '::ffff:127.0.0.1'))).toBe(true);
+  it.each(environments)('admits the Web UI’s capability path without a token in %s', async (env) => {
+    expect(await admits(env, request({}, { capability }))).toBe(true);
+    expect(await admits(env, request({}, { capability, remoteAddress: '203.0.113.9' }))).toBe(true);
   });
 
-  it('refuses, in development, another origin, no origin, or the UI origin from another host', async () => {
-    expect(await admits('development', request({ Origin: 'http://evil.example' }))).toBe(false);
-    expect(await admits('development', request({ Origin: 'http://127.0.0.1:3000' }))).toBe(false);
-    expect(await admits('development', request({}))).toBe(false);
-    expect(await admits('development', request({ Origin: uiOrigin }, '192.168.1.20'))).toBe(false);
+  it.each(environments)('refuses a wrong, truncated or empty capability in %s', async (env) => {
+    for (const wrong of [`${capability}x`, capability.slice(0, -1), '', codecCapability(`${token}x`), token]) {
+      expect(await admits(env, request({ Origin: uiOrigin }, { capability: wrong }))).toBe(false);
+    }
   });
 
-  it.each(['test', 'production'])('never trusts the origin in %s', async (env) => {
+  // A local process once decoded everything in development by claiming the dev UI's origin.
+  it.each(environments)('never trusts an Origin in %s, not even the dev UI’s from loopback', async (env) => {
     expect(await admits(env, request({ Origin: uiOrigin }))).toBe(false);
+    expect(await admits(env, request({ Origin: 'http://localhost:8233' }, { remoteAddress: '::1' }))).toBe(false);
   });
 
   it('refuses to start without an operator token, naming the variable', () => {
     expect(() => operatorGuard(loadConfig({ NEOFLOW_ENV: 'test' }))).toThrow(/^NEOFLOW_OPERATOR_TOKEN/);
+  });
+});
+
+describe('the Web UI’s codec capability', () => {
+  it('is an unguessable path segment derived from the token, which it does not reveal', () => {
+    expect(capability).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(codecCapability(token)).toBe(capability);
+    expect(codecCapability(`${token}x`)).not.toBe(capability);
+    expect(capability).not.toContain(token.slice(0, 8));
+    expect(webUiCodecPath(token)).toBe(`/v1/codec/ui/${capability}`);
+  });
+
+  it('is cut from logged paths, even from one in the wrong case', () => {
+    expect(loggablePath(`/v1/codec/ui/${capability}/decode`)).toBe('/v1/codec/ui/…/decode');
+    expect(loggablePath(`/V1/Codec/UI/${capability}/encode`)).toBe('/v1/codec/ui/…/encode');
+    expect(loggablePath('/v1/codec/decode')).toBe('/v1/codec/decode');
   });
 });

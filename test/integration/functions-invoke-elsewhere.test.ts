@@ -1,33 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
-import { startTestWorker, type RunningWorker } from '../support/worker.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
-let api: TestApi;
-let worker: RunningWorker;
+// An API with no worker of its own: every run is taken by a worker elsewhere.
+const running = apiWithWorkerForThisFile({ hostWorker: false });
 let key: string;
 beforeAll(async () => {
-  // An API with no worker of its own: every run is taken by a worker elsewhere.
-  const taskQueue = `elsewhere-${Date.now()}`;
-  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
-  worker = await startTestWorker(api.database.url, taskQueue);
-  ({ key } = await issueKey(api.database.orm));
-});
-afterAll(async () => {
-  await worker.stop();
-  await api.close();
+  ({ key } = await issueKey(running.api.database.orm));
 });
 
 describe('a synchronous invoke run by a worker of another process', () => {
   it('answers the result once the workflow reports the run ended', async () => {
-    const created = await callApi(api.url, key, 'POST', '/functions', {
+    const created = await callApi(running.api.url, key, 'POST', '/functions', {
       name: 'elsewhere',
       runtime: 'node18',
       code: 'module.exports = async (context) => { const end = Date.now() + 200; while (Date.now() < end) {} return context.params.x + 1; };',
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const invoked = await callApi(api.url, key, 'POST', `/functions/${created.body.data.id}/invoke`, {
+    const invoked = await callApi(running.api.url, key, 'POST', `/functions/${created.body.data.id}/invoke`, {
       params: { x: 41 },
     });
     expect(invoked.status, JSON.stringify(invoked.body)).toBe(200);

@@ -1,38 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { openResult } from '../../src/functions/result-seal.ts';
 import { neoflow } from '../support/cli.ts';
-import type { TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { testMasterKey } from '../support/temporal.ts';
-import { startTestApi } from '../support/api.ts';
-import { startTestWorker, type RunningWorker } from '../support/worker.ts';
+import { apiWithWorkerForThisFile, startTestWorker } from '../support/worker.ts';
 
-let api: TestApi;
-let worker: RunningWorker;
-let taskQueue: string;
+// An API without a worker of its own: the worker process alone reads the secrets, so restarting
+// it is the whole rotation here (with `neoflow api`, which runs code too, the API restarts as well).
+const running = apiWithWorkerForThisFile({ hostWorker: false });
 let key: string;
 beforeAll(async () => {
-  // An API without a worker of its own: the worker process alone reads the secrets, so restarting
-  // it is the whole rotation here (with `neoflow api`, which runs code too, the API restarts as well).
-  taskQueue = `rotation-${randomBytes(4).toString('hex')}`;
-  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
-  worker = await startTestWorker(api.database.url, taskQueue);
-  ({ key } = await issueKey(api.database.orm));
-});
-afterAll(async () => {
-  await worker.stop();
-  await api.close();
+  ({ key } = await issueKey(running.api.database.orm));
 });
 
 const call = async (method: string, path: string, body?: unknown) =>
-  (await callApi(api.url, key, method, path, body)).body;
+  (await callApi(running.api.url, key, method, path, body)).body;
 
 async function finished(executionId: string) {
   for (let tries = 0; tries < 100; tries++) {
-    const execution = await api.database.orm.em.fork().findOneOrFail(Execution, { id: executionId });
+    const execution = await running.api.database.orm.em.fork().findOneOrFail(Execution, { id: executionId });
     if (execution.status !== 'running') return execution;
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));
   }
@@ -53,21 +42,23 @@ describe('master key rotation, seen from a function', () => {
 
     const newKey = randomBytes(32);
     const rotated = await neoflow(['secrets', 'rotate-master'], {
-      DATABASE_URL: api.database.url,
+      DATABASE_URL: running.api.database.url,
       NEOFLOW_MASTER_KEY: newKey.toString('base64'),
       NEOFLOW_PREVIOUS_MASTER_KEYS: testMasterKey.toString('base64'),
     });
     expect(rotated.code).toBe(0);
 
     // The old key leaves the worker's configuration entirely.
-    await worker.stop();
-    worker = await startTestWorker(api.database.url, taskQueue, { NEOFLOW_MASTER_KEY: newKey.toString('base64') });
+    await running.worker.stop();
+    running.worker = await startTestWorker(running.api.database.url, running.taskQueue, {
+      NEOFLOW_MASTER_KEY: newKey.toString('base64'),
+    });
     const after = await call('POST', `/functions/${fn.data.id as string}/invoke`, { async: true });
     const execution = await finished(after.data.execution.id as string);
     const onlyNewKey = { current: newKey, previous: [] };
     expect(execution.status).toBe('completed');
-    expect(await openResult(api.database.orm.em.fork(), onlyNewKey, execution)).toBe('still-readable');
+    expect(await openResult(running.api.database.orm.em.fork(), onlyNewKey, execution)).toBe('still-readable');
     const earlier = await finished(before.data.execution.id as string);
-    expect(await openResult(api.database.orm.em.fork(), onlyNewKey, earlier)).toBe('still-readable');
+    expect(await openResult(running.api.database.orm.em.fork(), onlyNewKey, earlier)).toBe('still-readable');
   });
 });

@@ -28,12 +28,13 @@ export async function startTestWorker(databaseUrl: string, taskQueue: string, en
 }
 
 /**
- * The API (hosting its own worker, as `neoflow api` does) and a worker process's worker, on a task
- * queue of their own, so no other test file's worker runs our work.
+ * The API (hosting its own worker, as `neoflow api` does, unless `hostWorker` is false: then every
+ * run is taken by the other) and a worker process's worker, on a task queue of their own, so no
+ * other test file's worker runs our work.
  */
-export async function startApiWithWorker(): Promise<{ api: TestApi; worker: RunningWorker; taskQueue: string }> {
+export async function startApiWithWorker({ hostWorker = true } = {}) {
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
-  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker: true });
+  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker });
   return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
 }
 
@@ -41,10 +42,10 @@ export async function startApiWithWorker(): Promise<{ api: TestApi; worker: Runn
  * The API and its worker for the tests of one file: started before them, stopped after. The
  * handle's fields are set once the file's `beforeAll` hooks have run.
  */
-export function apiWithWorkerForThisFile() {
-  const running = {} as { api: TestApi; worker: RunningWorker };
+export function apiWithWorkerForThisFile(options: { hostWorker?: boolean } = {}) {
+  const running = {} as { api: TestApi; worker: RunningWorker; taskQueue: string };
   beforeAll(async () => {
-    Object.assign(running, await startApiWithWorker());
+    Object.assign(running, await startApiWithWorker(options));
   });
   afterAll(async () => {
     await running.worker.stop();

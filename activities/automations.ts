@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import type { Config } from '../src/config.ts';
+import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import * as steps from '../src/automations/run-steps.ts';
 import * as contract from '../src/automations/contract-steps.ts';
 import { Automation } from '../src/automations/automation.entity.ts';
@@ -19,6 +20,7 @@ export interface AutomationDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   automations: Config['automations'];
+  egress: EgressPolicy;
 }
 
 /** The automations' activities: thin, each step lives in src/automations and may be repeated. */
@@ -45,7 +47,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     async checkPrice(input: PriceCheckInput) {
-      const check = await checkPrice(em(), deps.automations, input);
+      const check = await checkPrice(em(), deps.automations, deps.egress, input);
       if (check.kind === 'checked' && check.problem) {
         log.warn('price not read', { automationId: input.automationId, problem: check.problem });
       }

@@ -7,6 +7,7 @@ import { overdueRuns } from '../src/automations/runs.ts';
 import { unstartedExecutions } from '../src/recovery/unstarted.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import type { Config } from '../src/config.ts';
+import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import { createAutomationActivities } from './automations.ts';
 
 /** What activities need from the process that runs them. */
@@ -18,6 +19,7 @@ export interface ActivityDeps {
   memoryLimitMb: number;
   automations: Config['automations'];
   recovery: Config['recovery'];
+  egress: EgressPolicy;
 }
 
 export type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';

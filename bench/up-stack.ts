@@ -40,6 +40,8 @@ export async function startUpStack(progress: Progress, rate = '1000000/1s'): Pro
     ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
     NEOFLOW_DATA_DIR: join(scratch, '.neoflow'),
     NEOFLOW_LOG_LEVEL: 'warn',
+    // The benchmarks' price source is served on loopback, which tenants cannot reach by default.
+    NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
   };
   const up = await startNeoflowUp(env).catch(async (error: unknown) => {
     await rm(scratch, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseEgressAllow, type EgressAllowList } from './egress/egress-policy.ts';
 import { parseRate, type Rate } from './ratelimit/rate.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -88,6 +89,17 @@ const schema = z
     NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
     NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
     NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
+    NEOFLOW_EGRESS_ALLOW: z
+      .string()
+      .default('')
+      .transform((value, context) => {
+        try {
+          return parseEgressAllow(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     NEOFLOW_RATE_LIMIT: z
       .string()
       .default('100/10s')
@@ -128,6 +140,8 @@ export interface Config {
   };
   /** Default per-key request rate. */
   rateLimit: Rate;
+  /** What tenants' outbound requests (price sources) may reach inside the service's network. */
+  egress: EgressAllowList;
   /** Browser origins (the Temporal Web UI) whose pages may read the codec endpoint's answers (CORS); no credential. */
   codec: { allowedOrigins: string[] };
   /**
@@ -197,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
     },
     rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
+    egress: e.NEOFLOW_EGRESS_ALLOW,
     codec: { allowedOrigins: codecOrigins(e.NEOFLOW_CODEC_ALLOWED_ORIGINS, e.NEOFLOW_TEMPORAL_UI_PORT) },
     recovery: { intervalMs: e.NEOFLOW_RECOVERY_SECONDS * 1000, graceMs: e.NEOFLOW_RECOVERY_SECONDS * 1000 },
     automations: {

@@ -4,6 +4,7 @@ import { requireSetting } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId } from '../activities/index.ts';
+import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 
 export interface WorkerHandle {
@@ -31,6 +32,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     memoryLimitMb: config.worker.sandboxMemoryMb,
     automations: config.automations,
     recovery: config.recovery,
+    egress: egressPolicy(config.egress),
   });
   return Worker.create({
     connection: runtime.temporal.connection,

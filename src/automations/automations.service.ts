@@ -5,7 +5,8 @@ import { FunctionDef } from '../functions/function.entity.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
 import { AutomationRun } from './run.entity.ts';
-import type { Action, CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
+import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
+import { resolvePriceSource } from './price-source.ts';
 import { applyTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from './triggers.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
@@ -16,6 +17,7 @@ export async function createAutomation(
   accountId: string,
   input: CreateAutomation,
 ) {
+  assertSourceAllowed(control, input.trigger);
   await assertActionRunnable(em, accountId, input.action);
   const automation = em.create(Automation, {
     account: accountId,
@@ -67,6 +69,7 @@ export function updateAutomation(
   id: string,
   input: UpdateAutomation,
 ) {
+  if (input.trigger) assertSourceAllowed(control, input.trigger);
   return em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     const previousType = automation.triggerType;
@@ -143,6 +146,21 @@ async function assertActionRunnable(em: EntityManager, accountId: string, action
   if (!fn) {
     throw new AppError('function_not_found', `No function ${action.functionId} exists in this account.`, {
       field: 'action.functionId',
+    });
+  }
+}
+
+/**
+ * A price source whose URL names an address inside the service's network (or `localhost`) is
+ * refused now; a name that resolves inside is refused at each poll, where DNS is asked.
+ */
+function assertSourceAllowed(control: TriggerControl, trigger: Trigger) {
+  if (trigger.type !== 'price' || !trigger.source || !('url' in trigger.source)) return;
+  const { url } = resolvePriceSource(trigger.source, trigger.asset, trigger.currency);
+  const refusal = control.egress.literalRefusal(new URL(url));
+  if (refusal) {
+    throw new AppError('invalid_request', `The price source URL is refused: ${refusal}.`, {
+      field: 'trigger.source.url',
     });
   }
 }

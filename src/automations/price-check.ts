@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
+import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { Automation } from './automation.entity.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
@@ -25,6 +26,7 @@ const fetchTimeoutMs = 10_000;
 export async function checkPrice(
   em: EntityManager,
   defaults: Config['automations'],
+  egress: EgressPolicy,
   input: PriceCheckInput,
 ): Promise<PriceCheck> {
   const automation = await em.findOne(Automation, { id: input.automationId });
@@ -39,7 +41,7 @@ export async function checkPrice(
       trigger.asset,
       trigger.currency,
     );
-    quote = await fetchQuote(source, { timeoutMs: fetchTimeoutMs });
+    quote = await fetchQuote(source, { egress, timeoutMs: fetchTimeoutMs });
   } catch (error) {
     return { ...unchanged, problem: error instanceof Error ? error.message : String(error) };
   }

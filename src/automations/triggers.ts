@@ -6,6 +6,7 @@ import {
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import type { NeoRpc } from '../chain/rpc.ts';
+import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { attributeKeys, labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { blockFollower } from '../../workflows/block-follower.ts';
 import type { pricePoller } from '../../workflows/price-poller.ts';
@@ -20,6 +21,8 @@ export interface TriggerControl {
   taskQueue: string;
   catchupWindowMs: number;
   neo: NeoRpc;
+  /** Refuses price sources whose URL names an address inside, before they are polled. */
+  egress: EgressPolicy;
 }
 
 /**

@@ -58,5 +58,7 @@ export async function stackEnv(dataDir: string): Promise<Record<string, string>>
     NEOFLOW_TEMPORAL_PORT: String(await freePort()),
     NEOFLOW_TEMPORAL_UI_PORT: String(await freePort()),
     NEOFLOW_NEO_RPC_PORT: String(await freePort()),
+    // The e2e price source is served on loopback, which tenants' requests cannot reach by default.
+    NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
   };
 }

@@ -15,12 +15,16 @@ export const testSecretsEnv = {
   NEOFLOW_MASTER_KEY: testMasterKey.toString('base64'),
 };
 
+/** Tests serve their price sources on loopback, which tenants' requests cannot reach by default. */
+export const testEgressEnv = { NEOFLOW_EGRESS_ALLOW: '127.0.0.1' };
+
 /** What a worker or `neoflow api` under test needs: the shared services, this file's database, the test keys. */
 export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   TEMPORAL_ADDRESS: inject('temporalAddress'),
   NEO_RPC_URL: inject('neoRpcUrl'),
   DATABASE_URL: databaseUrl,
   ...testSecretsEnv,
+  ...testEgressEnv,
   ...extra,
 });
 

@@ -27,22 +27,28 @@ export async function startTestWorker(databaseUrl: string, taskQueue: string, en
   } satisfies RunningWorker;
 }
 
+export interface ApiWithWorkerOptions {
+  hostWorker?: boolean;
+  /** Variables both processes read, over the tests' defaults. */
+  env?: Record<string, string>;
+}
+
 /**
  * The API (hosting its own worker, as `neoflow api` does, unless `hostWorker` is false: then every
  * run is taken by the other) and a worker process's worker, on a task queue of their own, so no
  * other test file's worker runs our work.
  */
-export async function startApiWithWorker({ hostWorker = true } = {}) {
+export async function startApiWithWorker({ hostWorker = true, env = {} }: ApiWithWorkerOptions = {}) {
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
-  const api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker });
-  return { api, worker: await startTestWorker(api.database.url, taskQueue), taskQueue };
+  const api = await startTestApi([], { ...env, NEOFLOW_TASK_QUEUE: taskQueue }, { hostWorker });
+  return { api, worker: await startTestWorker(api.database.url, taskQueue, env), taskQueue };
 }
 
 /**
  * The API and its worker for the tests of one file: started before them, stopped after. The
  * handle's fields are set once the file's `beforeAll` hooks have run.
  */
-export function apiWithWorkerForThisFile(options: { hostWorker?: boolean } = {}) {
+export function apiWithWorkerForThisFile(options: ApiWithWorkerOptions = {}) {
   const running = {} as { api: TestApi; worker: RunningWorker; taskQueue: string };
   beforeAll(async () => {
     Object.assign(running, await startApiWithWorker(options));

@@ -10,6 +10,7 @@ import {
   resolvePriceSource,
   type ResolvedPriceSource,
 } from '../../src/automations/price-source.ts';
+import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
 
 describe('price sources', () => {
   it('reads CoinGecko by coin id, in the lower-case currency', () => {
@@ -142,14 +143,13 @@ describe('price sources', () => {
     });
 
     const fetchedAt = () => new Date('2025-01-01T00:00:00Z');
+    // The test's source is on loopback, which the guard refuses unless allowed.
+    const egress = egressPolicy(parseEgressAllow('127.0.0.1'));
 
     it('takes the time the source gives', async () => {
       const quote = await fetchQuote(
         { url: `${base}/dated`, pricePath: 'price', timestampPath: 'time' },
-        {
-          timeoutMs: 1_000,
-          fetchedAt,
-        },
+        { egress, timeoutMs: 1_000, fetchedAt },
       );
       expect(quote).toEqual({ price: '4.5', observedAt: new Date(1700000000 * 1000) });
     });
@@ -157,13 +157,16 @@ describe('price sources', () => {
     it('dates a quote without a time by the response', async () => {
       const quote = await fetchQuote(
         { url: `${base}/undated`, pricePath: 'data.price' },
-        { timeoutMs: 1_000, fetchedAt },
+        { egress, timeoutMs: 1_000, fetchedAt },
       );
       expect(quote).toEqual({ price: '4.25', observedAt: fetchedAt() });
     });
 
     it('keeps a JSON number exactly as the source wrote it, beyond what a float holds', async () => {
-      const quote = await fetchQuote({ url: `${base}/precise`, pricePath: 'price' }, { timeoutMs: 1_000, fetchedAt });
+      const quote = await fetchQuote(
+        { url: `${base}/precise`, pricePath: 'price' },
+        { egress, timeoutMs: 1_000, fetchedAt },
+      );
       expect(quote.price).toBe('10.000000000000000001');
     });
 
@@ -173,7 +176,7 @@ describe('price sources', () => {
       ['/slow', /^the price source 127\.0\.0\.1:\d+ did not answer within 200 ms$/],
       ['/undated', /^the price source has no number at "price"/],
     ])('fails on %s', async (path, message) => {
-      const attempt = fetchQuote({ url: `${base}${path}`, pricePath: 'price' }, { timeoutMs: 200 });
+      const attempt = fetchQuote({ url: `${base}${path}`, pricePath: 'price' }, { egress, timeoutMs: 200 });
       await expect(attempt).rejects.toThrow(PriceSourceError);
       await expect(attempt).rejects.toThrow(message);
     });
@@ -184,7 +187,7 @@ describe('price sources', () => {
       const { port } = closed.address() as AddressInfo;
       await new Promise((resolve) => closed.close(resolve));
       await expect(
-        fetchQuote({ url: `http://127.0.0.1:${port}/`, pricePath: 'p' }, { timeoutMs: 1_000 }),
+        fetchQuote({ url: `http://127.0.0.1:${port}/`, pricePath: 'p' }, { egress, timeoutMs: 1_000 }),
       ).rejects.toThrow(/^the price source 127\.0\.0\.1:\d+ could not be reached: .*ECONNREFUSED/);
     });
   });

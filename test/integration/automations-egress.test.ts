@@ -1,0 +1,100 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { automationsClient } from '../support/automations.ts';
+import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { startPriceServer } from '../support/price-server.ts';
+import { apiWithWorkerForThisFile, rawHistory } from '../support/worker.ts';
+
+// Nothing inside is allowed: the defaults of a deployment, not the tests' loopback price sources.
+const running = apiWithWorkerForThisFile({ env: { NEOFLOW_EGRESS_ALLOW: '' } });
+let client: ReturnType<typeof automationsClient>;
+let functionId: string;
+
+beforeAll(async () => {
+  client = automationsClient(running.api.url, (await issueKey(running.api.database.orm)).key);
+  functionId = await client.deploy('module.exports = async (context) => context.params;');
+});
+
+const priceTrigger = (url: string) => ({
+  type: 'price',
+  asset: 'NEO',
+  condition: 'above',
+  value: '1',
+  currency: 'USD',
+  source: { url, path: 'data.price', timestampPath: 'data.ts' },
+  pollInterval: 1,
+});
+const automation = (url: string) => ({
+  name: 'egress',
+  trigger: priceTrigger(url),
+  action: { type: 'function', functionId },
+});
+
+/** The problems the price checks of `automationId`'s poller recorded in its history. */
+async function recordedProblems(automationId: string): Promise<string[]> {
+  const converter = running.api.services.temporal.client.options.loadedDataConverter;
+  const problems: string[] = [];
+  for (const event of await rawHistory(running.api, automationId)) {
+    const details = event.markerRecordedEventAttributes?.details ?? {};
+    for (const payloads of Object.values(details)) {
+      const value = await decodeFromPayloadsAtIndex(converter, 0, payloads.payloads).catch(() => undefined);
+      const problem = (value as { problem?: unknown } | undefined)?.problem;
+      if (typeof problem === 'string') problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+describe('price sources inside the service network', () => {
+  it.each([
+    ['127.1', 'http://127.1:8080/price'],
+    ['2130706433', 'http://2130706433/price'],
+    ['[::1]', 'http://[::1]:8080/price'],
+    ['localhost', 'http://localhost:7233/'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data/'],
+    ['a private network, its path templated', 'http://10.0.0.1/{asset}-{currency}'],
+  ])('are refused at create when the URL names %s, with a 400 naming the field', async (_form, url) => {
+    const created = await client.call('POST', '/automations', automation(url));
+    expect(created.status).toBe(400);
+    expect(created.body.error.code).toBe('INVALID_REQUEST');
+    expect(created.body.error.details.field).toBe('trigger.source.url');
+    expect(created.body.error.message).toMatch(
+      /^The price source URL is refused: .*(inside the service's network|is this host)\.$/,
+    );
+  });
+
+  it('are refused on update too', async () => {
+    const id = await client.create({ ...automation('https://prices.example.com/{asset}'), status: 'inactive' });
+    const patched = await client.call('PATCH', `/automations/${id}`, {
+      trigger: priceTrigger('http://[::ffff:7f00:1]/'),
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.details.field).toBe('trigger.source.url');
+  });
+
+  it('fail each poll with a recorded refusal when a name resolves inside, and are never read', async () => {
+    const prices = await startPriceServer();
+    try {
+      // This machine's own name resolves to one of its addresses, inside by definition.
+      const name = hostname();
+      const { address } = await lookup(name);
+      const url = prices.url.replace('127.0.0.1', name);
+      const id = await client.create(automation(url));
+      const problems = await until(
+        () => recordedProblems(id),
+        (found) => found.length >= 2,
+      );
+      const port = new URL(prices.url).port;
+      expect(problems[0]).toBe(
+        `the price source ${name}:${port} is refused: ${name} resolves to ${address}, inside the service's network`,
+      );
+      expect(prices.hits()).toBe(0);
+      expect(await client.runs(id)).toEqual([]);
+    } finally {
+      await prices.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
@@ -57,11 +58,25 @@ async function storedOutcome(em: EntityManager, executionId: string): Promise<Ex
   return stored ? outcomeOf(stored) : deletedOutcome;
 }
 
+/**
+ * Pauses between reads of a row not stored yet (about 5 s in all). A run started eagerly writes
+ * its row while the workflow starts; when the server declines the eager start, the task can reach
+ * a worker elsewhere before the row commits. Only a row still missing after these means the run
+ * has no record (its function deleted, or its API died before storing it).
+ */
+const recordPausesMs = [10, 20, 40, 80, 160, 320, 640, 1280, 2500];
+
 /** The row as this process built it when it started the run, else as stored, with its function. */
 async function loadExecution(em: EntityManager, executionId: string) {
   const local = await takeLocalExecution(executionId);
   if (local) return em.merge(local);
-  return em.findOne(Execution, { id: executionId }, { populate: ['function'] });
+  const read = () => em.findOne(Execution, { id: executionId }, { populate: ['function'] });
+  for (const pauseMs of recordPausesMs) {
+    const stored = await read();
+    if (stored) return stored;
+    await sleep(pauseMs);
+  }
+  return read();
 }
 
 /** Granted values never reach the stored logs or error; the result is sealed, being the user's own. */

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
@@ -29,12 +36,13 @@ export function payloadKeyId(key: Buffer): string {
  * so history written before encryption stays readable.
  */
 export class EncryptionCodec implements PayloadCodec {
-  readonly #key: Buffer;
+  /** A key object made once: a Buffer key is turned into one at every cipher, on every payload. */
+  readonly #key: KeyObject;
   readonly #keyId: string;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The payload key must be 32 bytes.');
-    this.#key = key;
+    this.#key = createSecretKey(key);
     this.#keyId = payloadKeyId(key);
   }
 

@@ -79,6 +79,8 @@ function stackEnv(services: ScratchServices) {
     NEOFLOW_PAYLOAD_KEY: randomBytes(32).toString('base64'),
     NEOFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
     NEOFLOW_OPERATOR_TOKEN: randomBytes(24).toString('hex'),
+    // The benchmarks' price source is served on loopback, which tenants cannot reach by default.
+    NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
   };
 }
 

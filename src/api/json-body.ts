@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { AppError, invalidRequest } from '../errors.ts';
-import { nestingDepth } from './json-depth.ts';
+import { nestingDepth } from '../json/json-depth.ts';
 import { unstorable } from './storable-text.ts';
 
 declare module 'koa' {

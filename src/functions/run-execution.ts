@@ -4,7 +4,6 @@ import type { NeoRpc } from '../chain/rpc.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome, SandboxServices } from '../sandbox/types.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
-import { maskSecrets } from '../secrets/mask.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { deletedOutcome, outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
@@ -79,20 +78,16 @@ async function loadExecution(em: EntityManager, executionId: string) {
   return read();
 }
 
-/** Granted values never reach the stored logs or error; the result is sealed, being the user's own. */
+/** The sandbox already masked granted values in the logs and the error; the result is sealed. */
 function record(execution: Execution, outcome: SandboxOutcome, secrets: RevealedSecret[]) {
-  const mask = (text: string) => maskSecrets(text, secrets);
   execution.status = outcome.status;
   execution.secretsRead = secrets
     .filter((secret) => outcome.secretsRead.includes(secret.name))
     .map(({ name, version }) => ({ name, version }));
-  execution.logs = outcome.logs.map((line) => ({ ...line, message: mask(line.message) }));
+  execution.logs = outcome.logs;
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;
-  if (outcome.status === 'failed') {
-    const { name, message, stack } = outcome.error;
-    execution.error = { name, message: mask(message), stack: mask(stack) };
-  }
+  if (outcome.status === 'failed') execution.error = outcome.error;
 }
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */

@@ -29,7 +29,11 @@
     return unwrap(callSync(undefined, [`random.${name}`, args], syncOptions));
   }
 
+  // Measured here, before the host copies them: a string built in the isolate has no other bound.
   async function blockchain(name, args) {
+    if (stringify(args).length > data.limits.hostArgumentChars) {
+      throw new RangeError(`The arguments of blockchain.${name} exceed ${data.limits.hostArgumentChars} characters.`);
+    }
     return unwrap(await callAsync(undefined, [`blockchain.${name}`, args], asyncOptions));
   }
 
@@ -119,10 +123,26 @@
     return candidates.find((candidate) => typeof candidate === 'function');
   }
 
+  // User code can make any of these throw (getters, toString, Symbol): each is read on its own.
+  function text(read, limit) {
+    try {
+      const value = read();
+      return typeof value === 'string' ? value.slice(0, limit) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Cut here so that the host copies a bounded error; the host masks, then cuts to the caps.
   function failure(error) {
-    if (error instanceof Error)
-      return { ok: false, error: { name: error.name, message: error.message, stack: error.stack } };
-    return { ok: false, error: { name: 'Error', message: String(error), stack: `Error: ${String(error)}` } };
+    const { errorNameChars, errorMessageChars, errorStackChars } = data.limits;
+    if (error instanceof Error) {
+      const name = text(() => error.name, errorNameChars) ?? 'Error';
+      const message = text(() => error.message, errorMessageChars) ?? '';
+      return { ok: false, error: { name, message, stack: text(() => error.stack, errorStackChars) ?? '' } };
+    }
+    const message = text(() => String(error), errorMessageChars) ?? 'a value that cannot be printed';
+    return { ok: false, error: { name: 'Error', message, stack: `Error: ${message}` } };
   }
 
   // Called by the host once the user's code has run; resolves to plain data only.

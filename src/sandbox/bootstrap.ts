@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
-import { type HostReply } from './host-calls.ts';
-import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from './logs.ts';
+import { type HostReply, MAX_HOST_ARGUMENT_CHARS } from './host-calls.ts';
+import { outputLimits } from './output.ts';
 import { type SandboxRequest } from './types.ts';
 import { ENTRY_FORMS_HINT } from './validate.ts';
 
@@ -13,14 +13,24 @@ interface Bridge {
   log: (level: unknown, message: unknown) => void;
 }
 
-/** The data the context is built from; plain values only, copied into the isolate. */
-function contextData(request: SandboxRequest) {
+/**
+ * The data the context is built from; plain values only, copied into the isolate. Texts leave the
+ * isolate cut to their cap plus `slackChars`, so that the host masks secrets before its own cut.
+ */
+function contextData(request: SandboxRequest, slackChars: number) {
   return {
     params: request.params,
     execution: request.execution,
     environment: request.environment,
     secrets: Object.fromEntries(request.secrets.map((secret) => [secret.name, secret.value])),
-    limits: { logLines: MAX_LOG_LINES, logLineChars: MAX_LOG_LINE_BYTES },
+    limits: {
+      logLines: outputLimits.logLines,
+      logLineChars: outputLimits.logLineBytes + slackChars,
+      errorNameChars: outputLimits.errorNameBytes + slackChars,
+      errorMessageChars: outputLimits.errorMessageBytes + slackChars,
+      errorStackChars: outputLimits.errorStackBytes + slackChars,
+      hostArgumentChars: MAX_HOST_ARGUMENT_CHARS,
+    },
     entryHint: ENTRY_FORMS_HINT,
   };
 }
@@ -33,9 +43,10 @@ export async function installBootstrap(
   context: ivm.Context,
   request: SandboxRequest,
   bridge: Bridge,
+  slackChars: number,
 ): Promise<ivm.Reference<(namespace?: unknown) => Promise<unknown>>> {
   const bootstrap = await context.eval(BOOTSTRAP_SOURCE, { filename: 'neoflow:bootstrap', reference: true });
-  const data = new ivm.ExternalCopy(contextData(request)).copyInto({ release: true });
+  const data = new ivm.ExternalCopy(contextData(request, slackChars)).copyInto({ release: true });
   const args = [new ivm.Reference(bridge.callHost), new ivm.Reference(bridge.log), data];
   return bootstrap.apply(undefined, args, { result: { reference: true } }) as Promise<
     ivm.Reference<(namespace?: unknown) => Promise<unknown>>

@@ -1,4 +1,5 @@
 import { USER_FILENAME } from './compile.ts';
+import { outputLimits, type OutputText } from './output.ts';
 import { type SandboxError } from './types.ts';
 
 const STACK_FRAME = /^\s+at /;
@@ -20,10 +21,19 @@ function trimStack(stack: string): string {
     .join('\n');
 }
 
-/** Normalises an error from user code, whichever side of the isolate boundary it surfaced on. */
-export function userError(error: { name?: unknown; message?: unknown; stack?: unknown }): SandboxError {
-  const name = typeof error.name === 'string' ? error.name : 'Error';
-  const message = typeof error.message === 'string' ? error.message : String(error.message);
-  const stack = typeof error.stack === 'string' ? trimStack(error.stack) : '';
+/**
+ * Normalises an error from user code, whichever side of the isolate boundary it surfaced on: each
+ * field masked, capped and made storable like every text the code sends out.
+ */
+export function userError(
+  error: { name?: unknown; message?: unknown; stack?: unknown },
+  output: OutputText,
+): SandboxError {
+  const name = output.text(typeof error.name === 'string' ? error.name : 'Error', outputLimits.errorNameBytes);
+  const message = output.text(typeof error.message === 'string' ? error.message : '', outputLimits.errorMessageBytes);
+  // Cut before the frames are filtered: an error raised at the top level crosses uncut.
+  const uncut =
+    typeof error.stack === 'string' ? error.stack.slice(0, outputLimits.errorStackBytes + output.slackChars) : '';
+  const stack = output.text(trimStack(uncut), outputLimits.errorStackBytes);
   return { name, message, stack: stack || `${name}: ${message}` };
 }

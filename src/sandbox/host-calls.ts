@@ -9,6 +9,32 @@ export type HostReply = { ok: true; value: unknown } | { ok: false; message: str
 
 type HostFunction = (...args: unknown[]) => unknown;
 
+/** The largest arguments of one call, as JSON; the isolate checks the same before sending them. */
+export const MAX_HOST_ARGUMENT_CHARS = 64 * 1024;
+/**
+ * An address is 34 characters, a script hash 40 hex digits (42 with 0x), an asset either: decoding
+ * is not linear in its input (base58), so nothing longer is decoded.
+ */
+const MAX_ADDRESS_CHARS = 64;
+// Neo method names are at most 32 bytes (the manifest's limit); a little room for a clear error.
+const MAX_OPERATION_CHARS = 256;
+
+/** A string argument no longer than `maxChars`, checked before anything parses it. */
+function shortText(value: unknown, what: string, maxChars: number): string {
+  if (typeof value !== 'string') throw new TypeError(`${what} must be a string.`);
+  if (value.length > maxChars) throw new RangeError(`${what} is longer than ${maxChars} characters.`);
+  return value;
+}
+
+function boundedArgs(args: unknown): unknown[] {
+  if (args === undefined) return [];
+  if (!Array.isArray(args)) throw new TypeError('invokeRead(scriptHash, operation, args) needs an array of arguments.');
+  if (JSON.stringify(args).length > MAX_HOST_ARGUMENT_CHARS) {
+    throw new RangeError(`The arguments of invokeRead exceed ${MAX_HOST_ARGUMENT_CHARS} characters.`);
+  }
+  return args;
+}
+
 /**
  * Builds the one dispatcher the isolate may call, by name, with arguments copied by value. Random
  * calls answer synchronously (the isolate calls them with applySync), service calls with a promise.
@@ -18,14 +44,22 @@ export function hostDispatcher(
   onSecretRead: (name: string) => void,
 ): (name: unknown, args: unknown) => HostReply | Promise<HostReply> {
   const table: Record<string, HostFunction> = {
-    'secrets.read': (name) => onSecretRead(String(name)),
+    'secrets.read': (name) => onSecretRead(shortText(name, 'the secret name', 256)),
     'random.bytes': (n) => random.bytes(n),
     'random.int': (min, max) => random.int(min, max),
     'random.uuid': () => random.uuid(),
-    'blockchain.getBalance': (address, asset) => services.blockchain.getBalance(String(address), String(asset)),
+    'blockchain.getBalance': (address, asset) =>
+      services.blockchain.getBalance(
+        shortText(address, 'getBalance(address)', MAX_ADDRESS_CHARS),
+        shortText(asset, 'getBalance(address, asset)', MAX_ADDRESS_CHARS),
+      ),
     'blockchain.getBlockCount': () => services.blockchain.getBlockCount(),
     'blockchain.invokeRead': (scriptHash, operation, args) =>
-      services.blockchain.invokeRead(String(scriptHash), String(operation), Array.isArray(args) ? args : []),
+      services.blockchain.invokeRead(
+        shortText(scriptHash, 'invokeRead(scriptHash)', MAX_ADDRESS_CHARS),
+        shortText(operation, 'invokeRead(scriptHash, operation)', MAX_OPERATION_CHARS),
+        boundedArgs(args),
+      ),
   };
   return (name, args) => {
     const target = typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;

@@ -1,11 +1,18 @@
+import { nestingDepth } from '../json/json-depth.ts';
+import { parseWellFormed } from '../json/well-formed.ts';
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
 
 const MAX_RESULT_BYTES = 1024 * 1024;
+/** As deep as a request body may nest: a result must be as easy to store and serve as a body. */
+export const MAX_RESULT_DEPTH = 64;
 
 type DecodedResult = { ok: true; result: unknown } | { ok: false; error: SandboxError };
 
-/** Turns the JSON text the isolate produced into the stored result, enforcing the 1 MiB cap. */
+/**
+ * Turns the JSON text the isolate produced into the stored result: at most 1 MiB and 64 levels,
+ * measured before parsing, with lone surrogates replaced so that every store accepts it.
+ */
 export function decodeResult(json: string | undefined): DecodedResult {
   // JSON.stringify(undefined) is undefined: a function that returns nothing completes with null.
   if (json === undefined) return { ok: true, result: null };
@@ -17,5 +24,10 @@ export function decodeResult(json: string | undefined): DecodedResult {
       error: sandboxError('ResultTooLargeError', `The result is ${size} MiB as JSON; the limit is 1 MiB.`),
     };
   }
-  return { ok: true, result: JSON.parse(json) };
+  const depth = nestingDepth(json);
+  if (depth > MAX_RESULT_DEPTH) {
+    const message = `The result is not JSON-serializable: it nests ${depth} levels deep; the limit is ${MAX_RESULT_DEPTH}.`;
+    return { ok: false, error: sandboxError('ResultNotSerializableError', message) };
+  }
+  return { ok: true, result: parseWellFormed(json) };
 }

@@ -4,6 +4,7 @@ import { type CompiledCode, compileUserCode, IMPORTS_UNAVAILABLE } from './compi
 import { sandboxError, userError } from './errors.ts';
 import { hostDispatcher } from './host-calls.ts';
 import { LogCollector } from './logs.ts';
+import { outputText, type OutputText } from './output.ts';
 import { decodeResult } from './result.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
 
@@ -22,16 +23,17 @@ interface Watchdog {
  */
 export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutcome> {
   const startedAt = performance.now();
-  const logs = new LogCollector();
+  const output = outputText(request.secrets);
+  const logs = new LogCollector(output);
   const secretsRead = new Set<string>();
   const { memoryLimitMb } = request;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
   let reply: RunReply;
   try {
-    reply = await execute(isolate, request, logs, secretsRead);
+    reply = await execute(isolate, request, logs, secretsRead, output);
   } catch (error) {
-    reply = { ok: false, error: failureOf(error, isolate, watchdog, request, memoryLimitMb) };
+    reply = { ok: false, error: failureOf(error, isolate, watchdog, request, output) };
   } finally {
     watchdog.stop();
     if (!isolate.isDisposed) isolate.dispose();
@@ -49,15 +51,16 @@ async function execute(
   request: SandboxRequest,
   logs: LogCollector,
   secretsRead: Set<string>,
+  output: OutputText,
 ): Promise<RunReply> {
   const compiled = compileUserCode(isolate, request.code);
   const context = await isolate.createContext();
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bridge = { callHost: hostDispatcher(request.services, onSecretRead), log: logs.add.bind(logs) };
-  const run = await installBootstrap(context, request, bridge);
+  const run = await installBootstrap(context, request, bridge, output.slackChars);
   const namespace = await evaluate(context, compiled);
   const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
-  return reply.ok ? reply : { ok: false, error: userError(reply.error) };
+  return reply.ok ? reply : { ok: false, error: userError(reply.error, output) };
 }
 
 /** Runs the code's top level; for a module, hands its namespace to the isolate's `run`. */
@@ -98,14 +101,14 @@ function failureOf(
   isolate: ivm.Isolate,
   watchdog: Watchdog,
   request: SandboxRequest,
-  memoryLimitMb: number,
+  output: OutputText,
 ): SandboxError {
   if (watchdog.fired()) {
     return sandboxError('TimeoutError', `The function did not finish within ${request.timeoutMs} ms.`);
   }
   if (request.signal?.aborted) return sandboxError('CancelledError', 'The execution was cancelled.');
   if (isolate.isDisposed) {
-    return sandboxError('MemoryLimitError', `The function exceeded its memory limit of ${memoryLimitMb} MiB.`);
+    return sandboxError('MemoryLimitError', `The function exceeded its memory limit of ${request.memoryLimitMb} MiB.`);
   }
-  return userError(error instanceof Error ? error : { message: String(error) });
+  return userError(error instanceof Error ? error : { message: String(error) }, output);
 }

@@ -8,11 +8,13 @@ export const ENTRY_FORMS_HINT =
   'exports.handler = ..., or a top-level async function main(context) {...}.';
 
 // A textual check: running the code to look at its exports would execute user code at save time.
+// Linear in the code: a line start is followed by spaces and tabs only, never `\s*`, which would
+// rescan a run of blank lines from each of its line starts (quadratic).
 const ENTRY_FORMS = [
   /\bmodule\s*\.\s*exports\s*=/,
   /\bexports\s*\.\s*handler\s*=/,
-  /^\s*export\s+default\b/m,
-  /^\s*(?:async\s+)?function\s*\*?\s*main\s*\(/m,
+  /^[ \t]*export\s+default\b/m,
+  /^[ \t]*(?:async\s+)?function\s*\*?\s*main\s*\(/m,
 ];
 
 // Compiling needs a heap; 16 MiB comfortably holds the 256 KiB the contract allows.

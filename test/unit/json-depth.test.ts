@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestingDepth } from '../../src/api/json-depth.ts';
+import { nestingDepth } from '../../src/json/json-depth.ts';
 
 describe('nestingDepth', () => {
   it.each([

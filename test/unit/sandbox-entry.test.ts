@@ -57,6 +57,17 @@ describe('validateFunctionCode', () => {
     expect(validation).toEqual({ ok: false, message: 'Functions cannot import modules.' });
   });
 
+  // Quadratic entry-form patterns took 0.9 s for 16,000 blank lines, minutes for this many.
+  it.each([
+    ['blank lines', '\n'.repeat(250_000)],
+    ['lines of spaces', ' \n'.repeat(125_000)],
+    ['blank lines, then an entry form', `${'\n'.repeat(250_000)}export default async () => 1;`],
+  ])('checks 256 KiB of %s in linear time', (_what, code) => {
+    const began = performance.now();
+    validateFunctionCode(code);
+    expect(performance.now() - began).toBeLessThan(2_000);
+  });
+
   it('rejects code that defines none of the entry forms', () => {
     const validation = validateFunctionCode('const helper = () => 1;');
     expect(validation).toMatchObject({ ok: false, message: expect.stringContaining('module.exports') });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES, truncateUtf8 } from '../../src/sandbox/logs.ts';
+import { outputLimits, truncateUtf8 } from '../../src/sandbox/output.ts';
 import { resultOf, run } from '../support/sandbox.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -29,16 +29,19 @@ describe('sandbox logs', () => {
 
   it('caps each line at 4 KiB of UTF-8', async () => {
     const outcome = await run(`module.exports = async ({ log }) => { log.info('é'.repeat(5000)); };`);
-    expect(outcome.logs[0]?.message).toBe('é'.repeat(MAX_LOG_LINE_BYTES / 2));
+    expect(outcome.logs[0]?.message).toBe('é'.repeat(outputLimits.logLineBytes / 2));
   });
 
   it('keeps 1,000 lines, then one marker line', async () => {
     const outcome = await run(
       `module.exports = async ({ log }) => { for (let i = 0; i < 5000; i++) log.info('line ' + i); };`,
     );
-    expect(outcome.logs).toHaveLength(MAX_LOG_LINES + 1);
-    expect(outcome.logs[MAX_LOG_LINES - 1]?.message).toBe('line 999');
-    expect(outcome.logs[MAX_LOG_LINES]).toMatchObject({ level: 'warn', message: expect.stringMatching(/Log limit/) });
+    expect(outcome.logs).toHaveLength(outputLimits.logLines + 1);
+    expect(outcome.logs[outputLimits.logLines - 1]?.message).toBe('line 999');
+    expect(outcome.logs[outputLimits.logLines]).toMatchObject({
+      level: 'warn',
+      message: expect.stringMatching(/Log limit/),
+    });
   });
 
   it('never splits a character when truncating', () => {

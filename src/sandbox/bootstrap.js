@@ -109,6 +109,31 @@
     },
   };
 
+  // Resizable and growable buffers and WebAssembly memory reserve and commit memory outside the
+  // allocator the isolate's memory limit counts: a run could commit far beyond its limit. They are
+  // not available. The guarded constructors replace the originals everywhere user code can reach
+  // them (the global and the prototypes' `constructor`), and never pass the option on.
+  delete globalThis.WebAssembly;
+  function guardConstructor(name) {
+    const Original = globalThis[name];
+    const Guarded = function (length, options) {
+      if (new.target === undefined) throw new TypeError(`Constructor ${name} requires 'new'`);
+      const maxByteLength = options === undefined || options === null ? undefined : options.maxByteLength;
+      if (maxByteLength !== undefined) {
+        throw new TypeError(`Resizable ${name}s are not available in functions: their memory cannot be limited.`);
+      }
+      return Reflect.construct(Original, [length], new.target);
+    };
+    defineProperty(Guarded, 'name', { value: name });
+    defineProperty(Guarded, 'prototype', { value: Original.prototype, writable: false });
+    if (Original.isView)
+      defineProperty(Guarded, 'isView', { value: Original.isView, writable: true, configurable: true });
+    defineProperty(Original.prototype, 'constructor', { value: Guarded, writable: true, configurable: true });
+    defineProperty(globalThis, name, { value: Guarded, writable: true, configurable: true });
+  }
+  guardConstructor('ArrayBuffer');
+  guardConstructor('SharedArrayBuffer');
+
   // CommonJS forms assign to these; they are the user's own objects, nothing of the host.
   const commonJs = { exports: {} };
   globalThis.module = commonJs;

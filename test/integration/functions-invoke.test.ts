@@ -97,6 +97,27 @@ describe('invoking functions', () => {
     });
   });
 
+  it('stores the run of code that writes lone surrogates and a 10 MiB error, as sent with U+FFFD and capped', async () => {
+    const id = await deploy(`module.exports = async ({ log }) => {
+      log.info('log \\ud800');
+      const error = new Error('\\udc00' + 'e'.repeat(10 * 1024 * 1024));
+      error.name = 'Odd\\ud800Error';
+      throw error;
+    };`);
+    const invoked = await call('POST', `/functions/${id}/invoke`, {});
+    expect(invoked.status).toBe(500);
+    expect(invoked.body.error).toMatchObject({ code: 'execution_error', details: { name: 'Odd\uFFFDError' } });
+    expect(JSON.stringify(invoked.body).length).toBeLessThan(64 * 1024);
+    const executionId = invoked.body.error!.details.executionId as string;
+    const stored = await call('GET', `/functions/${id}/executions/${executionId}`);
+    expect(stored.body.data).toMatchObject({
+      status: 'failed',
+      logs: [{ message: 'log \uFFFD' }],
+      error: { name: 'Odd\uFFFDError', message: expect.stringMatching(/^\uFFFDe+$/) },
+    });
+    expect(Buffer.byteLength(stored.body.data.error.message)).toBe(16 * 1024);
+  });
+
   it('stops a function at its timeout with TimeoutError', async () => {
     const id = await deploy('module.exports = async () => { await null; for (;;) {} };', { timeout: 1 });
     const started = performance.now();

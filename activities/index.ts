@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
+import { AccountSlots } from '../src/functions/account-slots.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { overdueRuns } from '../src/automations/runs.ts';
 import { unstartedExecutions } from '../src/recovery/unstarted.ts';
@@ -20,14 +21,17 @@ export interface ActivityDeps {
   automations: Config['automations'];
   recovery: Config['recovery'];
   egress: EgressPolicy;
+  /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
+  runsPerAccount: number;
 }
 
-export type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
+export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
 
 export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
+  const slots = new AccountSlots(deps.runsPerAccount);
   return {
     ...createAutomationActivities(deps),
 
@@ -39,7 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     /** Runs one function execution in the sandbox and stores its outcome (a local activity). */
     async runExecution(executionId: string) {
       const signal = Context.current().cancellationSignal;
-      return runExecution({ ...deps, em: deps.orm.em.fork(), signal }, executionId);
+      return runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots }, executionId);
     },
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),

@@ -71,6 +71,7 @@ const schema = z
     NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
     NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
     NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(32),
+    NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
     NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
     NEOFLOW_NEO_RPC_PORT: port.default(20332),
     NEOFLOW_MASTER_KEY: optionalKey,
@@ -129,7 +130,7 @@ export interface Config {
     uiPort: number;
     taskQueue: string;
   };
-  worker: { maxActivities: number; maxWorkflowTasks: number; sandboxMemoryMb: number };
+  worker: { maxActivities: number; maxWorkflowTasks: number; sandboxMemoryMb: number; runsPerAccount: number };
   neo: { rpcUrl: string | undefined; devRpcPort: number };
   /** Unset outside production until `neoflow up` generates development values. */
   secrets: {
@@ -200,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
       sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
+      runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,
     },
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
     secrets: {

@@ -33,6 +33,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     automations: config.automations,
     recovery: config.recovery,
     egress: egressPolicy(config.egress),
+    runsPerAccount: config.worker.runsPerAccount,
   });
   return Worker.create({
     connection: runtime.temporal.connection,

@@ -1,5 +1,5 @@
-import { isCancellation, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities, ExecutionOutcome } from '../activities/index.ts';
+import { isCancellation, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import type { Activities, ExecutionOutcome, RunAttempt } from '../activities/index.ts';
 
 /**
  * The user code runs as a local activity in the workflow's first task: no activity task travels
@@ -19,8 +19,24 @@ const { failExecution } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
-/** Runs one recorded execution and returns how it ended; it never stays running. */
+/** Waits before trying a deferred run again: soon at first, then at most every 2 s. */
+const firstPauseMs = 100;
+const longestPauseMs = 2_000;
+
+/**
+ * Runs one recorded execution and returns how it ended; it never stays running. While its account
+ * already runs its share of functions on the worker, the workflow waits on a timer (holding no
+ * worker slot) and tries again.
+ */
 export async function runFunction(executionId: string): Promise<ExecutionOutcome> {
+  for (let pauseMs = firstPauseMs; ; pauseMs = Math.min(pauseMs * 2, longestPauseMs)) {
+    const attempt = await attemptRun(executionId);
+    if (attempt.status !== 'deferred') return attempt;
+    await sleep(pauseMs);
+  }
+}
+
+async function attemptRun(executionId: string): Promise<RunAttempt> {
   try {
     return await runExecution(executionId);
   } catch (error) {

@@ -12,6 +12,19 @@ export interface ExecutionOutcome {
   errorName: string | null;
 }
 
+/**
+ * An attempt that did not run: the execution's account already runs its share of functions on
+ * this worker (NEOFLOW_ACCOUNT_CONCURRENCY). The workflow waits, then tries again.
+ */
+export interface Deferred {
+  status: 'deferred';
+}
+
+/** What one attempt at a run answers its workflow. */
+export type RunAttempt = ExecutionOutcome | Deferred;
+
+export const deferred: Deferred = { status: 'deferred' };
+
 export const deletedOutcome: ExecutionOutcome = { status: 'deleted', durationMs: null, errorName: null };
 
 /** The outcome of an execution that ended. */

@@ -73,9 +73,11 @@ export async function invokeAndWait(
   try {
     const handle = await started;
     const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
-    // Not started here: the workflow's outcome says when the row holds the end.
-    const remote = handle.eagerlyStarted ? [] : [handle.result().then(nothing, nothing)];
-    const ended = await Promise.race([...(local ? [local.ended] : []), ...remote, waited.then(nothing)]);
+    // Not started here, or deferred (its next attempt may run elsewhere): the workflow's outcome
+    // says when the row holds the end.
+    const followed = () => handle.result().then(nothing, nothing);
+    const here = local ? [local.ended, local.deferred.then(followed)] : [];
+    const ended = await Promise.race([...here, ...(handle.eagerlyStarted ? [] : [followed()]), waited.then(nothing)]);
     return ended ?? (await readEnd(em, masterKeys, execution));
   } finally {
     local?.forget();

@@ -17,6 +17,7 @@ interface LocalRun {
   execution: Execution | undefined;
   recorded: Promise<unknown>;
   onEnd(ended: EndedExecution): void;
+  onDeferred(): void;
 }
 
 const runs = new Map<string, LocalRun>();
@@ -24,9 +25,12 @@ const runs = new Map<string, LocalRun>();
 /** Registers a run before its workflow starts; `forget` once nobody waits for it any more. */
 export function expectLocalRun(execution: Execution, recorded: Promise<unknown>) {
   let onEnd!: (ended: EndedExecution) => void;
+  let onDeferred!: () => void;
   const ended = new Promise<EndedExecution>((resolve) => (onEnd = resolve));
-  runs.set(execution.id, { execution, recorded, onEnd });
-  return { ended, forget: () => runs.delete(execution.id) };
+  /** Its next attempt may run in another process: the waiter then also follows the workflow. */
+  const deferred = new Promise<void>((resolve) => (onDeferred = resolve));
+  runs.set(execution.id, { execution, recorded, onEnd, onDeferred });
+  return { ended, deferred, forget: () => runs.delete(execution.id) };
 }
 
 /**
@@ -40,6 +44,11 @@ export async function takeLocalExecution(executionId: string): Promise<Execution
   run.execution = undefined;
   await run.recorded;
   return execution;
+}
+
+/** Tells a synchronous invoke waiting in this process that the run waits for its account's share. */
+export function announceDeferred(executionId: string) {
+  runs.get(executionId)?.onDeferred();
 }
 
 /** Hands an end to a synchronous invoke waiting in this process, if there is one. */

@@ -6,8 +6,9 @@ import type { SandboxOutcome, SandboxServices } from '../sandbox/types.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
-import { deletedOutcome, outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
-import { announceEnd, takeLocalExecution } from './local-runs.ts';
+import type { AccountSlots } from './account-slots.ts';
+import { deferred, deletedOutcome, outcomeOf, type ExecutionOutcome, type RunAttempt } from './execution-outcome.ts';
+import { announceDeferred, announceEnd, takeLocalExecution } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { storeEnd } from './store-end.ts';
 
@@ -16,6 +17,8 @@ export interface RunDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  /** Each account's share of this process's runs. */
+  slots: AccountSlots;
   /** Aborted when the execution's workflow is cancelled. */
   signal?: AbortSignal;
 }
@@ -25,11 +28,25 @@ export interface RunDeps {
  * in this process. Idempotent: an execution that already ended (a run taken over from a process
  * that died after recording it) is left as it is.
  */
-export async function runExecution(deps: RunDeps, executionId: string): Promise<ExecutionOutcome> {
+export async function runExecution(deps: RunDeps, executionId: string): Promise<RunAttempt> {
   const execution = await loadExecution(deps.em, executionId);
   // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
+  const release = deps.slots.tryTake(execution.account.id);
+  if (!release) {
+    announceDeferred(executionId);
+    return deferred;
+  }
+  try {
+    return await runTaken(deps, execution);
+  } finally {
+    release();
+  }
+}
+
+async function runTaken(deps: RunDeps, execution: Execution): Promise<ExecutionOutcome> {
+  const executionId = execution.id;
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const outcome = await runInSandbox({

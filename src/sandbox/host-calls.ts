@@ -1,3 +1,4 @@
+import { MAX_ADDRESS_CHARS } from '../chain/contract-args.ts';
 import { random } from './random.ts';
 import { type SandboxServices } from './types.ts';
 
@@ -11,11 +12,7 @@ type HostFunction = (...args: unknown[]) => unknown;
 
 /** The largest arguments of one call, as JSON; the isolate checks the same before sending them. */
 export const MAX_HOST_ARGUMENT_CHARS = 64 * 1024;
-/**
- * An address is 34 characters, a script hash 40 hex digits (42 with 0x), an asset either: decoding
- * is not linear in its input (base58), so nothing longer is decoded.
- */
-const MAX_ADDRESS_CHARS = 64;
+
 // Neo method names are at most 32 bytes (the manifest's limit); a little room for a clear error.
 const MAX_OPERATION_CHARS = 256;
 

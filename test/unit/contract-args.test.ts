@@ -7,6 +7,7 @@ import {
   toContractParam,
   type ContractArg,
 } from '../../src/chain/contract-args.ts';
+import { balanceScript } from '../../src/chain/nep17.ts';
 
 const alice = new wallet.Account('7d128a6d096f0c14c3a25a2b0c41cf79661bfcb4a8cc95aaaea28bde4d732344');
 const bob = new wallet.Account('9ab7e154840daca3a2efadaf0df93cd3a5b51768c632f5433f86909d9b994a69');
@@ -219,5 +220,21 @@ describe('contract action arguments', () => {
         expect(normalizeHash160(value)).toBeNull();
       },
     );
+  });
+});
+
+describe('addresses decoded only when short enough to be one', () => {
+  // Base58 decoding is quadratic: a 1 MiB "address" took minutes before it was measured first.
+  it.each([
+    ['normalizeHash160', () => normalizeHash160('N'.repeat(1024 * 1024))],
+    ['balanceScript', () => balanceScript('N'.repeat(1024 * 1024), 'GAS')],
+  ])('%s refuses a 1 MiB address at once', (_what, attempt) => {
+    const began = performance.now();
+    try {
+      expect(attempt()).toBeNull();
+    } catch (error) {
+      expect(String(error)).toMatch(/is not a Neo N3 address/);
+    }
+    expect(performance.now() - began).toBeLessThan(1_000);
   });
 });

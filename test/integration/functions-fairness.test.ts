@@ -1,0 +1,88 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { callApi } from '../support/http.ts';
+import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
+
+// The API with its own worker and a worker process, each with the default share per account (4).
+const running = apiWithWorkerForThisFile();
+let burnerKey: string;
+let otherKey: string;
+beforeAll(async () => {
+  ({ key: burnerKey } = await issueKey(running.api.database.orm));
+  ({ key: otherKey } = await issueKey(running.api.database.orm));
+});
+
+async function deploy(key: string, name: string, code: string, timeout = 30): Promise<string> {
+  const created = await callApi(running.api.url, key, 'POST', '/functions', { name, runtime: 'node18', code, timeout });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.data.id as string;
+}
+
+/** The most spans that overlap at any moment. */
+function mostAtOnce(spans: { start: number; end: number }[]): number {
+  const edges = spans.flatMap(({ start, end }) => [
+    { at: start, change: 1 },
+    { at: end, change: -1 },
+  ]);
+  // At equal times an end comes first: a run that starts as another ends is not beside it.
+  edges.sort((a, b) => a.at - b.at || a.change - b.change);
+  let running = 0;
+  let most = 0;
+  for (const { change } of edges) most = Math.max(most, (running += change));
+  return most;
+}
+
+describe('fair shares between accounts', () => {
+  it("runs at most its share of one account's 50 CPU-bound invokes at once, all of them, and answers another account's invokes within 2 s meanwhile", async () => {
+    const burner = await deploy(
+      burnerKey,
+      'burner',
+      'module.exports = async () => { const start = Date.now(); while (Date.now() < start + 2000) {} return { start, end: Date.now() }; };',
+      5,
+    );
+    const noop = await deploy(otherKey, 'noop', 'module.exports = async (c) => c.params.x + 1;');
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        callApi(running.api.url, burnerKey, 'POST', `/functions/${burner}/invoke`, { async: true }),
+      ),
+    );
+    expect(burst.map((answer) => answer.status)).toEqual(Array(50).fill(202));
+
+    const durations: number[] = [];
+    for (let x = 0; x < 20; x++) {
+      const began = performance.now();
+      const invoked = await callApi(running.api.url, otherKey, 'POST', `/functions/${noop}/invoke`, { params: { x } });
+      durations.push(performance.now() - began);
+      expect(invoked.status, JSON.stringify(invoked.body)).toBe(200);
+      expect(invoked.body.data.result).toBe(x + 1);
+    }
+    const sorted = [...durations].sort((a, b) => a - b);
+    console.log(
+      `[fairness] other account's sync invokes: p50 ${sorted[10]!.toFixed(0)} ms, max ${sorted[19]!.toFixed(0)} ms`,
+    );
+    // 20 invokes: the slowest is the p99.
+    expect(Math.max(...durations)).toBeLessThan(2_000);
+
+    const ended = await until(
+      async () => {
+        const listed = await callApi(running.api.url, burnerKey, 'GET', `/functions/${burner}/executions?limit=100`);
+        return (listed.body.data as { id: string; status: string }[]).filter(
+          (execution) => execution.status !== 'running',
+        );
+      },
+      (list) => list.length === 50,
+      90_000,
+      500,
+    );
+    expect(ended.map((execution) => execution.status)).toEqual(Array(50).fill('completed'));
+    // Two processes run functions here (the API's own worker and the worker process), 4 each.
+    const spans = await Promise.all(
+      ended.map(async ({ id }) => {
+        const read = await callApi(running.api.url, burnerKey, 'GET', `/functions/${burner}/executions/${id}`);
+        return read.body.data.result as { start: number; end: number };
+      }),
+    );
+    expect(mostAtOnce(spans)).toBeLessThanOrEqual(2 * 4);
+  }, 150_000);
+});

@@ -53,7 +53,9 @@ export function automationsRoutes(services: Services): Router {
     })
     .patch('/:id', requireScope('automations:write'), async (ctx) => {
       const input = parseBody(updateAutomationBody, ctx.request.body);
-      ctx.body = await withStats(await updateAutomation(em(), control, account(ctx), params(ctx).id!, input));
+      const updated = await updateAutomation(em(), control, account(ctx), params(ctx).id!, input);
+      const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
+      ctx.body = automationView(updated.automation, stats);
     })
     .delete('/:id', requireScope('automations:write'), async (ctx) => {
       await deleteAutomation(em(), control, account(ctx), params(ctx).id!);

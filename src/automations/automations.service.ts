@@ -7,7 +7,7 @@ import { Automation } from './automation.entity.ts';
 import { AutomationRun } from './run.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
-import { applyTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from './triggers.ts';
+import { applyTrigger, ensureBlockFollower, nextFireTime, removeTrigger, type TriggerControl } from './triggers.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -59,7 +59,7 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 }
 
 /**
- * Applies a partial update. Activating (or re-activating an automation the service stopped)
+ * Applies a partial update, and answers the automation with its next fire time. Activating (or re-activating an automation the service stopped)
  * checks again that its action can run, and clears the reason it stopped.
  */
 export function updateAutomation(
@@ -84,7 +84,9 @@ export function updateAutomation(
     if (rearm) await arm(control, automation);
     automation.updatedAt = new Date();
     await applyTrigger(control, automation, { previousType, rearm });
-    return automation;
+    // Read under the row's lock: a concurrent update could otherwise delete the schedule between
+    // this one's commit and its answer.
+    return { automation, nextFireTime: await nextFireTime(control, automation) };
   });
 }
 

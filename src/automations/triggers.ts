@@ -1,6 +1,7 @@
 import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
+  ServiceError,
   WorkflowNotFoundError,
   type Client,
   type ScheduleOptionsStartWorkflowAction,
@@ -66,11 +67,21 @@ export async function removeTrigger(control: TriggerControl, automationId: strin
 /** The schedule's next fire time; null for other triggers and while not active. */
 export async function nextFireTime(control: TriggerControl, automation: Automation): Promise<Date | null> {
   if (automation.triggerType !== 'schedule' || automation.status !== 'active') return null;
-  const description = await control.client.schedule
-    .getHandle(automation.id)
-    .describe()
-    .catch(ignore(ScheduleNotFoundError));
+  const description = await control.client.schedule.getHandle(automation.id).describe().catch(ignoreGone);
   return description?.info.nextActionTimes[0] ?? null;
+}
+
+/**
+ * A schedule described while it is being deleted (the automation deleted or its trigger changed
+ * by another request meanwhile) is gone, or its description times out (CANCELLED) while the
+ * deletion completes: the automation has no next fire time any more.
+ */
+function ignoreGone(error: unknown) {
+  const grpcCancelled = 1;
+  const cancelled =
+    error instanceof ServiceError && (error.cause as { code?: unknown } | undefined)?.code === grpcCancelled;
+  if (error instanceof ScheduleNotFoundError || cancelled) return undefined;
+  throw error;
 }
 
 /** Starts the follower unless it runs: one per network, however many automations watch it. */

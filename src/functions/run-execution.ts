@@ -33,7 +33,7 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
-  const release = deps.slots.tryTake(execution.account.id);
+  const release = await deps.slots.take(execution.account.id, deps.signal);
   if (!release) {
     announceDeferred(executionId);
     return deferred;

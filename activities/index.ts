@@ -23,6 +23,8 @@ export interface ActivityDeps {
   egress: EgressPolicy;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
   runsPerAccount: number;
+  /** NEOFLOW_WORKER_MAX_ACTIVITIES: the worker's slots for (local) activities. */
+  maxActivities: number;
 }
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
@@ -31,7 +33,9 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  const slots = new AccountSlots(deps.runsPerAccount);
+  // Half the worker's slots may wait for an account's share: a burst of one account (16 at once)
+  // hands over in process, and the other half stays free for the other accounts.
+  const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.maxActivities / 2));
   return {
     ...createAutomationActivities(deps),
 

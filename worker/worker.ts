@@ -34,6 +34,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     recovery: config.recovery,
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
+    maxActivities: config.worker.maxActivities,
   });
   return Worker.create({
     connection: runtime.temporal.connection,

@@ -10,7 +10,7 @@ export class AccountSlots {
   readonly #perAccount: number;
   readonly #queuedPerAccount: number;
 
-  constructor(perAccount: number, queuedPerAccount = 2 * perAccount) {
+  constructor(perAccount: number, queuedPerAccount: number) {
     this.#perAccount = perAccount;
     this.#queuedPerAccount = queuedPerAccount;
   }

@@ -33,20 +33,28 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
+  // The share bounds what runs the account's code (CPU, memory): storing the end is not counted.
   const release = await deps.slots.take(execution.account.id, deps.signal);
   if (!release) {
     announceDeferred(executionId);
     return deferred;
   }
+  let ran: { outcome: SandboxOutcome; secrets: RevealedSecret[] };
   try {
-    return await runTaken(deps, execution);
+    ran = await runCode(deps, execution);
   } finally {
     release();
   }
+  record(execution, ran.outcome, ran.secrets);
+  const { outcome } = ran;
+  const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
+  const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
+  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, executionId);
+  announceEnd({ execution, result });
+  return outcomeOf(execution);
 }
 
-async function runTaken(deps: RunDeps, execution: Execution): Promise<ExecutionOutcome> {
-  const executionId = execution.id;
+async function runCode(deps: RunDeps, execution: Execution) {
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const outcome = await runInSandbox({
@@ -60,12 +68,7 @@ async function runTaken(deps: RunDeps, execution: Execution): Promise<ExecutionO
     memoryLimitMb: deps.memoryLimitMb,
     signal: deps.signal,
   });
-  record(execution, outcome, secrets);
-  const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
-  const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
-  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, executionId);
-  announceEnd({ execution, result });
-  return outcomeOf(execution);
+  return { outcome, secrets };
 }
 
 /** The outcome another process stored first (it ran the same execution), or `deleted`. */

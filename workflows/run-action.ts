@@ -49,9 +49,19 @@ export async function runAction(runId: string): Promise<RunStatus> {
     return await relayContractRun(runId);
   } catch (error) {
     // Cancelled too (its function deleted, or an operator): the run still ends, as a failure.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = rootMessage(error);
     await CancellationScope.nonCancellable(() => failRun(runId, reason));
     if (isCancellation(error)) throw error;
     return 'failure';
   }
+}
+
+/**
+ * The innermost message: an activity's failure wraps its cause ("Activity task failed"), and the
+ * run records what went wrong, not the wrapper.
+ */
+function rootMessage(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
 }

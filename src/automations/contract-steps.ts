@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
 import { sc, wallet } from '@cityofzion/neon-js';
 import { toContractParam } from '../chain/contract-args.ts';
-import { prepareContractCall, relayUntilFinal } from '../chain/contract-call.ts';
+import { prepareContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { openSigner } from '../chain/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
@@ -26,24 +26,30 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
   if (!run) return gone;
   if (run.status !== 'running') return run.status;
   if (run.txRaw) return 'sent';
-  const key = new wallet.Account(await openSigner(deps.em, deps.masterKeys, run.accountId));
-  const sender = {
-    privateKey: key.privateKey,
-    verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey),
-  };
+  await prepareOrEnd(deps, run);
+  await deps.em.flush();
+  return run.status === 'running' ? 'sent' : run.status;
+}
+
+/**
+ * Stores the signed transaction on the run, or ends the run with what stops it: a test run that
+ * faults, and an account without a signer (made before signers existed, with no key since), ended
+ * now with its cause instead of being retried in vain.
+ */
+async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
+  const sender = await senderOf(deps, run.accountId);
+  if (!sender)
+    return endRun(run, 'failure', { name: 'NoSigner', message: 'This account has no signer to send the call.' });
   const prepared = await prepareContractCall(deps.neo, contractScript(run.automation.action as ContractAction), sender);
   if ('fault' in prepared) {
     Object.assign(run, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
-    endRun(run, 'failure', { name: 'ContractFault', message: prepared.fault });
-  } else {
-    Object.assign(run, {
-      txHash: prepared.hash,
-      txRaw: prepared.rawTransaction,
-      validUntilBlock: prepared.validUntilBlock,
-    });
+    return endRun(run, 'failure', { name: 'ContractFault', message: prepared.fault });
   }
-  await deps.em.flush();
-  return run.status === 'running' ? 'sent' : run.status;
+  Object.assign(run, {
+    txHash: prepared.hash,
+    txRaw: prepared.rawTransaction,
+    validUntilBlock: prepared.validUntilBlock,
+  });
 }
 
 /** Relays the stored transaction until it is in a block or expired, and records the outcome. */
@@ -52,8 +58,16 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
   if (!run) return gone;
   if (run.status !== 'running') return run.status;
   const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
-  const result = await relayUntilFinal(deps.neo, call, { onWait });
-  if (result.outcome === 'expired') {
+  const result = await relayUntilFinal(deps.neo, call, { onWait }).catch((error: unknown) => {
+    if (error instanceof TransactionRejectedError) return error;
+    throw error;
+  });
+  if (result instanceof TransactionRejectedError) {
+    endRun(run, 'failure', {
+      name: 'TransactionRejected',
+      message: `The node refused ${run.txHash}: ${result.message}`,
+    });
+  } else if (result.outcome === 'expired') {
     endRun(run, 'failure', {
       name: 'TransactionExpired',
       message: `${run.txHash} was in no block up to ${run.validUntilBlock}.`,
@@ -65,6 +79,16 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
   }
   await deps.em.flush();
   return run.status;
+}
+
+async function senderOf(deps: ChainDeps, accountId: string) {
+  const privateKey = await openSigner(deps.em, deps.masterKeys, accountId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+  if (privateKey === null) return null;
+  const key = new wallet.Account(privateKey);
+  return { privateKey: key.privateKey, verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey) };
 }
 
 function contractScript(action: ContractAction): string {

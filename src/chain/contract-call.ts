@@ -34,6 +34,23 @@ const HARMLESS_RELAY_ERRORS = new Set([
 ]);
 
 /**
+ * The node refused the transaction itself (its fees unpaid, its signature, script, size or
+ * attributes invalid): the same bytes will never be accepted, so relaying again is in vain.
+ */
+export class TransactionRejectedError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = 'TransactionRejectedError';
+    this.code = code;
+  }
+}
+
+/** neo-go's verification errors (-500 to -512) that are not in HARMLESS_RELAY_ERRORS. */
+const isRejection = (code: number) => code <= -500 && code >= -599 && !HARMLESS_RELAY_ERRORS.has(code);
+
+/**
  * Test-runs `script` (hex) as `sender` would and, unless it faults, signs the transaction that runs
  * it; nothing is sent. Store the answer before relaying it: it is the one transaction of this call.
  */
@@ -49,8 +66,8 @@ export async function prepareContractCall(neo: NeoRpc, script: string, sender: S
 
 /**
  * Relays `call` until it is in a block, or can no longer be: safe to repeat, after a crash too,
- * since it only ever sends the prepared bytes. A relay error that makes the transaction invalid
- * (insufficient funds, for one) fails here with the node's message.
+ * since it only ever sends the prepared bytes. A transaction the node refuses (insufficient funds,
+ * for one) fails here at once with TransactionRejectedError and the node's message.
  */
 export async function relayUntilFinal(
   neo: NeoRpc,
@@ -97,6 +114,9 @@ async function relay(neo: NeoRpc, rawTransaction: string) {
     await neo.sendRawTransaction(rawTransaction);
   } catch (error) {
     const code = rpcErrorCode(error);
+    if (code !== undefined && isRejection(code)) {
+      throw new TransactionRejectedError(code, error instanceof Error ? error.message : String(error));
+    }
     if (code === undefined || !HARMLESS_RELAY_ERRORS.has(code)) throw error;
   }
 }

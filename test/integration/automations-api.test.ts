@@ -9,7 +9,7 @@ import type { Scope } from '../../src/auth/scopes.ts';
 import { testMasters, uniqueAccountName } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startPriceServer } from '../support/price-server.ts';
-import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import { rawHistory, startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
 let api: TestApi;
 let worker: RunningWorker;
@@ -1051,6 +1051,48 @@ describe('workflows an operator filters on', () => {
 });
 
 describe('contract actions', () => {
+  it('fails a run whose transaction the node refuses (a signer without GAS) at once, with the node`s reason', async () => {
+    const automation = await create({ action: contractAction });
+    expect((await call('POST', `/automations/${automation.id}/trigger`)).status).toBe(202);
+    const [run] = await settledRuns(automation.id, 1);
+    expect(run).toMatchObject({
+      status: 'failure',
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      error: {
+        name: 'TransactionRejected',
+        message: expect.stringMatching(/^The node refused 0x[0-9a-f]{64}: .*Insufficient funds/),
+      },
+    });
+    // Prepared and relayed once each: the refusal is an outcome, not an activity failure retried 20 times.
+    const history = await rawHistory(api, run.id);
+    const activities = history.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['prepareContractRun', 'relayContractRun']);
+    const attempts = history.flatMap((event) => event.activityTaskStartedEventAttributes?.attempt ?? []);
+    expect(attempts).toEqual([1, 1]);
+  });
+
+  it('fails a run of an account without a signer at once, saying so', async () => {
+    const account = uniqueAccountName('unsigned');
+    const unsignedKey = await keyFor(['*'], account);
+    const orm = api.database.orm;
+    const [row] = await orm.em
+      .getConnection()
+      .execute<{ id: string }[]>('select id from accounts where name = ?', [account]);
+    // An account made before signers existed, whose keys all predate them.
+    await orm.em.getConnection().execute('delete from account_signers where account_id = ?', [row!.id]);
+    const created = await call('POST', '/automations', body({ action: contractAction }), unsignedKey);
+    expect(created.status).toBe(201);
+    expect((await call('POST', `/automations/${created.body.id}/trigger`, undefined, unsignedKey)).status).toBe(202);
+    const runs = await until(
+      async () =>
+        (await call('GET', `/automations/${created.body.id}/runs`, undefined, unsignedKey)).body.runs as {
+          status: string;
+        }[],
+      (list) => list.length === 1 && list[0]!.status !== 'running',
+    );
+    expect(runs[0]).toMatchObject({ status: 'failure', error: { name: 'NoSigner' } });
+  });
+
   it('fails a run whose test invocation faults with the VM exception, and signs and sends nothing', async () => {
     const automation = await create({ action: { ...contractAction, operation: 'nope' } });
     const fired = await call('POST', `/automations/${automation.id}/trigger`);

@@ -90,6 +90,7 @@ const schema = z
     NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
     NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
     NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
+    NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
     NEOFLOW_EGRESS_ALLOW: z
       .string()
       .default('')
@@ -157,6 +158,8 @@ export interface Config {
     pricePollMs: number;
     priceMaxAgeMs: number;
     pricePreset: Env['NEOFLOW_PRICE_SOURCE'];
+    /** Polls in a row that read no usable price before the automation moves to `error`. */
+    triggerFailureLimit: number;
   };
 }
 
@@ -221,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pricePollMs: e.NEOFLOW_PRICE_POLL_SECONDS * 1000,
       priceMaxAgeMs: e.NEOFLOW_PRICE_MAX_AGE_SECONDS * 1000,
       pricePreset: e.NEOFLOW_PRICE_SOURCE,
+      triggerFailureLimit: e.NEOFLOW_TRIGGER_FAILURES,
     },
   };
 }

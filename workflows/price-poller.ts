@@ -19,17 +19,24 @@ const afterFailureMs = 5_000;
 
 /**
  * The price trigger of one automation (workflow id = automation id). It fires when the
- * condition becomes true and re-arms only once it has been false again.
+ * condition becomes true and re-arms only once it has been false again; it counts the polls in a
+ * row that read no usable price, and stops once the check moved the automation to `error`.
  */
-export async function pricePoller(automationId: string, armed = true): Promise<void> {
+export async function pricePoller(
+  automationId: string,
+  armed = true,
+  failures = 0,
+  failingSince: string | null = null,
+): Promise<void> {
   const { runId } = workflowInfo();
   for (let poll = 0; poll < pollsPerRun; poll++) {
-    const check = await checkPrice({ automationId, armed, fireKey: `price:${runId}:${poll}` }).catch(() => null);
+    const fireKey = `price:${runId}:${poll}`;
+    const check = await checkPrice({ automationId, armed, fireKey, failures, failingSince }).catch(() => null);
     if (check?.kind === 'stopped') return;
-    if (check) armed = check.armed;
+    if (check) ({ armed, failures, failingSince } = check);
     if (check?.run) await startAction(check.run);
     await sleep(check?.intervalMs ?? afterFailureMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  await continueAsNew<typeof pricePoller>(automationId, armed);
+  await continueAsNew<typeof pricePoller>(automationId, armed, failures, failingSince);
 }

@@ -7,6 +7,9 @@ import type { Action, AutomationStatus, Trigger, TriggerType } from './automatio
 interface ErrorDetails {
   reason: 'function_deleted' | 'trigger_unavailable';
   message: string;
+  /** trigger_unavailable: when the trigger began to fail, and its last problem. */
+  since?: string;
+  lastError?: string;
 }
 
 /** One trigger coupled with one action, owned by an account. */

@@ -12,16 +12,30 @@ export interface PriceCheckInput {
   armed: boolean;
   /** Names the run this check fires, if it does. */
   fireKey: string;
+  /** Polls in a row before this one that read no usable price, and when the first of them ran. */
+  failures?: number;
+  failingSince?: string | null;
 }
 
 export type PriceCheck =
-  { kind: 'stopped' } | { kind: 'checked'; armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string };
+  | { kind: 'stopped' }
+  | {
+      kind: 'checked';
+      armed: boolean;
+      run: FiredRun | null;
+      intervalMs: number;
+      problem?: string;
+      failures: number;
+      failingSince: string | null;
+    };
 
 const fetchTimeoutMs = 10_000;
 
 /**
- * Reads the price once and decides: fire (condition true while armed), re-arm (condition
- * false), or wait. A stale price, or none at all, decides nothing.
+ * One poll: reads the price and decides (see `decide`), and counts the polls in a row that could
+ * not read a usable price. At `NEOFLOW_TRIGGER_FAILURES` of them the trigger cannot be evaluated:
+ * the automation moves to `error` with the reason, the time it began and the last problem, and
+ * the poller stops (a PATCH to `active` starts it again).
  */
 export async function checkPrice(
   em: EntityManager,
@@ -31,6 +45,40 @@ export async function checkPrice(
 ): Promise<PriceCheck> {
   const automation = await em.findOne(Automation, { id: input.automationId });
   if (!automation || automation.status !== 'active' || automation.triggerType !== 'price') return { kind: 'stopped' };
+  const check = await decide(em, automation, defaults, egress, input);
+  if (check.problem === undefined) return { ...check, failures: 0, failingSince: null };
+  const failures = (input.failures ?? 0) + 1;
+  const failingSince = input.failingSince ?? new Date().toISOString();
+  if (failures < defaults.triggerFailureLimit) return { ...check, failures, failingSince };
+  const errorDetails = {
+    reason: 'trigger_unavailable' as const,
+    message: `The price could not be read in ${failures} polls in a row.`,
+    since: failingSince,
+    lastError: check.problem,
+  };
+  // Only if still active with this trigger: a PATCH meanwhile wins.
+  await em.nativeUpdate(
+    Automation,
+    { id: automation.id, status: 'active', triggerType: 'price' },
+    {
+      status: 'error',
+      errorDetails,
+    },
+  );
+  return { kind: 'stopped' };
+}
+
+/**
+ * Reads the price once and decides: fire (condition true while armed), re-arm (condition
+ * false), or wait. A stale price, or none at all, decides nothing.
+ */
+async function decide(
+  em: EntityManager,
+  automation: Automation,
+  defaults: Config['automations'],
+  egress: EgressPolicy,
+  input: PriceCheckInput,
+): Promise<{ armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string; kind: 'checked' }> {
   const trigger = automation.trigger as PriceTrigger;
   const intervalMs = trigger.pollInterval ? trigger.pollInterval * 1000 : defaults.pricePollMs;
   const unchanged = { kind: 'checked' as const, armed: input.armed, run: null, intervalMs };

@@ -9,7 +9,7 @@ import { startPriceServer } from '../support/price-server.ts';
 import { apiWithWorkerForThisFile, rawHistory } from '../support/worker.ts';
 
 // Nothing inside is allowed: the defaults of a deployment, not the tests' loopback price sources.
-const running = apiWithWorkerForThisFile({ env: { NEOFLOW_EGRESS_ALLOW: '' } });
+const running = apiWithWorkerForThisFile({ env: { NEOFLOW_EGRESS_ALLOW: '', NEOFLOW_TRIGGER_FAILURES: '3' } });
 let client: ReturnType<typeof automationsClient>;
 let functionId: string;
 
@@ -96,5 +96,30 @@ describe('price sources inside the service network', () => {
     } finally {
       await prices.close();
     }
+  });
+
+  it('move the automation to error after NEOFLOW_TRIGGER_FAILURES polls in a row, and back to active on PATCH', async () => {
+    const url = `http://${hostname()}:9/price`;
+    const id = await client.create(automation(url));
+    const stopped = await until(
+      async () => (await client.call('GET', `/automations/${id}`)).body,
+      (body) => body.status === 'error',
+    );
+    expect(stopped).toMatchObject({
+      status: 'error',
+      details: {
+        reason: 'trigger_unavailable',
+        message: 'The price could not be read in 3 polls in a row.',
+        since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        lastError: expect.stringMatching(/is refused: .* resolves to .*, inside the service's network$/),
+      },
+    });
+    // The poller stopped with it: its workflow is closed.
+    const poller = running.api.services.temporal.client.workflow.getHandle(id);
+    expect((await poller.describe()).status.name).toBe('COMPLETED');
+    const revived = await client.call('PATCH', `/automations/${id}`, { status: 'active' });
+    expect(revived.status).toBe(200);
+    expect(revived.body.status).toBe('active');
+    expect(revived.body.details).toBeUndefined();
   });
 });

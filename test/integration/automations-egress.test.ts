@@ -114,8 +114,9 @@ describe('price sources inside the service network', () => {
         lastError: expect.stringMatching(/is refused: .* resolves to .*, inside the service's network$/),
       },
     });
-    // The poller stopped with it: its workflow is closed.
+    // The poller stopped with it: its workflow ends (the row is written just before it returns).
     const poller = running.api.services.temporal.client.workflow.getHandle(id);
+    await poller.result();
     expect((await poller.describe()).status.name).toBe('COMPLETED');
     const revived = await client.call('PATCH', `/automations/${id}`, { status: 'active' });
     expect(revived.status).toBe(200);

@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
+import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import { overdueRuns } from '../src/automations/runs.ts';
 import { unstartedExecutions } from '../src/recovery/unstarted.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
@@ -29,6 +30,9 @@ export interface ActivityDeps {
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
 
+/** Prepared between runs: enough for a run in progress and the next, few enough to cost little memory. */
+const SPARE_ISOLATES = 2;
+
 export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
@@ -36,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
   // Half the worker's slots may wait for an account's share: a burst of one account (16 at once)
   // hands over in process, and the other half stays free for the other accounts.
   const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.maxActivities / 2));
+  const isolates = new SpareIsolates(deps.memoryLimitMb, SPARE_ISOLATES);
   return {
     ...createAutomationActivities(deps),
 
@@ -47,7 +52,7 @@ export function createActivities(deps: ActivityDeps) {
     /** Runs one function execution in the sandbox and stores its outcome (a local activity). */
     async runExecution(executionId: string) {
       const signal = Context.current().cancellationSignal;
-      return runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots }, executionId);
+      return runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, isolates }, executionId);
     },
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),

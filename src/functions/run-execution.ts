@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
+import type { IsolateSource } from '../sandbox/prepared-isolate.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome, SandboxServices } from '../sandbox/types.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
@@ -17,6 +18,8 @@ export interface RunDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  /** Where each run takes its (fresh) isolate. */
+  isolates: IsolateSource;
   /** Each account's share of this process's runs. */
   slots: AccountSlots;
   /** Aborted when the execution's workflow is cancelled. */
@@ -57,17 +60,20 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
 async function runCode(deps: RunDeps, execution: Execution) {
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
-  const outcome = await runInSandbox({
-    code: fn.code,
-    params: execution.params,
-    execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
-    environment: fn.environment,
-    secrets,
-    services: sandboxServices(deps.neo),
-    timeoutMs: fn.timeout * 1000,
-    memoryLimitMb: deps.memoryLimitMb,
-    signal: deps.signal,
-  });
+  const outcome = await runInSandbox(
+    {
+      code: fn.code,
+      params: execution.params,
+      execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
+      environment: fn.environment,
+      secrets,
+      services: sandboxServices(deps.neo),
+      timeoutMs: fn.timeout * 1000,
+      memoryLimitMb: deps.memoryLimitMb,
+      signal: deps.signal,
+    },
+    deps.isolates,
+  );
   return { outcome, secrets };
 }
 

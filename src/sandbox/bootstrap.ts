@@ -35,17 +35,24 @@ function contextData(request: SandboxRequest, slackChars: number) {
   };
 }
 
+/** The bootstrap expression, evaluated in a context: it installs the runtime once given a run's data. */
+export type BootstrapEntry = ivm.Reference<(...args: unknown[]) => unknown>;
+
+/** Evaluates the bootstrap in `context`; nothing of a run is in it yet, so it can be done ahead. */
+export function evaluateBootstrap(context: ivm.Context): Promise<BootstrapEntry> {
+  return context.eval(BOOTSTRAP_SOURCE, { filename: 'neoflow:bootstrap', reference: true }) as Promise<BootstrapEntry>;
+}
+
 /**
- * Installs the runtime context in `context` and returns a reference to the isolate's `run(namespace)`.
+ * Installs the runtime context of one run and returns a reference to the isolate's `run(namespace)`.
  * Host functions go in as References: isolated-vm gives the isolate only a handle whose calls copy.
  */
 export async function installBootstrap(
-  context: ivm.Context,
+  bootstrap: BootstrapEntry,
   request: SandboxRequest,
   bridge: Bridge,
   slackChars: number,
 ): Promise<ivm.Reference<(namespace?: unknown) => Promise<unknown>>> {
-  const bootstrap = await context.eval(BOOTSTRAP_SOURCE, { filename: 'neoflow:bootstrap', reference: true });
   const data = new ivm.ExternalCopy(contextData(request, slackChars)).copyInto({ release: true });
   const args = [new ivm.Reference(bridge.callHost), new ivm.Reference(bridge.log), data];
   return bootstrap.apply(undefined, args, { result: { reference: true } }) as Promise<

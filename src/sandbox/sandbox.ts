@@ -1,10 +1,11 @@
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { installBootstrap } from './bootstrap.ts';
 import { type CompiledCode, compileUserCode, IMPORTS_UNAVAILABLE } from './compile.ts';
 import { sandboxError, userError } from './errors.ts';
 import { hostDispatcher } from './host-calls.ts';
 import { LogCollector } from './logs.ts';
 import { outputText, type OutputText } from './output.ts';
+import { freshIsolates, type IsolateSource, type PreparedIsolate } from './prepared-isolate.ts';
 import { decodeResult } from './result.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
 
@@ -17,21 +18,25 @@ interface Watchdog {
 }
 
 /**
- * Runs one user function in a fresh isolate that is disposed afterwards. The isolate's own `timeout`
- * option covers synchronous code only; disposing from a host timer also stops code that loops after
- * an `await`, so the wall-clock limit holds for the whole run.
+ * Runs one user function in a fresh isolate (taken from `isolates`, never used before) that is
+ * disposed afterwards. The isolate's own `timeout` option covers synchronous code only; disposing
+ * from a host timer also stops code that loops after an `await`, so the wall-clock limit holds for
+ * the whole run.
  */
-export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutcome> {
+export async function runInSandbox(
+  request: SandboxRequest,
+  isolates: IsolateSource = freshIsolates,
+): Promise<SandboxOutcome> {
   const startedAt = performance.now();
   const output = outputText(request.secrets);
   const logs = new LogCollector(output);
   const secretsRead = new Set<string>();
-  const { memoryLimitMb } = request;
-  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
+  const prepared = await isolates.take(request.memoryLimitMb);
+  const { isolate } = prepared;
   const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
   let reply: RunReply;
   try {
-    reply = await execute(isolate, request, logs, secretsRead, output);
+    reply = await execute(prepared, request, logs, secretsRead, output);
   } catch (error) {
     reply = { ok: false, error: failureOf(error, isolate, watchdog, request, output) };
   } finally {
@@ -47,17 +52,16 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxOutc
 }
 
 async function execute(
-  isolate: ivm.Isolate,
+  { isolate, context, bootstrap }: PreparedIsolate,
   request: SandboxRequest,
   logs: LogCollector,
   secretsRead: Set<string>,
   output: OutputText,
 ): Promise<RunReply> {
   const compiled = compileUserCode(isolate, request.code);
-  const context = await isolate.createContext();
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bridge = { callHost: hostDispatcher(request.services, onSecretRead), log: logs.add.bind(logs) };
-  const run = await installBootstrap(context, request, bridge, output.slackChars);
+  const run = await installBootstrap(bootstrap, request, bridge, output.slackChars);
   const namespace = await evaluate(context, compiled);
   const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
   return reply.ok ? reply : { ok: false, error: userError(reply.error, output) };

@@ -42,22 +42,37 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     announceDeferred(executionId);
     return deferred;
   }
-  let ran: { outcome: SandboxOutcome; secrets: RevealedSecret[] };
+  let ran: Ran;
   try {
     ran = await runCode(deps, execution);
   } finally {
     release();
   }
+  try {
+    return await storeOutcome(deps, execution, ran);
+  } finally {
+    // Once the waiting request has its answer: the next isolate is made off the run's path.
+    deps.isolates.replenish();
+  }
+}
+
+/** Stores the run's end and hands it to a synchronous invoke waiting in this process. */
+async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
   record(execution, ran.outcome, ran.secrets);
   const { outcome } = ran;
   const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
   const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
-  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, executionId);
+  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
   announceEnd({ execution, result });
   return outcomeOf(execution);
 }
 
-async function runCode(deps: RunDeps, execution: Execution) {
+interface Ran {
+  outcome: SandboxOutcome;
+  secrets: RevealedSecret[];
+}
+
+async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const outcome = await runInSandbox(

@@ -11,6 +11,8 @@ export interface PreparedIsolate {
 /** Where a run takes its isolate from; each isolate serves exactly one run and is then disposed. */
 export interface IsolateSource {
   take(memoryLimitMb: number): Promise<PreparedIsolate>;
+  /** Called once a run has ended and its outcome is on its way: a moment to prepare the next. */
+  replenish(): void;
 }
 
 export async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIsolate> {
@@ -25,4 +27,4 @@ export async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIso
 }
 
 /** Prepares each isolate when its run asks for it. */
-export const freshIsolates: IsolateSource = { take: prepareIsolate };
+export const freshIsolates: IsolateSource = { take: prepareIsolate, replenish: () => {} };

@@ -3,7 +3,7 @@ import { type IsolateSource, prepareIsolate, type PreparedIsolate } from './prep
 /**
  * Keeps a few isolates prepared between runs, so that a run starts with its context and bootstrap
  * already made (~2.5 ms of its path). A spare has run no user code: each still serves exactly one
- * run and is disposed after it, as a fresh one would be. Filling starts with the first run, so a
+ * run and is disposed after it, as a fresh one would be. Spares are made when a run has ended, so a
  * process that runs no code prepares nothing; a run that finds no spare prepares its own.
  */
 export class SpareIsolates implements IsolateSource {
@@ -27,9 +27,15 @@ export class SpareIsolates implements IsolateSource {
   take(memoryLimitMb: number): Promise<PreparedIsolate> {
     if (memoryLimitMb !== this.#memoryLimitMb) return prepareIsolate(memoryLimitMb);
     const spare = this.#ready.shift();
-    // After this run's own first steps, so that preparing the next does not delay them.
-    setImmediate(() => this.#fill());
     return spare ? Promise.resolve(spare) : prepareIsolate(memoryLimitMb);
+  }
+
+  /**
+   * Prepares spares up to the count, after the current callbacks: a run calls this once its answer
+   * is written, so the ~1 ms of making an isolate (synchronous, on this thread) delays no run.
+   */
+  replenish() {
+    setImmediate(() => this.#fill());
   }
 
   /** Disposes the spares; a run that takes one afterwards prepares its own. */

@@ -14,6 +14,7 @@ function recorded(spares: SpareIsolates) {
       taken.push(prepared);
       return prepared;
     },
+    replenish: () => spares.replenish(),
   };
   return { source, taken };
 }
@@ -31,12 +32,14 @@ describe('spare isolates', () => {
   let spares: SpareIsolates;
   afterEach(() => spares.dispose());
 
-  it('prepares spares after the first run, and each run takes one that is disposed when it ends', async () => {
+  it('prepares spares only when a run has ended, and each run takes one that is disposed when it ends', async () => {
     spares = new SpareIsolates(128, 2);
     expect(spares.ready).toBe(0);
     const { source, taken } = recorded(spares);
     const first = await runInSandbox(sandboxRequest('module.exports = async () => 1'), source);
     expect(first.status).toBe('completed');
+    expect(spares.ready).toBe(0);
+    source.replenish();
     expect(await spareCount(spares)).toBe(2);
     const second = await runInSandbox(sandboxRequest('module.exports = async () => 2'), source);
     expect(second).toMatchObject({ status: 'completed', result: 2 });
@@ -53,6 +56,7 @@ describe('spare isolates', () => {
       return 'done';
     }`;
     await runInSandbox(sandboxRequest(polluter), spares);
+    spares.replenish();
     expect(await spareCount(spares)).toBe(2);
     const reader = 'module.exports = async () => [typeof leaked, ({}).polluted === undefined]';
     const outcome = await runInSandbox(sandboxRequest(reader), spares);
@@ -62,6 +66,7 @@ describe('spare isolates', () => {
   it('gives a run from a spare the same runtime as a fresh one (WebAssembly and resizable buffers removed)', async () => {
     spares = new SpareIsolates(128, 2);
     await runInSandbox(sandboxRequest('module.exports = async () => 0'), spares);
+    spares.replenish();
     expect(await spareCount(spares)).toBe(2);
     const code = `module.exports = async (c) => [typeof WebAssembly, c.params.n, c.execution.functionId]`;
     const outcome = await runInSandbox(sandboxRequest(code, { params: { n: 7 } }), spares);
@@ -79,8 +84,10 @@ describe('spare isolates', () => {
   it('keeps no spare once disposed, and a later run still gets a fresh isolate', async () => {
     spares = new SpareIsolates(128, 2);
     await runInSandbox(sandboxRequest('module.exports = async () => 0'), spares);
+    spares.replenish();
     expect(await spareCount(spares)).toBe(2);
     spares.dispose();
+    spares.replenish();
     expect(spares.ready).toBe(0);
     const outcome = await runInSandbox(sandboxRequest('module.exports = async () => 3'), spares);
     expect(outcome).toMatchObject({ status: 'completed', result: 3 });

@@ -25,6 +25,12 @@ const workerSide = at(
   'src/!(api|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule).ts',
 );
 
+/**
+ * Production code: everything but the dev stack (`neoflow up`) and the CLI, which starts that stack
+ * and funds keys from its dev wallet; the CLI is the only bridge between the two.
+ */
+const production = at('workflows/**', 'activities/**', 'worker/**', 'src/*.ts', 'src/!(stack|cli)/**');
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.neoflow/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -55,6 +61,11 @@ export default tseslint.config(
               target: workerSide,
               from: apiSide,
               message: 'Code that runs in a worker never imports modules that serve HTTP or start workflows.',
+            },
+            {
+              target: production,
+              from: at('src/stack/**'),
+              message: 'Production code never imports the dev-only stack of `neoflow up`.',
             },
           ],
         },

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { embeddedPostgresUrl } from '../src/stack/embedded-postgres.ts';
-import { freePort } from '../src/stack/ports.ts';
+import { freePort } from '../src/net/ports.ts';
 import { neoflowArgs } from '../test/support/neoflow-command.ts';
 import { scratchDataDir } from '../test/support/scratch-services.ts';
 import { startNeoflowUp } from '../test/support/up.ts';

@@ -3,7 +3,7 @@ import { resumeBlockFollower } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
 import { ensureRecoverySchedule } from '../recovery/recovery-schedule.ts';
 import type { Services } from '../services.ts';
-import { PortInUseError } from '../stack/ports.ts';
+import { PortInUseError } from '../net/ports.ts';
 import { createApp } from './app.ts';
 
 export interface RunningApi {

@@ -1,6 +1,6 @@
 import type { EventParameter } from '../chain/blocks.ts';
 import { normalizeHash160 } from '../chain/contract-args.ts';
-import type { StackItem } from '../chain/rpc.ts';
+import type { StackItem } from '../chain/stack-item.ts';
 
 /** A contract notification from an application log. */
 export interface Notification {

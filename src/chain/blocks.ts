@@ -1,4 +1,5 @@
-import { rpcErrorCode, type ContainedNotification, type NeoRpc, type StackItem } from './rpc.ts';
+import { rpcErrorCode, type ContainedNotification, type NeoRpc } from './rpc.ts';
+import type { StackItem } from './stack-item.ts';
 
 /** One notification of a persisted block, with where it came from and where it stands. */
 export interface BlockNotification {

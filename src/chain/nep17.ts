@@ -1,6 +1,6 @@
 import { CONST, sc, wallet } from '@cityofzion/neon-js';
 import { hash160Pattern, MAX_ADDRESS_CHARS } from './contract-args.ts';
-import type { Invocation, StackItem } from './rpc.ts';
+import type { Invocation, StackItem } from './stack-item.ts';
 
 /** What an address holds of one NEP-17 token. */
 export interface Nep17Balance {

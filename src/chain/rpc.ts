@@ -1,5 +1,6 @@
 import { rpc, u, type tx } from '@cityofzion/neon-js';
 import { balanceFrom, balanceScript, type Nep17Balance } from './nep17.ts';
+import type { Invocation, StackItem } from './stack-item.ts';
 
 /** What we need of a neon-js query: its method name and its JSON-RPC request body. */
 interface Query {
@@ -9,21 +10,6 @@ interface Query {
 
 type Transaction = InstanceType<typeof tx.Transaction>;
 type Signer = InstanceType<typeof tx.Signer>;
-
-/** A stack item as the node shows it; the shape of `value` depends on `type`. */
-export interface StackItem {
-  type: string;
-  value?: unknown;
-}
-
-/** The outcome of a script the node ran without persisting anything (`invokescript`). */
-export interface Invocation {
-  state: 'HALT' | 'FAULT';
-  /** In GAS fractions (10^-8 GAS): the system fee the script needs. */
-  gasconsumed: string;
-  exception: string | null;
-  stack: StackItem[];
-}
 
 /** A notification with the hash of the block or transaction (`container`) whose execution emitted it. */
 export interface ContainedNotification {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { Options } from './options.ts';
 import { untilSignal } from './signals.ts';
 
 // Commands load their modules on demand: `keys list` should not pay for the Temporal worker.
@@ -17,12 +18,6 @@ export const usage = `Usage: neoflow <command>
   secrets rotate-master   re-wrap the data keys of secrets, signers and results under NEOFLOW_MASTER_KEY
                           (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
 `;
-
-export interface Options {
-  account: string | undefined;
-  scopes: string | undefined;
-  rate: string | undefined;
-}
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
   switch (command) {

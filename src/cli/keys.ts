@@ -6,7 +6,7 @@ import { parseRate, type Rate } from '../ratelimit/rate.ts';
 import { masterKeysOf } from '../secrets/master-keys.ts';
 import { devChainFunder, devFundingGas, type DevFunder } from '../stack/dev-funder.ts';
 import { withCliOrm } from './database.ts';
-import type { Options } from './commands.ts';
+import type { Options } from './options.ts';
 
 const allScopes = scopes.filter((scope) => scope !== '*').join(',');
 

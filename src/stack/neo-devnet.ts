@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { wallet } from '@cityofzion/neon-js';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { ensureValidatorWallet, unlockWif, writeNodeConfig } from './neo-devnet-config.ts';
-import { isPortFree } from './ports.ts';
+import { isPortFree } from '../net/ports.ts';
 import { makePrivateDir } from './private-dir.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
 

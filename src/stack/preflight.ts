@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { assertPortFree } from './ports.ts';
+import { assertPortFree } from '../net/ports.ts';
 
 /** Every port `neoflow up` will listen on, checked before anything starts. */
 export async function assertPortsFree(config: Config) {

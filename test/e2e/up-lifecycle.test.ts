@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isPortFree } from '../../src/stack/ports.ts';
+import { isPortFree } from '../../src/net/ports.ts';
 import { stackEnv } from '../setup/stack.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { scratchDataDir } from '../support/scratch-services.ts';

@@ -10,7 +10,7 @@ import { openSigner } from '../../src/chain/signer.ts';
 import { AccountSigner } from '../../src/chain/signer.entity.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { ensureValidatorWallet } from '../../src/stack/neo-devnet-config.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { neoflow } from '../support/cli.ts';
 import { issueKey, keysCliEnv, testMasters, uniqueAccountName } from '../support/keys.ts';

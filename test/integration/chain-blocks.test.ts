@@ -1,7 +1,8 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, inject, it } from 'vitest';
 import { createEventAbiCache, readBlockNotifications, type BlockNotifications } from '../../src/chain/blocks.ts';
-import { createNeoRpc, type StackItem } from '../../src/chain/rpc.ts';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
+import type { StackItem } from '../../src/chain/stack-item.ts';
 import { transferCall } from '../../src/chain/nep17.ts';
 import { sendAndConfirm } from '../../src/chain/contract-call.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';

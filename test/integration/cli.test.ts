@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { authenticate } from '../../src/auth/keys.service.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { keysCliEnv } from '../support/keys.ts';

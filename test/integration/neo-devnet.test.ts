@@ -5,7 +5,7 @@ import { CONST, rpc } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { startNeoDevnet, type NeoDevnet, type NeoDevnetOptions } from '../../src/stack/neo-devnet.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 
 const neoGoPath = process.env.NEOFLOW_NEO_GO ?? join(homedir(), '.cache/neoflow/bin/neo-go');
 const GAS_HASH = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 import { scratchDataDir } from '../support/scratch-services.ts';
 import { startNeoflowUp, type UpProcess } from '../support/up.ts';
 

@@ -1,4 +1,4 @@
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 import { waitFor, type ManagedProcess } from '../../src/stack/process.ts';
 import { spawnNeoflow } from './neoflow-command.ts';
 import { testWorkerEnv } from './temporal.ts';

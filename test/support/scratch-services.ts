@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
 import { startEmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
 import { startNeoDevnet, type DevWallet } from '../../src/stack/neo-devnet.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../src/net/ports.ts';
 import { startTemporalDev } from '../../src/stack/temporal-dev.ts';
 
 /** A throw-away data directory the embedded PostgreSQL (run as `postgres` under root) can enter. */

@@ -1,7 +1,7 @@
 import { CONST, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
 import { assetHash, balanceFrom, balanceScript } from '../../src/chain/nep17.ts';
-import type { Invocation } from '../../src/chain/rpc.ts';
+import type { Invocation } from '../../src/chain/stack-item.ts';
 
 const halt = (stack: Invocation['stack']): Invocation => ({ state: 'HALT', gasconsumed: '0', exception: null, stack });
 const integer = (value: string) => ({ type: 'Integer', value });

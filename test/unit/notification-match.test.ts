@@ -2,7 +2,7 @@ import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
 import { decodeState, matches, type Notification } from '../../src/automations/notification-match.ts';
 import type { EventParameter } from '../../src/chain/blocks.ts';
-import type { StackItem } from '../../src/chain/rpc.ts';
+import type { StackItem } from '../../src/chain/stack-item.ts';
 
 const alice = new wallet.Account('7d128a6d096f0c14c3a25a2b0c41cf79661bfcb4a8cc95aaaea28bde4d732344');
 const bob = new wallet.Account('9ab7e154840daca3a2efadaf0df93cd3a5b51768c632f5433f86909d9b994a69');

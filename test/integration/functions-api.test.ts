@@ -225,12 +225,33 @@ describe('functions area: change and delete', () => {
 
   it('deletes a function and its executions', async () => {
     const { body } = await create();
+    const kept = await create();
+    const em = api.database.orm.em.fork();
+    for (const fn of [body.data!.id, kept.body.data!.id]) {
+      em.create(Execution, {
+        function: fn,
+        account: accountId,
+        params: {},
+        logs: [],
+        trigger: { type: 'api' },
+        secretsRead: [],
+        error: null,
+        completedAt: new Date(),
+        status: 'completed',
+        duration: 1,
+        startedAt: new Date(),
+      });
+    }
+    await em.flush();
     const deleted = await call('DELETE', `/${body.data!.id}`);
     expect(deleted).toEqual({ status: 200, body: { success: true, data: { id: body.data!.id, deleted: true } } });
     expect(await call('GET', `/${body.data!.id}`)).toMatchObject({
       status: 404,
       body: { success: false, error: { code: 'function_not_found' } },
     });
+    const left = api.database.orm.em.fork();
+    expect(await left.count(Execution, { function: body.data!.id })).toBe(0);
+    expect(await left.count(Execution, { function: kept.body.data!.id })).toBe(1);
   });
 });
 

@@ -7,16 +7,18 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 let api: TestApi;
 let worker: RunningWorker;
 let key: string;
+let account: string;
 beforeAll(async () => {
   ({ api, worker } = await startApiWithWorker());
-  ({ key } = await issueKey(api.database.orm));
+  ({ key, account } = await issueKey(api.database.orm));
 });
 afterAll(async () => {
   await worker.stop();
   await api.close();
 });
 
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
+const call = (method: string, path: string, body?: unknown, apiKey = key) =>
+  callApi(api.url, apiKey, method, path, body);
 
 let counter = 0;
 async function deploy(code: string, extra: Record<string, unknown> = {}): Promise<string> {
@@ -193,5 +195,79 @@ describe('invoking functions', () => {
       'execution_not_found',
     );
     expect((await call('GET', `/functions/${id}/executions?status=done`)).body.error?.code).toBe('invalid_request');
+  });
+});
+
+/** A function that runs until its execution is cancelled (its function deleted) or 120 s pass. */
+const endless = 'module.exports = async () => { for (;;) { await null; } };';
+
+/** The ids of the function's executions, as its owner's key lists them. */
+async function executionIds(functionId: string): Promise<string[]> {
+  const listed = await call('GET', `/functions/${functionId}/executions?limit=100`);
+  return (listed.body.data as { id: string }[]).map((execution) => execution.id);
+}
+
+describe('invoking functions: access and retries', () => {
+  it('needs functions:invoke to invoke and retry, and functions:read to read the history', async () => {
+    const id = await deploy('module.exports = async () => { throw new Error("always"); };');
+    const failed = (await call('POST', `/functions/${id}/invoke`, {})).body.error!.details.executionId as string;
+    const reader = (await issueKey(api.database.orm, ['functions:read'], account)).key;
+    const invoker = (await issueKey(api.database.orm, ['functions:invoke'], account)).key;
+    const forbidden = {
+      status: 403,
+      body: { error: { code: 'forbidden', details: { requiredScope: 'functions:invoke' } } },
+    };
+    expect(await call('POST', `/functions/${id}/invoke`, {}, reader)).toMatchObject(forbidden);
+    expect(await call('POST', `/functions/${id}/executions/${failed}/retry`, undefined, reader)).toMatchObject(
+      forbidden,
+    );
+    expect(await executionIds(id)).toEqual([failed]);
+    const invoked = await call('POST', `/functions/${id}/invoke`, {}, invoker);
+    expect(invoked).toMatchObject({ status: 500, body: { error: { code: 'execution_error', message: 'always' } } });
+    expect(await call('POST', `/functions/${id}/executions/${failed}/retry`, undefined, invoker)).toMatchObject({
+      status: 202,
+    });
+    expect(await call('GET', `/functions/${id}/executions`, undefined, invoker)).toMatchObject({
+      status: 403,
+      body: { error: { code: 'forbidden', details: { requiredScope: 'functions:read' } } },
+    });
+    expect(await executionIds(id)).toHaveLength(3);
+  });
+
+  it('answers 409 conflict to a retry of a completed or a still running execution, and starts nothing', async () => {
+    const quick = await deploy('module.exports = async () => 1;');
+    const completed = (await call('POST', `/functions/${quick}/invoke`, {})).body.data!.execution.id as string;
+    const retriedCompleted = await call('POST', `/functions/${quick}/executions/${completed}/retry`);
+    expect(retriedCompleted).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
+    expect(retriedCompleted.body.error!.message).toContain('completed');
+    expect(await executionIds(quick)).toEqual([completed]);
+
+    const slow = await deploy(endless, { timeout: 120 });
+    const running = (await call('POST', `/functions/${slow}/invoke`, { async: true })).body.data!.execution
+      .id as string;
+    const retriedRunning = await call('POST', `/functions/${slow}/executions/${running}/retry`);
+    expect(retriedRunning).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
+    expect(retriedRunning.body.error!.message).toContain('running');
+    expect(await executionIds(slow)).toEqual([running]);
+    expect((await call('DELETE', `/functions/${slow}`)).status).toBe(200);
+  });
+
+  it("answers another account's invoke, history, execution and retry exactly like a missing function's, running nothing", async () => {
+    const id = await deploy('module.exports = async () => { throw new Error("owner only"); };');
+    const failed = (await call('POST', `/functions/${id}/invoke`, {})).body.error!.details.executionId as string;
+    const other = (await issueKey(api.database.orm)).key;
+    const missing = 'func_doesnotexist00000000000';
+    for (const [method, path, body] of [
+      ['POST', '/invoke', {}],
+      ['POST', '/invoke', { async: true }],
+      ['GET', '/executions', undefined],
+      ['GET', `/executions/${failed}`, undefined],
+      ['POST', `/executions/${failed}/retry`, undefined],
+    ] as const) {
+      const foreign = await call(method, `/functions/${id}${path}`, body, other);
+      expect(foreign).toEqual(await call(method, `/functions/${missing}${path}`, body, other));
+      expect(foreign).toMatchObject({ status: 404, body: { error: { code: 'function_not_found' } } });
+    }
+    expect(await executionIds(id)).toEqual([failed]);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { authenticate } from '../../src/auth/keys.service.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -90,8 +91,15 @@ describe('bad configuration', () => {
     expect(result.stdout).toMatch(/postgres\s+ok\s+external, from DATABASE_URL/);
   });
 
-  it('applies migrations once', async () => {
-    const first = await neoflow(['migrate'], { DATABASE_URL: db.url });
-    expect(first).toMatchObject({ code: 0, stdout: 'no pending migrations\n' });
+  it('applies every migration to an empty database, in order, and none a second time', async () => {
+    const empty = await createTestDatabase({ migrated: false });
+    try {
+      const first = await neoflow(['migrate'], { DATABASE_URL: empty.url });
+      expect(first).toMatchObject({ code: 0, stdout: `applied ${migrations.map(({ name }) => name).join(', ')}\n` });
+      const second = await neoflow(['migrate'], { DATABASE_URL: empty.url });
+      expect(second).toMatchObject({ code: 0, stdout: 'no pending migrations\n' });
+    } finally {
+      await empty.drop();
+    }
   });
 });

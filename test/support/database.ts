@@ -10,15 +10,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own for one test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh database of its own for one test file, migrated unless told otherwise. */
+export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `neoflow_test_${randomBytes(6).toString('hex')}`;
   await executeOnce(adminUrl, `create database "${name}"`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const orm = await openOrm(url.toString());
-  await migrate(orm);
+  if (migrated) await migrate(orm);
   return {
     url: url.toString(),
     orm,

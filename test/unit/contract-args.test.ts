@@ -230,11 +230,14 @@ describe('addresses decoded only when short enough to be one', () => {
     ['balanceScript', () => balanceScript('N'.repeat(1024 * 1024), 'GAS')],
   ])('%s refuses a 1 MiB address at once', (_what, attempt) => {
     const began = performance.now();
+    let answer: unknown;
     try {
-      expect(attempt()).toBeNull();
+      answer = attempt();
     } catch (error) {
-      expect(String(error)).toMatch(/is not a Neo N3 address/);
+      answer = String(error);
     }
+    // Either refusal is fine (one answers null, the other throws); decoding the megabyte is not.
+    expect(answer === null || /is not a Neo N3 address/.test(String(answer))).toBe(true);
     expect(performance.now() - began).toBeLessThan(1_000);
   });
 });

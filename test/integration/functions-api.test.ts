@@ -263,8 +263,13 @@ describe('functions area: access', () => {
   });
 
   it("answers another account's function exactly like a missing one", async () => {
-    const { body } = await create();
+    const { body } = await create({ environment: { MODE: 'owner' } });
     const other = (await issueKey(api.database.orm)).key;
+    const owners = async () => ({
+      fn: await call('GET', `/${body.data!.id}?include_code=true`),
+      environment: await call('GET', `/${body.data!.id}/environment`),
+    });
+    const before = await owners();
     for (const [method, path, payload] of [
       ['GET', '', undefined],
       ['PUT', '', { timeout: 5 }],
@@ -279,5 +284,8 @@ describe('functions area: access', () => {
       expect(foreign.status).toBe(404);
     }
     expect((await call<FunctionData[]>('GET', '?limit=100', undefined, other)).body.data).toEqual([]);
+    // None of the foreign PUTs or the DELETE changed the owner's function.
+    expect(await owners()).toEqual(before);
+    expect(before.fn.status).toBe(200);
   });
 });

@@ -118,6 +118,7 @@ describe('secrets area', () => {
     const { body: mine } = await call('POST', '', { name: 'PRIVATE', value: 'v' });
     const other = (await issueKey(api.database.orm)).key;
     const missing = 'sec_doesnotexist0000000000';
+    const before = await call('GET', `/${mine.id!}`);
     for (const [method, body] of [
       ['GET', undefined],
       ['PUT', { value: 'stolen' }],
@@ -130,7 +131,9 @@ describe('secrets area', () => {
     }
     const listed = await call('GET', '?limit=100', undefined, other);
     expect(listed.body.secrets!.map((s) => s.id)).not.toContain(mine.id!);
-    expect((await call('GET', `/${mine.id!}`)).status).toBe(200);
+    // Neither the PUT nor the DELETE touched it: same version, same timestamps.
+    expect(await call('GET', `/${mine.id!}`)).toEqual(before);
+    expect(before.status).toBe(200);
   });
 
   it('allows the same name in two accounts', async () => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { executionRows } from '../support/execution-rows.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startTestWorker, type RunningWorker } from '../support/worker.ts';
@@ -29,26 +30,6 @@ afterAll(async () => {
   await worker?.stop();
   await db?.drop();
 });
-
-interface Row {
-  id: string;
-  status: string;
-  error: { name: string; message: string } | null;
-  results: number;
-}
-
-/** Every execution of the function, with how many stored results it has. */
-async function executionsOf(functionId: string): Promise<Row[]> {
-  return db.orm.em
-    .fork()
-    .getConnection()
-    .execute<Row[]>(
-      `select e.id, e.status, e.error,
-       (select count(*)::int from execution_results r where r.execution_id = e.id) as results
-     from executions e where e.function_id = ?`,
-      [functionId],
-    );
-}
 
 describe('fault: kill -9 of the API during a burst of synchronous invokes', () => {
   it('ends every execution completed or failed with a clear error, each with exactly one outcome', async () => {
@@ -86,10 +67,10 @@ describe('fault: kill -9 of the API during a burst of synchronous invokes', () =
     await burst;
 
     const deadline = Date.now() + 120_000;
-    let rows = await executionsOf(functionId);
+    let rows = await executionRows(db, functionId);
     while (rows.some((row) => row.status === 'running') && Date.now() < deadline) {
       await sleep(250);
-      rows = await executionsOf(functionId);
+      rows = await executionRows(db, functionId);
     }
     const running = rows.filter((row) => row.status === 'running').length;
     console.log(

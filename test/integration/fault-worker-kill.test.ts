@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { executionRows } from '../support/execution-rows.ts';
 import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
@@ -37,7 +38,7 @@ afterAll(async () => {
 const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 describe('fault: kill -9 of the worker during a running execution', () => {
-  it('ends the execution (completed by a retry, or failed with a clear error) within timeout + 60 s after a restart', async () => {
+  it('completes the execution once, with its result, when a new worker takes it over', async () => {
     const created = await call('POST', '/functions', {
       name: 'slow-3s',
       runtime: 'node18',
@@ -62,6 +63,8 @@ describe('fault: kill -9 of the worker during a running execution', () => {
       if (Date.now() > startDeadline) throw new Error(`the workflow task of ${executionId} did not start within 30 s`);
       await sleep(100);
     }
+    // The task has started; give the local activity a moment to be inside the code (killing
+    // before it proves less, but the outcome must be the same).
     await sleep(1000);
     const beforeKill = await call('GET', `/functions/${functionId}/executions/${executionId}`);
     expect(beforeKill.body.data?.status, 'the execution had already ended before the kill').toBe('running');
@@ -93,12 +96,9 @@ describe('fault: kill -9 of the worker during a running execution', () => {
           `(limit ${limitMs / 1000} s)\n--- worker logs ---\n${logs.join('\n---\n')}`,
       );
     }
-    expect(endedAt - invokedAt).toBeLessThan(limitMs);
-    if (details.data.status === 'completed') {
-      expect(details.data).toMatchObject({ id: executionId, status: 'completed', result: 'done' });
-    } else {
-      expect(details.data.status).toBe('failed');
-      expect(JSON.stringify(details.data.error ?? '')).toMatch(/\w{4,}/);
-    }
+    // The new worker runs the workflow task again, and with it the code: the run completes, once.
+    expect(details.data).toMatchObject({ id: executionId, status: 'completed', result: 'done' });
+    const rows = await executionRows(api.database, functionId);
+    expect(rows).toEqual([expect.objectContaining({ id: executionId, status: 'completed', results: 1 })]);
   }, 180_000);
 });

@@ -103,16 +103,24 @@ describe('automations on the stack from `neoflow up`', () => {
           functionId: await client.deploy('module.exports = async (c) => c.params.trigger;'),
         },
       });
-      const firesAfter = async (price: string, ms: number) => {
+      // A poll records its run before the poller sleeps: once the source has been read twice more,
+      // the first read of the new price has been judged (and fired, or not).
+      const firesAfter = async (price: string) => {
         prices.set(price);
-        await sleep(ms);
+        const readBefore = prices.hits();
+        await until(
+          async () => prices.hits(),
+          (read) => read >= readBefore + 2,
+          30_000,
+          50,
+        );
         return (await client.runs(id)).length;
       };
-      expect(await firesAfter('5.00', 2_500)).toBe(0);
-      expect(await firesAfter('10.000000000000000001', 3_000)).toBe(1);
-      expect(await firesAfter('12.5', 3_000)).toBe(1);
-      expect(await firesAfter('10', 3_000)).toBe(1);
-      expect(await firesAfter('11', 3_000)).toBe(2);
+      expect(await firesAfter('5.00')).toBe(0);
+      expect(await firesAfter('10.000000000000000001')).toBe(1);
+      expect(await firesAfter('12.5')).toBe(1);
+      expect(await firesAfter('10')).toBe(1);
+      expect(await firesAfter('11')).toBe(2);
       const runs = await until(() => client.runs(id), settled);
       expect(runs.map((run) => run.trigger.price as string)).toEqual(['11', '10.000000000000000001']);
       expect(runs.every((run) => run.status === 'success')).toBe(true);

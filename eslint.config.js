@@ -63,6 +63,11 @@ export default tseslint.config(
               message: 'Code that runs in a worker never imports modules that serve HTTP or start workflows.',
             },
             {
+              target: at('src/!(api)/**'),
+              from: at('src/api/{router,validate}.ts'),
+              message: 'Areas declare their routes with the route kit (src/api/route-kit.ts), which validates and answers.',
+            },
+            {
               target: production,
               from: at('src/stack/**'),
               message: 'Production code never imports the dev-only stack of `neoflow up`.',

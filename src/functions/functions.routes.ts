@@ -1,9 +1,5 @@
 import type { Router } from '@koa/router';
-import type { Context } from 'koa';
-import { callerOf, requireScope } from '../api/auth.ts';
-import { pageEnvelope } from '../api/pagination.ts';
-import { parseBody, parseQuery } from '../api/validate.ts';
-import { apiRouter } from '../api/router.ts';
+import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
@@ -21,55 +17,87 @@ import { invokerOf } from './executions.service.ts';
 import { functionStats, lastInvocations } from './stats.ts';
 
 /** The functions area answers in the `{success: true, data}` envelope. */
-const reply = (ctx: Context, data: unknown, status = 200) => {
-  ctx.status = status;
-  ctx.body = { success: true, data };
-};
-
 export function functionsRoutes(services: Services): Router {
   const { em } = services;
   const invoker = invokerOf(services);
-  const account = (ctx: Context) => callerOf(ctx.state).accountId;
-  const id = (ctx: Context) => (ctx.params as Record<string, string>).id!;
-  return apiRouter('/v1/functions')
-    .get('/', requireScope('functions:read'), async (ctx) => {
-      const query = parseQuery(listFunctionsQuery, ctx.query);
-      const [functions, total] = await listFunctions(em(), account(ctx), query);
-      const last = await lastInvocations(
-        em(),
-        functions.map((fn) => fn.id),
-      );
-      const items = functions.map((fn) => functionListItem(fn, last.get(fn.id)));
-      ctx.body = pageEnvelope(items, query, total);
-    })
-    .post('/', requireScope('functions:write'), async (ctx) => {
-      const fn = await createFunction(em(), account(ctx), parseBody(createFunctionBody, ctx.request.body));
-      reply(ctx, functionView(fn, { code: true }), 201);
-    })
-    .get('/:id', requireScope('functions:read'), async (ctx) => {
-      const { include_code } = parseQuery(getFunctionQuery, ctx.query);
-      const fn = await getFunction(em(), account(ctx), id(ctx));
-      reply(ctx, functionView(fn, { code: include_code === 'true', stats: await functionStats(em(), fn.id) }));
-    })
-    .put('/:id', requireScope('functions:write'), async (ctx) => {
-      const input = parseBody(updateFunctionBody, ctx.request.body);
-      const fn = await updateFunction(em(), account(ctx), id(ctx), input);
-      reply(ctx, functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
-    })
-    .delete('/:id', requireScope('functions:write'), async (ctx) => {
-      await deleteFunction(em(), invoker, account(ctx), id(ctx));
-      await stopAutomationsOfFunction(em(), triggerControlOf(services), id(ctx));
-      reply(ctx, { id: id(ctx), deleted: true });
-    })
-    .get('/:id/environment', requireScope('functions:read'), async (ctx) => {
-      reply(ctx, (await getFunction(em(), account(ctx), id(ctx))).environment);
-    })
-    .put('/:id/environment', requireScope('functions:write'), async (ctx) => {
-      const variables = parseBody(environment, ctx.request.body);
-      reply(ctx, (await updateFunction(em(), account(ctx), id(ctx), { environment: variables })).environment);
-    })
-    .put('/:id/secrets', requireScope('functions:write'), async (ctx) => {
-      const { secrets } = parseBody(functionSecretsBody, ctx.request.body);
-      reply(ctx, { secrets: (await updateFunction(em(), account(ctx), id(ctx), { secrets })).secrets });
-    });
+  return areaRouter('/v1/functions', [
+    route({
+      method: 'get',
+      path: '/',
+      scope: 'functions:read',
+      query: listFunctionsQuery,
+      handle: async ({ accountId, query }) => {
+        const [functions, total] = await listFunctions(em(), accountId, query);
+        const last = await lastInvocations(
+          em(),
+          functions.map((fn) => fn.id),
+        );
+        return dataPage(
+          functions.map((fn) => functionListItem(fn, last.get(fn.id))),
+          query,
+          total,
+        );
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/',
+      scope: 'functions:write',
+      body: createFunctionBody,
+      handle: async ({ accountId, body }) =>
+        data(functionView(await createFunction(em(), accountId, body), { code: true }), 201),
+    }),
+    route({
+      method: 'get',
+      path: '/:id',
+      scope: 'functions:read',
+      query: getFunctionQuery,
+      handle: async ({ accountId, params, query }) => {
+        const fn = await getFunction(em(), accountId, params.id);
+        return data(functionView(fn, { code: query.include_code === 'true', stats: await functionStats(em(), fn.id) }));
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/:id',
+      scope: 'functions:write',
+      body: updateFunctionBody,
+      handle: async ({ accountId, params, body }) => {
+        const fn = await updateFunction(em(), accountId, params.id, body);
+        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/:id',
+      scope: 'functions:write',
+      handle: async ({ accountId, params }) => {
+        await deleteFunction(em(), invoker, accountId, params.id);
+        await stopAutomationsOfFunction(em(), triggerControlOf(services), params.id);
+        return data({ id: params.id, deleted: true });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/environment',
+      scope: 'functions:read',
+      handle: async ({ accountId, params }) => data((await getFunction(em(), accountId, params.id)).environment),
+    }),
+    route({
+      method: 'put',
+      path: '/:id/environment',
+      scope: 'functions:write',
+      body: environment,
+      handle: async ({ accountId, params, body }) =>
+        data((await updateFunction(em(), accountId, params.id, { environment: body })).environment),
+    }),
+    route({
+      method: 'put',
+      path: '/:id/secrets',
+      scope: 'functions:write',
+      body: functionSecretsBody,
+      handle: async ({ accountId, params, body }) =>
+        data({ secrets: (await updateFunction(em(), accountId, params.id, { secrets: body.secrets })).secrets }),
+    }),
+  ]);
 }

@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import { apiRouter } from '../api/router.ts';
+import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { checkHealth, type HealthProbes } from './health.service.ts';
 
@@ -20,9 +20,14 @@ export function healthProbes(services: Services): HealthProbes {
 /** GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. */
 export function healthRoutes(services: Services): Router {
   const probes = healthProbes(services);
-  return apiRouter().get('/v1/health', async (ctx) => {
-    const report = await checkHealth(probes);
-    ctx.status = report.status === 'ok' ? 200 : 503;
-    ctx.body = report;
-  });
+  return areaRouter('/v1/health', [
+    route({
+      method: 'get',
+      path: '/',
+      handle: async () => {
+        const report = await checkHealth(probes);
+        return bare(report, report.status === 'ok' ? 200 : 503);
+      },
+    }),
+  ]);
 }

@@ -1,51 +1,55 @@
 import type { Router } from '@koa/router';
-import { callerOf, requireScope } from '../api/auth.ts';
 import { paginationOf } from '../api/pagination.ts';
-import { parseBody, parseQuery } from '../api/validate.ts';
-import { apiRouter } from '../api/router.ts';
+import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import type { Secret } from './secret.entity.ts';
+import { secretListItem, secretView } from './secret.view.ts';
 import { createSecretBody, listSecretsQuery, updateSecretBody } from './secrets.schemas.ts';
 import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from './secrets.service.ts';
-
-const metadata = (secret: Secret) => ({
-  id: secret.id,
-  name: secret.name,
-  description: secret.description ?? null,
-  createdAt: secret.createdAt.toISOString(),
-  updatedAt: secret.updatedAt.toISOString(),
-});
 
 /** The secrets area: bare responses, upper-case error codes; values are write-only. */
 export function secretsRoutes(services: Services): Router {
   const { em, masterKeys } = services;
-  const account = (state: Record<string, unknown>) => callerOf(state).accountId;
-  return apiRouter('/v1/secrets')
-    .get('/', requireScope('secrets:read'), async (ctx) => {
-      const page = parseQuery(listSecretsQuery, ctx.query);
-      const { secrets, total } = await listSecrets(em(), account(ctx.state), page);
-      const items = secrets.map(({ id, name, createdAt, updatedAt }) => ({
-        id,
-        name,
-        createdAt: createdAt.toISOString(),
-        updatedAt: updatedAt.toISOString(),
-      }));
-      ctx.body = { secrets: items, pagination: paginationOf(page, items.length, total) };
-    })
-    .post('/', requireScope('secrets:write'), async (ctx) => {
-      const input = parseBody(createSecretBody, ctx.request.body);
-      ctx.status = 201;
-      ctx.body = metadata(await createSecret(em(), masterKeys, account(ctx.state), input));
-    })
-    .get('/:id', requireScope('secrets:read'), async (ctx) => {
-      ctx.body = metadata(await getSecret(em(), account(ctx.state), ctx.params.id!));
-    })
-    .put('/:id', requireScope('secrets:write'), async (ctx) => {
-      const input = parseBody(updateSecretBody, ctx.request.body);
-      ctx.body = metadata(await updateSecret(em(), masterKeys, account(ctx.state), ctx.params.id!, input));
-    })
-    .delete('/:id', requireScope('secrets:write'), async (ctx) => {
-      await deleteSecret(em(), account(ctx.state), ctx.params.id!);
-      ctx.body = { success: true, message: 'Secret permanently deleted.' };
-    });
+  return areaRouter('/v1/secrets', [
+    route({
+      method: 'get',
+      path: '/',
+      scope: 'secrets:read',
+      query: listSecretsQuery,
+      handle: async ({ accountId, query }) => {
+        const { secrets, total } = await listSecrets(em(), accountId, query);
+        return bare({ secrets: secrets.map(secretListItem), pagination: paginationOf(query, secrets.length, total) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/',
+      scope: 'secrets:write',
+      body: createSecretBody,
+      handle: async ({ accountId, body }) =>
+        bare(secretView(await createSecret(em(), masterKeys, accountId, body)), 201),
+    }),
+    route({
+      method: 'get',
+      path: '/:id',
+      scope: 'secrets:read',
+      handle: async ({ accountId, params }) => bare(secretView(await getSecret(em(), accountId, params.id))),
+    }),
+    route({
+      method: 'put',
+      path: '/:id',
+      scope: 'secrets:write',
+      body: updateSecretBody,
+      handle: async ({ accountId, params, body }) =>
+        bare(secretView(await updateSecret(em(), masterKeys, accountId, params.id, body))),
+    }),
+    route({
+      method: 'delete',
+      path: '/:id',
+      scope: 'secrets:write',
+      handle: async ({ accountId, params }) => {
+        await deleteSecret(em(), accountId, params.id);
+        return bare({ success: true, message: 'Secret permanently deleted.' });
+      },
+    }),
+  ]);
 }

@@ -1,9 +1,8 @@
 import type { Router } from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { parseBody } from '../api/validate.ts';
-import { apiRouter } from '../api/router.ts';
+import { type Answer, areaRouter, bare, route } from '../api/route-kit.ts';
 import { requireSetting } from '../config.ts';
 import { AppError, invalidRequest } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -35,14 +34,28 @@ export function codecRoutes(services: Services): Router {
   const codec = new EncryptionCodec(requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'));
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);
-  const router = apiRouter('/v1/codec');
   // The same endpoint for operators who send the token, and under the Web UI's capability path.
-  for (const base of ['', '/ui/:capability'])
-    for (const operation of ['decode', 'encode'] satisfies Operation[]) {
-      router.options(`${base}/${operation}`, preflight(origins));
-      router.post(`${base}/${operation}`, allowOrigin(origins), guard, convert(operation, codec));
-    }
-  return router;
+  const paths = ['', '/ui/:capability'].flatMap((base) =>
+    (['decode', 'encode'] satisfies Operation[]).map((operation) => ({ path: `${base}/${operation}`, operation })),
+  );
+  return areaRouter(
+    '/v1/codec',
+    paths.flatMap(({ path, operation }) => [
+      route({ method: 'options', path, handle: async ({ ctx }) => preflight(ctx, origins) }),
+      route({
+        method: 'post',
+        path,
+        before: [allowOrigin(origins), guard],
+        body: payloadsBody,
+        handle: async ({ body }) => {
+          const converted = await Promise.all(
+            body.payloads.map((json, index) => convertOne(codec, operation, json, index)),
+          );
+          return bare({ payloads: converted.map(toJson) });
+        },
+      }),
+    ]),
+  );
 }
 
 /**
@@ -57,24 +70,13 @@ function allowOrigin(origins: string[]): Middleware {
   };
 }
 
-function preflight(origins: string[]): Middleware {
-  return async (ctx) => {
-    ctx.vary('Origin');
-    if (!origins.includes(ctx.get('Origin')))
-      throw new AppError('forbidden', 'This origin may not call the codec endpoint (NEOFLOW_CODEC_ALLOWED_ORIGINS).');
-    ctx.set({ ...preflightHeaders, 'Access-Control-Allow-Origin': ctx.get('Origin') });
-    ctx.status = 204;
-    // An empty string, not undefined: the error handler answers 404 to a route that set no body.
-    ctx.body = '';
-  };
-}
-
-function convert(operation: Operation, codec: PayloadCodec): Middleware {
-  return async (ctx) => {
-    const { payloads } = parseBody(payloadsBody, ctx.request.body);
-    const converted = await Promise.all(payloads.map((json, index) => convertOne(codec, operation, json, index)));
-    ctx.body = { payloads: converted.map(toJson) };
-  };
+function preflight(ctx: Context, origins: string[]): Answer {
+  ctx.vary('Origin');
+  if (!origins.includes(ctx.get('Origin')))
+    throw new AppError('forbidden', 'This origin may not call the codec endpoint (NEOFLOW_CODEC_ALLOWED_ORIGINS).');
+  ctx.set({ ...preflightHeaders, 'Access-Control-Allow-Origin': ctx.get('Origin') });
+  // An empty string, not undefined: the error handler answers 404 to a route that set no body.
+  return bare('', 204);
 }
 
 /** One at a time, so that a payload that fails to open is named in the error. */

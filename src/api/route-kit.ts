@@ -1,0 +1,95 @@
+import type { Router } from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { z } from 'zod';
+import type { Scope } from '../auth/scopes.ts';
+import type { Caller } from '../auth/keys.service.ts';
+import { requireScope } from './auth.ts';
+import { pageEnvelope } from './pagination.ts';
+import { apiRouter } from './router.ts';
+import { parseBody, parseQuery } from './validate.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+
+/** The names of a path's parameters: `'/:id/runs/:runId'` gives `'id' | 'runId'`. */
+type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/** What a route's handler receives: everything already validated. */
+export interface RouteInput<Path extends string, Query, Body> {
+  /** The caller's account: set on every route of a protected area (src/api/auth.ts). */
+  accountId: string;
+  params: Record<ParamNames<Path>, string>;
+  query: Query;
+  body: Body;
+  /** For what the declaration cannot say (response headers, the request's origin). */
+  ctx: Context;
+}
+
+/** A status and a body, built by the area's envelope builders. */
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * One route, declared in one place: method, path, the scope its key needs, the schemas of its
+ * query and body (validated before the handler runs, a 400 naming the field otherwise), and
+ * middleware of its own for what a scope cannot express (the codec's operator guard).
+ */
+export interface RouteSpec<Path extends string, Query, Body> {
+  method: Method;
+  path: Path;
+  scope?: Scope;
+  query?: z.ZodType<Query>;
+  body?: z.ZodType<Body>;
+  before?: Middleware[];
+  handle(input: RouteInput<Path, Query, Body>): Promise<Answer>;
+}
+
+/** Declares a route; a function only so that TypeScript infers its path's params and schemas. */
+export const route = <Path extends string, Query = undefined, Body = undefined>(spec: RouteSpec<Path, Query, Body>) =>
+  spec as RouteSpec<string, unknown, unknown>;
+
+/** The router of one area: its routes under `prefix`, each guarded, validated and answered alike. */
+export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, unknown>[]): Router {
+  const router = apiRouter(prefix || undefined);
+  for (const spec of routes) {
+    const guards = [...(spec.scope ? [requireScope(spec.scope)] : []), ...(spec.before ?? [])];
+    router[spec.method](spec.path, ...guards, async (ctx) => {
+      const answer = await spec.handle({
+        get accountId() {
+          return accountOf(ctx, spec.path);
+        },
+        params: ctx.params,
+        query: spec.query ? parseQuery(spec.query, ctx.query) : undefined,
+        body: spec.body ? parseBody(spec.body, ctx.request.body) : undefined,
+        ctx,
+      });
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+    });
+  }
+  return router;
+}
+
+/** Only routes of the protected areas have a caller; asking elsewhere is a mistake in the code. */
+function accountOf(ctx: Context, path: string): string {
+  const caller = ctx.state.caller as Caller | undefined;
+  if (!caller) throw new Error(`The route ${path} is outside the authenticated areas: it has no account.`);
+  return caller.accountId;
+}
+
+/** The functions area (and everything outside the areas): `{success: true, data}`. */
+export const data = (value: unknown, status = 200): Answer => ({ status, body: { success: true, data: value } });
+
+/** A page of the functions area's list: the items as `data`, with `pagination`. */
+export const dataPage = <T>(items: T[], page: { limit: number; offset: number }, total: number): Answer => ({
+  status: 200,
+  body: pageEnvelope(items, page, total),
+});
+
+/** The automations and secrets areas: the resource itself, bare. */
+export const bare = (body: unknown, status = 200): Answer => ({ status, body });

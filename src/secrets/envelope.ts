@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { keyId } from '../crypto/key-id.ts';
 
 /** The master key that wraps new data keys, and older ones still accepted for unwrapping. */
 export interface MasterKeys {
@@ -25,11 +26,6 @@ export class MasterKeyMissingError extends Error {
   }
 }
 
-/** A short, stable fingerprint: which master key wrapped a data key, without revealing it. */
-export function masterKeyId(key: Buffer): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
-}
-
 /**
  * Encrypts `plaintext` under a fresh AES-256-GCM data key. `context` (e.g. the secret id and
  * version) is authenticated, so a ciphertext moved to another row no longer decrypts.
@@ -39,7 +35,7 @@ export function seal(plaintext: string, context: string, masters: MasterKeys): S
   return {
     ciphertext: encrypt(dataKey, Buffer.from(plaintext, 'utf8'), context),
     wrappedKey: encrypt(masters.current, dataKey, 'data-key'),
-    masterKeyId: masterKeyId(masters.current),
+    masterKeyId: keyId(masters.current),
   };
 }
 
@@ -54,12 +50,12 @@ export function rewrap(sealed: Sealed, masters: MasterKeys): Sealed {
   return {
     ciphertext: sealed.ciphertext,
     wrappedKey: encrypt(masters.current, dataKey, 'data-key'),
-    masterKeyId: masterKeyId(masters.current),
+    masterKeyId: keyId(masters.current),
   };
 }
 
 function findMaster(id: string, masters: MasterKeys): Buffer {
-  const key = [masters.current, ...masters.previous].find((candidate) => masterKeyId(candidate) === id);
+  const key = [masters.current, ...masters.previous].find((candidate) => keyId(candidate) === id);
   if (!key) throw new MasterKeyMissingError(id);
   return key;
 }

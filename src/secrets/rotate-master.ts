@@ -1,7 +1,8 @@
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
 import { AccountSigner } from '../chain/signer.entity.ts';
 import { ExecutionResult } from '../functions/execution.entity.ts';
-import { masterKeyId, rewrap, type MasterKeys, type Sealed } from './envelope.ts';
+import { keyId } from '../crypto/key-id.ts';
+import { rewrap, type MasterKeys, type Sealed } from './envelope.ts';
 import { SecretVersion } from './secret.entity.ts';
 
 const batchSize = 200;
@@ -21,7 +22,7 @@ export async function rotateMasterKey(em: EntityManager, masters: MasterKeys): P
 }
 
 async function rotateEntity<T extends Sealed>(em: EntityManager, entity: EntityName<T>, masters: MasterKeys) {
-  const stale = { masterKeyId: { $ne: masterKeyId(masters.current) } } as FilterQuery<T>;
+  const stale = { masterKeyId: { $ne: keyId(masters.current) } } as FilterQuery<T>;
   let rewrapped = 0;
   for (;;) {
     // Re-wrapped rows no longer match once committed, so each query finds the next batch.

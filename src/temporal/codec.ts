@@ -1,13 +1,7 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createSecretKey,
-  type KeyObject,
-  randomBytes,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
+import { keyId } from '../crypto/key-id.ts';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 
 const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
@@ -25,11 +19,6 @@ const metadataText = (payload: Payload, field: string) => {
   return value ? Buffer.from(value).toString('utf8') : undefined;
 };
 
-/** Names a key without revealing it, so payloads say which key sealed them (rotation needs this). */
-export function payloadKeyId(key: Buffer): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
-}
-
 /**
  * Seals each whole payload (metadata and data) with AES-256-GCM under a fresh 12-byte IV; the key
  * id is authenticated too, so it cannot be swapped. Payloads that are not sealed decode unchanged,
@@ -43,7 +32,7 @@ export class EncryptionCodec implements PayloadCodec {
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The payload key must be 32 bytes.');
     this.#key = createSecretKey(key);
-    this.#keyId = payloadKeyId(key);
+    this.#keyId = keyId(key);
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {

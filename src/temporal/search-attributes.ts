@@ -1,14 +1,10 @@
 import proto from '@temporalio/proto';
 import type { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import { attributeKeys } from './workflow-attributes.ts';
 
 /** Custom search attributes every Neoflow workflow carries, for filtering in the Web UI. */
-export const searchAttributeNames = [
-  'NeoflowAccountId',
-  'NeoflowFunctionId',
-  'NeoflowAutomationId',
-  'NeoflowTrigger',
-] as const;
+export const searchAttributeNames = Object.values(attributeKeys).map((key) => key.name);
 
 /** `--search-attribute` flags for `temporal server start-dev`. */
 export function devServerSearchAttributeArgs(): string[] {

@@ -3,7 +3,7 @@ import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSigner } from '../../src/chain/signer.ts';
 import { AccountSigner } from '../../src/chain/signer.entity.ts';
-import { masterKeyId } from '../../src/secrets/envelope.ts';
+import { keyId } from '../../src/crypto/key-id.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';
 import { createSecret, updateSecret } from '../../src/secrets/secrets.service.ts';
@@ -50,7 +50,7 @@ describe('secret store and master key rotation', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/re-wrapped \d+ data keys under master key [0-9a-f]{16}/);
 
-    const stale = { masterKeyId: { $ne: masterKeyId(newKey) } };
+    const stale = { masterKeyId: { $ne: keyId(newKey) } };
     expect(await db.orm.em.fork().count(SecretVersion, stale)).toBe(0);
     expect(await db.orm.em.fork().count(AccountSigner, stale)).toBe(0);
     const onlyNew = { current: newKey, previous: [] };

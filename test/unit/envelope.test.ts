@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MasterKeyMissingError, masterKeyId, open, rewrap, seal } from '../../src/secrets/envelope.ts';
+import { keyId } from '../../src/crypto/key-id.ts';
+import { MasterKeyMissingError, open, rewrap, seal } from '../../src/secrets/envelope.ts';
 
 const masters = () => ({ current: randomBytes(32), previous: [] as Buffer[] });
 
@@ -10,7 +11,7 @@ describe('envelope encryption', () => {
     const sealed = seal('hunter2-très-secret', 'sec_1:1', keys);
     expect(open(sealed, 'sec_1:1', keys)).toBe('hunter2-très-secret');
     expect(Buffer.from(sealed.ciphertext).toString('latin1')).not.toContain('hunter2');
-    expect(sealed.masterKeyId).toBe(masterKeyId(keys.current));
+    expect(sealed.masterKeyId).toBe(keyId(keys.current));
   });
 
   it('uses a fresh data key and iv for every value', () => {

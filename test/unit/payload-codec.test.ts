@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { EncryptionCodec, encryptedEncoding, payloadKeyId } from '../../src/temporal/codec.ts';
+import { keyId } from '../../src/crypto/key-id.ts';
+import { EncryptionCodec, encryptedEncoding } from '../../src/temporal/codec.ts';
 
 const key = Buffer.alloc(32, 1);
 const codec = new EncryptionCodec(key);
@@ -24,9 +25,9 @@ describe('EncryptionCodec', () => {
   it('marks sealed payloads as encrypted and names the key by an id derived from it', async () => {
     const [sealed] = await codec.encode([payload(canary)]);
     expect(metadataText(sealed!, 'encoding')).toBe(encryptedEncoding);
-    expect(metadataText(sealed!, 'encryption-key-id')).toBe(payloadKeyId(key));
-    expect(payloadKeyId(key)).toMatch(/^[0-9a-f]{16}$/);
-    expect(payloadKeyId(Buffer.alloc(32, 2))).not.toBe(payloadKeyId(key));
+    expect(metadataText(sealed!, 'encryption-key-id')).toBe(keyId(key));
+    expect(keyId(key)).toMatch(/^[0-9a-f]{16}$/);
+    expect(keyId(Buffer.alloc(32, 2))).not.toBe(keyId(key));
   });
 
   it('never holds the plaintext, or the original metadata, in the sealed bytes', async () => {
@@ -55,7 +56,7 @@ describe('EncryptionCodec', () => {
     const [sealed] = await other.encode([payload(canary)]);
     const relabelled = {
       ...sealed!,
-      metadata: { ...sealed!.metadata, 'encryption-key-id': Buffer.from(payloadKeyId(key)) },
+      metadata: { ...sealed!.metadata, 'encryption-key-id': Buffer.from(keyId(key)) },
     };
     await expect(codec.decode([relabelled])).rejects.toThrow();
   });

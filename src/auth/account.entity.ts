@@ -1,20 +1,13 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { newId } from '../ids.ts';
+import { prefixedId, timestamps } from '../db/resource-properties.ts';
 
 export const Account = defineEntity({
   name: 'Account',
   tableName: 'accounts',
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('acct')),
+    id: prefixedId('acct'),
     name: p.string().unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { TextArrayType } from '../db/text-array.ts';
-import { newId } from '../ids.ts';
+import { createdAt, prefixedId } from '../db/resource-properties.ts';
 import { Account } from './account.entity.ts';
 
 /** An API key as stored: only the SHA-256 of the secret, never the secret itself. */
@@ -8,10 +8,7 @@ export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('key')),
+    id: prefixedId('key'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     hash: p.string().length(64).unique(),
     /** The first characters of the key, so an owner can tell keys apart in `keys list`. */
@@ -20,7 +17,7 @@ export const ApiKey = defineEntity({
     /** This key's own rate (`--rate`); both null means NEOFLOW_RATE_LIMIT applies. */
     rateRequests: p.integer().nullable(),
     rateWindowSeconds: p.integer().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
   },
 });

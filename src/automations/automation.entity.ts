@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
-import { newId } from '../ids.ts';
+import { prefixedId, timestamps } from '../db/resource-properties.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
@@ -17,10 +17,7 @@ export const Automation = defineEntity({
   name: 'Automation',
   tableName: 'automations',
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('auto')),
+    id: prefixedId('auto'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     name: p.string().length(128),
     status: p.string().length(16).$type<AutomationStatus>(),
@@ -33,11 +30,7 @@ export const Automation = defineEntity({
     /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
     watchFromBlock: p.integer().nullable(),
     errorDetails: p.json<ErrorDetails>().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 

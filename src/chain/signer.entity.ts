@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
+import { createdAt } from '../db/resource-properties.ts';
 
 /** An account's Neo N3 key pair: the address in clear, the WIF sealed like a secret (envelope.ts). */
 export const AccountSigner = defineEntity({
@@ -13,7 +14,7 @@ export const AccountSigner = defineEntity({
     ciphertext: p.blob(),
     wrappedKey: p.blob(),
     masterKeyId: p.string().length(16),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
-import { newId } from '../ids.ts';
+import { prefixedId } from '../db/resource-properties.ts';
 import { FunctionDef } from './function.entity.ts';
 
 export const executionStatuses = ['running', 'completed', 'failed'] as const;
@@ -11,10 +11,7 @@ export const Execution = defineEntity({
   name: 'Execution',
   tableName: 'executions',
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('exec')),
+    id: prefixedId('exec'),
     function: () => p.manyToOne(FunctionDef).deleteRule('cascade'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     status: p.string().length(16).$type<ExecutionStatus>(),

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
 import { TextArrayType } from '../db/text-array.ts';
-import { newId } from '../ids.ts';
+import { prefixedId, timestamps } from '../db/resource-properties.ts';
 
 export const runtimes = ['node16', 'node18'] as const;
 type Runtime = (typeof runtimes)[number];
@@ -12,10 +12,7 @@ export const FunctionDef = defineEntity({
   tableName: 'functions',
   uniques: [{ properties: ['account', 'name'] }],
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('func')),
+    id: prefixedId('func'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     name: p.string().length(64),
     description: p.text().nullable(),
@@ -26,11 +23,7 @@ export const FunctionDef = defineEntity({
     tags: p.type(TextArrayType),
     environment: p.json<Record<string, string>>(),
     secrets: p.type(TextArrayType),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
-import { newId } from '../ids.ts';
+import { createdAt, prefixedId, timestamps } from '../db/resource-properties.ts';
 
 /** A named secret's metadata; its values live in SecretVersion, newest wins. */
 export const Secret = defineEntity({
@@ -8,19 +8,12 @@ export const Secret = defineEntity({
   tableName: 'secrets',
   uniques: [{ properties: ['account', 'name'] }],
   properties: {
-    id: p
-      .string()
-      .primary()
-      .onCreate(() => newId('sec')),
+    id: prefixedId('sec'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     name: p.string().length(128),
     description: p.text().nullable(),
     version: p.integer(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 
@@ -38,7 +31,7 @@ export const SecretVersion = defineEntity({
     ciphertext: p.blob(),
     wrappedKey: p.blob(),
     masterKeyId: p.string().length(16),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 

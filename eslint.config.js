@@ -8,6 +8,7 @@ const at = (...globs) => globs.map((glob) => `${import.meta.dirname}/${glob}`);
 const apiSide = at(
   // Its pure schema helpers (integers, pagination) are shared by every area's schemas.
   'src/api/!(integer-in|pagination).ts',
+  'src/app/**',
   'src/cli/**',
   'src/services{,.factory}.ts',
   'src/**/*.routes.ts',
@@ -22,7 +23,7 @@ const workerSide = at(
   'activities/**',
   'worker/**',
   'src/!(services|services.factory).ts',
-  'src/!(api|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule).ts',
+  'src/!(api|app|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule).ts',
 );
 
 /**
@@ -63,7 +64,7 @@ export default tseslint.config(
               message: 'Code that runs in a worker never imports modules that serve HTTP or start workflows.',
             },
             {
-              target: at('src/!(api)/**'),
+              target: at('src/!(api|app)/**'),
               from: at('src/api/{router,validate}.ts'),
               message: 'Areas declare their routes with the route kit (src/api/route-kit.ts), which validates and answers.',
             },

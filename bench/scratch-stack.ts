@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createApp } from '../src/api/app.ts';
+import { createApp } from '../src/app/app.ts';
 import { createKey, type CreateKeyOptions } from '../src/auth/keys.service.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';

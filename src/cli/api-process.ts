@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { startApi } from '../api/server.ts';
+import { startApi } from '../app/server.ts';
 import type { Config } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openRuntime } from '../runtime.ts';

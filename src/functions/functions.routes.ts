@@ -1,8 +1,6 @@
 import type { Router } from '@koa/router';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
-import { triggerControlOf } from '../automations/trigger-control.ts';
 import { functionListItem, functionView } from './function.view.ts';
 import {
   createFunctionBody,
@@ -16,8 +14,13 @@ import { createFunction, deleteFunction, getFunction, listFunctions, updateFunct
 import { invokerOf } from './executions.service.ts';
 import { functionStats, lastInvocations } from './stats.ts';
 
+/** What other areas do when a function is gone (the automations that run it stop). */
+export interface FunctionHooks {
+  functionDeleted(functionId: string): Promise<void>;
+}
+
 /** The functions area answers in the `{success: true, data}` envelope. */
-export function functionsRoutes(services: Services): Router {
+export function functionsRoutes(services: Services, hooks: FunctionHooks): Router {
   const { em } = services;
   const invoker = invokerOf(services);
   return areaRouter('/v1/functions', [
@@ -73,7 +76,7 @@ export function functionsRoutes(services: Services): Router {
       scope: 'functions:write',
       handle: async ({ accountId, params }) => {
         await deleteFunction(em(), invoker, accountId, params.id);
-        await stopAutomationsOfFunction(em(), triggerControlOf(services), params.id);
+        await hooks.functionDeleted(params.id);
         return data({ id: params.id, deleted: true });
       },
     }),

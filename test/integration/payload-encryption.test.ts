@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import proto from '@temporalio/proto';
 import { ApplicationFailure, defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { codecCapability } from '../../src/temporal/codec.auth.ts';
 import { dataConverter, EncryptionCodec } from '../../src/temporal/codec.ts';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from '@koa/router';
 import { inject } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app/app.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';

@@ -4,22 +4,26 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
 import { accountRoutes } from '../auth/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
+import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
+import { triggerControlOf } from '../automations/trigger-control.ts';
 import { executionsRoutes } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
 import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../temporal/codec.routes.ts';
-import { authenticateAreas } from './auth.ts';
-import { errorHandler } from './error-handler.ts';
-import { jsonBody } from './json-body.ts';
-import { requestId } from './request-id.ts';
-import { requestLog } from './request-log.ts';
-import { apiRouter } from './router.ts';
-import { refuseUnstorableUrl } from './storable-text.ts';
+import { authenticateAreas } from '../api/auth.ts';
+import { errorHandler } from '../api/error-handler.ts';
+import { jsonBody } from '../api/json-body.ts';
+import { requestId } from '../api/request-id.ts';
+import { requestLog } from '../api/request-log.ts';
+import { apiRouter } from '../api/router.ts';
+import { refuseUnstorableUrl } from '../api/storable-text.ts';
 
 /**
- * The API: one router per area, mounted together so that their routes decide 404 versus 405.
+ * The API, and the one place that lists every area: one router per area, mounted together so that
+ * their routes decide 404 versus 405. What one area does for another is wired here (a deleted
+ * function stops its automations), so areas never import each other's routes or services.
  * `extraAreas` lets tests mount probe routes behind the same middleware.
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
@@ -28,7 +32,9 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     healthRoutes(services),
     accountRoutes(services),
     secretsRoutes(services),
-    functionsRoutes(services),
+    functionsRoutes(services, {
+      functionDeleted: (functionId) => stopAutomationsOfFunction(services.em(), triggerControlOf(services), functionId),
+    }),
     executionsRoutes(services),
     automationsRoutes(services),
     codecRoutes(services),

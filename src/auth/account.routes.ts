@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import type { Services } from '../services.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
-import { findSigner } from '../chain/signer.ts';
+import { findSigner } from './signer.ts';
 import { Account } from './account.entity.ts';
 
 /** GET /v1/account: the caller's own account; any valid key may read it. */

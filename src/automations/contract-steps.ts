@@ -3,7 +3,7 @@ import { sc, wallet } from '@cityofzion/neon-js';
 import { toContractParam } from '../chain/contract-args.ts';
 import { prepareContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { openSigner } from '../chain/signer.ts';
+import { openSigner } from '../auth/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
 import type { ContractAction } from './automations.schemas.ts';

@@ -3,7 +3,7 @@ import { ApiKey } from '../auth/api-key.entity.ts';
 import { Automation } from '../automations/automation.entity.ts';
 import { BlockCursor } from '../automations/block-cursor.entity.ts';
 import { AutomationRun } from '../automations/run.entity.ts';
-import { AccountSigner } from '../chain/signer.entity.ts';
+import { AccountSigner } from '../auth/signer.entity.ts';
 import { Execution, ExecutionResult } from '../functions/execution.entity.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { Secret, SecretVersion } from '../secrets/secret.entity.ts';

@@ -1,5 +1,5 @@
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
-import { AccountSigner } from '../chain/signer.entity.ts';
+import { AccountSigner } from '../auth/signer.entity.ts';
 import { ExecutionResult } from '../functions/execution.entity.ts';
 import { keyId } from '../crypto/key-id.ts';
 import { rewrap, type MasterKeys, type Sealed } from './envelope.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSigner } from '../../src/chain/signer.ts';
-import { AccountSigner } from '../../src/chain/signer.entity.ts';
+import { openSigner } from '../../src/auth/signer.ts';
+import { AccountSigner } from '../../src/auth/signer.entity.ts';
 import { keyId } from '../../src/crypto/key-id.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';

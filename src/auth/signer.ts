@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wallet } from '@cityofzion/neon-js';
-import type { Account } from '../auth/account.entity.ts';
+import type { Account } from './account.entity.ts';
 import { open, seal, type MasterKeys } from '../secrets/envelope.ts';
 import { AccountSigner } from './signer.entity.ts';
 

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Account } from '../auth/account.entity.ts';
+import { Account } from './account.entity.ts';
 import { createdAt } from '../db/resource-properties.ts';
 
 /** An account's Neo N3 key pair: the address in clear, the WIF sealed like a secret (envelope.ts). */

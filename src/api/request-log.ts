@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.ts';
-import { loggablePath } from '../temporal/codec.auth.ts';
+import { loggablePath } from '../codec/codec.auth.ts';
 
 /**
  * One line per request; paths only (less the codec capability they may hold), never bodies or

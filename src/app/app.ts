@@ -11,7 +11,7 @@ import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes } from '../health/health.routes.ts';
 import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
-import { codecRoutes } from '../temporal/codec.routes.ts';
+import { codecRoutes } from '../codec/codec.routes.ts';
 import { authenticateAreas } from '../api/auth.ts';
 import { errorHandler } from '../api/error-handler.ts';
 import { jsonBody } from '../api/json-body.ts';

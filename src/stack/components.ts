@@ -3,7 +3,7 @@ import { requireSetting, type Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { executeOnce } from '../db/execute-once.ts';
 import { reachable } from '../reachable.ts';
-import { webUiCodecPath } from '../temporal/codec.auth.ts';
+import { webUiCodecPath } from '../codec/codec.auth.ts';
 import { pingTemporal } from '../temporal/ping.ts';
 import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';

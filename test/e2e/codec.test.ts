@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { webUiCodecPath } from '../../src/temporal/codec.auth.ts';
+import { webUiCodecPath } from '../../src/codec/codec.auth.ts';
 
 const { apiUrl, uiUrl, env } = inject('stack');
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/keys.service.ts';
-import { codecCapability } from '../../src/temporal/codec.auth.ts';
+import { codecCapability } from '../../src/codec/codec.auth.ts';
 import type { TestApi } from '../support/api.ts';
 import { anyJson, mutated, queryString, rawBodyText, urlComponent } from '../support/fuzz-arbitraries.ts';
 import { testMasters, uniqueAccountName } from '../support/keys.ts';

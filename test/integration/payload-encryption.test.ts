@@ -11,7 +11,7 @@ import { ApplicationFailure, defaultPayloadConverter, type Payload } from '@temp
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createApp } from '../../src/app/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { codecCapability } from '../../src/temporal/codec.auth.ts';
+import { codecCapability } from '../../src/codec/codec.auth.ts';
 import { dataConverter, EncryptionCodec } from '../../src/temporal/codec.ts';
 import { defaultWorkerId } from '../../activities/index.ts';
 import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';

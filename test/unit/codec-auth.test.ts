@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { codecCapability, loggablePath, operatorGuard, webUiCodecPath } from '../../src/temporal/codec.auth.ts';
+import { codecCapability, loggablePath, operatorGuard, webUiCodecPath } from '../../src/codec/codec.auth.ts';
 
 const token = 'operator-token-0123456789abcdef';
 const uiOrigin = 'http://127.0.0.1:8233';

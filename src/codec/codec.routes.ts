@@ -7,7 +7,7 @@ import { requireSetting } from '../config.ts';
 import { AppError, invalidRequest } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { operatorGuard } from './codec.auth.ts';
-import { EncryptionCodec } from './codec.ts';
+import { EncryptionCodec } from '../temporal/codec.ts';
 
 /** Protobuf JSON encodes bytes as base64, standard or URL-safe. */
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');

@@ -27,7 +27,7 @@ export interface BlockNotificationLists {
 }
 
 /** One execution of a transaction or block in `getapplicationlog`; a transaction has exactly one. */
-export interface Execution {
+export interface LogExecution {
   trigger: string;
   vmstate: 'HALT' | 'FAULT';
   /** In GAS fractions. */
@@ -37,7 +37,7 @@ export interface Execution {
 }
 
 export interface ApplicationLog {
-  executions: Execution[];
+  executions: LogExecution[];
 }
 
 /** What a contract declares: here only what decoding its notifications needs. */

@@ -66,7 +66,8 @@ export default tseslint.config(
             {
               target: at('src/!(api|app)/**'),
               from: at('src/api/{router,validate}.ts'),
-              message: 'Areas declare their routes with the route kit (src/api/route-kit.ts), which validates and answers.',
+              message:
+                'Areas declare their routes with the route kit (src/api/route-kit.ts), which validates and answers.',
             },
             {
               target: production,
@@ -77,6 +78,12 @@ export default tseslint.config(
         },
       ],
       '@typescript-eslint/require-await': 'off',
+      // One convention for constants: camelCase like every other binding (PascalCase for entities,
+      // classes and what stands for a type).
+      '@typescript-eslint/naming-convention': [
+        'error',
+        { selector: 'variable', modifiers: ['const'], format: ['camelCase', 'PascalCase'] },
+      ],
     },
   },
   {

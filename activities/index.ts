@@ -31,7 +31,7 @@ export interface ActivityDeps {
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
 
 /** Prepared between runs: enough for a run in progress and the next, few enough to cost little memory. */
-const SPARE_ISOLATES = 2;
+const spareIsolates = 2;
 
 export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
@@ -40,7 +40,7 @@ export function createActivities(deps: ActivityDeps) {
   // Half the worker's slots may wait for an account's share: a burst of one account (16 at once)
   // hands over in process, and the other half stays free for the other accounts.
   const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.maxActivities / 2));
-  const isolates = new SpareIsolates(deps.memoryLimitMb, SPARE_ISOLATES);
+  const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);
   return {
     ...createAutomationActivities(deps),
 

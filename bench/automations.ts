@@ -45,7 +45,7 @@ const counts = {
 /** Issue 9: fire delay p99 ≤ 1 s; the mixed set's worker CPU at most half of the 41.6 % measured before it. */
 const targets = { fireDelayP99Ms: 1000, lagP99Blocks: 1, rpcGrowth: 0.1, mixedCpuPercent: 20.8 };
 
-const FUNCTION_CODE = "module.exports = async (context) => { context.log.info('start'); return { ok: true }; };";
+const functionCode = "module.exports = async (context) => { context.log.info('start'); return { ok: true }; };";
 const GAS = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
 
 const load = () =>
@@ -379,7 +379,7 @@ interface Bench {
 /** Deploys the function every automation runs, then warms the worker up (its first workflows and isolates). */
 async function prepare(stack: AutomationsBenchStack): Promise<Bench> {
   const call = apiClient(stack);
-  const created = await call('POST', '/functions', { name: 'bench-action', code: FUNCTION_CODE, runtime: 'node18' });
+  const created = await call('POST', '/functions', { name: 'bench-action', code: functionCode, runtime: 'node18' });
   if (created.status !== 201) throw new Error(`deploy answered ${created.status}: ${JSON.stringify(created.body)}`);
   // The functions area answers an envelope, the automations area bare bodies.
   const functionId = (created.body as { data: { id: string } }).data.id;

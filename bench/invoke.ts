@@ -29,7 +29,7 @@ const counts = {
   floorTotal: countFrom('BENCH_FLOOR_TOTAL', 400),
   isolates: countFrom('BENCH_ISOLATES', 200),
 };
-const FUNCTION_CODE = 'module.exports = async (c) => ({ x: c.params.x + 1 });';
+const functionCode = 'module.exports = async (c) => ({ x: c.params.x + 1 });';
 const targets = { latencyRatio: 1.25, throughputRatio: 0.8, tailRatio: 3 };
 
 interface Envelope {
@@ -64,7 +64,7 @@ async function start(report: typeof progress): Promise<Stack> {
 async function measure(stack: Stack) {
   const call = apiClient<Envelope>(stack);
   const deploy = async (name: string) => {
-    const created = await call('POST', '/functions', { name, code: FUNCTION_CODE, runtime: 'node18' });
+    const created = await call('POST', '/functions', { name, code: functionCode, runtime: 'node18' });
     if (created.status !== 201) throw new Error(`deploy answered ${created.status}: ${JSON.stringify(created.body)}`);
     return created.body.data!.id as string;
   };

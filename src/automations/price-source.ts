@@ -168,7 +168,7 @@ export interface FetchQuoteOptions {
  * A quote is a few hundred bytes; a source answering more than this is not a price source. The
  * cap keeps the parse on the worker's thread short: 16 KiB of number-heavy JSON, 0.36 ms.
  */
-export const MAX_QUOTE_BYTES = 16 * 1024;
+export const maxQuoteBytes = 16 * 1024;
 
 /** GETs the source through the egress guard and reads its quote; any failure is a PriceSourceError. */
 export async function fetchQuote(source: ResolvedPriceSource, options: FetchQuoteOptions): Promise<Quote> {
@@ -187,7 +187,7 @@ async function fetchJson(url: string, host: string, options: FetchQuoteOptions):
       url,
       headers: { accept: 'application/json' },
       timeoutMs: options.timeoutMs,
-      maxBytes: MAX_QUOTE_BYTES,
+      maxBytes: maxQuoteBytes,
     };
     response = await egressFetch(options.egress, request, options.resolve);
   } catch (error) {

@@ -32,7 +32,7 @@ export interface EventParameter {
 }
 
 /** neo-go's code for a contract that is not deployed. */
-const UNKNOWN_CONTRACT = -102;
+const unknownContract = -102;
 
 /**
  * Every notification of the block at `index` in two RPC calls (`getblockhash`, then
@@ -95,7 +95,7 @@ async function declaredEvents(neo: NeoRpc, contract: string): Promise<Map<string
     const { manifest } = await neo.getContractState(contract);
     return new Map(manifest.abi.events.map((event) => [event.name, event.parameters]));
   } catch (error) {
-    if (rpcErrorCode(error) === UNKNOWN_CONTRACT) return null;
+    if (rpcErrorCode(error) === unknownContract) return null;
     throw error;
   }
 }

@@ -136,11 +136,11 @@ function param({ type, value }: ContractArg): ContractParam {
 }
 
 /** Longer than any address (34 characters): base58 decoding is quadratic, so nothing longer is decoded. */
-export const MAX_ADDRESS_CHARS = 64;
+export const maxAddressChars = 64;
 
 /** An address or 0x script hash as lower-case 0x big-endian hex, the form explorers show; null if neither. */
 export function normalizeHash160(value: string): string | null {
   if (hash160Pattern.test(value)) return value.toLowerCase();
-  if (value.length > MAX_ADDRESS_CHARS || !wallet.isAddress(value, CONST.DEFAULT_ADDRESS_VERSION)) return null;
+  if (value.length > maxAddressChars || !wallet.isAddress(value, CONST.DEFAULT_ADDRESS_VERSION)) return null;
   return `0x${wallet.getScriptHashFromAddress(value)}`;
 }

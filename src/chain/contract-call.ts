@@ -24,9 +24,9 @@ export interface RelayOptions {
 }
 
 // neo-go's codes (pkg/neorpc/errors.go) for a transaction the node knows or cannot know.
-const UNKNOWN_TRANSACTION = -103;
+const unknownTransaction = -103;
 /** Relay answers that leave the transaction sound: it is known already, or the next look settles it. */
-const HARMLESS_RELAY_ERRORS = new Set([
+const harmlessRelayErrors = new Set([
   -501, // already on chain
   -502, // memory pool full: relayed again on a later look
   -503, // already in the memory pool
@@ -47,8 +47,8 @@ export class TransactionRejectedError extends Error {
   }
 }
 
-/** neo-go's verification errors (-500 to -512) that are not in HARMLESS_RELAY_ERRORS. */
-const isRejection = (code: number) => code <= -500 && code >= -599 && !HARMLESS_RELAY_ERRORS.has(code);
+/** neo-go's verification errors (-500 to -512) that are not in harmlessRelayErrors. */
+const isRejection = (code: number) => code <= -500 && code >= -599 && !harmlessRelayErrors.has(code);
 
 /**
  * Test-runs `script` (hex) as `sender` would and, unless it faults, signs the transaction that runs
@@ -104,7 +104,7 @@ async function statusOf(neo: NeoRpc, hash: string): Promise<TransactionStatus | 
   try {
     return await neo.getTransaction(hash);
   } catch (error) {
-    if (rpcErrorCode(error) === UNKNOWN_TRANSACTION) return null;
+    if (rpcErrorCode(error) === unknownTransaction) return null;
     throw error;
   }
 }
@@ -117,7 +117,7 @@ async function relay(neo: NeoRpc, rawTransaction: string) {
     if (code !== undefined && isRejection(code)) {
       throw new TransactionRejectedError(code, error instanceof Error ? error.message : String(error));
     }
-    if (code === undefined || !HARMLESS_RELAY_ERRORS.has(code)) throw error;
+    if (code === undefined || !harmlessRelayErrors.has(code)) throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 import { CONST, sc, wallet } from '@cityofzion/neon-js';
-import { hash160Pattern, MAX_ADDRESS_CHARS } from './contract-args.ts';
+import { hash160Pattern, maxAddressChars } from './contract-args.ts';
 import type { Invocation, StackItem } from './stack-item.ts';
 
 /** What an address holds of one NEP-17 token. */
@@ -43,7 +43,7 @@ export function transferCall(asset: string, from: string, to: string, amount: bi
 
 /** `balanceOf` and `decimals` in one script, so both answers come from the same block. */
 export function balanceScript(address: string, asset: string): string {
-  if (address.length > MAX_ADDRESS_CHARS)
+  if (address.length > maxAddressChars)
     throw new Error(`an address of ${address.length} characters is not a Neo N3 address`);
   if (!wallet.isAddress(address, CONST.DEFAULT_ADDRESS_VERSION)) {
     throw new Error(`${JSON.stringify(address)} is not a Neo N3 address`);

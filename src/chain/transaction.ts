@@ -14,7 +14,7 @@ export interface Sender {
 }
 
 /** Blocks until the transaction expires: long enough for a busy pool, short enough to give up. */
-const VALID_FOR_BLOCKS = 100;
+const validForBlocks = 100;
 
 /** The test run faulted: what the VM threw, and the GAS it had used by then. */
 export interface Fault {
@@ -41,7 +41,7 @@ export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): 
     signers,
     script,
     systemFee: invocation.gasconsumed,
-    validUntilBlock: height + VALID_FOR_BLOCKS,
+    validUntilBlock: height + validForBlocks,
     // The node prices a witness by its verification script; the signature is added last.
     witnesses: [{ invocationScript: '', verificationScript: sender.verificationScript }],
   });

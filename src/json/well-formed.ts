@@ -1,5 +1,5 @@
 // An escaped lone surrogate in JSON text: `\ud800`–`\udfff` (paired ones match too, and are kept).
-const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+const escapedSurrogate = /\\u[dD][89a-fA-F]/;
 
 /**
  * The value parsed from `json` with every string and key well-formed: lone UTF-16 surrogates, which
@@ -8,7 +8,7 @@ const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
  */
 export function parseWellFormed(json: string): unknown {
   const value: unknown = JSON.parse(json);
-  return ESCAPED_SURROGATE.test(json) ? wellFormed(value) : value;
+  return escapedSurrogate.test(json) ? wellFormed(value) : value;
 }
 
 function wellFormed(value: unknown): unknown {

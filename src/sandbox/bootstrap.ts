@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
-import { type HostReply, MAX_HOST_ARGUMENT_CHARS } from './host-calls.ts';
+import { type HostReply, maxHostArgumentChars } from './host-calls.ts';
 import { outputLimits } from './output.ts';
 import { type SandboxRequest } from './types.ts';
-import { ENTRY_FORMS_HINT } from './validate.ts';
+import { entryFormsHint } from './validate.ts';
 
 // Plain JavaScript that runs inside the isolate; kept in its own file so it reads (and lints) as code.
-const BOOTSTRAP_SOURCE = readFileSync(new URL('./bootstrap.js', import.meta.url), 'utf8');
+const bootstrapSource = readFileSync(new URL('./bootstrap.js', import.meta.url), 'utf8');
 
 interface Bridge {
   callHost: (name: unknown, args: unknown) => HostReply | Promise<HostReply>;
@@ -29,9 +29,9 @@ function contextData(request: SandboxRequest, slackChars: number) {
       errorNameChars: outputLimits.errorNameBytes + slackChars,
       errorMessageChars: outputLimits.errorMessageBytes + slackChars,
       errorStackChars: outputLimits.errorStackBytes + slackChars,
-      hostArgumentChars: MAX_HOST_ARGUMENT_CHARS,
+      hostArgumentChars: maxHostArgumentChars,
     },
-    entryHint: ENTRY_FORMS_HINT,
+    entryHint: entryFormsHint,
   };
 }
 
@@ -40,7 +40,7 @@ export type BootstrapEntry = ivm.Reference<(...args: unknown[]) => unknown>;
 
 /** Evaluates the bootstrap in `context`; nothing of a run is in it yet, so it can be done ahead. */
 export function evaluateBootstrap(context: ivm.Context): Promise<BootstrapEntry> {
-  return context.eval(BOOTSTRAP_SOURCE, { filename: 'neoflow:bootstrap', reference: true }) as Promise<BootstrapEntry>;
+  return context.eval(bootstrapSource, { filename: 'neoflow:bootstrap', reference: true }) as Promise<BootstrapEntry>;
 }
 
 /**

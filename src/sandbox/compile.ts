@@ -1,9 +1,9 @@
 import type ivm from 'isolated-vm';
 
 /** The user's code is compiled under this name so that its stack frames read well. */
-export const USER_FILENAME = 'function.js';
+export const userFilename = 'function.js';
 
-export const IMPORTS_UNAVAILABLE = 'Functions cannot import modules.';
+export const importsUnavailable = 'Functions cannot import modules.';
 
 export type CompiledCode = { kind: 'script'; script: ivm.Script } | { kind: 'module'; module: ivm.Module };
 
@@ -14,20 +14,20 @@ interface CodeSyntaxError {
 }
 
 // V8 rejects module syntax in a script with these messages; only then is the module parse meaningful.
-const MODULE_ONLY_SYNTAX = /'export'|'import'|import statement outside a module|import\.meta/;
+const moduleOnlySyntax = /'export'|'import'|import statement outside a module|import\.meta/;
 // isolated-vm appends the position to a compile error's message: "Unexpected token ';' [function.js:3:9]".
-const POSITION_SUFFIX = /\s*\[[^\]]*:(\d+):(\d+)\]$/;
+const positionSuffix = /\s*\[[^\]]*:(\d+):(\d+)\]$/;
 
 /**
  * Compiles user code as a script (CommonJS forms and top-level `main`), or as a module when it uses
  * module syntax (`export default`). Compiling runs none of the code. Throws the compile error.
  */
 export function compileUserCode(isolate: ivm.Isolate, code: string): CompiledCode {
-  const origin = { filename: USER_FILENAME };
+  const origin = { filename: userFilename };
   try {
     return { kind: 'script', script: isolate.compileScriptSync(code, origin) };
   } catch (error) {
-    if (!(error instanceof Error) || !MODULE_ONLY_SYNTAX.test(error.message)) throw error;
+    if (!(error instanceof Error) || !moduleOnlySyntax.test(error.message)) throw error;
   }
   return { kind: 'module', module: isolate.compileModuleSync(code, origin) };
 }
@@ -35,7 +35,7 @@ export function compileUserCode(isolate: ivm.Isolate, code: string): CompiledCod
 /** Reads the position isolated-vm appends to a compile error, and strips it from the message. */
 export function describeSyntaxError(error: unknown): CodeSyntaxError {
   const text = error instanceof Error ? error.message : String(error);
-  const match = POSITION_SUFFIX.exec(text);
+  const match = positionSuffix.exec(text);
   if (!match) return { message: text };
   return { message: text.slice(0, match.index), line: Number(match[1]), column: Number(match[2]) };
 }

@@ -1,9 +1,9 @@
-import { USER_FILENAME } from './compile.ts';
+import { userFilename } from './compile.ts';
 import { outputLimits, type OutputText } from './output.ts';
 import { type SandboxError } from './types.ts';
 
-const STACK_FRAME = /^\s+at /;
-const USER_FRAME = new RegExp(`[\\s(]${USER_FILENAME.replace('.', '\\.')}:\\d+:\\d+\\)?$`);
+const stackFrame = /^\s+at /;
+const userFrame = new RegExp(`[\\s(]${userFilename.replace('.', '\\.')}:\\d+:\\d+\\)?$`);
 
 /** An error raised by the sandbox itself (timeout, memory, result size), not by user code. */
 export function sandboxError(name: string, message: string): SandboxError {
@@ -17,7 +17,7 @@ export function sandboxError(name: string, message: string): SandboxError {
 function trimStack(stack: string): string {
   return stack
     .split('\n')
-    .filter((line) => !STACK_FRAME.test(line) || USER_FRAME.test(line))
+    .filter((line) => !stackFrame.test(line) || userFrame.test(line))
     .join('\n');
 }
 

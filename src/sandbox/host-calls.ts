@@ -1,4 +1,4 @@
-import { MAX_ADDRESS_CHARS } from '../chain/contract-args.ts';
+import { maxAddressChars } from '../chain/contract-args.ts';
 import { random } from './random.ts';
 import { type SandboxServices } from './types.ts';
 
@@ -11,10 +11,10 @@ export type HostReply = { ok: true; value: unknown } | { ok: false; message: str
 type HostFunction = (...args: unknown[]) => unknown;
 
 /** The largest arguments of one call, as JSON; the isolate checks the same before sending them. */
-export const MAX_HOST_ARGUMENT_CHARS = 64 * 1024;
+export const maxHostArgumentChars = 64 * 1024;
 
 // Neo method names are at most 32 bytes (the manifest's limit); a little room for a clear error.
-const MAX_OPERATION_CHARS = 256;
+const maxOperationChars = 256;
 
 /** A string argument no longer than `maxChars`, checked before anything parses it. */
 function shortText(value: unknown, what: string, maxChars: number): string {
@@ -26,8 +26,8 @@ function shortText(value: unknown, what: string, maxChars: number): string {
 function boundedArgs(args: unknown): unknown[] {
   if (args === undefined) return [];
   if (!Array.isArray(args)) throw new TypeError('invokeRead(scriptHash, operation, args) needs an array of arguments.');
-  if (JSON.stringify(args).length > MAX_HOST_ARGUMENT_CHARS) {
-    throw new RangeError(`The arguments of invokeRead exceed ${MAX_HOST_ARGUMENT_CHARS} characters.`);
+  if (JSON.stringify(args).length > maxHostArgumentChars) {
+    throw new RangeError(`The arguments of invokeRead exceed ${maxHostArgumentChars} characters.`);
   }
   return args;
 }
@@ -47,14 +47,14 @@ export function hostDispatcher(
     'random.uuid': () => random.uuid(),
     'blockchain.getBalance': (address, asset) =>
       services.blockchain.getBalance(
-        shortText(address, 'getBalance(address)', MAX_ADDRESS_CHARS),
-        shortText(asset, 'getBalance(address, asset)', MAX_ADDRESS_CHARS),
+        shortText(address, 'getBalance(address)', maxAddressChars),
+        shortText(asset, 'getBalance(address, asset)', maxAddressChars),
       ),
     'blockchain.getBlockCount': () => services.blockchain.getBlockCount(),
     'blockchain.invokeRead': (scriptHash, operation, args) =>
       services.blockchain.invokeRead(
-        shortText(scriptHash, 'invokeRead(scriptHash)', MAX_ADDRESS_CHARS),
-        shortText(operation, 'invokeRead(scriptHash, operation)', MAX_OPERATION_CHARS),
+        shortText(scriptHash, 'invokeRead(scriptHash)', maxAddressChars),
+        shortText(operation, 'invokeRead(scriptHash, operation)', maxOperationChars),
         boundedArgs(args),
       ),
   };

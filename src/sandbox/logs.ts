@@ -1,9 +1,9 @@
 import { outputLimits, type OutputText } from './output.ts';
 import { type LogLevel, type LogLine } from './types.ts';
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+const logLevels: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
-const DROPPED_MARKER = 'Log limit reached: further lines of this execution were dropped.';
+const droppedMarker = 'Log limit reached: further lines of this execution were dropped.';
 
 /** Collects the lines of one run under the caps of contract.md; the host side is authoritative. */
 export class LogCollector {
@@ -19,10 +19,10 @@ export class LogCollector {
     if (this.#dropped) return;
     if (this.#lines.length >= outputLimits.logLines) {
       this.#dropped = true;
-      this.#lines.push(line('warn', DROPPED_MARKER));
+      this.#lines.push(line('warn', droppedMarker));
       return;
     }
-    const known = LOG_LEVELS.find((candidate) => candidate === level) ?? 'info';
+    const known = logLevels.find((candidate) => candidate === level) ?? 'info';
     const text = typeof message === 'string' ? message : '';
     this.#lines.push(line(known, this.#output.text(text, outputLimits.logLineBytes)));
   }

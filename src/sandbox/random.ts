@@ -1,13 +1,13 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 
 // Bounds keep one call from pinning the host: 64 KiB of randomness is far beyond any sane use.
-const MAX_RANDOM_BYTES = 64 * 1024;
+const maxRandomBytes = 64 * 1024;
 
 /** `context.services.random`, cryptographically secure, run on the host (the isolate has no crypto). */
 export const random = {
   bytes(n: unknown): string {
-    if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_RANDOM_BYTES) {
-      throw new Error(`random.bytes(n) needs an integer n between 0 and ${MAX_RANDOM_BYTES}.`);
+    if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > maxRandomBytes) {
+      throw new Error(`random.bytes(n) needs an integer n between 0 and ${maxRandomBytes}.`);
     }
     return randomBytes(n as number).toString('hex');
   },

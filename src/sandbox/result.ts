@@ -3,9 +3,9 @@ import { parseWellFormed } from '../json/well-formed.ts';
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
 
-const MAX_RESULT_BYTES = 1024 * 1024;
+const maxResultBytes = 1024 * 1024;
 /** As deep as a request body may nest: a result must be as easy to store and serve as a body. */
-export const MAX_RESULT_DEPTH = 64;
+export const maxResultDepth = 64;
 
 type DecodedResult = { ok: true; result: unknown } | { ok: false; error: SandboxError };
 
@@ -17,16 +17,16 @@ export function decodeResult(json: string | undefined): DecodedResult {
   // JSON.stringify(undefined) is undefined: a function that returns nothing completes with null.
   if (json === undefined) return { ok: true, result: null };
   const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > MAX_RESULT_BYTES) {
-    const size = (bytes / MAX_RESULT_BYTES).toFixed(2);
+  if (bytes > maxResultBytes) {
+    const size = (bytes / maxResultBytes).toFixed(2);
     return {
       ok: false,
       error: sandboxError('ResultTooLargeError', `The result is ${size} MiB as JSON; the limit is 1 MiB.`),
     };
   }
   const depth = nestingDepth(json);
-  if (depth > MAX_RESULT_DEPTH) {
-    const message = `The result is not JSON-serializable: it nests ${depth} levels deep; the limit is ${MAX_RESULT_DEPTH}.`;
+  if (depth > maxResultDepth) {
+    const message = `The result is not JSON-serializable: it nests ${depth} levels deep; the limit is ${maxResultDepth}.`;
     return { ok: false, error: sandboxError('ResultNotSerializableError', message) };
   }
   return { ok: true, result: parseWellFormed(json) };

@@ -1,6 +1,6 @@
 import type ivm from 'isolated-vm';
 import { installBootstrap } from './bootstrap.ts';
-import { type CompiledCode, compileUserCode, IMPORTS_UNAVAILABLE } from './compile.ts';
+import { type CompiledCode, compileUserCode, importsUnavailable } from './compile.ts';
 import { sandboxError, userError } from './errors.ts';
 import { hostDispatcher } from './host-calls.ts';
 import { LogCollector } from './logs.ts';
@@ -74,7 +74,7 @@ async function evaluate(context: ivm.Context, compiled: CompiledCode): Promise<i
     return undefined;
   }
   await compiled.module.instantiate(context, () => {
-    throw new Error(IMPORTS_UNAVAILABLE);
+    throw new Error(importsUnavailable);
   });
   await compiled.module.evaluate();
   return compiled.module.namespace.derefInto();

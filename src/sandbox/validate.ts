@@ -1,16 +1,16 @@
 import ivm from 'isolated-vm';
-import { compileUserCode, describeSyntaxError, IMPORTS_UNAVAILABLE } from './compile.ts';
+import { compileUserCode, describeSyntaxError, importsUnavailable } from './compile.ts';
 
 type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
 
-export const ENTRY_FORMS_HINT =
+export const entryFormsHint =
   'Define the function as module.exports = async (context) => ..., export default async function (context) {...}, ' +
   'exports.handler = ..., or a top-level async function main(context) {...}.';
 
 // A textual check: running the code to look at its exports would execute user code at save time.
 // Linear in the code: a line start is followed by spaces and tabs only, never `\s*`, which would
 // rescan a run of blank lines from each of its line starts (quadratic).
-const ENTRY_FORMS = [
+const entryForms = [
   /\bmodule\s*\.\s*exports\s*=/,
   /\bexports\s*\.\s*handler\s*=/,
   /^[ \t]*export\s+default\b/m,
@@ -18,15 +18,15 @@ const ENTRY_FORMS = [
 ];
 
 // Compiling needs a heap; 16 MiB comfortably holds the 256 KiB the contract allows.
-const VALIDATION_MEMORY_MB = 16;
+const validationMemoryMb = 16;
 
 /** Parses the code in a throwaway isolate (nothing runs) and checks that it defines an entry point. */
 export function validateFunctionCode(code: string): CodeValidation {
-  const isolate = new ivm.Isolate({ memoryLimit: VALIDATION_MEMORY_MB });
+  const isolate = new ivm.Isolate({ memoryLimit: validationMemoryMb });
   try {
     const compiled = compileUserCode(isolate, code);
     if (compiled.kind === 'module' && compiled.module.dependencySpecifiers.length > 0) {
-      return { ok: false, message: IMPORTS_UNAVAILABLE };
+      return { ok: false, message: importsUnavailable };
     }
   } catch (error) {
     const { message, line, column } = describeSyntaxError(error);
@@ -34,6 +34,6 @@ export function validateFunctionCode(code: string): CodeValidation {
   } finally {
     isolate.dispose();
   }
-  if (!ENTRY_FORMS.some((form) => form.test(code))) return { ok: false, message: ENTRY_FORMS_HINT };
+  if (!entryForms.some((form) => form.test(code))) return { ok: false, message: entryFormsHint };
   return { ok: true };
 }

@@ -32,7 +32,7 @@ type WalletJson = ReturnType<InstanceType<typeof wallet.Wallet>['export']>;
 
 // "NFLW" in ASCII: a fixed magic keeps the chain in the data dir valid across restarts.
 const MAGIC = 0x4e464c57;
-const SECRET_FILE = { mode: 0o600 } as const;
+const secretFile = { mode: 0o600 } as const;
 
 const walletFile = (dataDir: string) => join(dataDir, 'wallet.json');
 const passwordFile = (dataDir: string) => join(dataDir, 'wallet.password');
@@ -73,9 +73,9 @@ async function createValidatorWallet(dataDir: string): Promise<ValidatorWallet> 
     extra: null,
   };
   // The password goes first: the wallet's presence is what marks the key as complete.
-  await writeFile(passwordFile(dataDir), `${password}\n`, SECRET_FILE);
+  await writeFile(passwordFile(dataDir), `${password}\n`, secretFile);
   const walletPath = walletFile(dataDir);
-  await writeFile(walletPath, JSON.stringify(nep6, null, 2), SECRET_FILE);
+  await writeFile(walletPath, JSON.stringify(nep6, null, 2), secretFile);
   return { walletPath, password, publicKey: validator.publicKey, committeeAddress: committee.address, encryptedKey };
 }
 
@@ -129,6 +129,6 @@ export async function writeNodeConfig(input: NodeConfigInput): Promise<string> {
     },
   };
   const path = join(dataDir, 'neo-go.yml');
-  await writeFile(path, JSON.stringify(config, null, 2), SECRET_FILE);
+  await writeFile(path, JSON.stringify(config, null, 2), secretFile);
   return path;
 }

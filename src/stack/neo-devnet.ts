@@ -36,8 +36,8 @@ export interface NeoDevnetOptions {
   storage?: 'leveldb' | 'inmemory';
 }
 
-const READY_TIMEOUT_MS = 30_000;
-const LOG_TAIL_LINES = 20;
+const readyTimeoutMs = 30_000;
+const logTailLines = 20;
 
 /** Starts a single-validator Neo N3 network, creating its key on first use of `dataDir`. */
 export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevnet> {
@@ -100,7 +100,7 @@ async function waitForBlocks(rpcUrl: string, node: ManagedProcess): Promise<numb
       // A reused chain is already long: only a block made by this run proves the validator signs.
       return count > Math.max(firstCount, 2) ? count : undefined;
     },
-    { timeoutMs: READY_TIMEOUT_MS, aborted: node.exited },
+    { timeoutMs: readyTimeoutMs, aborted: node.exited },
   );
 }
 
@@ -108,5 +108,5 @@ async function tail(logPath: string): Promise<string> {
   // The log is written through a stream we do not own: give its last writes a moment to land.
   await sleep(100);
   const text = (await readFile(logPath, 'utf8').catch(() => '')).trimEnd();
-  return text ? text.split('\n').slice(-LOG_TAIL_LINES).join('\n') : '(empty)';
+  return text ? text.split('\n').slice(-logTailLines).join('\n') : '(empty)';
 }

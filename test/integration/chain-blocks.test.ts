@@ -10,7 +10,7 @@ import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 const GAS = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
 const NEO = `0x${CONST.NATIVE_CONTRACT_HASH.NeoToken}`;
 /** getblockhash and getblocknotifications, whatever the block holds. */
-const CALLS_PER_BLOCK = 2;
+const callsPerBlock = 2;
 
 /** A node client that records the method of each call it makes. */
 function countedRpc() {
@@ -52,7 +52,7 @@ describe('readBlockNotifications', () => {
       blocks.push(await readBlockNotifications(neo, index));
       expect(methods.slice(before)).toEqual(['getblockhash', 'getblocknotifications']);
     }
-    expect(methods.length).toBe(blocks.length * CALLS_PER_BLOCK);
+    expect(methods.length).toBe(blocks.length * callsPerBlock);
 
     const block = blocks.at(-1)!;
     const ofTx = block.notifications.filter((notification) => notification.container === hash);

@@ -8,7 +8,7 @@ import { startNeoDevnet, type NeoDevnet, type NeoDevnetOptions } from '../../src
 import { freePort } from '../../src/net/ports.ts';
 
 const neoGoPath = process.env.NEOFLOW_NEO_GO ?? join(homedir(), '.cache/neoflow/bin/neo-go');
-const GAS_HASH = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
+const gasHash = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
 
 describe('neo-go devnet', () => {
   let options: NeoDevnetOptions;
@@ -40,7 +40,7 @@ describe('neo-go devnet', () => {
 
   it('funds the wallet with GAS at genesis', async () => {
     const { balance } = await new rpc.RPCClient(devnet.rpcUrl).getNep17Balances(devnet.wallet.address);
-    const gas = balance.find((entry) => entry.assethash === GAS_HASH);
+    const gas = balance.find((entry) => entry.assethash === gasHash);
     expect(BigInt(gas?.amount ?? '0')).toBeGreaterThan(0n);
   });
 

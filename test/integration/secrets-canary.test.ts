@@ -118,10 +118,8 @@ async function databaseDump(): Promise<string> {
     `select table_name from information_schema.tables where table_schema = 'public'`,
   );
   const rows: string[] = [];
-  for (const { table_name } of tables) {
-    const dump = await connection.execute<{ row: string }[]>(
-      `select row_to_json(t)::text as row from "${table_name}" t`,
-    );
+  for (const { table_name: table } of tables) {
+    const dump = await connection.execute<{ row: string }[]>(`select row_to_json(t)::text as row from "${table}" t`);
     rows.push(...dump.map((entry) => entry.row));
   }
   expect(rows.length).toBeGreaterThan(5);

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { runInSandbox } from '../../src/sandbox/sandbox.ts';
 import { fakeServices, resultOf, sandboxRequest } from '../support/sandbox.ts';
 
-const TIMEOUT_MS = 500;
+const timeoutLimitMs = 500;
 // Enough for a loaded machine's event loop; an unstopped loop would run on for ever.
-const GRACE_MS = 2_000;
+const graceMs = 2_000;
 
 async function timed(code: string, overrides: Parameters<typeof sandboxRequest>[1] = {}) {
   const started = performance.now();
-  const outcome = await runInSandbox(sandboxRequest(code, { timeoutMs: TIMEOUT_MS, ...overrides }));
+  const outcome = await runInSandbox(sandboxRequest(code, { timeoutMs: timeoutLimitMs, ...overrides }));
   return { outcome, elapsedMs: performance.now() - started };
 }
 
@@ -24,10 +24,10 @@ describe('sandbox timeout (wall clock)', () => {
     ['a promise that never settles', 'module.exports = () => new Promise(() => {});'],
   ])('stops %s within timeout + 2 s with TimeoutError', async (_case, code) => {
     const { outcome, elapsedMs } = await timed(code);
-    console.log(`sandbox timeout: ${_case} stopped after ${elapsedMs.toFixed(0)} ms (timeout ${TIMEOUT_MS} ms)`);
+    console.log(`sandbox timeout: ${_case} stopped after ${elapsedMs.toFixed(0)} ms (timeout ${timeoutLimitMs} ms)`);
     expect(outcome).toMatchObject({ status: 'failed', error: { name: 'TimeoutError' } });
-    expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 1);
-    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + GRACE_MS);
+    expect(elapsedMs).toBeGreaterThanOrEqual(timeoutLimitMs - 1);
+    expect(elapsedMs).toBeLessThan(timeoutLimitMs + graceMs);
   });
 
   it('times out while a host call is pending, and ignores its late answer', async () => {
@@ -38,7 +38,7 @@ describe('sandbox timeout (wall clock)', () => {
         setTimeout(() => {
           resolve(1);
           late.resolve();
-        }, TIMEOUT_MS + 100),
+        }, timeoutLimitMs + 100),
       );
     const { outcome } = await timed('module.exports = ({ services }) => services.blockchain.getBlockCount();', {
       services,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { outputLimits, truncateUtf8 } from '../../src/sandbox/output.ts';
 import { resultOf, run } from '../support/sandbox.ts';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const isoMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('sandbox logs', () => {
   it('records each level with its arguments formatted like console', async () => {
@@ -19,7 +19,7 @@ describe('sandbox logs', () => {
       ['warn', '[Function: (anonymous)]'],
       ['error', 'TypeError: bad thing'],
     ]);
-    for (const line of outcome.logs) expect(line.timestamp).toMatch(ISO_MS);
+    for (const line of outcome.logs) expect(line.timestamp).toMatch(isoMs);
   });
 
   it('keeps the logs of a run that fails', async () => {

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/polling.ts';
+import { startPriceServer } from '../support/price-server.ts';
+import {
+  call,
+  create,
+  echoFn,
+  isoMillis,
+  priceTrigger,
+  runsOf,
+  settledRuns,
+  startAutomationsApi,
+  stopAutomationsApi,
+} from '../support/automations-api.ts';
+
+// The automations area over HTTP: price triggers firing from a local source.
+beforeAll(startAutomationsApi);
+afterAll(stopAutomationsApi);
+
+describe('price trigger firing (local price source)', () => {
+  let prices: Awaited<ReturnType<typeof startPriceServer>>;
+  beforeAll(async () => {
+    prices = await startPriceServer();
+  });
+  afterAll(() => prices.close());
+
+  /** Above 12.5, read every second from the local source, running the echo function. */
+  const watchPrice = () =>
+    create({
+      status: 'active',
+      trigger: {
+        ...priceTrigger,
+        source: { url: prices.url, path: 'data.price', timestampPath: 'data.ts' },
+        pollInterval: 1,
+        maxAge: 60,
+      },
+      action: { type: 'function', functionId: echoFn },
+    });
+  /**
+   * Until the source has been read twice more: a poll records its run before the poller sleeps,
+   * so the first of those reads has been judged (fired, or not) by then.
+   */
+  const aPoll = async () => {
+    const readBefore = prices.hits();
+    await until(
+      async () => prices.hits(),
+      (read) => read >= readBefore + 2,
+      30_000,
+      50,
+    );
+  };
+
+  it('fires when the condition becomes true, re-arms after false, compares decimals strictly, ignores stale prices', async () => {
+    prices.set('15');
+    const automation = await watchPrice();
+    const [first] = await settledRuns(automation.id, 1);
+    expect(first).toMatchObject({
+      status: 'success',
+      trigger: {
+        type: 'price',
+        asset: 'NEO',
+        currency: 'USD',
+        price: '15',
+        observedAt: expect.stringMatching(isoMillis),
+      },
+    });
+    await aPoll();
+    expect(await runsOf(automation.id)).toHaveLength(1);
+
+    // Equal is not above: false, so it re-arms; a price above by 1e-20 then fires (no float rounding).
+    prices.set('12.5');
+    await aPoll();
+    expect(await runsOf(automation.id)).toHaveLength(1);
+    prices.set('12.50000000000000000001');
+    const [second] = await settledRuns(automation.id, 2);
+    expect(second.trigger.price).toBe('12.50000000000000000001');
+
+    // Re-armed by a low price, then a high but stale one: nothing fires until the price is fresh.
+    prices.set('10');
+    await aPoll();
+    prices.set('20', 120);
+    await aPoll();
+    expect(await runsOf(automation.id)).toHaveLength(2);
+    prices.set('20');
+    const [third] = await settledRuns(automation.id, 3);
+    expect(third).toMatchObject({ status: 'success', trigger: { price: '20' } });
+    expect((await call('DELETE', `/automations/${automation.id}`)).status).toBe(200);
+  });
+
+  it('does not fire again when an active automation whose condition holds is renamed', async () => {
+    prices.set('15');
+    const automation = await watchPrice();
+    await settledRuns(automation.id, 1);
+    expect((await call('PATCH', `/automations/${automation.id}`, { name: 'renamed' })).status).toBe(200);
+    await aPoll();
+    expect(await runsOf(automation.id)).toHaveLength(1);
+  });
+});

@@ -1,8 +1,12 @@
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
 import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+
+const taskStarted = proto.temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED;
 
 let api: TestApi;
 let worker: RunningWorker;
@@ -158,7 +162,14 @@ describe('invoking functions', () => {
     const id = await deploy('module.exports = async () => { for (;;) { await null; } };', { timeout: 120 });
     const invoked = await call('POST', `/functions/${id}/invoke`, { async: true });
     const executionId = invoked.body.data!.execution.id as string;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
+    // Running: its workflow task (in which the code runs as a local activity) has started.
+    const running = await until(
+      async () => (await api.services.temporal.client.workflow.getHandle(executionId).describe()).raw,
+      (raw) => raw.pendingWorkflowTask?.state === taskStarted,
+      30_000,
+      50,
+    );
+    expect(running.pendingWorkflowTask?.state).toBe(taskStarted);
     const started = performance.now();
     expect((await call('DELETE', `/functions/${id}`)).status).toBe(200);
     const handle = api.services.temporal.client.workflow.getHandle(executionId);

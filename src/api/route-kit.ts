@@ -36,8 +36,9 @@ export interface Answer {
 
 /**
  * One route, declared in one place: method, path, the scope its key needs, the schemas of its
- * query and body (validated before the handler runs, a 400 naming the field otherwise), and
- * middleware of its own for what a scope cannot express (the codec's operator guard).
+ * query and body (validated before the handler runs, a 400 naming the field otherwise), the schema
+ * of each answer by status (errors are the area's, src/api/areas.ts), and middleware of its own
+ * for what a scope cannot express (the codec's operator guard).
  */
 export interface RouteSpec<Path extends string, Query, Body> {
   method: Method;
@@ -45,6 +46,7 @@ export interface RouteSpec<Path extends string, Query, Body> {
   scope?: Scope;
   query?: z.ZodType<Query>;
   body?: z.ZodType<Body>;
+  responses: Partial<Record<number, z.ZodType>>;
   before?: Middleware[];
   handle(input: RouteInput<Path, Query, Body>): Promise<Answer>;
 }
@@ -70,10 +72,30 @@ export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, un
       });
       ctx.status = answer.status;
       ctx.body = answer.body;
+      ctx.state.declaredAnswer = { route: `${spec.method.toUpperCase()} ${prefix}${spec.path}`, spec };
     });
   }
   return router;
 }
+
+/**
+ * Fails an answer its route does not declare: a status without a schema, or a body its schema
+ * refuses. Mounted where answers are checked (tests), so a declaration that drifts from what the
+ * code answers fails every test that calls the route, and the OpenAPI document stays true.
+ */
+export const checkDeclaredAnswers: Middleware = async (ctx, next) => {
+  await next();
+  const declared = ctx.state.declaredAnswer as
+    | { route: string; spec: RouteSpec<string, unknown, unknown> }
+    | undefined;
+  if (!declared) return;
+  const schema = declared.spec.responses[ctx.status];
+  if (!schema) throw new Error(`${declared.route} answered ${ctx.status}, which it does not declare.`);
+  const checked = schema.safeParse(ctx.body);
+  if (!checked.success) {
+    throw new Error(`${declared.route} answered ${ctx.status} unlike its declaration: ${checked.error.message}`);
+  }
+};
 
 /** Only routes of the protected areas have a caller; asking elsewhere is a mistake in the code. */
 function accountOf(ctx: Context, path: string): string {

@@ -17,6 +17,7 @@ import { errorHandler } from '../api/error-handler.ts';
 import { jsonBody } from '../api/json-body.ts';
 import { requestId } from '../api/request-id.ts';
 import { requestLog } from '../api/request-log.ts';
+import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
 import { refuseUnstorableUrl } from '../api/storable-text.ts';
 
@@ -51,6 +52,8 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use(rateLimit(services));
   app.use(refuseUnstorableUrl);
   app.use(jsonBody);
+  // Tests run every answer past its route's declaration.
+  if (services.config.env === 'test') app.use(checkDeclaredAnswers);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { isoTime } from '../api/response-schemas.ts';
+import { actionSchema, triggerSchema } from './automations.schemas.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';
 import type { ExecutionStats } from './stats.ts';
@@ -39,3 +42,75 @@ function summary(payload: FirePayload) {
   const { scriptHash, eventName, txHash, blockHash, blockIndex, notificationIndex } = payload;
   return { type: payload.type, scriptHash, eventName, txHash, blockHash, blockIndex, notificationIndex };
 }
+
+/**
+ * The trigger and action as stored: what the create and update schemas accepted, so the same
+ * schemas declare them (their refinements hold for what was stored).
+ */
+export const automationSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'inactive', 'error']),
+  trigger: triggerSchema,
+  action: actionSchema,
+  details: z
+    .strictObject({
+      reason: z.enum(['function_deleted', 'trigger_unavailable']),
+      message: z.string(),
+      since: isoTime.optional(),
+      lastError: z.string().optional(),
+    })
+    .optional(),
+  executionStats: z
+    .strictObject({
+      lastExecution: isoTime.nullable(),
+      lastStatus: z.enum(['success', 'failure']).nullable(),
+      successCount: z.number().int(),
+      failureCount: z.number().int(),
+      nextExecution: isoTime.nullable(),
+    })
+    .optional(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+const runTriggerSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('schedule'), scheduledAt: isoTime }),
+  z.strictObject({
+    type: z.literal('blockchain'),
+    scriptHash: z.string(),
+    eventName: z.string(),
+    txHash: z.string().nullable(),
+    blockHash: z.string(),
+    blockIndex: z.number().int(),
+    notificationIndex: z.number().int(),
+  }),
+  z.strictObject({
+    type: z.literal('price'),
+    asset: z.string(),
+    currency: z.string(),
+    price: z.string(),
+    observedAt: isoTime.nullable(),
+  }),
+  z.strictObject({ type: z.literal('manual') }),
+]);
+
+export const runSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(['running', 'success', 'failure']),
+  startedAt: isoTime,
+  completedAt: isoTime.nullable(),
+  duration: z.number().int().nullable(),
+  trigger: runTriggerSchema,
+  retryOf: z.string().optional(),
+  executionId: z.string().optional(),
+  txHash: z.string().nullable().optional(),
+  vmState: z.string().nullable().optional(),
+  gasConsumed: z.string().nullable().optional(),
+  error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string().optional() }).nullable(),
+});
+
+/** What firing or retrying answers: the new run, started. */
+export const startedRunSchema = z.strictObject({
+  run: z.strictObject({ id: z.string(), status: z.literal('running'), startedAt: isoTime }),
+});

@@ -1,8 +1,10 @@
 import type { Router } from '@koa/router';
+import { z } from 'zod';
 import { paginationOf } from '../api/pagination.ts';
+import { deletedMessage, paginationSchema } from '../api/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { automationView, runView } from './automation.view.ts';
+import { automationSchema, automationView, runSchema, runView, startedRunSchema } from './automation.view.ts';
 import {
   createAutomationBody,
   listAutomationsQuery,
@@ -35,6 +37,7 @@ export function automationsRoutes(services: Services): Router {
       path: '/',
       scope: 'automations:read',
       query: listAutomationsQuery,
+      responses: { 200: z.strictObject({ automations: z.array(automationSchema), pagination: paginationSchema }) },
       handle: async ({ accountId, query }) => {
         const [automations, total] = await listAutomations(em(), accountId, query);
         return bare({
@@ -48,6 +51,7 @@ export function automationsRoutes(services: Services): Router {
       path: '/',
       scope: 'automations:write',
       body: createAutomationBody,
+      responses: { 201: automationSchema },
       handle: async ({ accountId, body }) =>
         bare(automationView(await createAutomation(em(), control, accountId, body)), 201),
     }),
@@ -55,6 +59,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'get',
       path: '/:id',
       scope: 'automations:read',
+      responses: { 200: automationSchema },
       handle: async ({ accountId, params }) => bare(await withStats(await getAutomation(em(), accountId, params.id))),
     }),
     route({
@@ -62,6 +67,7 @@ export function automationsRoutes(services: Services): Router {
       path: '/:id',
       scope: 'automations:write',
       body: updateAutomationBody,
+      responses: { 200: automationSchema },
       handle: async ({ accountId, params, body }) => {
         const updated = await updateAutomation(em(), control, accountId, params.id, body);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
@@ -72,6 +78,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'delete',
       path: '/:id',
       scope: 'automations:write',
+      responses: { 200: deletedMessage },
       handle: async ({ accountId, params }) => {
         await deleteAutomation(em(), control, accountId, params.id);
         return bare({ success: true, message: 'Automation deleted.' });
@@ -81,6 +88,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/trigger',
       scope: 'automations:write',
+      responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await fireManually(em(), control, automation) }, 202);
@@ -91,6 +99,7 @@ export function automationsRoutes(services: Services): Router {
       path: '/:id/runs',
       scope: 'automations:read',
       query: listRunsQuery,
+      responses: { 200: z.strictObject({ runs: z.array(runSchema), pagination: paginationSchema }) },
       handle: async ({ accountId, params, query }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);
@@ -101,6 +110,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/runs/:runId/retry',
       scope: 'automations:write',
+      responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);

@@ -87,7 +87,7 @@ const priceTrigger = z.strictObject({
 const unionError = (types: string) => (issue: { code?: string }) =>
   issue.code === 'invalid_union' ? `must be ${types}` : `must be an object whose type is ${types}`;
 
-const trigger = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
+export const triggerSchema = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
   error: unionError('schedule, blockchain or price'),
 });
 
@@ -104,7 +104,7 @@ const contractAction = z.strictObject({
   args: contractArgsSchema.default([]),
 });
 
-const action = z.discriminatedUnion('type', [functionAction, contractAction], {
+export const actionSchema = z.discriminatedUnion('type', [functionAction, contractAction], {
   error: unionError('function or contract'),
 });
 
@@ -113,16 +113,16 @@ const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active o
 export const createAutomationBody = z.strictObject({
   name: text(128),
   status: settableStatus.default('active'),
-  trigger,
-  action,
+  trigger: triggerSchema,
+  action: actionSchema,
 });
 
 export const updateAutomationBody = z
   .strictObject({
     name: text(128).optional(),
     status: settableStatus.optional(),
-    trigger: trigger.optional(),
-    action: action.optional(),
+    trigger: triggerSchema.optional(),
+    action: actionSchema.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
 
@@ -137,11 +137,11 @@ export const listRunsQuery = z.strictObject({
   status: z.enum(['running', 'success', 'failure'], { error: 'must be running, success or failure' }).optional(),
 });
 
-export type Trigger = z.infer<typeof trigger>;
+export type Trigger = z.infer<typeof triggerSchema>;
 export type ScheduleTrigger = z.infer<typeof scheduleTrigger>;
 export type PriceTrigger = z.infer<typeof priceTrigger>;
 export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
-export type Action = z.infer<typeof action>;
+export type Action = z.infer<typeof actionSchema>;
 export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;
 export type CreateAutomation = z.infer<typeof createAutomationBody>;

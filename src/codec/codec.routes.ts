@@ -41,12 +41,18 @@ export function codecRoutes(services: Services): Router {
   return areaRouter(
     '/v1/codec',
     paths.flatMap(({ path, operation }) => [
-      route({ method: 'options', path, handle: async ({ ctx }) => preflight(ctx, origins) }),
+      route({
+        method: 'options',
+        path,
+        responses: { 204: z.literal('') },
+        handle: async ({ ctx }) => preflight(ctx, origins),
+      }),
       route({
         method: 'post',
         path,
         before: [allowOrigin(origins), guard],
         body: payloadsBody,
+        responses: { 200: payloadsBody },
         handle: async ({ body }) => {
           const converted = await Promise.all(
             body.payloads.map((json, index) => convertOne(codec, operation, json, index)),

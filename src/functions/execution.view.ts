@@ -1,4 +1,6 @@
-import type { Execution } from './execution.entity.ts';
+import { z } from 'zod';
+import { isoTime } from '../api/response-schemas.ts';
+import { executionStatuses, type Execution } from './execution.entity.ts';
 
 /** What invoke answers: the handle, plus the end of the run once it ended. */
 export function executionHandle(execution: Execution) {
@@ -32,3 +34,37 @@ export function executionDetails(execution: Execution, result: unknown) {
     trigger: execution.trigger,
   };
 }
+
+export const executionHandleSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(executionStatuses),
+  startedAt: isoTime,
+  completedAt: isoTime.optional(),
+  duration: z.number().int().optional(),
+});
+
+export const executionListItemSchema = executionHandleSchema.extend({
+  params: z.record(z.string(), z.unknown()),
+  hasResult: z.boolean(),
+  hasError: z.boolean(),
+});
+
+const logLineSchema = z.strictObject({
+  level: z.enum(['debug', 'info', 'warn', 'error']),
+  message: z.string(),
+  timestamp: isoTime,
+});
+
+export const executionDetailsSchema = executionHandleSchema.extend({
+  functionId: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  result: z.unknown().optional(),
+  error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
+  logs: z.array(logLineSchema),
+  secretsRead: z.array(z.string()),
+  trigger: z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('api') }),
+    z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),
+    z.strictObject({ type: z.literal('automation'), automationId: z.string() }),
+  ]),
+});

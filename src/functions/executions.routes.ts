@@ -1,9 +1,18 @@
 import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
 import { type Answer, areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Execution } from './execution.entity.ts';
-import { executionDetails, executionHandle, executionListItem } from './execution.view.ts';
+import {
+  executionDetails,
+  executionDetailsSchema,
+  executionHandle,
+  executionHandleSchema,
+  executionListItem,
+  executionListItemSchema,
+} from './execution.view.ts';
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
 import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution } from './executions.service.ts';
 import { getFunction } from './functions.service.ts';
@@ -12,6 +21,11 @@ import { openResult } from './result-seal.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
+
+/** 202: the run goes on (asynchronous, retried, or longer than the wait). */
+const acceptedSchema = dataEnvelope(z.strictObject({ execution: executionHandleSchema }));
+/** 200: the run ended with its result (a failed run answers 500 execution_error). */
+const invokedSchema = dataEnvelope(z.strictObject({ execution: executionHandleSchema, result: z.unknown() }));
 
 /** Invocations and their history, in the functions area's envelope. */
 export function executionsRoutes(services: Services): Router {
@@ -27,6 +41,7 @@ export function executionsRoutes(services: Services): Router {
       path: '/:id/invoke',
       scope: 'functions:invoke',
       body: invokeBody,
+      responses: { 200: invokedSchema, 202: acceptedSchema },
       handle: async ({ accountId, params, body }) => {
         const fn = await getFunction(em(), accountId, params.id);
         if (body.async) return accepted(await startExecution(em(), invoker, fn, body.params, { type: 'api' }));
@@ -39,6 +54,7 @@ export function executionsRoutes(services: Services): Router {
       path: '/:id/executions',
       scope: 'functions:read',
       query: listExecutionsQuery,
+      responses: { 200: dataPageEnvelope(executionListItemSchema) },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
         const [executions, total] = await listExecutions(em(), fn, query);
@@ -49,6 +65,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'get',
       path: '/:id/executions/:executionId',
       scope: 'functions:read',
+      responses: { 200: dataEnvelope(executionDetailsSchema) },
       handle: async ({ accountId, params }) => {
         const { execution } = await executionOf(accountId, params);
         return data(executionDetails(execution, await openResult(em(), services.masterKeys, execution)));
@@ -58,6 +75,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/executions/:executionId/retry',
       scope: 'functions:invoke',
+      responses: { 202: acceptedSchema },
       handle: async ({ accountId, params }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);
         if (previous.status !== 'failed') {

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { isoTime } from '../api/response-schemas.ts';
+import { runtimes } from './function.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { FunctionStats } from './stats.ts';
 
@@ -30,3 +33,37 @@ export function functionView(fn: FunctionDef, options: { code: boolean; stats?: 
 export function functionListItem(fn: FunctionDef, lastInvocation: string | undefined) {
   return { ...summary(fn), lastInvocation: lastInvocation ?? null };
 }
+
+const summarySchema = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  runtime: z.enum(runtimes),
+  status: z.literal('active'),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  tags: z.array(z.string()),
+};
+
+const statsSchema = z.strictObject({
+  invocations: z.strictObject({
+    total: z.number().int(),
+    success: z.number().int(),
+    failed: z.number().int(),
+    last24Hours: z.number().int(),
+  }),
+  averageExecutionTime: z.number(),
+  lastInvocation: isoTime.nullable(),
+});
+
+/** A function as create, get and update answer it (code and stats when they are asked for). */
+export const functionSchema = z.strictObject({
+  ...summarySchema,
+  timeout: z.number().int(),
+  environment: z.record(z.string(), z.string()),
+  secrets: z.array(z.string()),
+  code: z.string().optional(),
+  stats: statsSchema.optional(),
+});
+
+export const functionListItemSchema = z.strictObject({ ...summarySchema, lastInvocation: isoTime.nullable() });

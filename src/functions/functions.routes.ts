@@ -1,7 +1,9 @@
 import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { functionListItem, functionView } from './function.view.ts';
+import { functionListItem, functionListItemSchema, functionSchema, functionView } from './function.view.ts';
 import {
   createFunctionBody,
   environment,
@@ -13,6 +15,8 @@ import {
 import { createFunction, deleteFunction, getFunction, listFunctions, updateFunction } from './functions.service.ts';
 import { invokerOf } from './executions.service.ts';
 import { functionStats, lastInvocations } from './stats.ts';
+
+const environmentSchema = z.record(z.string(), z.string());
 
 /** What other areas do when a function is gone (the automations that run it stop). */
 export interface FunctionHooks {
@@ -29,6 +33,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/',
       scope: 'functions:read',
       query: listFunctionsQuery,
+      responses: { 200: dataPageEnvelope(functionListItemSchema) },
       handle: async ({ accountId, query }) => {
         const [functions, total] = await listFunctions(em(), accountId, query);
         const last = await lastInvocations(
@@ -47,6 +52,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/',
       scope: 'functions:write',
       body: createFunctionBody,
+      responses: { 201: dataEnvelope(functionSchema) },
       handle: async ({ accountId, body }) =>
         data(functionView(await createFunction(em(), accountId, body), { code: true }), 201),
     }),
@@ -55,6 +61,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/:id',
       scope: 'functions:read',
       query: getFunctionQuery,
+      responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
         return data(functionView(fn, { code: query.include_code === 'true', stats: await functionStats(em(), fn.id) }));
@@ -65,6 +72,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/:id',
       scope: 'functions:write',
       body: updateFunctionBody,
+      responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params, body }) => {
         const fn = await updateFunction(em(), accountId, params.id, body);
         return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
@@ -74,6 +82,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       method: 'delete',
       path: '/:id',
       scope: 'functions:write',
+      responses: { 200: dataEnvelope(z.strictObject({ id: z.string(), deleted: z.literal(true) })) },
       handle: async ({ accountId, params }) => {
         await deleteFunction(em(), invoker, accountId, params.id);
         await hooks.functionDeleted(params.id);
@@ -84,6 +93,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       method: 'get',
       path: '/:id/environment',
       scope: 'functions:read',
+      responses: { 200: dataEnvelope(environmentSchema) },
       handle: async ({ accountId, params }) => data((await getFunction(em(), accountId, params.id)).environment),
     }),
     route({
@@ -91,6 +101,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/:id/environment',
       scope: 'functions:write',
       body: environment,
+      responses: { 200: dataEnvelope(environmentSchema) },
       handle: async ({ accountId, params, body }) =>
         data((await updateFunction(em(), accountId, params.id, { environment: body })).environment),
     }),
@@ -99,6 +110,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       path: '/:id/secrets',
       scope: 'functions:write',
       body: functionSecretsBody,
+      responses: { 200: dataEnvelope(z.strictObject({ secrets: z.array(z.string()) })) },
       handle: async ({ accountId, params, body }) =>
         data({ secrets: (await updateFunction(em(), accountId, params.id, { secrets: body.secrets })).secrets }),
     }),

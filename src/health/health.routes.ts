@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { checkHealth, type HealthProbes } from './health.service.ts';
@@ -17,6 +18,19 @@ export function healthProbes(services: Services): HealthProbes {
   };
 }
 
+const componentSchema = z.looseObject({
+  status: z.enum(['ok', 'down']),
+  latencyMs: z.number(),
+  error: z.string().optional(),
+});
+
+const healthSchema = z.strictObject({
+  status: z.enum(['ok', 'degraded']),
+  postgres: componentSchema,
+  temporal: componentSchema,
+  neo: componentSchema.extend({ blockHeight: z.number().int().optional() }),
+});
+
 /** GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. */
 export function healthRoutes(services: Services): Router {
   const probes = healthProbes(services);
@@ -24,6 +38,7 @@ export function healthRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/',
+      responses: { 200: healthSchema, 503: healthSchema },
       handle: async () => {
         const report = await checkHealth(probes);
         return bare(report, report.status === 'ok' ? 200 : 503);

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { isoTime, paginationSchema } from '../api/response-schemas.ts';
 import type { Secret } from './secret.entity.ts';
 
 /** What the API shows of a secret: never its value, which is write-only. */
@@ -15,4 +17,17 @@ export const secretListItem = ({ id, name, createdAt, updatedAt }: Secret) => ({
   name,
   createdAt: createdAt.toISOString(),
   updatedAt: updatedAt.toISOString(),
+});
+
+export const secretSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+export const secretListSchema = z.strictObject({
+  secrets: z.array(secretSchema.omit({ description: true })),
+  pagination: paginationSchema,
 });

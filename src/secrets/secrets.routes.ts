@@ -1,8 +1,9 @@
 import type { Router } from '@koa/router';
 import { paginationOf } from '../api/pagination.ts';
+import { deletedMessage } from '../api/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { secretListItem, secretView } from './secret.view.ts';
+import { secretListItem, secretListSchema, secretSchema, secretView } from './secret.view.ts';
 import { createSecretBody, listSecretsQuery, updateSecretBody } from './secrets.schemas.ts';
 import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from './secrets.service.ts';
 
@@ -15,6 +16,7 @@ export function secretsRoutes(services: Services): Router {
       path: '/',
       scope: 'secrets:read',
       query: listSecretsQuery,
+      responses: { 200: secretListSchema },
       handle: async ({ accountId, query }) => {
         const { secrets, total } = await listSecrets(em(), accountId, query);
         return bare({ secrets: secrets.map(secretListItem), pagination: paginationOf(query, secrets.length, total) });
@@ -25,6 +27,7 @@ export function secretsRoutes(services: Services): Router {
       path: '/',
       scope: 'secrets:write',
       body: createSecretBody,
+      responses: { 201: secretSchema },
       handle: async ({ accountId, body }) =>
         bare(secretView(await createSecret(em(), masterKeys, accountId, body)), 201),
     }),
@@ -32,6 +35,7 @@ export function secretsRoutes(services: Services): Router {
       method: 'get',
       path: '/:id',
       scope: 'secrets:read',
+      responses: { 200: secretSchema },
       handle: async ({ accountId, params }) => bare(secretView(await getSecret(em(), accountId, params.id))),
     }),
     route({
@@ -39,6 +43,7 @@ export function secretsRoutes(services: Services): Router {
       path: '/:id',
       scope: 'secrets:write',
       body: updateSecretBody,
+      responses: { 200: secretSchema },
       handle: async ({ accountId, params, body }) =>
         bare(secretView(await updateSecret(em(), masterKeys, accountId, params.id, body))),
     }),
@@ -46,6 +51,7 @@ export function secretsRoutes(services: Services): Router {
       method: 'delete',
       path: '/:id',
       scope: 'secrets:write',
+      responses: { 200: deletedMessage },
       handle: async ({ accountId, params }) => {
         await deleteSecret(em(), accountId, params.id);
         return bare({ success: true, message: 'Secret permanently deleted.' });

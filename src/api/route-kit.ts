@@ -85,9 +85,7 @@ export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, un
  */
 export const checkDeclaredAnswers: Middleware = async (ctx, next) => {
   await next();
-  const declared = ctx.state.declaredAnswer as
-    | { route: string; spec: RouteSpec<string, unknown, unknown> }
-    | undefined;
+  const declared = ctx.state.declaredAnswer as { route: string; spec: RouteSpec<string, unknown, unknown> } | undefined;
   if (!declared) return;
   const schema = declared.spec.responses[ctx.status];
   if (!schema) throw new Error(`${declared.route} answered ${ctx.status}, which it does not declare.`);

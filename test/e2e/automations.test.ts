@@ -108,17 +108,9 @@ describe('automations on the stack from `neoflow up`', () => {
           functionId: await client.deploy('module.exports = async (c) => c.params.trigger;'),
         },
       });
-      // A poll records its run before the poller sleeps: once the source has been read twice more,
-      // the first read of the new price has been judged (and fired, or not).
       const firesAfter = async (price: string) => {
         prices.set(price);
-        const readBefore = prices.hits();
-        await until(
-          async () => prices.hits(),
-          (read) => read >= readBefore + 2,
-          30_000,
-          50,
-        );
+        await prices.twoMoreReads();
         return (await client.runs(id)).length;
       };
       expect(await firesAfter('5.00')).toBe(0);

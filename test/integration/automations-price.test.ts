@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../support/polling.ts';
 import { startPriceServer } from '../support/price-server.ts';
 import {
   call,
@@ -36,19 +35,7 @@ describe('price trigger firing (local price source)', () => {
       },
       action: { type: 'function', functionId: echoFn },
     });
-  /**
-   * Until the source has been read twice more: a poll records its run before the poller sleeps,
-   * so the first of those reads has been judged (fired, or not) by then.
-   */
-  const aPoll = async () => {
-    const readBefore = prices.hits();
-    await until(
-      async () => prices.hits(),
-      (read) => read >= readBefore + 2,
-      30_000,
-      50,
-    );
-  };
+  const aPoll = () => prices.twoMoreReads();
 
   it('fires when the condition becomes true, re-arms after false, compares decimals strictly, ignores stale prices', async () => {
     prices.set('15');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
@@ -31,6 +32,29 @@ interface Envelope<T> {
 
 const call = async <T = FunctionData>(method: string, path: string, body?: unknown, apiKey = key) =>
   (await callApi(api.url, apiKey, method, `/functions${path}`, body)) as { status: number; body: Envelope<T> };
+
+/** An execution row of the function as a run would leave it; `end` says how it went. */
+function storedExecution(
+  em: EntityManager,
+  functionId: string,
+  end: {
+    status: 'running' | 'completed' | 'failed';
+    duration: number | null;
+    startedAt: Date;
+    completedAt: Date | null;
+  },
+) {
+  em.create(Execution, {
+    function: functionId,
+    account: accountId,
+    params: {},
+    logs: [],
+    trigger: { type: 'api' },
+    secretsRead: [],
+    error: null,
+    ...end,
+  });
+}
 
 const code = 'module.exports = async (context) => ({ hello: context.params.name });';
 let counter = 0;
@@ -83,19 +107,7 @@ describe('functions area: create and read', () => {
       { status: 'failed', duration: 300, startedAt: new Date(now - 48 * 3600_000) },
       { status: 'running', duration: null, startedAt: new Date(now - 500) },
     ] as const;
-    for (const run of runs) {
-      em.create(Execution, {
-        function: body.data!.id,
-        account: accountId,
-        params: {},
-        logs: [],
-        trigger: { type: 'api' },
-        secretsRead: [],
-        error: null,
-        completedAt: null,
-        ...run,
-      });
-    }
+    for (const run of runs) storedExecution(em, body.data!.id, { completedAt: null, ...run });
     await em.flush();
     const { data } = (await call('GET', `/${body.data!.id}`)).body;
     expect(data!.stats).toEqual({
@@ -228,19 +240,7 @@ describe('functions area: change and delete', () => {
     const kept = await create();
     const em = api.database.orm.em.fork();
     for (const fn of [body.data!.id, kept.body.data!.id]) {
-      em.create(Execution, {
-        function: fn,
-        account: accountId,
-        params: {},
-        logs: [],
-        trigger: { type: 'api' },
-        secretsRead: [],
-        error: null,
-        completedAt: new Date(),
-        status: 'completed',
-        duration: 1,
-        startedAt: new Date(),
-      });
+      storedExecution(em, fn, { status: 'completed', duration: 1, startedAt: new Date(), completedAt: new Date() });
     }
     await em.flush();
     const deleted = await call('DELETE', `/${body.data!.id}`);

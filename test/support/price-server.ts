@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './polling.ts';
 
 /**
  * A price API of our own: answers `{"data": {"price": <price>, "ts": <unix seconds>}}` for every
@@ -20,6 +21,19 @@ export async function startPriceServer() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/price/{asset}-{currency}`,
     set: (price: string, ageSeconds = 0) => Object.assign(quote, { price, ageSeconds }),
     hits: () => hits,
+    /**
+     * Until the source has been read twice more. A price poller records its run before it sleeps,
+     * so by then the first of those reads has been judged (fired, or not).
+     */
+    twoMoreReads: async () => {
+      const readBefore = hits;
+      await until(
+        async () => hits,
+        (read) => read >= readBefore + 2,
+        30_000,
+        50,
+      );
+    },
     /** Drops kept-alive connections rather than waiting for them: a running worker keeps polling. */
     close: () =>
       new Promise<void>((resolveClose) => {

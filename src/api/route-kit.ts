@@ -81,7 +81,8 @@ export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, un
 /**
  * Fails an answer its route does not declare: a status without a schema, or a body its schema
  * refuses. Mounted where answers are checked (tests), so a declaration that drifts from what the
- * code answers fails every test that calls the route, and the OpenAPI document stays true.
+ * code answers fails every test that calls the route: the declarations can be trusted as the
+ * description of the API (an OpenAPI document generated from them, say).
  */
 export const checkDeclaredAnswers: Middleware = async (ctx, next) => {
   await next();

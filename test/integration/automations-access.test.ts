@@ -19,7 +19,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: methods, scopes, keys and accounts.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi());
 afterAll(stopAutomationsApi);
 
 describe('methods', () => {

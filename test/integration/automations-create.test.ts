@@ -25,7 +25,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: creating automations, and the validation of what is sent.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi({ runs: false }));
 afterAll(stopAutomationsApi);
 
 describe('POST /v1/automations', () => {

@@ -13,7 +13,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: price triggers firing from a local source.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi());
 afterAll(stopAutomationsApi);
 
 describe('price trigger firing (local price source)', () => {

@@ -14,7 +14,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: listing automations and reading one.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi({ runs: false }));
 afterAll(stopAutomationsApi);
 
 describe('GET /v1/automations', () => {

@@ -24,7 +24,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: runs: manual firing, history, retries, their workflows and contract actions.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi());
 afterAll(stopAutomationsApi);
 
 describe('runs: manual trigger, history and retry', () => {

@@ -20,7 +20,7 @@ import {
 } from '../support/automations-api.ts';
 
 // The automations area over HTTP: changing, deleting, and what a deleted function does to its automations.
-beforeAll(startAutomationsApi);
+beforeAll(() => startAutomationsApi({ runs: false }));
 afterAll(stopAutomationsApi);
 
 describe('PATCH /v1/automations/{id}', () => {

@@ -2,7 +2,7 @@ import { wallet } from '@cityofzion/neon-js';
 import { expect } from 'vitest';
 import { createKey } from '../../src/auth/keys.service.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
-import type { TestApi } from './api.ts';
+import { startTestApi, type TestApi } from './api.ts';
 import { testMasters, uniqueAccountName } from './keys.ts';
 import { until } from './polling.ts';
 import { startApiWithWorker, type RunningWorker } from './worker.ts';
@@ -10,11 +10,12 @@ import { startApiWithWorker, type RunningWorker } from './worker.ts';
 /**
  * What the automations area's HTTP tests share: an API with a worker over real services, two
  * accounts with keys, a few functions, and calls and bodies in the area's shape. The bindings are
- * live: each test file's beforeAll(startAutomationsApi) fills them for that file.
+ * live: each test file's beforeAll fills them for that file (startAutomationsApi).
  */
 
 export let api: TestApi;
-export let worker: RunningWorker;
+/** Absent when the file's tests run no code (startAutomationsApi({ runs: false })). */
+export let worker: RunningWorker | undefined;
 /** Account A: every scope. */
 export let key: string;
 export let accountName: string;
@@ -25,8 +26,13 @@ export let echoFn: string;
 export let failFn: string;
 export let otherFn: string;
 
-export async function startAutomationsApi() {
-  ({ api, worker } = await startApiWithWorker());
+/**
+ * The API for one file's tests; with `runs: false`, without workers (its tests create, read and
+ * change automations but run nothing), which starts faster.
+ */
+export async function startAutomationsApi({ runs = true } = {}) {
+  if (runs) ({ api, worker } = await startApiWithWorker());
+  else api = await startTestApi([], {}, { hostWorker: false });
   accountName = uniqueAccountName('auto-a');
   key = await keyFor(['*'], accountName);
   otherKey = await keyFor();
@@ -36,7 +42,7 @@ export async function startAutomationsApi() {
 }
 
 export async function stopAutomationsApi() {
-  await worker.stop();
+  await worker?.stop();
   await api.close();
 }
 

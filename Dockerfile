@@ -49,10 +49,11 @@ COPY worker/ ./worker/
 RUN mkdir -p /var/lib/neoflow && chown node:node /var/lib/neoflow
 USER node
 EXPOSE 8080
-# No curl in the slim image: Node's fetch. Only meaningful for `api`; compose disables it for the
-# worker and migrate containers.
+# No curl in the slim image: Node's fetch. Liveness only (the process serves): /v1/health also
+# probes PostgreSQL, Temporal and Neo RPC, and an outage of one must not mark every API unhealthy.
+# Only meaningful for `api`; compose disables it for the worker and migrate containers.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.NEOFLOW_API_PORT || 8080) + '/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.NEOFLOW_API_PORT || 8080) + '/v1/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # --no-node-snapshot: isolated-vm requires it on Node 20+.
 ENTRYPOINT ["node", "--no-node-snapshot", "bin/neoflow.js"]
 CMD ["api"]

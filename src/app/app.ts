@@ -8,7 +8,7 @@ import { stopAutomationsOfFunction } from '../automations/automations.service.ts
 import { triggerControlOf } from '../automations/trigger-control.ts';
 import { executionsRoutes } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
-import { healthRoutes } from '../health/health.routes.ts';
+import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
@@ -31,6 +31,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const router = apiRouter();
   const areas = [
     healthRoutes(services),
+    livenessRoutes(),
     accountRoutes(services),
     secretsRoutes(services),
     functionsRoutes(services, {

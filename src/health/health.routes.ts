@@ -46,3 +46,19 @@ export function healthRoutes(services: Services): Router {
     }),
   ]);
 }
+
+/**
+ * GET /v1/livez needs no key and checks nothing beyond this process: it serves. For a container's
+ * liveness (restart it when this fails); /v1/health is readiness, and a Neo RPC outage there must
+ * not get every API restarted.
+ */
+export function livenessRoutes(): Router {
+  return areaRouter('/v1/livez', [
+    route({
+      method: 'get',
+      path: '/',
+      responses: { 200: z.strictObject({ status: z.literal('ok') }) },
+      handle: async () => bare({ status: 'ok' }),
+    }),
+  ]);
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { issueKey } from '../support/keys.ts';
 
@@ -9,6 +10,23 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('wire basics', () => {
+  it('answers liveness from the process alone while readiness reports a Neo node that is down', async () => {
+    const { neo } = api.services;
+    // Nothing listens on port 9 (discard): the node is down as far as this API can tell.
+    Object.assign(api.services, { neo: createNeoRpc('http://127.0.0.1:9', { timeoutMs: 500 }) });
+    try {
+      const health = await fetch(`${api.url}/v1/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ status: 'degraded', neo: { status: 'down' } });
+      const live = await fetch(`${api.url}/v1/livez`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'ok' });
+      expect(live.headers.get('RateLimit-Limit')).toBeNull();
+    } finally {
+      Object.assign(api.services, { neo });
+    }
+  });
+
   it('reports PostgreSQL, Temporal and Neo healthy, without a key', async () => {
     const response = await fetch(`${api.url}/v1/health`);
     expect(response.status).toBe(200);

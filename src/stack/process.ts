@@ -28,6 +28,9 @@ export function spawnManaged(name: string, command: string, options: SpawnOption
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: toFile ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    // A process group of its own: a terminal's Ctrl-C reaches only `neoflow up`, which stops the
+    // API and worker first (they drain what runs) and the services they report to after them.
+    detached: true,
     ...options.user,
   });
   if (toFile) {

@@ -36,10 +36,27 @@ describe('neoflow up, Ctrl-C, and up again', () => {
     expect(running.output()).toMatch(/postgres\s+ok/);
     const key = await createKeyWithCli(env, 'lifecycle');
     const heightBefore = await blockHeight(apiUrl);
+    // A run in progress when Ctrl-C comes: the worker drains it while Temporal and PostgreSQL still serve.
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${apiUrl}/v1${path}`, {
+        method,
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (response) => (await response.json()) as { data: Record<string, any> });
+    const busy =
+      'module.exports = async () => { const end = Date.now() + 2000; while (Date.now() < end) { await null; } return "drained"; };';
+    const fn = (await call('POST', '/functions', { name: 'draining', runtime: 'node18', code: busy })).data
+      .id as string;
+    const execution = (await call('POST', `/functions/${fn}/invoke`, { async: true })).data.execution.id as string;
 
+    const beforeStop = running.output().length;
     const stopped = await running.stop();
+    const stopping = running.output().slice(beforeStop);
     running = undefined;
     expect(stopped.code).toBe(0);
+    // The API and worker drain before the services they report to stop: nothing retries against
+    // a Temporal server, database or node that is already gone.
+    expect(stopping).not.toMatch(/transport error|connection refused|ECONNREFUSED|Unavailable|failed to poll/i);
     expect(stopped.ms).toBeLessThan(10_000);
     expect(await processesUsing(dataDir)).toEqual([]);
     const ports = Object.entries(env).filter(([name]) => name.endsWith('_PORT'));
@@ -48,6 +65,11 @@ describe('neoflow up, Ctrl-C, and up again', () => {
     running = await startNeoflowUp(env);
     const account = await fetch(`${apiUrl}/v1/account`, { headers: { 'X-API-Key': key } });
     expect(account.status).toBe(200);
+    // It ended while the stack stopped, once, with its result.
+    expect((await call('GET', `/functions/${fn}/executions/${execution}`)).data).toMatchObject({
+      status: 'completed',
+      result: 'drained',
+    });
     expect(await blockHeight(apiUrl)).toBeGreaterThanOrEqual(heightBefore);
   }, 240_000);
 });

@@ -6,15 +6,17 @@ const readyLine = /Neoflow is up/;
 export interface UpProcess {
   child: ChildProcess;
   output(): string;
-  /** Sends SIGINT like Ctrl-C; resolves with the exit code and how long stopping took. */
+  /** Ctrl-C: SIGINT to the whole process group; resolves with the exit code and how long stopping took. */
   stop(): Promise<{ code: number | null; ms: number }>;
 }
 
 /** Runs `neoflow up` with the given environment and waits for its ready line. */
 export async function startNeoflowUp(env: Record<string, string>, timeoutMs = 300_000): Promise<UpProcess> {
+  // Its own process group, as a terminal gives a foreground command: Ctrl-C signals the group.
   const child = spawn(process.execPath, neoflowArgs('up'), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
@@ -39,7 +41,7 @@ export async function startNeoflowUp(env: Record<string, string>, timeoutMs = 30
     output: () => output,
     stop: async () => {
       const started = performance.now();
-      child.kill('SIGINT');
+      process.kill(-child.pid!, 'SIGINT');
       const code = await exited;
       return { code, ms: performance.now() - started };
     },

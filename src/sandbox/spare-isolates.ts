@@ -2,7 +2,7 @@ import { type IsolateSource, prepareIsolate, type PreparedIsolate } from './prep
 
 /**
  * Keeps a few isolates prepared between runs, so that a run starts with its context and bootstrap
- * already made (~2.5 ms of its path). A spare has run no user code: each still serves exactly one
+ * already made (1.5–2.5 ms off its path, measured in docs/performance.md). A spare has run no user code: each still serves exactly one
  * run and is disposed after it, as a fresh one would be. Spares are made when a run has ended, so a
  * process that runs no code prepares nothing; a run that finds no spare prepares its own.
  */

@@ -8,9 +8,9 @@ import { until } from './polling.ts';
 import { startApiWithWorker, type RunningWorker } from './worker.ts';
 
 /**
- * What the automations area's HTTP tests share: an API with a worker over real services, two
- * accounts with keys, a few functions, and calls and bodies in the area's shape. The bindings are
- * live: each test file's beforeAll fills them for that file (startAutomationsApi).
+ * What the automations area's HTTP tests share: an API over real services (with workers when the
+ * file's tests run code), two accounts with keys, a few functions, and calls and bodies in the
+ * area's shape. The bindings are live: each file's beforeAll fills them (startAutomationsApi).
  */
 
 export let api: TestApi;

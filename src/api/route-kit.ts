@@ -57,7 +57,7 @@ export const route = <Path extends string, Query = undefined, Body = undefined>(
 
 /** The router of one area: its routes under `prefix`, each guarded, validated and answered alike. */
 export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, unknown>[]): Router {
-  const router = apiRouter(prefix || undefined);
+  const router = apiRouter(prefix);
   for (const spec of routes) {
     const guards = [...(spec.scope ? [requireScope(spec.scope)] : []), ...(spec.before ?? [])];
     router[spec.method](spec.path, ...guards, async (ctx) => {

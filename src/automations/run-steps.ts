@@ -48,7 +48,9 @@ async function functionPlan(em: EntityManager, run: AutomationRun, action: Funct
   }
   if (!run.executionId) {
     const params = { ...action.parameters, trigger: run.trigger };
-    run.executionId = newExecution(em, fn, params, { type: 'automation', automationId: run.automation.id }).id;
+    const execution = newExecution(em, fn, params, { type: 'automation', automationId: run.automation.id });
+    em.persist(execution);
+    run.executionId = execution.id;
   }
   return { kind: 'function', executionId: run.executionId, labels: [{ key: attributeKeys.function, value: fn.id }] };
 }

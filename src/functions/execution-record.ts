@@ -9,7 +9,8 @@ export type ExecutionTrigger =
 
 /**
  * The one place an execution row is built (invoke, retry, an automation's action): running from
- * now. The caller flushes it, then starts the workflow that runs it.
+ * now. Not yet persisted: the caller stores it (an invoke with one insert of its own, an
+ * automation's action in the flush that also records it on the run), then starts its workflow.
  */
 export function newExecution(
   em: EntityManager,
@@ -17,18 +18,22 @@ export function newExecution(
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
 ) {
-  return em.create(Execution, {
-    id: newId('exec'),
-    function: fn,
-    account: fn.account,
-    status: 'running',
-    params,
-    secretsRead: [],
-    error: null,
-    logs: [],
-    trigger,
-    startedAt: new Date(),
-    completedAt: null,
-    duration: null,
-  });
+  return em.create(
+    Execution,
+    {
+      id: newId('exec'),
+      function: fn,
+      account: fn.account,
+      status: 'running',
+      params,
+      secretsRead: [],
+      error: null,
+      logs: [],
+      trigger,
+      startedAt: new Date(),
+      completedAt: null,
+      duration: null,
+    },
+    { persist: false },
+  );
 }

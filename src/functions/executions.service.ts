@@ -99,7 +99,8 @@ function recordAndStart(
   trigger: ExecutionTrigger,
 ) {
   const execution = newExecution(em, fn, params, trigger);
-  const recorded = em.flush();
+  // One statement, outside the unit of work: no transaction around it, one round trip.
+  const recorded = em.insert(execution);
   if (!invoker.eager) {
     const started = recorded.then(() => startExecutionWorkflow(invoker, execution, fn));
     return { execution, local: undefined, started };

@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.ts';
-import { authenticate, type Caller } from '../auth/keys.service.ts';
+import { admit, type Caller } from '../auth/admission.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
+import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
+import type { Services } from '../services.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
 const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account'];
@@ -24,19 +25,23 @@ function isProtected(path: string): boolean {
 
 /**
  * Authenticates every request to a protected area, matched route or not, so an unauthenticated
- * client learns nothing about which paths exist. Missing, malformed, unknown and revoked keys
- * get one identical 401.
+ * client learns nothing about which paths exist: missing, malformed, unknown and revoked keys get
+ * one identical 401. Every authenticated request, invocations included, takes one token from its
+ * key's bucket in the same statement. The `RateLimit-*` headers are set before the request goes
+ * on, so they stay on its response even when a later middleware or route fails.
  */
-export function authenticateAreas(em: () => EntityManager): Middleware {
+export function admitCallers(services: Pick<Services, 'config' | 'em'>): Middleware {
   return async (ctx, next) => {
     if (!isProtected(ctx.path)) {
       await next();
       return;
     }
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
-    const caller = key === undefined ? null : await authenticate(em(), key);
-    if (!caller) throw unauthorized();
-    ctx.state.caller = caller;
+    const admission = key === undefined ? null : await admit(services.em(), key, services.config.rateLimit);
+    if (!admission) throw unauthorized();
+    ctx.state.caller = admission.caller;
+    ctx.set(rateLimitHeaders(admission.decision));
+    if (!admission.decision.allowed) throw tooManyRequests(admission.rate, admission.decision);
     await next();
   };
 }

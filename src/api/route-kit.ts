@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
-import type { Caller } from '../auth/keys.service.ts';
+import type { Caller } from '../auth/admission.ts';
 import { requireScope } from './auth.ts';
 import { pageEnvelope } from './pagination.ts';
 import { apiRouter } from './router.ts';

@@ -9,10 +9,9 @@ import { triggerControlOf } from '../automations/trigger-control.ts';
 import { executionsRoutes } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
-import { rateLimit } from '../ratelimit/rate-limit.middleware.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
-import { authenticateAreas } from '../api/auth.ts';
+import { admitCallers } from '../api/auth.ts';
 import { errorHandler } from '../api/error-handler.ts';
 import { jsonBody } from '../api/json-body.ts';
 import { requestId } from '../api/request-id.ts';
@@ -49,8 +48,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use(requestLog(services.log));
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
-  app.use(authenticateAreas(services.em));
-  app.use(rateLimit(services));
+  app.use(admitCallers(services));
   app.use(refuseUnstorableUrl);
   app.use(jsonBody);
   // Tests run every answer past its route's declaration.

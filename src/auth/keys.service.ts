@@ -1,20 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from './account.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
-import { generateKey, hashKey, keyHint, looksLikeKey, sameHash } from './key-material.ts';
+import { generateKey, hashKey, keyHint } from './key-material.ts';
 import type { Scope } from './scopes.ts';
 import { addSigner, findSigner, type SignerSummary } from './signer.ts';
 import { newId } from '../ids.ts';
-import type { Rate } from '../ratelimit/rate.ts';
+import { storedRate, type Rate } from '../ratelimit/rate.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
-
-export interface Caller {
-  accountId: string;
-  keyId: string;
-  scopes: readonly string[];
-  /** The key's own rate, or null when the configured default applies. */
-  rate: Rate | null;
-}
 
 export interface KeySummary {
   id: string;
@@ -86,16 +78,6 @@ export async function revokeKey(em: EntityManager, keyId: string): Promise<boole
   return true;
 }
 
-/** The caller a presented key stands for, or null for a malformed, unknown or revoked key. */
-export async function authenticate(em: EntityManager, presented: string): Promise<Caller | null> {
-  if (!looksLikeKey(presented)) return null;
-  const hash = hashKey(presented);
-  const key = await em.findOne(ApiKey, { hash, revokedAt: null });
-  if (!key || !sameHash(key.hash, hash)) return null;
-  return { accountId: key.account.id, keyId: key.id, scopes: key.scopes, rate: rateOf(key) };
-}
-
 function rateOf(key: ApiKey): Rate | null {
-  const { rateRequests: requests, rateWindowSeconds: windowSeconds } = key;
-  return requests && windowSeconds ? { requests, windowSeconds } : null;
+  return storedRate(key.rateRequests, key.rateWindowSeconds);
 }

@@ -1,3 +1,4 @@
+import { AppError } from '../errors.ts';
 import type { Rate } from './rate.ts';
 
 /** What one request is told: the verdict and the figures of its `RateLimit-*` headers. */
@@ -41,4 +42,15 @@ export function rateLimitHeaders(decision: Decision): Record<string, string> {
 /** `100/10s`, as `--rate` and NEOFLOW_RATE_LIMIT write it. */
 export function formatRate(rate: Rate): string {
   return `${rate.requests}/${rate.windowSeconds}s`;
+}
+
+/** The 429 for a key over its rate, with the wait in `Retry-After`. */
+export function tooManyRequests(rate: Rate, decision: Decision): AppError {
+  const wait = decision.retryAfterSeconds;
+  return new AppError(
+    'rate_limit_exceeded',
+    `This API key is over its rate limit of ${formatRate(rate)}; retry in ${wait} s.`,
+    { limit: rate.requests, windowSeconds: rate.windowSeconds, retryAfter: wait },
+    { 'Retry-After': String(wait) },
+  );
 }

@@ -10,3 +10,8 @@ export function parseRate(text: string): Rate | undefined {
   const rate = { requests: Number(match[1]), windowSeconds: Number(match[2]) };
   return rate.requests > 0 && rate.windowSeconds > 0 ? rate : undefined;
 }
+
+/** A key's own rate as its two columns store it: both set, or none (the default applies). */
+export function storedRate(requests: number | null | undefined, windowSeconds: number | null | undefined): Rate | null {
+  return requests && windowSeconds ? { requests, windowSeconds } : null;
+}

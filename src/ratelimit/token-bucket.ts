@@ -9,10 +9,11 @@ import type { Rate } from './rate.ts';
  * Refill is `elapsed × capacity / window`, capped at capacity, on the database clock so every
  * process agrees. A statement that waited for the lock read the clock before a later statement
  * stored its own: elapsed time is clamped at zero and `refilled_at` never moves back, so such
- * reordering can only withhold tokens, never mint them.
+ * reordering can only withhold tokens, never mint them. The statement takes its key and rate from
+ * a `"rate" ("key_id", "capacity", "window")` named before it, so that admission can find the key
+ * and take its token in one round trip.
  */
-const takeTokenSql = `
-with "rate" ("key_id", "capacity", "window") as (values (?::varchar, ?::float8, ?::float8))
+export const takeTokenFromRate = `
 insert into "rate_limit_buckets" as "bucket" ("key_id", "tokens", "refilled_at", "allowed")
 select "key_id", "capacity" - 1, clock_timestamp(), true from "rate"
 on conflict ("key_id") do update set ("tokens", "refilled_at", "allowed") = (
@@ -29,7 +30,11 @@ on conflict ("key_id") do update set ("tokens", "refilled_at", "allowed") = (
     from "rate"
   ) as "refill"
 )
-returning "allowed", "tokens"`;
+returning "key_id", "allowed", "tokens"`;
+
+const takeTokenSql = `
+with "rate" ("key_id", "capacity", "window") as (values (?::varchar, ?::float8, ?::float8))
+${takeTokenFromRate}`;
 
 /** Spends one of the key's tokens if it has one; either way, says what the client may do next. */
 export async function takeToken(em: EntityManager, keyId: string, rate: Rate): Promise<Decision> {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { authenticate } from '../../src/auth/keys.service.ts';
+import { admit } from '../../src/auth/admission.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { neoflow } from '../support/cli.ts';
@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { keysCliEnv } from '../support/keys.ts';
 
 let db: TestDatabase;
+const anyRate = { requests: 100, windowSeconds: 10 };
 beforeAll(async () => {
   db = await createTestDatabase();
 });
@@ -23,7 +24,7 @@ describe('neoflow keys', () => {
     expect(created.code).toBe(0);
     const key = created.stdout.trimEnd().split('\n').at(-1)!;
     expect(key).toMatch(/^nf_[A-Za-z0-9_-]{43}$/);
-    const caller = await authenticate(db.orm.em.fork(), key);
+    const caller = (await admit(db.orm.em.fork(), key, anyRate))?.caller;
     expect(caller?.scopes).toEqual(['functions:read', 'secrets:read']);
 
     const listed = await neoflow(['keys', 'list', '--account', 'acme'], env);
@@ -32,7 +33,7 @@ describe('neoflow keys', () => {
     expect(listed.stdout).toContain('active');
 
     expect((await neoflow(['keys', 'revoke', caller!.keyId], env)).code).toBe(0);
-    expect(await authenticate(db.orm.em.fork(), key)).toBeNull();
+    expect(await admit(db.orm.em.fork(), key, anyRate)).toBeNull();
     expect((await neoflow(['keys', 'list', '--account', 'acme'], env)).stdout).toContain('revoked');
   });
 

@@ -17,6 +17,7 @@ import {
   summarise,
   type Latencies,
 } from './measure.ts';
+import { sampleTree } from './proc.ts';
 import { apiClient } from './scratch-stack.ts';
 import { startUpStack, type UpStack } from './up-stack.ts';
 
@@ -103,8 +104,12 @@ async function measure(stack: Stack) {
   const floorSerial = await runConcurrent(counts.floorSerial, 1, runFloor, progress, 'floor a c=1');
   const floorA = summarise(floorSerial.durations);
   progress(`floor a (eager start + local activity) c=1: p50 ${ms(floorA.p50)}`);
+  const floorCpu = sampleTree();
   const floorParallel = await runConcurrent(counts.floorTotal, 64, (i) => runFloor(100_000 + i), progress, 'floor b');
   const floorB = counts.floorTotal / (floorParallel.elapsedMs / 1000);
+  const floorSpent = floorCpu.stop();
+  const floorCpuPerRun = floorSpent.cpuSeconds / counts.floorTotal;
+  reportCpu('floor b', floorSpent, counts.floorTotal);
   progress(`floor b (the same, concurrency 64): ${perSecond(floorB)}`);
 
   const serial = await runConcurrent(counts.syncSerial, 1, invokeSync, progress, 'sync c=1');
@@ -116,7 +121,14 @@ async function measure(stack: Stack) {
 
   const asynchronous = await measureAsync(stack, asyncFn);
   const syncRate = counts.syncParallel / (parallel.elapsedMs / 1000);
-  report({ floorA, floorB, floorC, syncSerial, syncParallel, syncRate, ...asynchronous });
+  report({ floorA, floorB, floorC, floorCpuPerRun, syncSerial, syncParallel, syncRate, ...asynchronous });
+}
+
+/** Which processes of the tree spent the phase's CPU, per run. */
+function reportCpu(phase: string, spent: ReturnType<ReturnType<typeof sampleTree>['stop']>, runs: number) {
+  for (const { cpuSeconds, command } of spent.byProcess.slice(0, 5)) {
+    progress(`${phase} cpu/run ${ms((cpuSeconds / runs) * 1000).padStart(8)}  ${command.slice(0, 90)}`);
+  }
 }
 
 /** Asynchronous invokes at concurrency 64, from the first request until every one ended in PostgreSQL. */
@@ -133,6 +145,7 @@ async function measureAsync(stack: Stack, functionId: string) {
       return Number(rows[0]!.count);
     };
     const began = performance.now();
+    const cpu = sampleTree();
     const accepted = await runConcurrent(
       counts.asyncTotal,
       64,
@@ -154,9 +167,12 @@ async function measureAsync(stack: Stack, functionId: string) {
       }
     }
     const throughput = counts.asyncTotal / ((performance.now() - began) / 1000);
+    const spent = cpu.stop();
+    const cpuPerRun = spent.cpuSeconds / counts.asyncTotal;
+    reportCpu('async', spent, counts.asyncTotal);
     const failed = await count(`= 'failed'`);
     progress(`async c=64: ${perSecond(throughput)} (${failed} failed)`);
-    return { throughput, failed };
+    return { throughput, cpuPerRun, failed };
   } finally {
     await db.end();
   }
@@ -166,6 +182,9 @@ function report(figures: {
   floorA: Latencies;
   floorB: number;
   floorC: Latencies;
+  /** CPU seconds of every process of the bench and its stack, per run of floor b and of the async phase. */
+  floorCpuPerRun: number;
+  cpuPerRun: number;
   syncSerial: Latencies;
   syncParallel: Latencies;
   syncRate: number;
@@ -189,6 +208,7 @@ function report(figures: {
     row('floor c: isolate create-run-dispose', floorC),
     `  latency    sync p50 / (floor a p50 + floor c p50) = ${ms(syncSerial.p50)} / (${ms(floorA.p50)} + ${ms(floorC.p50)}) = ${latencyRatio.toFixed(2)}  target <= ${targets.latencyRatio}  ${verdict(latencyRatio <= targets.latencyRatio)}`,
     `  throughput async/s / floor b = ${throughput.toFixed(1)} / ${floorB.toFixed(1)} = ${throughputRatio.toFixed(2)}  target >= ${targets.throughputRatio}  ${verdict(throughputRatio >= targets.throughputRatio)}`,
+    `  cpu/run    async ${ms(figures.cpuPerRun * 1000)} / floor b ${ms(figures.floorCpuPerRun * 1000)} = ${(figures.cpuPerRun / figures.floorCpuPerRun).toFixed(2)}  (CPU of the bench and its whole stack, all processes: what bounds throughput on a busy machine)`,
     `  tail       sync c=16 p99 / p50 = ${ms(syncParallel.p99)} / ${ms(syncParallel.p50)} = ${tailRatio.toFixed(2)}  target <= ${targets.tailRatio}  ${verdict(tailRatio <= targets.tailRatio)}`,
     `  counts: ${JSON.stringify(counts)}`,
   ];

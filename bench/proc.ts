@@ -105,3 +105,40 @@ export function sampleMachine(topCount = 6) {
     },
   };
 }
+
+/**
+ * CPU seconds used so far by `rootPid` and each process below it (threads included), by pid with
+ * its command line: what the bench and the stack it started cost, whatever else the machine runs.
+ */
+export function treeCpu(rootPid = process.pid): Map<number, { cpu: number; command: string }> {
+  const all = allProcesses();
+  const parents = new Map<number, number>();
+  for (const pid of all.keys()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let current: number | undefined = pid; current && current > 1; current = parents.get(current)) {
+      if (current === rootPid) return true;
+    }
+    return false;
+  };
+  return new Map([...all].filter(([pid]) => inTree(pid)));
+}
+
+/** Watches the bench's process tree until `stop()`: its CPU seconds in all, and by process. */
+export function sampleTree(rootPid = process.pid) {
+  const before = treeCpu(rootPid);
+  return {
+    stop() {
+      const byProcess = [...treeCpu(rootPid)]
+        .map(([pid, { cpu, command }]) => ({ pid, cpuSeconds: cpu - (before.get(pid)?.cpu ?? 0), command }))
+        .sort((a, b) => b.cpuSeconds - a.cpuSeconds);
+      return { cpuSeconds: byProcess.reduce((sum, { cpuSeconds }) => sum + cpuSeconds, 0), byProcess };
+    },
+  };
+}

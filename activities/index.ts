@@ -24,8 +24,8 @@ export interface ActivityDeps {
   egress: EgressPolicy;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
   runsPerAccount: number;
-  /** NEOFLOW_WORKER_MAX_ACTIVITIES: the worker's slots for (local) activities. */
-  maxActivities: number;
+  /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */
+  runSlots: number;
 }
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
@@ -37,9 +37,10 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Half the worker's slots may wait for an account's share: a burst of one account (16 at once)
-  // hands over in process, and the other half stays free for the other accounts.
-  const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.maxActivities / 2));
+  // Half the worker's run slots may wait for an account's share: a burst of one account (64 at
+  // once) hands over in process, with no workflow timer and no second attempt, and the other half
+  // stays free for the other accounts. Waiting costs a promise, not CPU.
+  const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.runSlots / 2));
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);
   return {
     ...createAutomationActivities(deps),

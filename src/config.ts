@@ -70,7 +70,7 @@ const schema = z
     NEOFLOW_TEMPORAL_UI_PORT: port.default(8233),
     NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
     NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
-    NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(32),
+    NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(128),
     NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
     NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
     NEOFLOW_NEO_RPC_PORT: port.default(20332),

@@ -34,7 +34,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     recovery: config.recovery,
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
-    maxActivities: config.worker.maxActivities,
+    runSlots: config.worker.maxWorkflowTasks,
   });
   return Worker.create({
     connection: runtime.temporal.connection,
@@ -46,7 +46,8 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     enableNonLocalActivities: role === 'worker',
     maxConcurrentActivityTaskExecutions: config.worker.maxActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxWorkflowTasks,
-    maxConcurrentLocalActivityExecutions: config.worker.maxActivities,
+    // A function's run is a local activity in its workflow's task: one of each per run in progress.
+    maxConcurrentLocalActivityExecutions: config.worker.maxWorkflowTasks,
     shutdownGraceTime: '8 seconds',
   });
 }

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunStatus } from '../activities/automations.ts';
+import { endStatus } from '../src/temporal/workflow-attributes.ts';
 import { runFunction } from './run-function.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
@@ -33,9 +34,16 @@ const { relayContractRun } = proxyActivities<Activities>({
 /**
  * One run's action, a child of what fired it; the workflow id is the run id. A function action
  * runs the code in this same workflow (its execution's record names the automation), so a fire
- * reaches the code through one workflow beyond the trigger's own.
+ * reaches the code through one workflow beyond the trigger's own. How it ended is also set on
+ * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
 export async function runAction(runId: string): Promise<RunStatus> {
+  const status = await act(runId);
+  if (status !== 'running') upsertSearchAttributes([endStatus(status)]);
+  return status;
+}
+
+async function act(runId: string): Promise<RunStatus> {
   try {
     const plan = await beginRun(runId);
     if (plan.kind === 'ended') return plan.status;

@@ -7,7 +7,19 @@ export const attributeKeys = {
   function: keyword('NeoflowFunctionId'),
   automation: keyword('NeoflowAutomationId'),
   trigger: keyword('NeoflowTrigger'),
+  /** How an execution or an automation run ended, set when its workflow ends: see `endStatus`. */
+  status: keyword('NeoflowStatus'),
 };
+
+/**
+ * One vocabulary for both: `completed`, or `failed` (what an operator may retry), so that one
+ * query (`NeoflowStatus = "failed"`) lists every failed execution and run. A run's `success` is
+ * `completed`, its `failure` `failed`; an execution deleted with its function is `deleted`.
+ */
+export function endStatus(status: 'completed' | 'failed' | 'deleted' | 'success' | 'failure'): SearchAttributePair {
+  const value = status === 'success' ? 'completed' : status === 'failure' ? 'failed' : status;
+  return { key: attributeKeys.status, value };
+}
 
 /** What an operator filters on in the Web UI; unset fields are left out. */
 export interface WorkflowLabels {

@@ -193,6 +193,25 @@ describe('workflows an operator filters on', () => {
       WorkflowNotFoundError,
     );
   });
+
+  it('sets NeoflowStatus on a run\'s workflow as it ends: "failed" for a failure, "completed" for a success', async () => {
+    const statusOf = async (workflowId: string) => {
+      const described = await api.services.temporal.client.workflow.getHandle(workflowId).describe();
+      return described.typedSearchAttributes.getAll().find(({ key }) => key.name === 'NeoflowStatus')?.value;
+    };
+    const ended = async (functionId: string) => {
+      const automation = await create({ action: { type: 'function', functionId } });
+      await call('POST', `/automations/${automation.id}/trigger`);
+      const [run] = await settledRuns(automation.id, 1);
+      // The row ends in the workflow's last local activity; the attribute comes with its completion.
+      return until(
+        () => statusOf(run.id),
+        (status) => status !== undefined,
+      );
+    };
+    expect(await ended(failFn)).toBe('failed');
+    expect(await ended(echoFn)).toBe('completed');
+  });
 });
 
 describe('contract actions', () => {

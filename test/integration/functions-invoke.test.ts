@@ -103,6 +103,31 @@ describe('invoking functions', () => {
     });
   });
 
+  it('marks each ended execution\'s workflow with NeoflowStatus: the query NeoflowStatus = "failed" finds a failed one, not a completed one', async () => {
+    const failing = await deploy('module.exports = async () => { throw new Error("no"); };');
+    const passing = await deploy('module.exports = async () => 1;');
+    const failed = (await call('POST', `/functions/${failing}/invoke`, {})).body.error!.details.executionId as string;
+    const completed = (await call('POST', `/functions/${passing}/invoke`, {})).body.data!.execution.id as string;
+    const { client } = api.services.temporal;
+    const found = async (query: string) => {
+      const ids: string[] = [];
+      for await (const workflow of client.workflow.list({ query })) ids.push(workflow.workflowId);
+      return ids;
+    };
+    const inBoth = `WorkflowId IN ("${failed}", "${completed}")`;
+    // Visibility follows the history a moment later.
+    const failedOnes = await until(
+      () => found(`NeoflowStatus = "failed" AND ${inBoth}`),
+      (ids) => ids.length > 0,
+    );
+    expect(failedOnes).toEqual([failed]);
+    const completedOnes = await until(
+      () => found(`NeoflowStatus = "completed" AND ${inBoth}`),
+      (ids) => ids.length > 0,
+    );
+    expect(completedOnes).toEqual([completed]);
+  });
+
   it('stores the run of code that writes lone surrogates and a 10 MiB error, as sent with U+FFFD and capped', async () => {
     const id = await deploy(`module.exports = async ({ log }) => {
       log.info('log \\ud800');

@@ -24,9 +24,12 @@ import { executionStats } from './stats.ts';
 import { triggerControlOf } from './trigger-control.ts';
 import { nextFireTime } from './triggers.ts';
 import type { Automation } from './automation.entity.ts';
+import { idempotent } from '../api/idempotency.ts';
 
 /** The automations area: bare responses and upper-case error codes. */
 export function automationsRoutes(services: Services): Router {
+  // Creates and invokes are safe to repeat under an Idempotency-Key.
+  const keyed = idempotent(services);
   const { em } = services;
   const control = triggerControlOf(services);
   const withStats = async (automation: Automation) =>
@@ -50,6 +53,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/',
       scope: 'automations:write',
+      before: [keyed],
       body: createAutomationBody,
       responses: { 201: automationSchema },
       handle: async ({ accountId, body }) =>
@@ -88,6 +92,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/trigger',
       scope: 'automations:write',
+      before: [keyed],
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
@@ -110,6 +115,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/runs/:runId/retry',
       scope: 'automations:write',
+      before: [keyed],
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);

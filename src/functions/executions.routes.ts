@@ -18,6 +18,7 @@ import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution 
 import { getFunction } from './functions.service.ts';
 import type { EndedExecution } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
+import { idempotent } from '../api/idempotency.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
@@ -29,6 +30,8 @@ const invokedSchema = dataEnvelope(z.strictObject({ execution: executionHandleSc
 
 /** Invocations and their history, in the functions area's envelope. */
 export function executionsRoutes(services: Services): Router {
+  // Creates and invokes are safe to repeat under an Idempotency-Key.
+  const keyed = idempotent(services);
   const { em } = services;
   const invoker = invokerOf(services);
   const executionOf = async (accountId: string, params: { id: string; executionId: string }) => {
@@ -40,6 +43,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/invoke',
       scope: 'functions:invoke',
+      before: [keyed],
       body: invokeBody,
       responses: { 200: invokedSchema, 202: acceptedSchema },
       handle: async ({ accountId, params, body }) => {
@@ -75,6 +79,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/executions/:executionId/retry',
       scope: 'functions:invoke',
+      before: [keyed],
       responses: { 202: acceptedSchema },
       handle: async ({ accountId, params }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);

@@ -15,6 +15,7 @@ import {
 import { createFunction, deleteFunction, getFunction, listFunctions, updateFunction } from './functions.service.ts';
 import { invokerOf } from './executions.service.ts';
 import { functionStats, lastInvocations } from './stats.ts';
+import { idempotent } from '../api/idempotency.ts';
 
 const environmentSchema = z.record(z.string(), z.string());
 
@@ -25,6 +26,8 @@ export interface FunctionHooks {
 
 /** The functions area answers in the `{success: true, data}` envelope. */
 export function functionsRoutes(services: Services, hooks: FunctionHooks): Router {
+  // Creates and invokes are safe to repeat under an Idempotency-Key.
+  const keyed = idempotent(services);
   const { em } = services;
   const invoker = invokerOf(services);
   return areaRouter('/v1/functions', [
@@ -51,6 +54,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       method: 'post',
       path: '/',
       scope: 'functions:write',
+      before: [keyed],
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
       handle: async ({ accountId, body }) =>

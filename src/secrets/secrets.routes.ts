@@ -6,9 +6,12 @@ import type { Services } from '../services.ts';
 import { secretListItem, secretListSchema, secretSchema, secretView } from './secret.view.ts';
 import { createSecretBody, listSecretsQuery, updateSecretBody } from './secrets.schemas.ts';
 import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from './secrets.service.ts';
+import { idempotent } from '../api/idempotency.ts';
 
 /** The secrets area: bare responses, upper-case error codes; values are write-only. */
 export function secretsRoutes(services: Services): Router {
+  // Creates and invokes are safe to repeat under an Idempotency-Key.
+  const keyed = idempotent(services);
   const { em, masterKeys } = services;
   return areaRouter('/v1/secrets', [
     route({
@@ -26,6 +29,7 @@ export function secretsRoutes(services: Services): Router {
       method: 'post',
       path: '/',
       scope: 'secrets:write',
+      before: [keyed],
       body: createSecretBody,
       responses: { 201: secretSchema },
       handle: async ({ accountId, body }) =>

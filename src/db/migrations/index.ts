@@ -6,6 +6,7 @@ import { AccountSigners } from './0004-account-signers.ts';
 import { Functions } from './0005-functions.ts';
 import { Automations } from './0006-automations.ts';
 import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
+import { IdempotentRequests } from './0008-idempotent-requests.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: '0005-functions', class: Functions },
   { name: '0006-automations', class: Automations },
   { name: '0007-unlogged-rate-limits', class: UnloggedRateLimits },
+  { name: '0008-idempotent-requests', class: IdempotentRequests },
 ];

@@ -9,7 +9,7 @@ const batchSize = 200;
 
 /**
  * Re-wraps every data key not yet under the current master key (secret values, account
- * signers and execution results), a batch per transaction, while the service keeps running (readers accept the previous
+ * signers, execution results and kept idempotent answers), a batch per transaction, while the service keeps running (readers accept the previous
  * keys meanwhile). Values are never decrypted: only data keys pass through memory. Returns how
  * many were re-wrapped.
  */
@@ -18,7 +18,35 @@ export async function rotateMasterKey(em: EntityManager, masters: MasterKeys): P
   const secretVersions = await rotateEntity(em, SecretVersion, masters);
   const signers = await rotateEntity(em, AccountSigner, masters);
   const results = await rotateEntity(em, ExecutionResult, masters);
-  return secretVersions + signers + results;
+  return secretVersions + signers + results + (await rotateKeptAnswers(em, masters));
+}
+
+/** The answers kept for idempotent requests (src/api/idempotency.ts): plain rows, no entity. */
+async function rotateKeptAnswers(em: EntityManager, masters: MasterKeys) {
+  const connection = em.getConnection();
+  let rewrapped = 0;
+  for (;;) {
+    const rows = await connection.execute<
+      { account_id: string; key: string; ciphertext: Buffer; wrapped_key: Buffer; master_key_id: string }[]
+    >(
+      `select "account_id", "key", "ciphertext", "wrapped_key", "master_key_id" from "idempotent_requests"
+        where "answered" and "master_key_id" <> ? limit ${batchSize}`,
+      [keyId(masters.current)],
+    );
+    for (const row of rows) {
+      const sealed = rewrap(
+        { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id },
+        masters,
+      );
+      await connection.execute(
+        `update "idempotent_requests" set "wrapped_key" = ?, "master_key_id" = ? where "account_id" = ? and "key" = ?`,
+        [Buffer.from(sealed.wrappedKey), sealed.masterKeyId, row.account_id, row.key],
+        'run',
+      );
+    }
+    rewrapped += rows.length;
+    if (rows.length < batchSize) return rewrapped;
+  }
 }
 
 async function rotateEntity<T extends Sealed>(em: EntityManager, entity: EntityName<T>, masters: MasterKeys) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { openResult } from '../../src/functions/result-seal.ts';
+import { open } from '../../src/secrets/envelope.ts';
 import { neoflow } from '../support/cli.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
@@ -39,6 +40,13 @@ describe('master key rotation, seen from a function', () => {
     });
     const before = await call('POST', `/functions/${fn.data.id as string}/invoke`, {});
     expect(before.data.result).toBe('still-readable');
+    // An answer kept for an Idempotency-Key is sealed too.
+    const kept = await fetch(`${running.api.url}/v1/functions/${fn.data.id as string}/invoke`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': 'rotation' },
+      body: '{}',
+    });
+    expect(kept.status).toBe(200);
 
     const newKey = randomBytes(32);
     const rotated = await neoflow(['secrets', 'rotate-master'], {
@@ -60,5 +68,19 @@ describe('master key rotation, seen from a function', () => {
     expect(await openResult(running.api.database.orm.em.fork(), onlyNewKey, execution)).toBe('still-readable');
     const earlier = await finished(before.data.execution.id as string);
     expect(await openResult(running.api.database.orm.em.fork(), onlyNewKey, earlier)).toBe('still-readable');
+    const [answer] = await running.api.database.orm.em
+      .getConnection()
+      .execute<{ account_id: string; ciphertext: Buffer; wrapped_key: Buffer; master_key_id: string }[]>(
+        `select "account_id", "ciphertext", "wrapped_key", "master_key_id" from "idempotent_requests" where "key" = 'rotation'`,
+      );
+    const sealed = {
+      ciphertext: answer!.ciphertext,
+      wrappedKey: answer!.wrapped_key,
+      masterKeyId: answer!.master_key_id,
+    };
+    const reopened = JSON.parse(open(sealed, `idempotency:${answer!.account_id}:rotation`, onlyNewKey)) as {
+      body: { data: { result: unknown } };
+    };
+    expect(reopened.body.data.result).toBe('still-readable');
   });
 });

@@ -74,6 +74,7 @@ async function build(program: GoProgram, target: string, progress: Progress) {
   );
   try {
     progress(`building ${program.name} ${program.version} with Go (first run only, a few minutes)`);
+    await requireGo(program, target, goEnv);
     const moduleDir = await downloadModule(program, goEnv);
     await mkdir(join(target, '..'), { recursive: true });
     const partial = `${target}.${process.pid}.partial`;
@@ -88,6 +89,20 @@ async function build(program: GoProgram, target: string, progress: Progress) {
     throw new Error(`could not build ${program.name} ${program.version} with Go: ${reason}`, { cause: error });
   } finally {
     clearInterval(ticker);
+  }
+}
+
+/** Go is needed once, to build; without it, say so and what else works, not `spawn go ENOENT`. */
+async function requireGo(program: GoProgram, target: string, env: NodeJS.ProcessEnv) {
+  try {
+    await run('go', ['version'], { env, timeout: 10_000 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new Error(
+      `Go (1.26 or newer, https://go.dev/dl/) is not on PATH. It is needed once, to build ` +
+        `${program.name} ${program.version} into ${target}; alternatively put that version of ` +
+        `${program.name} there or on PATH.`,
+    );
   }
 }
 

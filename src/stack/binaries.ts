@@ -102,6 +102,7 @@ async function requireGo(program: GoProgram, target: string, env: NodeJS.Process
       `Go (1.26 or newer, https://go.dev/dl/) is not on PATH. It is needed once, to build ` +
         `${program.name} ${program.version} into ${target}; alternatively put that version of ` +
         `${program.name} there or on PATH.`,
+      { cause: error },
     );
   }
 }

@@ -8,6 +8,7 @@ import * as steps from '../src/automations/run-steps.ts';
 import * as contract from '../src/automations/contract-steps.ts';
 import { Automation } from '../src/automations/automation.entity.ts';
 import { followRound } from '../src/automations/follow-blocks.ts';
+import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
 import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
@@ -28,6 +29,11 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const em = () => deps.orm.em.fork();
   const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
   const abi = createEventAbiCache(deps.neo);
+  const contracts = new UndeployedContracts(
+    deps.neo,
+    deps.automations.triggerFailureLimit,
+    deps.automations.contractCheckMs,
+  );
   return {
     /**
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
@@ -43,7 +49,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     async followBlocks(network: string): Promise<FiredRun[]> {
-      return followRound({ em: em(), neo: deps.neo, abi, beat: () => heartbeat() }, network);
+      return followRound({ em: em(), neo: deps.neo, abi, contracts, beat: () => heartbeat() }, network);
     },
 
     async checkPrice(input: PriceCheckInput) {

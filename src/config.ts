@@ -91,6 +91,7 @@ const schema = z
     NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
     NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
     NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
+    NEOFLOW_CONTRACT_CHECK_SECONDS: positiveInt.default(30),
     NEOFLOW_EGRESS_ALLOW: z
       .string()
       .default('')
@@ -158,8 +159,13 @@ export interface Config {
     pricePollMs: number;
     priceMaxAgeMs: number;
     pricePreset: Env['NEOFLOW_PRICE_SOURCE'];
-    /** Polls in a row that read no usable price before the automation moves to `error`. */
+    /**
+     * Price polls in a row that read no usable price, or checks in a row that found a blockchain
+     * trigger's contract not deployed, before the automation moves to `error`.
+     */
     triggerFailureLimit: number;
+    /** How often the block follower checks that the watched contracts are deployed. */
+    contractCheckMs: number;
   };
 }
 
@@ -225,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       priceMaxAgeMs: e.NEOFLOW_PRICE_MAX_AGE_SECONDS * 1000,
       pricePreset: e.NEOFLOW_PRICE_SOURCE,
       triggerFailureLimit: e.NEOFLOW_TRIGGER_FAILURES,
+      contractCheckMs: e.NEOFLOW_CONTRACT_CHECK_SECONDS * 1000,
     },
   };
 }

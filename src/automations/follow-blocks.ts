@@ -4,6 +4,7 @@ import { readBlockNotifications } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, type EventAbi, type Watcher } from './block-matching.ts';
+import type { UndeployedContracts } from './undeployed-contracts.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 
@@ -11,6 +12,8 @@ export interface FollowDeps {
   em: EntityManager;
   neo: NeoRpc;
   abi: EventAbi;
+  /** Moves the automations whose contract is not deployed to `error`. */
+  contracts: UndeployedContracts;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
 }
@@ -33,8 +36,9 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   const height = await waitForBlock(deps, next);
   const last = Math.min(height, next + maxBlocksPerRound);
   const fired: FiredRun[] = [];
+  const watchers = await activeWatchers(deps.em);
+  await deps.contracts.check(deps.em, watchers);
   if (last > next) {
-    const watchers = await activeWatchers(deps.em);
     for (let index = next; index < last; index++) {
       const block = await readBlockNotifications(deps.neo, index);
       const firings = await firingsOfBlock(block, watchers, deps.abi);

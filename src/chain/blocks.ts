@@ -70,7 +70,7 @@ export async function readBlockNotifications(neo: NeoRpc, index: number): Promis
 /**
  * The declared parameters of contracts' events, from one `getcontractstate` per contract for the
  * cache's life; null for a contract that is not deployed or an event it does not declare. A failed
- * look-up is not kept, so the next asks again.
+ * look-up and a contract not deployed yet are not kept, so the next asks again.
  */
 export function createEventAbiCache(neo: NeoRpc) {
   const events = new Map<string, Promise<Map<string, EventParameter[]> | null>>();
@@ -79,7 +79,10 @@ export function createEventAbiCache(neo: NeoRpc) {
     if (!cached) {
       cached = declaredEvents(neo, contract);
       events.set(contract, cached);
-      cached.catch(() => events.delete(contract));
+      cached.then(
+        (declared) => declared ?? events.delete(contract),
+        () => events.delete(contract),
+      );
     }
     return cached;
   };
@@ -88,6 +91,17 @@ export function createEventAbiCache(neo: NeoRpc) {
       return (await eventsOf(contract.toLowerCase()))?.get(eventName) ?? null;
     },
   };
+}
+
+/** Whether a contract is deployed at `scriptHash`; errors other than the node not knowing it are thrown. */
+export async function isDeployed(neo: NeoRpc, scriptHash: string): Promise<boolean> {
+  try {
+    await neo.getContractState(scriptHash);
+    return true;
+  } catch (error) {
+    if (rpcErrorCode(error) === unknownContract) return false;
+    throw error;
+  }
 }
 
 async function declaredEvents(neo: NeoRpc, contract: string): Promise<Map<string, EventParameter[]> | null> {

@@ -96,7 +96,7 @@ describe('readBlockNotifications', () => {
 });
 
 describe('createEventAbiCache', () => {
-  it('answers events` parameters from one getcontractstate per contract, null for unknown ones', async () => {
+  it('answers events` parameters from one getcontractstate per contract, null for an unknown one, asked again (it may be deployed later)', async () => {
     const { neo, methods } = countedRpc();
     const abi = createEventAbiCache(neo);
     const transfer = [
@@ -110,6 +110,6 @@ describe('createEventAbiCache', () => {
     expect(await abi.parameters(NEO, 'Vote')).toEqual(expect.arrayContaining([{ name: 'account', type: 'Hash160' }]));
     expect(await abi.parameters(`0x${'ab'.repeat(20)}`, 'Transfer')).toBeNull();
     expect(await abi.parameters(`0x${'ab'.repeat(20)}`, 'Transfer')).toBeNull();
-    expect(methods).toEqual(['getcontractstate', 'getcontractstate', 'getcontractstate']);
+    expect(methods).toEqual(['getcontractstate', 'getcontractstate', 'getcontractstate', 'getcontractstate']);
   });
 });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseEgressAllow, type EgressAllowList } from './egress/egress-policy.ts';
 import { parseRate, type Rate } from './ratelimit/rate.ts';
+import { connectionSecurity, type ConnectionSecurity } from './temporal/connection-security.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -131,6 +132,8 @@ export interface Config {
     devPort: number;
     uiPort: number;
     taskQueue: string;
+    /** TLS, API key and gRPC headers for a real cluster, from Temporal's own variables. */
+    security: ConnectionSecurity;
   };
   worker: { maxActivities: number; maxWorkflowTasks: number; sandboxMemoryMb: number; runsPerAccount: number };
   neo: { rpcUrl: string | undefined; devRpcPort: number };
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       devPort: e.NEOFLOW_TEMPORAL_PORT,
       uiPort: e.NEOFLOW_TEMPORAL_UI_PORT,
       taskQueue: e.NEOFLOW_TASK_QUEUE,
+      security: temporalSecurity(env),
     },
     worker: {
       maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
@@ -234,6 +238,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       contractCheckMs: e.NEOFLOW_CONTRACT_CHECK_SECONDS * 1000,
     },
   };
+}
+
+function temporalSecurity(env: NodeJS.ProcessEnv): ConnectionSecurity {
+  try {
+    return connectionSecurity(env);
+  } catch (error) {
+    throw new ConfigError(
+      'TEMPORAL_TLS',
+      `settings are invalid: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** By default, the dev server's Web UI under both names a browser may use for it. */

@@ -28,7 +28,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const masterKeys = masterKeysOf(config);
   const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
   try {
-    const target = { address, namespace: config.temporal.namespace, payloadKey };
+    const target = { address, namespace: config.temporal.namespace, payloadKey, security: config.temporal.security };
     const temporal = await reachable('TEMPORAL_ADDRESS', () => connectNativeTemporal(target));
     const close = async () => {
       await temporal.connection.close();

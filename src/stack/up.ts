@@ -109,6 +109,7 @@ async function ping(env: NodeJS.ProcessEnv, config: Config, worker: ManagedProce
     address: env.TEMPORAL_ADDRESS!,
     namespace: config.temporal.namespace,
     payloadKey: requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'),
+    security: config.temporal.security,
   });
   try {
     await ensureSearchAttributes(connection, config.temporal.namespace);

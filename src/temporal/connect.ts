@@ -1,6 +1,7 @@
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { dataConverter } from './codec.ts';
+import type { ConnectionSecurity } from './connection-security.ts';
 
 export interface TemporalHandle {
   /** A native connection where a worker shares it (so the client can start workflows eagerly). */
@@ -11,13 +12,15 @@ export interface TemporalHandle {
 export interface TemporalTarget {
   address: string;
   namespace: string;
+  /** TLS, API key and headers of a real cluster (connection-security.ts); none for the dev server. */
+  security?: ConnectionSecurity;
   /** Seals every payload the client sends (see codec.ts); the worker must hold the same key. */
   payloadKey: Buffer;
 }
 
 /** A client on a connection of its own: for processes that host no worker (the CLI, `up`). */
-export async function connectTemporal({ address, namespace, payloadKey }: TemporalTarget) {
-  const connection = await Connection.connect({ address, connectTimeout: '5s' });
+export async function connectTemporal({ address, namespace, payloadKey, security }: TemporalTarget) {
+  const connection = await Connection.connect({ address, connectTimeout: '5s', ...security });
   return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
 }
 
@@ -25,7 +28,7 @@ export async function connectTemporal({ address, namespace, payloadKey }: Tempor
  * A client on a native connection that workers of the same process also use: only such a client
  * can ask the server to hand a new workflow's first task straight back to this process (eager start).
  */
-export async function connectNativeTemporal({ address, namespace, payloadKey }: TemporalTarget) {
-  const connection = await NativeConnection.connect({ address });
+export async function connectNativeTemporal({ address, namespace, payloadKey, security }: TemporalTarget) {
+  const connection = await NativeConnection.connect({ address, ...security });
   return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
 }

@@ -19,7 +19,7 @@ export function presentedKey(authorization: string, apiKeyHeader: string): strin
   return bearer ?? direct;
 }
 
-function isProtected(path: string): boolean {
+export function isProtected(path: string): boolean {
   return protectedPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 

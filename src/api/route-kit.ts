@@ -48,6 +48,8 @@ export interface RouteSpec<Path extends string, Query, Body> {
   body?: z.ZodType<Body>;
   responses: Partial<Record<number, z.ZodType>>;
   before?: Middleware[];
+  /** Makes the route safe to repeat under an `Idempotency-Key` (src/api/idempotency.ts). */
+  idempotency?: Middleware;
   handle(input: RouteInput<Path, Query, Body>): Promise<Answer>;
 }
 
@@ -55,11 +57,32 @@ export interface RouteSpec<Path extends string, Query, Body> {
 export const route = <Path extends string, Query = undefined, Body = undefined>(spec: RouteSpec<Path, Query, Body>) =>
   spec as RouteSpec<string, unknown, unknown>;
 
+/** A route as declared, with its full path: what the OpenAPI document is built from. */
+export interface DeclaredRoute {
+  method: Method;
+  /** The prefix and the route's path, `:name` for a parameter. */
+  path: string;
+  spec: RouteSpec<string, unknown, unknown>;
+}
+
+const declarations = new WeakMap<Router, DeclaredRoute[]>();
+
+/** The routes an area router was declared with (none for a router not made by `areaRouter`). */
+export const declaredRoutes = (router: Router): DeclaredRoute[] => declarations.get(router) ?? [];
+
 /** The router of one area: its routes under `prefix`, each guarded, validated and answered alike. */
 export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, unknown>[]): Router {
   const router = apiRouter(prefix);
+  declarations.set(
+    router,
+    routes.map((spec) => ({ method: spec.method, path: `${prefix}${spec.path}`, spec })),
+  );
   for (const spec of routes) {
-    const guards = [...(spec.scope ? [requireScope(spec.scope)] : []), ...(spec.before ?? [])];
+    const guards = [
+      ...(spec.scope ? [requireScope(spec.scope)] : []),
+      ...(spec.before ?? []),
+      ...(spec.idempotency ? [spec.idempotency] : []),
+    ];
     router[spec.method](spec.path, ...guards, async (ctx) => {
       const answer = await spec.handle({
         get accountId() {

@@ -16,6 +16,8 @@ import { errorHandler } from '../api/error-handler.ts';
 import { jsonBody } from '../api/json-body.ts';
 import { requestId } from '../api/request-id.ts';
 import { requestLog } from '../api/request-log.ts';
+import { docsPage } from '../api/docs-page.ts';
+import { openApiRoutes } from '../api/openapi.routes.ts';
 import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
 import { refuseUnstorableUrl } from '../api/storable-text.ts';
@@ -28,7 +30,7 @@ import { refuseUnstorableUrl } from '../api/storable-text.ts';
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const router = apiRouter();
-  const areas = [
+  const areas: Router[] = [
     healthRoutes(services),
     livenessRoutes(),
     accountRoutes(services),
@@ -39,6 +41,8 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     executionsRoutes(services),
     automationsRoutes(services),
     codecRoutes(services),
+    openApiRoutes((): Router[] => areas),
+    docsPage(),
     ...extraAreas,
   ];
   for (const area of areas) router.use(area.routes());

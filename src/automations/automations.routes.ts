@@ -53,7 +53,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/',
       scope: 'automations:write',
-      before: [keyed],
+      idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
       handle: async ({ accountId, body }) =>
@@ -92,7 +92,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/trigger',
       scope: 'automations:write',
-      before: [keyed],
+      idempotency: keyed,
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
@@ -115,7 +115,7 @@ export function automationsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/runs/:runId/retry',
       scope: 'automations:write',
-      before: [keyed],
+      idempotency: keyed,
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);

@@ -43,7 +43,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/invoke',
       scope: 'functions:invoke',
-      before: [keyed],
+      idempotency: keyed,
       body: invokeBody,
       responses: { 200: invokedSchema, 202: acceptedSchema },
       handle: async ({ accountId, params, body }) => {
@@ -79,7 +79,7 @@ export function executionsRoutes(services: Services): Router {
       method: 'post',
       path: '/:id/executions/:executionId/retry',
       scope: 'functions:invoke',
-      before: [keyed],
+      idempotency: keyed,
       responses: { 202: acceptedSchema },
       handle: async ({ accountId, params }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);

@@ -54,7 +54,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       method: 'post',
       path: '/',
       scope: 'functions:write',
-      before: [keyed],
+      idempotency: keyed,
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
       handle: async ({ accountId, body }) =>

@@ -29,7 +29,7 @@ export function secretsRoutes(services: Services): Router {
       method: 'post',
       path: '/',
       scope: 'secrets:write',
-      before: [keyed],
+      idempotency: keyed,
       body: createSecretBody,
       responses: { 201: secretSchema },
       handle: async ({ accountId, body }) =>

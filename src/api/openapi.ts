@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import type { Router } from '@koa/router';
+import { isProtected } from './auth.ts';
+import { areaOf, type Area } from './areas.ts';
+import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Every operation's failures, in its area's shape (src/api/areas.ts). */
+const errorDetail = z.object({
+  code: z.string().describe('lower-case in the functions shape, upper-case in the automations and secrets shape'),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+const functionsError = z.object({ success: z.literal(false), error: errorDetail });
+const bareError = z.object({ error: errorDetail });
+
+const errorStatuses: Record<number, string> = {
+  400: 'The request is invalid: the field at fault is in `details.field`.',
+  401: 'No valid API key.',
+  403: 'The key lacks the scope in `details.requiredScope`.',
+  404: 'No such resource in this account.',
+  409: 'A conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.',
+  429: "Over the key's rate limit: `Retry-After` says when to retry.",
+  500: 'An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).',
+};
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the routes' own declarations (the route kit):
+ * the schemas that validate each request and describe each answer are the document's, so the two
+ * cannot disagree. Errors come in the area's shape; operations of the protected areas take an API
+ * key; creates and invokes take an `Idempotency-Key`.
+ */
+export function openApiDocument(routers: Router[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const declared of routers.flatMap((router) => declaredRoutes(router))) {
+    const { path, method } = declared;
+    (paths[openApiPath(path)] ??= {})[method] = operation(declared);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Neoflow API',
+      version,
+      description:
+        'Automations, write-only secrets and sandboxed JavaScript functions for Neo N3. ' +
+        'See docs/api.md for every decision beyond this document.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer nf_…`' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same key in `X-API-Key`.' },
+        operator: { type: 'http', scheme: 'bearer', description: 'The operator token (`NEOFLOW_OPERATOR_TOKEN`).' },
+      },
+    },
+    paths,
+  };
+}
+
+/** `/v1/functions/:id/invoke` → `/v1/functions/{id}/invoke`; no trailing slash. */
+export function openApiPath(path: string): string {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.replaceAll(/:(\w+)/g, '{$1}');
+}
+
+function operation({ path, method, spec }: DeclaredRoute) {
+  const area = areaOf(path);
+  const pathParams = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const queryParams = spec.query ? queryParameters(spec.query) : [];
+  const idempotencyKey = spec.idempotency
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes the request safe to repeat for 24 hours (docs/api.md).',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      ]
+    : [];
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(spec.responses)) {
+    responses[status] = { description: `${status}`, content: json(toJsonSchema(schema!, 'output')) };
+  }
+  for (const status of errorsOf(path, spec)) {
+    responses[String(status)] ??= { description: errorStatuses[status], content: json(errorSchema(area)) };
+  }
+  return {
+    operationId: operationId(method, path),
+    tags: [area === 'general' ? path.split('/')[2] : area],
+    ...security(path),
+    parameters: [...pathParams, ...queryParams, ...idempotencyKey],
+    ...(spec.body ? { requestBody: { required: true, content: json(toJsonSchema(spec.body, 'input')) } } : {}),
+    responses,
+  };
+}
+
+function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
+  const statuses = [500];
+  if (spec.body || spec.query || path.includes(':')) statuses.push(400);
+  if (isProtected(path)) statuses.push(401, 403, 429);
+  if (path.includes(':')) statuses.push(404);
+  if (spec.idempotency) statuses.push(409);
+  return statuses.sort();
+}
+
+function security(path: string) {
+  if (isProtected(path)) return { security: [{ bearer: [] }, { apiKey: [] }] };
+  // The codec answers the operator's token, or the Web UI under its capability path.
+  if (path.startsWith('/v1/codec/') && !path.startsWith('/v1/codec/ui/')) return { security: [{ operator: [] }] };
+  return { security: [] };
+}
+
+function errorSchema(area: Area): JsonSchema {
+  return toJsonSchema(area === 'automations' || area === 'secrets' ? bareError : functionsError, 'output');
+}
+
+function queryParameters(query: z.ZodType) {
+  const schema = toJsonSchema(query, 'input');
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: property,
+  }));
+}
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  // The document's dialect (OpenAPI 3.1 is JSON Schema 2020-12) is said once, not per schema.
+  const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  delete converted.$schema;
+  return converted;
+}
+
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/v1\//, '')
+    .split(/[/-]/)
+    .filter(Boolean)
+    .map((word) => (word.startsWith(':') ? `by ${word.slice(1)}` : word))
+    .flatMap((word) => word.split(' '));
+  return [method, ...words]
+    .map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1)))
+    .join('');
+}

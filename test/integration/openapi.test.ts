@@ -1,0 +1,76 @@
+import type { Router } from '@koa/router';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app/app.ts';
+import { openApiPath } from '../../src/api/openapi.ts';
+import { startTestApi, type TestApi } from '../support/api.ts';
+
+let api: TestApi;
+let document: { openapi: string; paths: Record<string, Record<string, any>> };
+beforeAll(async () => {
+  api = await startTestApi();
+  const answer = await fetch(`${api.url}/v1/openapi.json`);
+  expect(answer.status).toBe(200);
+  document = (await answer.json()) as typeof document;
+});
+afterAll(() => api.close());
+
+/** Every method and path the app's router really answers, as the document spells paths. */
+function routesOfApp(): string[] {
+  const app = createApp(api.services);
+  const dispatch = app.middleware.find((middleware) => 'router' in middleware) as unknown as { router: Router };
+  return dispatch.router.stack.flatMap((layer) =>
+    layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${openApiPath(String(layer.path))}`),
+  );
+}
+
+const operationsOf = (doc: typeof document) =>
+  Object.entries(doc.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+
+describe('the OpenAPI document at /v1/openapi.json', () => {
+  it('lists exactly the routes the app answers, no more and no fewer', () => {
+    const documented = operationsOf(document).filter((operation) => !operation.includes('/docs'));
+    const answered = routesOfApp().filter((operation) => !operation.includes(' /docs'));
+    expect(new Set(documented)).toEqual(new Set(answered));
+    expect(answered.length).toBeGreaterThanOrEqual(31);
+    // The areas of the interface, all of them.
+    for (const operation of [
+      'POST /v1/functions/{id}/invoke',
+      'GET /v1/functions/{id}/executions/{executionId}',
+      'POST /v1/secrets',
+      'PATCH /v1/automations/{id}',
+      'GET /v1/automations/{id}/runs',
+      'GET /v1/account',
+    ])
+      expect(documented).toContain(operation);
+  });
+
+  it('describes requests, answers, errors, keys and idempotency from the schemas the routes validate with', () => {
+    expect(document.openapi).toBe('3.1.0');
+    const invoke = document.paths['/v1/functions/{id}/invoke']!.post;
+    expect(invoke.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(invoke.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'id', in: 'path', required: true }),
+        expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+      ]),
+    );
+    const body = invoke.requestBody.content['application/json'].schema;
+    expect(body.properties).toHaveProperty('params');
+    expect(body.properties).toHaveProperty('async');
+    expect(Object.keys(invoke.responses)).toEqual(
+      expect.arrayContaining(['200', '202', '400', '401', '404', '409', '429', '500']),
+    );
+    expect(invoke.responses['404'].content['application/json'].schema.properties).toHaveProperty('success');
+    // The automations area answers errors bare, upper-case codes.
+    const created = document.paths['/v1/automations']!.post;
+    expect(created.responses['400'].content['application/json'].schema.properties).not.toHaveProperty('success');
+    expect(created.responses['201'].content['application/json'].schema.properties).toHaveProperty('trigger');
+    const listed = document.paths['/v1/functions']!.get;
+    expect(listed.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
+      expect.arrayContaining(['limit', 'offset']),
+    );
+    expect(document.paths['/v1/health']!.get.security).toEqual([]);
+  });
+});

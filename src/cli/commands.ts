@@ -15,8 +15,11 @@ export const usage = `Usage: neoflow <command>
                           --rate overrides NEOFLOW_RATE_LIMIT for this key
   keys list --account <name>
   keys revoke <keyId>
-  secrets rotate-master   re-wrap the data keys of secrets, signers and results under NEOFLOW_MASTER_KEY
-                          (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
+  secrets rotate-master   re-wrap the data keys of secrets, signers, results and kept idempotent answers
+                          under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
+  fn run <file.js> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--rpc URL] [--timeout S]
+                          run a function once in the service's sandbox and print its outcome as JSON
+                          (exit 1 if it failed); --rpc defaults to the local stack's neo-go node
 `;
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
@@ -33,6 +36,11 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
       return (await import('./keys.ts')).keysCommand(config, rest, options);
     case 'secrets':
       return (await import('./secrets.ts')).secretsCommand(config, rest);
+    case 'fn': {
+      const failed = (await (await import('./fn-run.ts')).fnRunCommand(config, rest, options.fn)) !== 0;
+      if (failed) process.exitCode = 1;
+      return;
+    }
     default:
       throw new Error(`unknown command "${command}"; run neoflow --help`);
   }

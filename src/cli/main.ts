@@ -12,6 +12,11 @@ async function main(argv: string[]) {
       account: { type: 'string' },
       scopes: { type: 'string' },
       rate: { type: 'string' },
+      params: { type: 'string' },
+      env: { type: 'string', multiple: true },
+      secret: { type: 'string', multiple: true },
+      rpc: { type: 'string' },
+      timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -20,8 +25,9 @@ async function main(argv: string[]) {
     return;
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
-  const { account, scopes, rate } = values;
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate });
+  const { account, scopes, rate, params, env: environment, secret, rpc, timeout } = values;
+  const fn = { params, env: environment, secret, rpc, timeout };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn });
 }
 
 main(process.argv.slice(2)).then(

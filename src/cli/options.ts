@@ -3,4 +3,14 @@ export interface Options {
   account: string | undefined;
   scopes: string | undefined;
   rate: string | undefined;
+  fn: FnRunOptions;
+}
+
+/** `neoflow fn run`'s flags: `--env` and `--secret` may repeat. */
+export interface FnRunOptions {
+  params: string | undefined;
+  env: string[] | undefined;
+  secret: string[] | undefined;
+  rpc: string | undefined;
+  timeout: string | undefined;
 }

@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { IsolateSource } from '../sandbox/prepared-isolate.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
-import type { SandboxOutcome, SandboxServices } from '../sandbox/types.ts';
+import type { SandboxOutcome } from '../sandbox/types.ts';
+import { sandboxServices } from './sandbox-services.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
@@ -143,14 +144,4 @@ export async function failExecution(em: EntityManager, executionId: string, mess
   if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);
   announceEnd({ execution, result: undefined });
   return outcomeOf(execution);
-}
-
-function sandboxServices(neo: NeoRpc): SandboxServices {
-  return {
-    blockchain: {
-      getBalance: (address, asset) => neo.getBalance(address, asset),
-      getBlockCount: () => neo.getBlockCount(),
-      invokeRead: (scriptHash, operation, args) => neo.invokeFunction(scriptHash, operation, args),
-    },
-  };
 }

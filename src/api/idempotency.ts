@@ -38,8 +38,8 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
     const requestHash = hashRequest(ctx.method, ctx.path, ctx.request.body);
     const em = services.em();
     const earlier = await claim(em, accountId, key, requestHash);
+    const context = sealContext(accountId, key);
     if (earlier === 'claimed') {
-      const context = `idempotency:${accountId}:${key}`;
       try {
         await next();
       } catch (thrown) {
@@ -63,12 +63,15 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
         idempotencyKey: key,
       });
     }
-    const stored = JSON.parse(open(earlier.sealed, `idempotency:${accountId}:${key}`, services.masterKeys)) as Stored;
+    const stored = JSON.parse(open(earlier.sealed, context, services.masterKeys)) as Stored;
     ctx.status = stored.status;
     ctx.body = stored.body;
     ctx.set('Idempotent-Replayed', 'true');
   };
 }
+
+/** Binds a kept answer to its account and key: moved to another row, it no longer opens. */
+export const sealContext = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;
 
 /** The method, the path (ids included) and the body, whatever the order of its fields. */
 function hashRequest(method: string, path: string, body: unknown): string {

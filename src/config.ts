@@ -72,6 +72,8 @@ const schema = z
     NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
     NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
     NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(128),
+    // 0: no metrics endpoint.
+    NEOFLOW_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
     NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
     NEOFLOW_NEO_RPC_PORT: port.default(20332),
@@ -135,7 +137,14 @@ export interface Config {
     /** TLS, API key and gRPC headers for a real cluster, from Temporal's own variables. */
     security: ConnectionSecurity;
   };
-  worker: { maxActivities: number; maxWorkflowTasks: number; sandboxMemoryMb: number; runsPerAccount: number };
+  worker: {
+    maxActivities: number;
+    maxWorkflowTasks: number;
+    sandboxMemoryMb: number;
+    runsPerAccount: number;
+    /** Where a worker process serves `/metrics`; 0 for nowhere. */
+    metricsPort: number;
+  };
   neo: { rpcUrl: string | undefined; devRpcPort: number };
   /** Unset outside production until `neoflow up` generates development values. */
   secrets: {
@@ -214,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
       sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
+      metricsPort: e.NEOFLOW_WORKER_METRICS_PORT,
       runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,
     },
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },

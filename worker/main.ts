@@ -1,6 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Config } from '../src/config.ts';
+import { requireSetting, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { serveWorkerMetrics } from './metrics-server.ts';
 import { openWorker } from './worker.ts';
 
 /**
@@ -14,10 +15,19 @@ export async function runWorker(config: Config): Promise<void> {
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
   const { worker, close } = await openWorker(config);
+  const metrics =
+    config.worker.metricsPort === 0
+      ? undefined
+      : await serveWorkerMetrics(
+          config.worker.metricsPort,
+          requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN'),
+          log,
+        );
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {
     await worker.run();
   } finally {
+    await metrics?.close();
     await close();
     log.info('stopped');
   }

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import { admit, type Caller } from '../auth/admission.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
 import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
+import { rateLimited } from '../metrics/metrics.ts';
 import type { Services } from '../services.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
@@ -41,7 +42,10 @@ export function admitCallers(services: Pick<Services, 'config' | 'em'>): Middlew
     if (!admission) throw unauthorized();
     ctx.state.caller = admission.caller;
     ctx.set(rateLimitHeaders(admission.decision));
-    if (!admission.decision.allowed) throw tooManyRequests(admission.rate, admission.decision);
+    if (!admission.decision.allowed) {
+      rateLimited.inc();
+      throw tooManyRequests(admission.rate, admission.decision);
+    }
     await next();
   };
 }

@@ -17,6 +17,8 @@ import { jsonBody } from '../api/json-body.ts';
 import { requestId } from '../api/request-id.ts';
 import { requestLog } from '../api/request-log.ts';
 import { docsPage } from '../api/docs-page.ts';
+import { httpMetrics, metricsRoutes } from '../api/http-metrics.ts';
+import { requireSetting } from '../config.ts';
 import { openApiRoutes } from '../api/openapi.routes.ts';
 import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
@@ -43,12 +45,14 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     codecRoutes(services),
     openApiRoutes((): Router[] => areas),
     docsPage(),
+    metricsRoutes(requireSetting(services.config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN')),
     ...extraAreas,
   ];
   for (const area of areas) router.use(area.routes());
 
   const app = new Koa();
   app.use(requestId);
+  app.use(httpMetrics);
   app.use(requestLog(services.log));
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));

@@ -6,6 +6,7 @@ import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, type EventAbi, type Watcher } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
+import { followerLag } from '../metrics/metrics.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 
 export interface FollowDeps {
@@ -49,6 +50,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       deps.beat();
     }
   }
+  followerLag.set({ network }, Math.max(0, height - last));
   return fired;
 }
 

@@ -5,6 +5,7 @@ import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationRun, type FirePayload, type RunError, type RunStatus } from './run.entity.ts';
 import type { ListRuns } from './automations.schemas.ts';
+import { automationRuns } from '../metrics/metrics.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {
@@ -72,6 +73,7 @@ export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>
   run.error = error;
   run.completedAt = new Date();
   run.duration = run.completedAt.getTime() - run.startedAt.getTime();
+  automationRuns.inc({ trigger: (run.trigger as { type: string }).type, status });
 }
 
 export async function listRuns(em: EntityManager, automationId: string, query: ListRuns) {

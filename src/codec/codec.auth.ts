@@ -1,5 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
+import { createHmac } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { digest, operatorBearer, sameSecret } from '../auth/operator-token.ts';
 import { requireSetting, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
@@ -8,10 +9,6 @@ const unauthorized = () =>
     'unauthorized',
     'The operator token is required (Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>), or the Web UI’s codec URL.',
   );
-
-/** Hashing first gives equal lengths, so the comparison takes the same time whatever is sent. */
-const digest = (value: string) => createHash('sha256').update(value).digest();
-const sameSecret = (presented: string, expected: Buffer) => timingSafeEqual(digest(presented), expected);
 
 /** Under this prefix, the codec endpoint is served again for clients that cannot send a header. */
 const capabilityPrefix = '/v1/codec/ui/';
@@ -44,18 +41,14 @@ export const loggablePath = (path: string) => path.replace(/^\/v1\/codec\/ui\/[^
  */
 export function operatorGuard(config: Config): Middleware {
   const token = requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN');
-  const expectedToken = digest(token);
+  const presentsToken = operatorBearer(token);
   const expectedCapability = digest(codecCapability(token));
   return async (ctx, next) => {
     const capability = (ctx.params as Record<string, string | undefined> | undefined)?.capability;
     const admitted =
-      presentsToken(ctx, expectedToken) || (capability !== undefined && sameSecret(capability, expectedCapability));
+      presentsToken(ctx.get('Authorization')) ||
+      (capability !== undefined && sameSecret(capability, expectedCapability));
     if (!admitted) throw unauthorized();
     await next();
   };
-}
-
-function presentsToken(ctx: Context, expected: Buffer): boolean {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1];
-  return token !== undefined && sameSecret(token, expected);
 }

@@ -8,6 +8,7 @@ import { sandboxServices } from './sandbox-services.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
+import { countEnded } from './execution-metrics.ts';
 import type { AccountSlots } from './account-slots.ts';
 import { deferred, deletedOutcome, outcomeOf, type ExecutionOutcome, type RunAttempt } from './execution-outcome.ts';
 import { announceDeferred, announceEnd, takeLocalExecution } from './local-runs.ts';
@@ -64,6 +65,7 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
   const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
   const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
   if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
+  countEnded(execution);
   announceEnd({ execution, result });
   return outcomeOf(execution);
 }
@@ -142,6 +144,7 @@ export async function failExecution(em: EntityManager, executionId: string, mess
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
   if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);
+  countEnded(execution);
   announceEnd({ execution, result: undefined });
   return outcomeOf(execution);
 }

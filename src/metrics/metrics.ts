@@ -1,0 +1,88 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's metrics (Prometheus): the API serves them at `GET /metrics`, a worker process on
+ * `NEOFLOW_WORKER_METRICS_PORT`. A run is counted where it ends, in whichever process ran it (an
+ * API runs the invokes it starts). Labels are bounded: a route is its template, never a path with
+ * ids; an error name outside the known ones is `other`.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'neoflow_' });
+
+export const httpRequests = new Counter({
+  name: 'neoflow_http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'neoflow_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method and route template.',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const executions = new Counter({
+  name: 'neoflow_executions_total',
+  help: 'Function executions ended, by status and what started them (api, retry, automation).',
+  labelNames: ['status', 'trigger'] as const,
+  registers: [registry],
+});
+
+export const executionDuration = new Histogram({
+  name: 'neoflow_execution_duration_seconds',
+  help: 'How long ended executions ran.',
+  labelNames: ['status'] as const,
+  buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300],
+  registers: [registry],
+});
+
+export const automationRuns = new Counter({
+  name: 'neoflow_automation_runs_total',
+  help: 'Automation runs ended, by trigger type and status.',
+  labelNames: ['trigger', 'status'] as const,
+  registers: [registry],
+});
+
+export const followerLag = new Gauge({
+  name: 'neoflow_block_follower_lag_blocks',
+  help: 'Blocks the chain is ahead of the block follower, by network.',
+  labelNames: ['network'] as const,
+  registers: [registry],
+});
+
+export const sandboxFailures = new Counter({
+  name: 'neoflow_sandbox_failures_total',
+  help: 'Executions that failed, by error name (names outside the known ones count as other).',
+  labelNames: ['name'] as const,
+  registers: [registry],
+});
+
+export const rateLimited = new Counter({
+  name: 'neoflow_rate_limited_total',
+  help: "Requests refused for their key's rate limit (429).",
+  registers: [registry],
+});
+
+/** The error names the service sets, and the language's own: anything else is `other`. */
+const knownErrorNames = new Set([
+  'TimeoutError',
+  'MemoryLimitError',
+  'ResultTooLargeError',
+  'ResultNotSerializableError',
+  'EntryPointError',
+  'CancelledError',
+  'ExecutionLostError',
+  'SyntaxError',
+  'Error',
+  'TypeError',
+  'RangeError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
+
+export const errorNameLabel = (name: string) => (knownErrorNames.has(name) ? name : 'other');

@@ -1,28 +1,69 @@
-const levels = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-export type LogLevel = keyof typeof levels;
+import { pino, type DestinationStream, type Logger as Pino } from 'pino';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** A logger whose every line also carries `fields` (a request id, a workflow id). */
+  with(fields: Record<string, unknown>): Logger;
 }
 
-/** One line per event: time, level, component, message, then `key=value` fields. */
-export function createLogger(component: string, minLevel: LogLevel = 'info'): Logger {
+/**
+ * Structured logs (pino): one JSON object a line (`time`, `level`, `component`, `msg`, then the
+ * fields) when the output is a file or a pipe, for a log collector; one readable line an event
+ * when it is a terminal.
+ */
+export function createLogger(component: string, minLevel: LogLevel = 'info', output = process.stdout): Logger {
+  const destination: DestinationStream = output.isTTY ? readableLines(output) : pino.destination({ fd: 1, sync: true });
+  return wrap(
+    pino(
+      {
+        level: minLevel,
+        base: { component },
+        messageKey: 'msg',
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      destination,
+    ),
+  );
+}
+
+function wrap(logger: Pino): Logger {
   const write =
     (level: LogLevel) =>
-    (message: string, fields: Record<string, unknown> = {}) => {
-      if (levels[level] < levels[minLevel]) return;
+    (message: string, fields: Record<string, unknown> = {}) =>
+      logger[level](plain(fields), message);
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    with: (fields) => wrap(logger.child(plain(fields))),
+  };
+}
+
+/** An Error as its message: a stack goes where a caller puts it, never by accident. */
+function plain(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? value.message : value]),
+  );
+}
+
+/** `time LEVEL component message key=value …`, for a person at a terminal. */
+function readableLines(output: NodeJS.WriteStream): DestinationStream {
+  return {
+    write(line: string) {
+      const { time, level, component, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
       const pairs = Object.entries(fields).map(([key, value]) => `${key}=${format(value)}`);
-      process.stdout.write(
-        [new Date().toISOString(), level.toUpperCase(), component, message, ...pairs].join(' ') + '\n',
-      );
-    };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+      output.write(`${[time, String(level).toUpperCase(), component, msg, ...pairs].join(' ')}\n`);
+    },
+  };
 }
 
 function format(value: unknown): string {
-  if (value instanceof Error) return JSON.stringify(value.message);
   return typeof value === 'string' && /^[\w./:@-]*$/.test(value) ? value : JSON.stringify(value);
 }

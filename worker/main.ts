@@ -1,6 +1,7 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { requireSetting, type Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
+import { temporalLogging } from '../src/temporal/runtime-logger.ts';
 import { serveWorkerMetrics } from './metrics-server.ts';
 import { openWorker } from './worker.ts';
 
@@ -10,10 +11,7 @@ import { openWorker } from './worker.ts';
  */
 export async function runWorker(config: Config): Promise<void> {
   const log = createLogger('worker', config.logLevel);
-  Runtime.install({
-    logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>),
-    shutdownSignals: ['SIGINT', 'SIGTERM'],
-  });
+  Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: ['SIGINT', 'SIGTERM'] });
   const { worker, close } = await openWorker(config);
   const metrics =
     config.worker.metricsPort === 0

@@ -1,7 +1,8 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { startApi } from '../app/server.ts';
 import type { Config } from '../config.ts';
 import { createLogger } from '../log.ts';
+import { temporalLogging } from '../temporal/runtime-logger.ts';
 import { openRuntime } from '../runtime.ts';
 import { servicesOf } from '../services.factory.ts';
 import { createWorker } from '../../worker/worker.ts';
@@ -15,10 +16,7 @@ import { untilSignal } from './signals.ts';
 export async function runApiProcess(config: Config): Promise<void> {
   const log = createLogger('api', config.logLevel);
   // This process decides when its worker stops: after the HTTP server, on the signals it awaits.
-  Runtime.install({
-    logger: new DefaultLogger(config.logLevel.toUpperCase() as Uppercase<Config['logLevel']>),
-    shutdownSignals: [],
-  });
+  Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: [] });
   const runtime = await openRuntime(config);
   try {
     const worker = await createWorker(config, runtime, 'api');

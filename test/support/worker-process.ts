@@ -37,7 +37,7 @@ export async function startWorkerProcess(
     // The first start bundles the workflows (cached in dataDir for the next one): be generous.
     await waitFor(
       `neoflow worker (log ${logFile})`,
-      async () => ((await log()).includes(' polling ') ? true : undefined),
+      async () => ((await log()).includes('"msg":"polling"') ? true : undefined),
       {
         timeoutMs: 90_000,
         aborted: worker.exited,

@@ -42,7 +42,7 @@ describe('the recovery sweep', () => {
     const em = api.database.orm.em.fork();
     const fn = await em.findOneOrFail(FunctionDef, { id: created.body.data.id as string });
     const orphan = newExecution(em, fn, { n: 21 }, { type: 'api' });
-    await em.flush();
+    await em.insert(orphan);
 
     // Every API start asks for the schedule; the ones after the first change nothing.
     await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);

@@ -44,7 +44,7 @@ describe('storing an execution end', () => {
   it('ends a running execution once: a second process that ran it too is told it came second', async () => {
     const em = db.orm.em.fork();
     const execution = newExecution(em, await em.findOneOrFail(FunctionDef, { id: fn.id }), {}, { type: 'api' });
-    await em.flush();
+    await em.insert(execution);
     const sealed = sealResult(testMasters, execution.id, { first: true });
     expect(await storeEnd(db.orm.em.fork(), execution.id, ended('completed'), sealed)).toBe(true);
     expect(await storeEnd(db.orm.em.fork(), execution.id, ended('failed'))).toBe(false);

@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa';
-import { httpDuration, httpRequests } from '../metrics/metrics.ts';
 import { operatorBearer } from '../auth/operator-token.ts';
 import { AppError } from '../errors.ts';
-import { registry } from '../metrics/metrics.ts';
+import { httpDuration, httpRequests, registry } from '../metrics/metrics.ts';
 import { isProtected } from './auth.ts';
 import { apiRouter } from './router.ts';
 

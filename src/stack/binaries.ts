@@ -36,6 +36,29 @@ export const neoGo: GoProgram = {
   versionPattern: /Version: 0\.122\.0\b/,
 };
 
+/**
+ * The production Temporal server and its schema tool, from `go.temporal.io/server` at the version
+ * the pinned CLI embeds (its go.mod; the module is already downloaded when the CLI was built):
+ * what a cluster runs (docs/deployment.md), and what `npm run test:cluster` starts.
+ */
+const temporalServerVersion = 'v1.29.1';
+
+export const temporalServer: GoProgram = {
+  name: 'temporal-server',
+  module: 'go.temporal.io/server',
+  version: temporalServerVersion,
+  pkg: './cmd/server',
+  versionPattern: /\b1\.29\.1\b/,
+};
+
+export const temporalSqlTool: GoProgram = {
+  name: 'temporal-sql-tool',
+  module: 'go.temporal.io/server',
+  version: temporalServerVersion,
+  pkg: './cmd/tools/sql',
+  versionPattern: /\b1\.29\.1\b/,
+};
+
 export type Progress = (line: string) => void;
 
 /**

@@ -59,6 +59,20 @@ export const temporalSqlTool: GoProgram = {
   versionPattern: /\b1\.29\.1\b/,
 };
 
+/**
+ * Docker Compose v2, standalone: renders docker-compose.yml exactly as `docker compose` does (its
+ * interpolation, `${VAR:?…}` checks, merges), for the test that starts each service's command
+ * with the environment the file gives it. Nothing here runs containers.
+ */
+export const dockerCompose: GoProgram = {
+  name: 'docker-compose',
+  module: 'github.com/docker/compose/v2',
+  version: 'v2.40.3',
+  pkg: './cmd',
+  ldflags: '-X github.com/docker/compose/v2/internal.Version=v2.40.3',
+  versionPattern: /v2\.40\.3/,
+};
+
 export type Progress = (line: string) => void;
 
 /**

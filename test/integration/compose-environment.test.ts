@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { freePort } from '../../src/net/ports.ts';
+import { dockerCompose, ensureGoProgram } from '../../src/stack/binaries.ts';
+import { waitFor } from '../../src/stack/process.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { neoflowArgs, spawnNeoflow } from '../support/neoflow-command.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+let compose: string;
+let scratch: string;
+let database: TestDatabase;
+beforeAll(async () => {
+  compose = await ensureGoProgram(dockerCompose, loadConfig({}).binDir, (line) => console.log(`[compose] ${line}`));
+  scratch = await mkdtemp(join(tmpdir(), 'neoflow-compose-'));
+  database = await createTestDatabase({ migrated: false });
+}, 1_800_000);
+afterAll(async () => {
+  await database?.drop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** An .env as an operator fills it in from .env.example: every value made by its own command. */
+function filledEnv(): Record<string, string> {
+  const token = randomBytes(32).toString('hex');
+  return {
+    NEOFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
+    NEOFLOW_PAYLOAD_KEY: randomBytes(32).toString('base64'),
+    NEOFLOW_OPERATOR_TOKEN: token,
+    NEOFLOW_UI_CODEC_CAPABILITY: 'capability',
+    POSTGRES_PASSWORD: randomBytes(24).toString('hex'),
+  };
+}
+
+type Rendered = { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+
+/** `docker compose config` of the repository's file with `env` as its .env. */
+async function render(env: Record<string, string>): Promise<Rendered> {
+  const envFile = join(scratch, `${randomBytes(4).toString('hex')}.env`);
+  await writeFile(
+    envFile,
+    Object.entries(env)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n'),
+  );
+  const { stdout } = await run(
+    compose,
+    ['-f', join(root, 'docker-compose.yml'), '--env-file', envFile, 'config', '--format', 'json'],
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    },
+  );
+  return JSON.parse(stdout) as Rendered;
+}
+
+/** A service's rendered environment, its hosts mapped to the services this test runs on loopback. */
+function onLoopback(environment: Record<string, string>, apiPort: number): Record<string, string> {
+  return {
+    ...environment,
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    NEO_RPC_URL: inject('neoRpcUrl'),
+    NEOFLOW_API_HOST: '127.0.0.1',
+    NEOFLOW_API_PORT: String(apiPort),
+    NEOFLOW_TASK_QUEUE: `compose-${randomBytes(4).toString('hex')}`,
+    NEOFLOW_DATA_DIR: join(scratch, 'data'),
+    NEOFLOW_WORKER_METRICS_PORT: '0',
+  };
+}
+
+describe('docker-compose.yml, rendered by Docker Compose and started service by service', () => {
+  it('refuses to render while a production secret is missing from .env, naming it', async () => {
+    for (const missing of Object.keys(filledEnv())) {
+      const env = filledEnv();
+      delete env[missing as keyof typeof env];
+      await expect(render(env)).rejects.toThrow(new RegExp(`${missing}`));
+    }
+  });
+
+  it('gives migrate, api and worker every variable their commands need in production', async () => {
+    const { services } = await render(filledEnv());
+    const apiPort = await freePort();
+    for (const name of ['migrate', 'api', 'worker']) {
+      expect(services[name]!.environment).toMatchObject({ NEOFLOW_ENV: 'production' });
+    }
+
+    const migrate = await run(process.execPath, neoflowArgs('migrate'), {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...onLoopback(services.migrate!.environment!, apiPort) },
+    });
+    expect(migrate.stdout).toMatch(/applied 0001/);
+
+    const api = spawnNeoflow('api', onLoopback(services.api!.environment!, apiPort), join(scratch, 'api.log'));
+    const worker = spawnNeoflow(
+      'worker',
+      onLoopback(services.worker!.environment!, apiPort),
+      join(scratch, 'worker.log'),
+    );
+    try {
+      await waitFor('api', async () => ((await fetch(`http://127.0.0.1:${apiPort}/v1/livez`)).ok ? true : undefined), {
+        timeoutMs: 90_000,
+        aborted: api.exited,
+      });
+      await waitFor(
+        'worker',
+        async () =>
+          (await readFile(join(scratch, 'worker.log'), 'utf8')).includes('"msg":"polling"') ? true : undefined,
+        { timeoutMs: 90_000, aborted: worker.exited },
+      );
+    } finally {
+      await Promise.all([api.stop(), worker.stop()]);
+    }
+  });
+
+  it('a command started without a secret the file gives it stops at once, naming it', async () => {
+    const { services } = await render(filledEnv());
+    const environment = onLoopback(services.api!.environment!, await freePort());
+    delete environment.NEOFLOW_PAYLOAD_KEY;
+    const started = run(process.execPath, neoflowArgs('api'), {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...environment },
+    });
+    await expect(started).rejects.toMatchObject({ stderr: expect.stringContaining('NEOFLOW_PAYLOAD_KEY') });
+  });
+});

@@ -1,20 +1,19 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { dockerCompose, ensureGoProgram } from '../../src/stack/binaries.ts';
 import { waitFor } from '../../src/stack/process.ts';
+import { filledEnv, renderCompose } from '../support/compose.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { neoflowArgs, spawnNeoflow } from '../support/neoflow-command.ts';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 let compose: string;
 let scratch: string;
@@ -29,38 +28,7 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** An .env as an operator fills it in from .env.example: every value made by its own command. */
-function filledEnv(): Record<string, string> {
-  const token = randomBytes(32).toString('hex');
-  return {
-    NEOFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
-    NEOFLOW_PAYLOAD_KEY: randomBytes(32).toString('base64'),
-    NEOFLOW_OPERATOR_TOKEN: token,
-    NEOFLOW_UI_CODEC_CAPABILITY: 'capability',
-    POSTGRES_PASSWORD: randomBytes(24).toString('hex'),
-  };
-}
-
-type Rendered = { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
-
-/** `docker compose config` of the repository's file with `env` as its .env. */
-async function render(env: Record<string, string>): Promise<Rendered> {
-  const envFile = join(scratch, `${randomBytes(4).toString('hex')}.env`);
-  await writeFile(
-    envFile,
-    Object.entries(env)
-      .map(([name, value]) => `${name}=${value}`)
-      .join('\n'),
-  );
-  const { stdout } = await run(
-    compose,
-    ['-f', join(root, 'docker-compose.yml'), '--env-file', envFile, 'config', '--format', 'json'],
-    {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    },
-  );
-  return JSON.parse(stdout) as Rendered;
-}
+const render = (env: Record<string, string>) => renderCompose(compose, scratch, env);
 
 /** A service's rendered environment, its hosts mapped to the services this test runs on loopback. */
 function onLoopback(environment: Record<string, string>, apiPort: number): Record<string, string> {

@@ -3,20 +3,23 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import Long from 'long';
 import { Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config.ts';
-import { freePort, isPortFree } from '../../src/net/ports.ts';
-import { ensureGoProgram, temporalServer, temporalSqlTool } from '../../src/stack/binaries.ts';
-import { spawnManaged, waitFor, type ManagedProcess } from '../../src/stack/process.ts';
+import { waitFor } from '../../src/stack/process.ts';
 import { executeOnce } from '../../src/db/execute-once.ts';
+import {
+  productionTemporal,
+  startTemporalOnPostgres,
+  temporalDeployDir,
+  temporalServerPorts,
+  type TemporalOnPostgres,
+} from '../support/temporal-on-postgres.ts';
 
 const run = promisify(execFile);
-const deploy = fileURLToPath(new URL('../../deploy/temporal/', import.meta.url));
 const binDir = loadConfig({}).binDir;
 const suffix = randomBytes(4).toString('hex');
 const databases = { DBNAME: `temporal_${suffix}`, VISIBILITY_DBNAME: `temporal_vis_${suffix}` };
@@ -27,9 +30,8 @@ interface Service {
   volumes?: string[];
 }
 let services: Record<string, Service>;
-let paths: { server: string; sqlTool: string };
-let schemaDir: string;
-let server: ManagedProcess | undefined;
+let paths: Awaited<ReturnType<typeof productionTemporal>>;
+let server: TemporalOnPostgres | undefined;
 
 beforeAll(async () => {
   // The compose file as written; its variables filled in the way `docker compose` would.
@@ -38,13 +40,7 @@ beforeAll(async () => {
     'unused-here',
   );
   services = (parse(compose, { merge: true }) as { services: Record<string, Service> }).services;
-  const progress = (line: string) => console.log(`[temporal-server build] ${line}`);
-  paths = {
-    server: await ensureGoProgram(temporalServer, binDir, progress),
-    sqlTool: await ensureGoProgram(temporalSqlTool, binDir, progress),
-  };
-  const { stdout } = await run('go', ['mod', 'download', '-json', `go.temporal.io/server@${temporalServer.version}`]);
-  schemaDir = `${(JSON.parse(stdout) as { Dir: string }).Dir}/schema/postgresql/v12`;
+  paths = await productionTemporal(binDir, (line) => console.log(`[temporal-server build] ${line}`));
 }, 1_200_000);
 
 afterAll(async () => {
@@ -53,14 +49,6 @@ afterAll(async () => {
   for (const name of Object.values(databases))
     await executeOnce(admin, `drop database if exists "${name}" with (force)`);
 });
-
-/** Temporal stores membership ports as a PostgreSQL smallint: a free one below 32768. */
-async function membershipPort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await isPortFree(port)) return port;
-  }
-}
 
 /** The service's variables, its hosts mapped to this machine's PostgreSQL (trust auth, user postgres). */
 function localEnvOf(service: Service, extra: Record<string, string> = {}) {
@@ -88,54 +76,18 @@ it('the compose file sets Temporal up the way this test does: the schema job run
 });
 
 it('sets up the schema on PostgreSQL with the pinned temporal-sql-tool, twice without harm, and the pinned temporal-server runs on it', async () => {
-  const schemaEnv = localEnvOf(services['temporal-schema']!, { SCHEMA_DIR: schemaDir });
+  const schemaEnv = localEnvOf(services['temporal-schema']!, { SCHEMA_DIR: paths.schemaDir });
   for (let time = 0; time < 2; time++) {
-    const { stdout } = await run('sh', [`${deploy}setup-schema.sh`], { env: schemaEnv });
+    const { stdout } = await run('sh', [`${temporalDeployDir}setup-schema.sh`], { env: schemaEnv });
     expect(stdout).toContain(`temporal schema: ${databases.VISIBILITY_DBNAME} up to date`);
   }
 
-  const ports = Object.fromEntries(
-    await Promise.all(
-      [
-        'FRONTEND_GRPC_PORT',
-        'FRONTEND_HTTP_PORT',
-        'FRONTEND_MEMBERSHIP_PORT',
-        'MATCHING_GRPC_PORT',
-        'MATCHING_MEMBERSHIP_PORT',
-        'HISTORY_GRPC_PORT',
-        'HISTORY_MEMBERSHIP_PORT',
-        'WORKER_GRPC_PORT',
-        'WORKER_MEMBERSHIP_PORT',
-      ].map(async (name) => [
-        name,
-        String(name.endsWith('MEMBERSHIP_PORT') ? await membershipPort() : await freePort()),
-      ]),
-    ),
+  server = await startTemporalOnPostgres(
+    paths.server,
+    localEnvOf(services.temporal!, await temporalServerPorts()),
+    join(tmpdir(), `neoflow-temporal-server-${suffix}.log`),
   );
-  const serverEnv = localEnvOf(services.temporal!, {
-    ...ports,
-    BIND_ON_IP: '127.0.0.1',
-    DYNAMIC_CONFIG_FILE_PATH: `${deploy}config/dynamicconfig/neoflow.yaml`,
-  });
-  server = spawnManaged('temporal-server', paths.server, {
-    args: ['--root', deploy, '--config', 'config', '--env', 'docker', 'start'],
-    env: serverEnv,
-    output: join(tmpdir(), `neoflow-temporal-server-${suffix}.log`),
-  });
-  const address = `127.0.0.1:${ports.FRONTEND_GRPC_PORT}`;
-  const connection = await waitFor(
-    'temporal-server',
-    async () => {
-      try {
-        const connected = await Connection.connect({ address, connectTimeout: '2s' });
-        await connected.workflowService.getSystemInfo({});
-        return connected;
-      } catch {
-        return undefined;
-      }
-    },
-    { timeoutMs: 120_000, aborted: server.exited },
-  );
+  const connection = await Connection.connect({ address: server.address });
   try {
     await connection.workflowService.registerNamespace({
       namespace: 'neoflow-test',

@@ -108,9 +108,10 @@ beforeAll(async () => {
     join(scratch, 'temporal-server.log'),
   );
   const setup = rendered.services['temporal-setup']!;
-  const setupScript = setup.command!.join('\n').replaceAll('temporal:7233', temporal.address);
+  // As Compose runs it: `$$` unescaped to `$`, the service name `temporal` on loopback.
+  const setupScript = setup.command!.join('\n').replaceAll('$$', '$').replaceAll('temporal:7233', temporal.address);
   const registered = await run('sh', ['-c', setupScript], {
-    env: { ...setup.environment, PATH: `${binDir}:${process.env.PATH}` },
+    env: { ...setup.environment, PATH: `${binDir}:${process.env.PATH}`, HOME: process.env.HOME },
   });
   expect(registered.stdout).toContain('Neoflow search attributes registered');
 
@@ -212,11 +213,13 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     await Promise.all([workers[0]!.start(), apis[0]!.start()]);
     mark('worker a and api a started again');
     await afterMoreInvokes();
-    for (const worker of workers) {
+    for (const [index, worker] of workers.entries()) {
+      const name = `worker ${'ab'[index]}`;
+      mark(`${name}: SIGTERM`);
       await worker.stop();
-      mark(`worker ${worker === workers[0] ? 'a' : 'b'} stopped (drained)`);
+      mark(`${name} drained and exited`);
       await worker.start();
-      mark(`worker ${worker === workers[0] ? 'a' : 'b'} started again`);
+      mark(`${name} polling again`);
     }
     await afterMoreInvokes();
     const sent = await load.stop();
@@ -233,10 +236,10 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     expect(laterFire.some((r) => Date.parse(r.trigger.scheduledAt as string) > resumedAt)).toBe(true);
     const laterPayment = await until(
       () => runsOf(payWhenAbove),
-      (runs) => runs.some((r) => r.startedAt.getTime() > resumedAt && r.status === 'success'),
+      (runs) => runs.some((r) => Date.parse(r.startedAt) > resumedAt && r.status === 'success'),
       120_000,
     );
-    const paid = laterPayment.find((r) => r.startedAt.getTime() > resumedAt && r.status === 'success');
+    const paid = laterPayment.find((r) => Date.parse(r.startedAt) > resumedAt && r.status === 'success');
     expect(paid, 'a contract run after the restarts').toBeDefined();
     const seen = await until(
       () => runsOf(watchPayee),
@@ -251,12 +254,22 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     // Paused, the automations stop firing; then everything recorded must end.
     for (const id of [everySecond, payWhenAbove, watchPayee])
       expect((await client.call('PATCH', `/automations/${id}`, { status: 'inactive' })).status).toBe(200);
+    // Settled: nothing running, and nothing new recorded over five reads in a row (a fire that
+    // began before the pause records its run a moment later).
+    let quiet = 0;
+    let last = '';
     await until(
-      async () => (await runningCount()) === 0,
-      (done) => done,
+      async () => {
+        const now = await recordedState();
+        quiet = now.running === 0 && now.seen === last ? quiet + 1 : 0;
+        last = now.seen;
+        return quiet;
+      },
+      (reads) => reads >= 5,
       300_000,
       500,
     );
+    expect(quiet, 'reads in a row with nothing running or new').toBeGreaterThanOrEqual(5);
     mark('nothing running');
 
     // Invokes: each acknowledged one completed once; none recorded twice; none left running.
@@ -293,6 +306,13 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     );
     log(
       `executions recorded ${rows.length}; lost ${lost.length}, duplicated ${duplicated.length}, running ${running.length}`,
+    );
+    const fireTimes = schedule.map((r) => Date.parse(r.trigger.scheduledAt as string)).sort((a, b) => a - b);
+    const longestGap = Math.max(...fireTimes.slice(1).map((time, index) => time - fireTimes[index]!));
+    const firedSpan = (fireTimes.at(-1)! - fireTimes[0]!) / 1000 + 1;
+    log(
+      `schedule: ${schedule.length} fires in ${firedSpan} s, longest gap ${longestGap / 1000} s ` +
+        `(a fire is skipped while the previous one's workflow still runs)`,
     );
     log(
       `automation runs: schedule ${schedule.length}, price → contract ${payments.length} ` +
@@ -333,7 +353,7 @@ interface RunRow {
   executionId: string | null;
   txHash: string | null;
   vmState: string | null;
-  startedAt: Date;
+  startedAt: string;
 }
 
 interface ExecutionRow {
@@ -358,10 +378,13 @@ const automationRuns = (automationId: string) =>
 const executionsOf = (functionId: string) =>
   query<ExecutionRow>('select id, status, trigger, params, error from executions where function_id = ?', [functionId]);
 
-async function runningCount(): Promise<number> {
-  const [row] = await query<{ count: number }>(
+/** How many executions and runs are running, and a fingerprint of how many of each exist. */
+async function recordedState(): Promise<{ running: number; seen: string }> {
+  const [row] = await query<{ running: number; executions: number; runs: number }>(
     `select (select count(*) from executions where status = 'running')
-          + (select count(*) from automation_runs where status = 'running') as count`,
+          + (select count(*) from automation_runs where status = 'running') as running,
+            (select count(*) from executions) as executions,
+            (select count(*) from automation_runs) as runs`,
   );
-  return Number(row!.count);
+  return { running: Number(row!.running), seen: `${row!.executions}/${row!.runs}` };
 }

@@ -14,7 +14,7 @@ import { openOrm } from '../../src/db/orm.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { dockerCompose, ensureGoProgram, temporalCli } from '../../src/stack/binaries.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
-import { automationsClient, gasHash, gasTransferAction, type Loose } from '../support/automations.ts';
+import { automationsClient, gasHash, gasTransferAction, neoAboveTen, type Loose } from '../support/automations.ts';
 import { filledEnv, renderCompose, type RenderedCompose } from '../support/compose.ts';
 import { neoflowArgs } from '../support/neoflow-command.ts';
 import { until } from '../support/polling.ts';
@@ -164,15 +164,7 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     });
     const payWhenAbove = await client.create({
       name: 'pay when NEO is above 10',
-      trigger: {
-        type: 'price',
-        asset: 'NEO',
-        condition: 'above',
-        value: '10',
-        currency: 'USD',
-        source: { url: prices.url, path: 'data.price' },
-        pollInterval: 1,
-      },
+      trigger: neoAboveTen(prices.url),
       action: gasTransferAction(signer, payee, String(amountPerRun)),
     });
     const watchPayee = await client.create({

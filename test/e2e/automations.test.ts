@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { automationsClient, gasHash, gasTransferAction, settled, type Loose } from '../support/automations.ts';
+import {
+  automationsClient,
+  gasHash,
+  gasTransferAction,
+  neoAboveTen,
+  settled,
+  type Loose,
+} from '../support/automations.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { uniqueAccountName } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
@@ -94,15 +101,7 @@ describe('automations on the stack from `neoflow up`', () => {
     try {
       const id = await client.create({
         name: 'NEO above 10',
-        trigger: {
-          type: 'price',
-          asset: 'NEO',
-          condition: 'above',
-          value: '10',
-          currency: 'USD',
-          source: { url: prices.url, path: 'data.price' },
-          pollInterval: 1,
-        },
+        trigger: neoAboveTen(prices.url),
         action: {
           type: 'function',
           functionId: await client.deploy('module.exports = async (c) => c.params.trigger;'),

@@ -17,6 +17,17 @@ export const gasTransferAction = (from: string, to: string, amount: string) => (
   ],
 });
 
+/** A price trigger on `url` (a price server of the tests), NEO above 10 USD, read every second. */
+export const neoAboveTen = (url: string) => ({
+  type: 'price',
+  asset: 'NEO',
+  condition: 'above',
+  value: '10',
+  currency: 'USD',
+  source: { url, path: 'data.price' },
+  pollInterval: 1,
+});
+
 /** Bodies of the automations area are bare: tests read them loosely. */
 export type Loose = Record<string, any>;
 

@@ -326,6 +326,7 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
 
     for (const runs of [schedule, watched]) {
       expect(runs.filter((r) => r.status !== 'success')).toEqual([]);
+      expect(runs.filter((r) => r.executionId === null)).toEqual([]);
       expect(new Set(runs.map((r) => r.executionId)).size).toBe(runs.length);
     }
     expect(automationExecutions.length).toBe(schedule.length + watched.length);

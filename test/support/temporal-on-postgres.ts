@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Connection } from '@temporalio/client';
 import { freePort, isPortFree } from '../../src/net/ports.ts';
 import { ensureGoProgram, temporalServer, temporalSqlTool } from '../../src/stack/binaries.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from '../../src/stack/process.ts';
+import { pingTemporal } from '../../src/temporal/ping.ts';
 
 const run = promisify(execFile);
 
@@ -67,20 +67,10 @@ export async function startTemporalOnPostgres(
   });
   const address = `127.0.0.1:${env.FRONTEND_GRPC_PORT}`;
   try {
-    const connection = await waitFor(
-      `temporal-server (log ${logFile})`,
-      async () => {
-        try {
-          const connected = await Connection.connect({ address, connectTimeout: '2s' });
-          await connected.workflowService.getSystemInfo({});
-          return connected;
-        } catch {
-          return undefined;
-        }
-      },
-      { timeoutMs: 120_000, aborted: server.exited },
-    );
-    await connection.close();
+    await waitFor(`temporal-server (log ${logFile})`, () => pingTemporal(address).catch(() => undefined), {
+      timeoutMs: 120_000,
+      aborted: server.exited,
+    });
   } catch (error) {
     await server.stop();
     throw error;

@@ -7,14 +7,14 @@ const at = (...globs) => globs.map((glob) => `${import.meta.dirname}/${glob}`);
 /** The API side: modules that serve HTTP or start workflows (and the CLI that composes them). */
 const apiSide = at(
   // Its pure schema helpers (integers, pagination, response shapes) are shared by every area's schemas.
-  'src/api/!(integer-in|pagination|response-schemas).ts',
+  'src/api/!(integer-in|http-url|pagination|response-schemas).ts',
   'src/app/**',
   'src/cli/**',
   'src/services{,.factory}.ts',
   'src/**/*.routes.ts',
   'src/**/*.service.ts',
   'src/**/*.middleware.ts',
-  'src/**/{triggers,trigger-control,manual-runs,recovery-schedule}.ts',
+  'src/**/{triggers,trigger-control,manual-runs,recovery-schedule,start-deliveries}.ts',
 );
 
 /** What runs in a worker: workflows, activities, the worker, and every module of src/ not on the API side. */
@@ -23,7 +23,7 @@ const workerSide = at(
   'activities/**',
   'worker/**',
   'src/!(services|services.factory).ts',
-  'src/!(api|app|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule).ts',
+  'src/!(api|app|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule|start-deliveries).ts',
 );
 
 /**
@@ -109,10 +109,16 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: 'Use workflow time (Date is replayed deterministically).' },
         { object: 'Math', property: 'random', message: 'Use the workflow-safe uuid4() or side effects.' },
       ],
-      // The search-attribute keys are the one piece of src/ a workflow uses: plain values, no I/O.
+      // The search-attribute keys and the delivery retry policy are the pieces of src/ a workflow uses:
+      // plain values, no I/O.
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['node:*'] }, { regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$)` }] },
+        {
+          patterns: [
+            { group: ['node:*'] },
+            { regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|notifications/delivery-policy\.ts$)` },
+          ],
+        },
       ],
     },
   },

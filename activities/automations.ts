@@ -1,4 +1,5 @@
-import { heartbeat, log } from '@temporalio/activity';
+import { Context, heartbeat, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
@@ -11,6 +12,11 @@ import { followRound } from '../src/automations/follow-blocks.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
 import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
+import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
+import { deliveryAttempts } from '../src/notifications/delivery-policy.ts';
+import { checkSignerGas } from '../src/notifications/low-gas.ts';
+import { noteRunEnd } from '../src/notifications/run-end.ts';
+import { failNotification, sendNotification } from '../src/notifications/send.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';
@@ -22,6 +28,20 @@ export interface AutomationDeps {
   neo: NeoRpc;
   automations: Config['automations'];
   egress: EgressPolicy;
+}
+
+/** This attempt of a delivery activity, and whether the retry policy allows no other. */
+const thisAttempt = () => {
+  const { attempt } = Context.current().info;
+  return { number: attempt, last: attempt >= deliveryAttempts };
+};
+
+/** A delivery worth another attempt: the activity fails, and Temporal retries it with backoff. */
+function settled<T>(outcome: T | { retry: string }): T {
+  if (typeof outcome === 'object' && outcome !== null && 'retry' in outcome) {
+    throw ApplicationFailure.retryable(outcome.retry, 'DeliveryNotAccepted');
+  }
+  return outcome;
 }
 
 /** The automations' activities: thin, each step lives in src/automations and may be repeated. */
@@ -65,5 +85,20 @@ export function createAutomationActivities(deps: AutomationDeps) {
     prepareContractRun: (runId: string) => contract.prepareContractRun(chain(), runId),
     relayContractRun: (runId: string) => contract.relayContractRun(chain(), runId, () => heartbeat()),
     failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
+
+    deliverRunWebhook: async (runId: string) =>
+      settled(await deliverRunWebhook({ ...deps, em: em() }, runId, thisAttempt().last)),
+
+    noteRunEnd: (runId: string) => noteRunEnd(em(), runId),
+    checkSignerGas: (runId: string) => checkSignerGas({ em: em(), neo: deps.neo }, runId),
+    sendNotification: async (notificationId: string) =>
+      settled(
+        await sendNotification(
+          { ...deps, em: em(), telegramApiUrl: deps.automations.telegramApiUrl },
+          notificationId,
+          thisAttempt(),
+        ),
+      ),
+    failNotification: (notificationId: string, reason: string) => failNotification(em(), notificationId, reason),
   };
 }

@@ -92,6 +92,7 @@ const schema = z
     NEOFLOW_PRICE_POLL_SECONDS: positiveInt.default(30),
     NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
     NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
+    NEOFLOW_TELEGRAM_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.telegram.org'),
     NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
     NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
     NEOFLOW_CONTRACT_CHECK_SECONDS: positiveInt.default(30),
@@ -178,6 +179,8 @@ export interface Config {
     triggerFailureLimit: number;
     /** How often the block follower checks that the watched contracts are deployed. */
     contractCheckMs: number;
+    /** Telegram's Bot API, where telegram notifications go (through the egress guard). */
+    telegramApiUrl: string;
   };
 }
 
@@ -246,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pricePreset: e.NEOFLOW_PRICE_SOURCE,
       triggerFailureLimit: e.NEOFLOW_TRIGGER_FAILURES,
       contractCheckMs: e.NEOFLOW_CONTRACT_CHECK_SECONDS * 1000,
+      telegramApiUrl: e.NEOFLOW_TELEGRAM_API_URL,
     },
   };
 }

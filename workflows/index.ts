@@ -1,4 +1,5 @@
 export { blockFollower } from './block-follower.ts';
+export { deliverNotification } from './deliver-notification.ts';
 export { executeFunction } from './execute-function.ts';
 export { pingWorkflow } from './ping.ts';
 export { pricePoller } from './price-poller.ts';

@@ -1,24 +1,38 @@
 import {
   CancellationScope,
   isCancellation,
+  log,
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunStatus } from '../activities/automations.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/notifications/delivery-policy.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
+import { startNotifications } from './start-notifications.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
 /** Local activities: a few rows read and written, without a round trip through the task queue. */
-const { beginRun, finishFunctionRun, failRun } = proxyLocalActivities<Activities>({
+const { beginRun, finishFunctionRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
 
-const { prepareContractRun } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry });
+/** On worker processes: they read the chain. */
+const { prepareContractRun, checkSignerGas } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry,
+});
+
+/** Each attempt of a webhook action's POST; a retried attempt is sent with the same delivery id. */
+const { deliverRunWebhook } = proxyActivities<Activities>({
+  startToCloseTimeout: deliveryAttemptTimeout,
+  retry: deliveryRetry,
+});
 
 /**
  * Relaying waits for a block, at most until the transaction's validUntilBlock passes (about 100
@@ -38,20 +52,25 @@ const { relayContractRun } = proxyActivities<Activities>({
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
 export async function runAction(runId: string): Promise<RunStatus> {
-  const status = await act(runId);
-  if (status !== 'running') upsertSearchAttributes([endStatus(status)]);
+  const run = { notify: false };
+  const status = await act(runId, run);
+  if (status === 'running') return status;
+  upsertSearchAttributes([endStatus(status)]);
+  if (run.notify) await tell(runId);
   return status;
 }
 
-async function act(runId: string): Promise<RunStatus> {
+async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> {
   try {
     const plan = await beginRun(runId);
+    run.notify = plan.notify;
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
       upsertSearchAttributes(plan.labels);
       await runFunction(plan.executionId);
       return await finishFunctionRun(runId);
     }
+    if (plan.kind === 'webhook') return await deliverRunWebhook(runId);
     const prepared = await prepareContractRun(runId);
     if (prepared !== 'sent') return prepared;
     return await relayContractRun(runId);
@@ -65,11 +84,17 @@ async function act(runId: string): Promise<RunStatus> {
 }
 
 /**
- * The innermost message: an activity's failure wraps its cause ("Activity task failed"), and the
- * run records what went wrong, not the wrapper.
+ * Records what the run's end tells (a failure streak reached, a recovery, the signer's gas under a
+ * threshold) and starts each notification's delivery. The run has ended either way: a step that
+ * keeps failing is logged, and the recovery sweep delivers what was recorded.
  */
-function rootMessage(error: unknown): string {
-  let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
+async function tell(runId: string) {
+  try {
+    const { notifications, checkGas } = await noteRunEnd(runId);
+    const lowGas = checkGas ? await checkSignerGas(runId) : [];
+    await startNotifications([...notifications, ...lowGas]);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('notifications of the run not recorded', { runId, error: rootMessage(error) });
+  }
 }

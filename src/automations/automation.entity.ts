@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
+import type { NotifyRule } from '../notifications/notify.schemas.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
@@ -30,6 +31,10 @@ export const Automation = defineEntity({
     /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
     watchFromBlock: p.integer().nullable(),
     errorDetails: p.json<ErrorDetails>().nullable(),
+    /** Who is told what about its runs and its state (notifications). */
+    notify: p.json<NotifyRule[]>(),
+    /** The low_gas rules, by index, whose threshold the signer was under at the last check. */
+    gasBelow: p.json<number[]>(),
     ...timestamps(),
   },
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from '../api/response-schemas.ts';
+import type { Notification } from '../notifications/notification.entity.ts';
+import { notifyEvents, notifySchema } from '../notifications/notify.schemas.ts';
 import { actionSchema, triggerSchema } from './automations.schemas.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';
@@ -13,6 +15,7 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
     status: automation.status,
     trigger: automation.trigger,
     action: automation.action,
+    notify: automation.notify,
     ...(automation.errorDetails ? { details: automation.errorDetails } : {}),
     ...(stats ? { executionStats: stats } : {}),
     createdAt: automation.createdAt.toISOString(),
@@ -53,6 +56,7 @@ export const automationSchema = z.strictObject({
   status: z.enum(['active', 'inactive', 'error']),
   trigger: triggerSchema,
   action: actionSchema,
+  notify: notifySchema,
   details: z
     .strictObject({
       reason: z.enum(['function_deleted', 'trigger_unavailable']),
@@ -107,7 +111,43 @@ export const runSchema = z.strictObject({
   txHash: z.string().nullable().optional(),
   vmState: z.string().nullable().optional(),
   gasConsumed: z.string().nullable().optional(),
-  error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string().optional() }).nullable(),
+  error: z
+    .strictObject({
+      name: z.string(),
+      message: z.string(),
+      stack: z.string().optional(),
+      /** A webhook action's last answer. */
+      status: z.number().int().optional(),
+      body: z.string().optional(),
+    })
+    .nullable(),
+});
+
+/** One run with what it told: its notifications, each with how its delivery went. */
+export function runDetails(run: AutomationRun, notifications: Notification[]) {
+  return {
+    ...runView(run),
+    notifications: notifications.map((notification) => ({
+      id: notification.id,
+      channel: notification.channel.type,
+      event: notification.event,
+      status: notification.status,
+      attempts: notification.attempts,
+    })),
+  };
+}
+
+export const runDetailsSchema = runSchema.extend({
+  notifications: z.array(
+    z.strictObject({
+      /** What a webhook channel's receiver gets as `Neoflow-Delivery`. */
+      id: z.string(),
+      channel: z.enum(['webhook', 'slack', 'discord', 'telegram']),
+      event: z.enum(notifyEvents),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.number().int(),
+    }),
+  ),
 });
 
 /** What firing or retrying answers: the new run, started. */

@@ -4,7 +4,15 @@ import { paginationOf } from '../api/pagination.ts';
 import { deletedMessage, paginationSchema } from '../api/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { automationSchema, automationView, runSchema, runView, startedRunSchema } from './automation.view.ts';
+import {
+  automationSchema,
+  automationView,
+  runDetails,
+  runDetailsSchema,
+  runSchema,
+  runView,
+  startedRunSchema,
+} from './automation.view.ts';
 import {
   createAutomationBody,
   listAutomationsQuery,
@@ -19,7 +27,7 @@ import {
   updateAutomation,
 } from './automations.service.ts';
 import { fireManually, retryRun } from './manual-runs.ts';
-import { listRuns } from './runs.ts';
+import { getRun, listRuns } from './runs.ts';
 import { executionStats } from './stats.ts';
 import { triggerControlOf } from './trigger-control.ts';
 import { nextFireTime } from './triggers.ts';
@@ -109,6 +117,17 @@ export function automationsRoutes(services: Services): Router {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);
         return bare({ runs: runs.map(runView), pagination: paginationOf(query, runs.length, total) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/runs/:runId',
+      scope: 'automations:read',
+      responses: { 200: runDetailsSchema },
+      handle: async ({ accountId, params }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        const { run, notifications } = await getRun(em(), automation.id, params.runId);
+        return bare(runDetails(run, notifications));
       },
     }),
     route({

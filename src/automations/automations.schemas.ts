@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { httpUrl } from '../api/http-url.ts';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import { notifySchema, webhookTarget } from '../notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';
@@ -31,13 +33,6 @@ const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) =>
     ctx.addIssue(coded('invalid_cron', `is not a valid cron expression: ${error.message}`));
   }
 });
-
-const httpUrl = z
-  .string({ error: 'must be a string' })
-  .max(2048)
-  .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
-    message: 'must be an http or https URL',
-  });
 
 const priceSource = z.union(
   [
@@ -104,8 +99,11 @@ const contractAction = z.strictObject({
   args: contractArgsSchema.default([]),
 });
 
-export const actionSchema = z.discriminatedUnion('type', [functionAction, contractAction], {
-  error: unionError('function or contract'),
+/** POSTs what fired the run to a URL of the tenant's, signed with one of its secrets. */
+const webhookAction = z.strictObject({ type: z.literal('webhook'), ...webhookTarget });
+
+export const actionSchema = z.discriminatedUnion('type', [functionAction, contractAction, webhookAction], {
+  error: unionError('function, contract or webhook'),
 });
 
 const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active or inactive' });
@@ -115,6 +113,7 @@ export const createAutomationBody = z.strictObject({
   status: settableStatus.default('active'),
   trigger: triggerSchema,
   action: actionSchema,
+  notify: notifySchema.default([]),
 });
 
 export const updateAutomationBody = z
@@ -123,6 +122,7 @@ export const updateAutomationBody = z
     status: settableStatus.optional(),
     trigger: triggerSchema.optional(),
     action: actionSchema.optional(),
+    notify: notifySchema.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
 
@@ -144,6 +144,7 @@ export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
 export type Action = z.infer<typeof actionSchema>;
 export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;
+export type WebhookAction = z.infer<typeof webhookAction>;
 export type CreateAutomation = z.infer<typeof createAutomationBody>;
 export type UpdateAutomation = z.infer<typeof updateAutomationBody>;
 export type ListAutomations = z.infer<typeof listAutomationsQuery>;

@@ -7,6 +7,9 @@ import { Automation } from './automation.entity.ts';
 import { AutomationRun } from './run.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
+import { assertDeliveryTargets } from '../notifications/targets.ts';
+import { stopWithError } from '../notifications/error-event.ts';
+import { startDeliveries } from '../notifications/start-deliveries.ts';
 import { applyTrigger, ensureBlockFollower, nextFireTime, removeTrigger, type TriggerControl } from './triggers.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
@@ -19,6 +22,7 @@ export async function createAutomation(
 ) {
   assertSourceAllowed(control, input.trigger);
   await assertActionRunnable(em, accountId, input.action);
+  await assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify);
   const automation = em.create(Automation, {
     account: accountId,
     name: input.name,
@@ -29,6 +33,8 @@ export async function createAutomation(
     functionId: functionIdOf(input.action),
     watchFromBlock: null,
     errorDetails: null,
+    notify: input.notify,
+    gasBelow: [],
   });
   await arm(control, automation);
   await em.flush();
@@ -76,10 +82,13 @@ export function updateAutomation(
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
     if (input.action || input.status === 'active') await assertActionRunnable(tx, accountId, action);
+    await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
     if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
     if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
+    // Rules are told by index: new rules start with no balance seen under their thresholds.
+    if (input.notify) Object.assign(automation, { notify: input.notify, gasBelow: [] });
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
     automation.updatedAt = new Date();
@@ -113,15 +122,16 @@ const lockAutomation = (em: EntityManager, accountId: string, id: string) =>
  */
 export async function stopAutomationsOfFunction(em: EntityManager, control: TriggerControl, functionId: string) {
   const automations = await em.find(Automation, { functionId, status: { $ne: 'error' } });
+  const errorDetails = {
+    reason: 'function_deleted' as const,
+    message: `The function ${functionId} this automation runs was deleted.`,
+  };
   for (const automation of automations) {
-    automation.status = 'error';
-    automation.errorDetails = {
-      reason: 'function_deleted',
-      message: `The function ${functionId} this automation runs was deleted.`,
-    };
+    const notifications = await stopWithError(em, { id: automation.id }, errorDetails);
+    Object.assign(automation, { status: 'error', errorDetails });
     await applyTrigger(control, automation, { rearm: false });
+    await startDeliveries(control.client, control.taskQueue, notifications);
   }
-  await em.flush();
   const running = await em.find(AutomationRun, { automation: { functionId }, status: 'running' }, { fields: ['id'] });
   await Promise.all(running.map((run) => cancelWorkflow(control.client, run.id)));
 }

@@ -4,10 +4,8 @@ import { newId } from '../ids.ts';
 import type { runAction } from '../../workflows/run-action.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationRun, type FirePayload } from './run.entity.ts';
-import { recordRuns, type FiredRun } from './runs.ts';
+import { recordRuns, runNotFound, type FiredRun } from './runs.ts';
 import type { TriggerControl } from './triggers.ts';
-
-const runNotFound = () => new AppError('run_not_found', 'Run not found.');
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
 export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {

@@ -5,6 +5,7 @@ import { Automation } from './automation.entity.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
+import { stopWithError } from '../notifications/error-event.ts';
 
 export interface PriceCheckInput {
   automationId: string;
@@ -56,15 +57,9 @@ export async function checkPrice(
     since: failingSince,
     lastError: check.problem,
   };
-  // Only if still active with this trigger: a PATCH meanwhile wins.
-  await em.nativeUpdate(
-    Automation,
-    { id: automation.id, status: 'active', triggerType: 'price' },
-    {
-      status: 'error',
-      errorDetails,
-    },
-  );
+  // Only if still active with this trigger: a PATCH meanwhile wins. Its notifications are
+  // delivered by the recovery sweep: this activity starts no workflow.
+  await stopWithError(em, { id: automation.id, status: 'active', triggerType: 'price' }, errorDetails);
   return { kind: 'stopped' };
 }
 

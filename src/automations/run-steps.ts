@@ -11,12 +11,18 @@ import { endRun } from './runs.ts';
 /** A run deleted with its automation: nothing left to do or to record. */
 export const gone = 'failure';
 
-/** What a run's action workflow does next; every step below may be repeated safely. */
-export type RunPlan =
+type Step =
   | { kind: 'ended'; status: RunStatus }
   | { kind: 'contract' }
+  | { kind: 'webhook' }
   /** `labels`: what the run's workflow adds to its own to name the function it runs. */
   | { kind: 'function'; executionId: string; labels: SearchAttributePair[] };
+
+/**
+ * What a run's action workflow does next; every step below may be repeated safely. `notify`: the
+ * automation has notification rules, so the run's end is looked at for what to tell.
+ */
+export type RunPlan = Step & { notify: boolean };
 
 /**
  * Marks the run's action as started and, for a function action, records its execution (params:
@@ -24,20 +30,20 @@ export type RunPlan =
  */
 export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
   const run = await em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
-  if (!run) return { kind: 'ended', status: gone };
+  if (!run) return { kind: 'ended', status: gone, notify: false };
   run.dispatched = true;
   const action = run.automation.action;
-  const plan: RunPlan =
+  const step: Step =
     run.status !== 'running'
       ? { kind: 'ended', status: run.status }
-      : action.type === 'contract'
-        ? { kind: 'contract' }
-        : await functionPlan(em, run, action);
+      : action.type === 'function'
+        ? await functionStep(em, run, action)
+        : { kind: action.type };
   await em.flush();
-  return plan;
+  return { ...step, notify: run.automation.notify.length > 0 };
 }
 
-async function functionPlan(em: EntityManager, run: AutomationRun, action: FunctionAction): Promise<RunPlan> {
+async function functionStep(em: EntityManager, run: AutomationRun, action: FunctionAction): Promise<Step> {
   const fn = await em.findOne(FunctionDef, { id: action.functionId, account: run.accountId });
   if (!fn) {
     endRun(run, 'failure', {

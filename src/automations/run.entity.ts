@@ -22,6 +22,9 @@ export type FirePayload =
 export interface RunError {
   name: string;
   message: string;
+  /** A webhook action's last answer: its HTTP status and at most 1 KiB of its body. */
+  status?: number;
+  body?: string;
 }
 
 /**

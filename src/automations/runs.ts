@@ -6,6 +6,8 @@ import type { Automation } from './automation.entity.ts';
 import { AutomationRun, type FirePayload, type RunError, type RunStatus } from './run.entity.ts';
 import type { ListRuns } from './automations.schemas.ts';
 import { automationRuns } from '../metrics/metrics.ts';
+import { AppError } from '../errors.ts';
+import { Notification } from '../notifications/notification.entity.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {
@@ -82,4 +84,14 @@ export async function listRuns(em: EntityManager, automationId: string, query: L
     { automation: automationId, ...(query.status ? { status: query.status } : {}) },
     { orderBy: { startedAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
   );
+}
+
+export const runNotFound = () => new AppError('run_not_found', 'Run not found.');
+
+/** One run of the automation, with its notifications in the order they were recorded. */
+export async function getRun(em: EntityManager, automationId: string, runId: string) {
+  const run = await em.findOne(AutomationRun, { id: runId, automation: automationId });
+  if (!run) throw runNotFound();
+  const notifications = await em.find(Notification, { runId }, { orderBy: { createdAt: 'asc', rule: 'asc' } });
+  return { run, notifications };
 }

@@ -1,7 +1,7 @@
+import { stopWithError } from '../notifications/error-event.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDeployed } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { Automation } from './automation.entity.ts';
 import type { Watcher } from './block-matching.ts';
 
 interface Misses {
@@ -73,10 +73,7 @@ async function moveToError(em: EntityManager, automationId: string, contract: st
     since: misses.since,
     lastError: `No contract ${contract} is deployed on this network.`,
   };
-  // Only if still active with a blockchain trigger: a PATCH meanwhile wins.
-  await em.nativeUpdate(
-    Automation,
-    { id: automationId, status: 'active', triggerType: 'blockchain' },
-    { status: 'error', errorDetails },
-  );
+  // Only if still active with a blockchain trigger: a PATCH meanwhile wins. Its notifications
+  // are delivered by the recovery sweep: this activity starts no workflow.
+  await stopWithError(em, { id: automationId, status: 'active', triggerType: 'blockchain' }, errorDetails);
 }

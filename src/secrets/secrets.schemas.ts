@@ -10,13 +10,16 @@ const value = z
 
 const description = z.string({ error: 'must be a string' }).max(1024, 'must be at most 1024 characters');
 
+/** A secret's name; also how other resources (a webhook's signing secret) name one. */
+export const secretName = z
+  .string({ error: 'must be a string' })
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    'must start with a letter or underscore, hold only letters, digits and underscores, and be at most 128 characters',
+  );
+
 export const createSecretBody = z.strictObject({
-  name: z
-    .string({ error: 'must be a string' })
-    .regex(
-      /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
-      'must start with a letter or underscore, hold only letters, digits and underscores, and be at most 128 characters',
-    ),
+  name: secretName,
   value,
   description: description.optional(),
 });

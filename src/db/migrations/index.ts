@@ -7,6 +7,7 @@ import { Functions } from './0005-functions.ts';
 import { Automations } from './0006-automations.ts';
 import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 import { IdempotentRequests } from './0008-idempotent-requests.ts';
+import { Notifications } from './0009-notifications.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: '0006-automations', class: Automations },
   { name: '0007-unlogged-rate-limits', class: UnloggedRateLimits },
   { name: '0008-idempotent-requests', class: IdempotentRequests },
+  { name: '0009-notifications', class: Notifications },
 ];

@@ -1,0 +1,53 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { findSigner } from '../auth/signer.ts';
+import { Automation } from '../automations/automation.entity.ts';
+import { formatDecimal, parseDecimal } from '../automations/decimal.ts';
+import { AutomationRun } from '../automations/run.entity.ts';
+import type { NeoRpc } from '../chain/rpc.ts';
+import { recordNotifications, rulesFor } from './record.ts';
+
+const gasDecimals = 8;
+
+/** `"5.5"` GAS in its smallest unit; the schema allows at most 8 decimals. */
+export function gasUnits(text: string): bigint {
+  const { digits, scale } = parseDecimal(text)!;
+  return digits * 10n ** BigInt(gasDecimals - scale);
+}
+
+export const gasText = (units: bigint) => formatDecimal({ digits: units, scale: gasDecimals });
+
+/**
+ * After a contract run: reads the signer's GAS and records a low_gas notification for each rule
+ * whose threshold the balance has just gone under (once per crossing: a rule stays told until a
+ * check finds the balance back at or over it). Returns the notifications of this check, also when
+ * a repeated check found them already recorded.
+ */
+export async function checkSignerGas(deps: { em: EntityManager; neo: NeoRpc }, runId: string): Promise<string[]> {
+  const run = await deps.em.findOne(AutomationRun, { id: runId });
+  if (!run) return [];
+  const signer = await findSigner(deps.em, run.accountId);
+  if (!signer) return [];
+  const balance = BigInt((await deps.neo.getBalance(signer.address, 'GAS')).amount);
+  const eventKey = `low_gas:${run.id}`;
+  await deps.em.transactional(async (tx) => {
+    const automation = await tx.findOne(
+      Automation,
+      { id: run.automation.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!automation) return;
+    const below = rulesFor(automation, 'low_gas').filter(
+      (rule) => balance < gasUnits(automation.notify[rule]!.belowGas!),
+    );
+    for (const rule of below.filter((index) => !automation.gasBelow.includes(index))) {
+      const gas = { address: signer.address, balance: gasText(balance), below: automation.notify[rule]!.belowGas! };
+      await recordNotifications(tx, automation, [rule], eventKey, { event: 'low_gas', run, gas });
+    }
+    automation.gasBelow = below;
+  });
+  const rows = await deps.em.execute<{ id: string }[]>(
+    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? order by "rule"`,
+    [run.automation.id, eventKey],
+  );
+  return rows.map((row) => row.id);
+}

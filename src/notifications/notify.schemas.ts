@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { httpUrl } from '../api/http-url.ts';
+import { integerIn } from '../api/integer-in.ts';
+import { secretName } from '../secrets/secrets.schemas.ts';
+
+/** Headers the transport or Neoflow sets itself: a tenant's value would be ignored or would forge ours. */
+const reservedHeaders = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection']);
+const isReserved = (name: string) => reservedHeaders.has(name.toLowerCase()) || /^neoflow-/i.test(name);
+
+/** Extra headers of a webhook, such as a receiver's own token: printable ASCII, 16 at most. */
+const webhookHeaders = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'header names must be HTTP tokens of at most 64 characters')
+      .refine((name) => !isReserved(name), 'header names must not be Host, Content-*, Connection or Neoflow-*'),
+    z
+      .string({ error: 'values must be strings' })
+      .max(1024, 'values must be at most 1024 characters')
+      .regex(/^[\x20-\x7e\t]*$/, 'values must be printable ASCII'),
+    { error: 'must be an object of string values' },
+  )
+  .refine((headers) => Object.keys(headers).length <= 16, 'must hold at most 16 headers');
+
+/**
+ * Where a signed POST goes: a webhook action and a webhook channel alike. `signingSecret` names one
+ * of the account's secrets; its value keys the signature and is never shown or sent.
+ */
+export const webhookTarget = { url: httpUrl, headers: webhookHeaders.optional(), signingSecret: secretName };
+
+const channelSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('webhook'), ...webhookTarget }),
+    z.strictObject({ type: z.literal('slack'), url: httpUrl }),
+    z.strictObject({ type: z.literal('discord'), url: httpUrl }),
+    z.strictObject({
+      type: z.literal('telegram'),
+      /** The name of the secret holding the bot's token. */
+      botTokenSecret: secretName,
+      chatId: z
+        .string({ error: 'must be a string' })
+        .regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{5,32})$/, 'must be a numeric chat id or an @channel name'),
+    }),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? 'must be webhook, slack, discord or telegram'
+        : 'must be an object whose type is webhook, slack, discord or telegram',
+  },
+);
+
+export const notifyEvents = ['failure', 'recovery', 'error', 'low_gas'] as const;
+export type NotifyEvent = (typeof notifyEvents)[number];
+
+const gasAmount = z
+  .string({ error: 'must be a string' })
+  .regex(/^\d{1,12}(\.\d{1,8})?$/, 'must be an amount of GAS such as "5" or "0.5" (at most 8 decimals)');
+
+const ruleSchema = z
+  .strictObject({
+    on: z
+      .array(z.enum(notifyEvents, { error: 'must be failure, recovery, error or low_gas' }), {
+        error: 'must be an array of events',
+      })
+      .min(1, 'must name at least one event')
+      .refine((events) => new Set(events).size === events.length, 'must not name an event twice'),
+    channel: channelSchema,
+    /** `failure` is sent after this many failed runs in a row (1 by default). */
+    afterFailures: integerIn(1, 1000).optional(),
+    /** `low_gas` is sent when the account's signer holds less than this. */
+    belowGas: gasAmount.optional(),
+  })
+  .superRefine((rule, ctx) => {
+    const lowGas = rule.on.includes('low_gas');
+    if (lowGas && rule.belowGas === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['belowGas'], message: 'is required when on names low_gas' });
+    }
+    if (!lowGas && rule.belowGas !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['belowGas'], message: 'applies only when on names low_gas' });
+    }
+  });
+
+/** Who is told what about an automation: at most 10 rules, each one channel and its events. */
+export const notifySchema = z
+  .array(ruleSchema, { error: 'must be an array of rules' })
+  .max(10, 'must hold at most 10 rules');
+
+export type NotifyRule = z.infer<typeof ruleSchema>;
+export type Channel = z.infer<typeof channelSchema>;
+export type ChannelType = Channel['type'];

@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Automation } from '../automations/automation.entity.ts';
+import { newId } from '../ids.ts';
+import { type Cause, notificationMessage } from './messages.ts';
+
+const insertNotification = `insert into "notifications"
+  ("id", "automation_id", "account_id", "run_id", "rule", "event", "event_key", "channel", "message", "status", "created_at")
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', now())
+  on conflict ("automation_id", "rule", "event_key") do nothing`;
+
+type Notified = Pick<Automation, 'id' | 'name' | 'notify'> & { account: { id: string } };
+
+/**
+ * Records what `cause` tells each of the given rules, once per rule and cause (`eventKey`): a
+ * repeated step records nothing new. Returns the ids of the cause's notifications, new or not,
+ * each to be delivered by its own workflow.
+ */
+export async function recordNotifications(
+  em: EntityManager,
+  automation: Notified,
+  rules: number[],
+  eventKey: string,
+  cause: Cause,
+): Promise<string[]> {
+  if (rules.length === 0) return [];
+  const message = JSON.stringify(notificationMessage(automation, cause));
+  for (const rule of rules) {
+    const channel = JSON.stringify(automation.notify[rule]!.channel);
+    await em.execute(insertNotification, [
+      newId('ntf'),
+      automation.id,
+      automation.account.id,
+      cause.run?.id ?? null,
+      rule,
+      cause.event,
+      eventKey,
+      channel,
+      message,
+    ]);
+  }
+  const rows = await em.execute<{ id: string }[]>(
+    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? and "rule" in (${rules.map(() => '?').join(', ')}) order by "rule"`,
+    [automation.id, eventKey, ...rules],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The rules of `automation` that tell `event`. */
+export const rulesFor = (automation: Pick<Automation, 'notify'>, event: Cause['event']) =>
+  automation.notify.flatMap((rule, index) => (rule.on.includes(event) ? [index] : []));

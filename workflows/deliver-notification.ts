@@ -1,0 +1,25 @@
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/notifications/delivery-policy.ts';
+import { rootMessage } from './root-message.ts';
+
+/** Each attempt is an activity on a worker process: a lost worker's attempt times out and is retried. */
+const { sendNotification } = proxyActivities<Activities>({
+  startToCloseTimeout: deliveryAttemptTimeout,
+  retry: deliveryRetry,
+});
+
+const { failNotification } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** One notification, delivered once per event: the workflow id is the notification id. */
+export async function deliverNotification(notificationId: string): Promise<string> {
+  try {
+    return await sendNotification(notificationId);
+  } catch (error) {
+    await failNotification(notificationId, rootMessage(error));
+    return 'failed';
+  }
+}

@@ -124,3 +124,41 @@ describe('price sources inside the service network', () => {
     expect(revived.body.details).toBeUndefined();
   });
 });
+
+describe('webhooks inside the service network', () => {
+  const schedule = { type: 'schedule', cron: '@yearly' };
+  const hook = (url: string) => ({ type: 'webhook', url, signingSecret: 'ANY_SECRET' });
+
+  it('refuses at create a webhook action at 127.0.0.1 with a 400 naming the field, and records nothing', async () => {
+    const created = await client.call('POST', '/automations', {
+      name: 'hook',
+      trigger: schedule,
+      action: hook('http://127.0.0.1:8080/hook'),
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `"action.url" is refused: 127.0.0.1 is inside the service's network.`,
+      details: { field: 'action.url' },
+    });
+    expect((await client.call('GET', '/automations')).body.automations).not.toContainEqual(
+      expect.objectContaining({ name: 'hook' }),
+    );
+  });
+
+  it('refuses a notification channel at localhost, on create and on update', async () => {
+    const notify = [{ on: ['failure'], channel: { type: 'slack', url: 'http://localhost:9000/slack' } }];
+    const created = await client.call('POST', '/automations', {
+      name: 'told',
+      trigger: schedule,
+      action: { type: 'function', functionId },
+      notify,
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error.details).toEqual({ field: 'notify.0.channel.url' });
+    const id = await client.create({ name: 'told later', trigger: schedule, action: { type: 'function', functionId } });
+    const patched = await client.call('PATCH', `/automations/${id}`, { notify });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.details).toEqual({ field: 'notify.0.channel.url' });
+  });
+});

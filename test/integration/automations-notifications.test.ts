@@ -1,5 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wallet } from '@cityofzion/neon-js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
+import { gasTransferAction } from '../support/automations.ts';
 import {
   api,
   call,
@@ -252,6 +256,45 @@ describe('notifications', () => {
         error: { code: 'INVALID_REQUEST', message: expect.any(String), details: { field: 'notify.0.belowGas' } },
       },
     });
+  });
+});
+
+describe('low_gas', () => {
+  it('tells once per crossing under the threshold, as contract runs drain the signer on the dev chain', async () => {
+    const { signer } = (await call('GET', '/account')).body;
+    const rpcUrl = inject('neoRpcUrl');
+    const fund = (gas: bigint) => fundFromDevWallet(rpcUrl, inject('devWallet'), signer.address, gas * 10n ** 8n);
+    await fund(10n);
+    const at = path();
+    const payee = new wallet.Account().address;
+    const automation = await create({
+      action: gasTransferAction(signer.address, payee, String(3n * 10n ** 8n)),
+      notify: [{ on: ['low_gas'], belowGas: '5', channel: webhook(at) }],
+    });
+    /** Runs the action once; answers the run's low_gas notifications once delivered. */
+    const pay = async () => {
+      const runId = await fire(automation.id);
+      expect((await endedRun(automation.id, runId)).status).toBe('success');
+      return (await settledNotifications(automation.id, runId)).map((n) => [n.event, n.status]);
+    };
+    const balance = async () => Number((await createNeoRpc(rpcUrl).getBalance(signer.address, 'GAS')).amount) / 1e8;
+
+    expect(await pay()).toEqual([]); // 10 - 3 - fees: still above 5
+    expect(await balance()).toBeGreaterThan(5);
+    expect(await pay()).toEqual([['low_gas', 'delivered']]); // under 5: crossed
+    expect(await pay()).toEqual([]); // still under: told already
+    await fund(10n);
+    expect(await pay()).toEqual([]); // over 5 again when checked: the rule is armed again
+    expect(await balance()).toBeGreaterThan(5);
+    expect(await pay()).toEqual([['low_gas', 'delivered']]); // the second crossing
+
+    const told = receiver.at(at).map((request) => JSON.parse(request.body));
+    expect(told).toHaveLength(2);
+    expect(told[0]).toMatchObject({
+      event: 'low_gas',
+      gas: { address: signer.address, balance: expect.stringMatching(/^\d+(\.\d+)?$/), below: '5' },
+    });
+    expect(Number(told[0].gas.balance)).toBeLessThan(5);
   });
 });
 

@@ -42,6 +42,7 @@ describe('POST /v1/automations', () => {
       status: 'active',
       trigger: { type: 'schedule', cron: '0 3 1 1 *' },
       action: { type: 'function', functionId: echoFn, parameters: {} },
+      notify: [],
       createdAt: expect.stringMatching(isoMillis),
       updatedAt: expect.stringMatching(isoMillis),
     });
@@ -291,7 +292,18 @@ describe('validation', () => {
     ['unknown trigger type', body({ trigger: { type: 'webhook' } }), 'trigger.type'],
     ['trigger without type', body({ trigger: { cron: '@yearly' } }), 'trigger.type'],
     ['trigger not an object', body({ trigger: 'daily' }), 'trigger'],
-    ['unknown action type', body({ action: { type: 'webhook', url: 'https://example.com' } }), 'action.type'],
+    ['unknown action type', body({ action: { type: 'email', to: 'ops@example.com' } }), 'action.type'],
+    [
+      'webhook without signing secret',
+      body({ action: { type: 'webhook', url: 'https://example.com' } }),
+      'action.signingSecret',
+    ],
+    [
+      'webhook with a ftp URL',
+      body({ action: { type: 'webhook', url: 'ftp://example.com', signingSecret: 'S' } }),
+      'action.url',
+    ],
+    ['notify not an array', body({ notify: { on: ['failure'] } }), 'notify'],
     ['schedule without cron', body({ trigger: { type: 'schedule' } }), 'trigger.cron'],
     ['cron not a string', body({ trigger: { type: 'schedule', cron: 5 } }), 'trigger.cron'],
     ['unknown timezone', body({ trigger: { ...yearly, timezone: 'Mars/Olympus' } }), 'trigger.timezone'],

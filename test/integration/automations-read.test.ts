@@ -37,7 +37,16 @@ describe('GET /v1/automations', () => {
     expect(listed.body.pagination).toEqual({ total: 4, limit: 20, offset: 0, hasMore: false });
     expect(listed.body.automations[3]).toEqual(made.s1);
     for (const item of listed.body.automations as Body[]) {
-      expect(Object.keys(item).sort()).toEqual(['action', 'createdAt', 'id', 'name', 'status', 'trigger', 'updatedAt']);
+      expect(Object.keys(item).sort()).toEqual([
+        'action',
+        'createdAt',
+        'id',
+        'name',
+        'notify',
+        'status',
+        'trigger',
+        'updatedAt',
+      ]);
     }
   });
 

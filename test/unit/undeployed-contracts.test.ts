@@ -25,7 +25,10 @@ function node(answers: ('deployed' | 'unknown' | 'down')[]) {
 
 const fakeEm = () => {
   const nativeUpdate = vi.fn(async () => 1);
-  return { em: { nativeUpdate } as unknown as EntityManager, nativeUpdate };
+  // An automation moved to error is read back for its notification rules: it has none.
+  const findOneOrFail = async () => ({ id: 'auto_1', name: 'watch', notify: [], account: { id: 'acct_1' } });
+  const em = { nativeUpdate, findOneOrFail, transactional: (work: (tx: unknown) => unknown) => work(em) };
+  return { em: em as unknown as EntityManager, nativeUpdate };
 };
 
 describe('contracts of blockchain triggers', () => {

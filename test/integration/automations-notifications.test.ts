@@ -3,7 +3,7 @@ import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
-import { gasTransferAction } from '../support/automations.ts';
+import { gasTransferAction, type Loose } from '../support/automations.ts';
 import {
   api,
   call,
@@ -59,17 +59,29 @@ async function fire(automationId: string): Promise<string> {
 }
 
 /** The run once its workflow has ended: its end told, its notifications recorded and started. */
-async function endedRun(automationId: string, runId: string) {
+async function endedRun(automationId: string, runId: string): Promise<Loose> {
   await api.services.temporal.client.workflow.getHandle(runId).result();
   const got = await call('GET', `/automations/${automationId}/runs/${runId}`);
   expect(got.status).toBe(200);
-  return got.body;
+  return got.body as Loose;
 }
+
+/** A notification as a run shows it. */
+interface Told {
+  id: string;
+  channel: string;
+  event: string;
+  status: string;
+  attempts: number;
+}
+
+/** A JSON body a receiver got. */
+const parsed = (request: Received) => JSON.parse(request.body) as Loose;
 
 /** The run's notifications once none is pending any more. */
 const settledNotifications = (automationId: string, runId: string) =>
   until(
-    async () => (await call('GET', `/automations/${automationId}/runs/${runId}`)).body.notifications as any[],
+    async () => (await call('GET', `/automations/${automationId}/runs/${runId}`)).body.notifications as Told[],
     (notifications) => notifications.every((notification) => notification.status !== 'pending'),
   );
 
@@ -174,8 +186,8 @@ describe('notifications', () => {
 
     const told = receiver.at(at);
     expect(told.every((request) => signatureHolds(request))).toBe(true);
-    const bodies = told.map((request) => JSON.parse(request.body));
-    expect(bodies.map((body) => [body.event, body.run.id])).toEqual([
+    const bodies = told.map((request) => parsed(request));
+    expect(bodies.map((body): unknown[] => [body.event, body.run.id])).toEqual([
       ['failure', secondId],
       ['recovery', recoveredId],
     ]);
@@ -185,7 +197,7 @@ describe('notifications', () => {
       occurredAt: expect.stringMatching(isoMillis),
       text: expect.stringContaining('TypeError: boom'),
     });
-    expect(told.map((request) => request.headers['neoflow-delivery'])).toEqual([bodies[0].id, recovery.id]);
+    expect(told.map((request) => request.headers['neoflow-delivery'])).toEqual([bodies[0]!.id, recovery!.id]);
   });
 
   it('posts Slack, Discord and Telegram in their own formats, the bot token only in Telegram`s URL', async () => {
@@ -288,13 +300,13 @@ describe('low_gas', () => {
     expect(await balance()).toBeGreaterThan(5);
     expect(await pay()).toEqual([['low_gas', 'delivered']]); // the second crossing
 
-    const told = receiver.at(at).map((request) => JSON.parse(request.body));
+    const told = receiver.at(at).map((request) => parsed(request));
     expect(told).toHaveLength(2);
     expect(told[0]).toMatchObject({
       event: 'low_gas',
       gas: { address: signer.address, balance: expect.stringMatching(/^\d+(\.\d+)?$/), below: '5' },
     });
-    expect(Number(told[0].gas.balance)).toBeLessThan(5);
+    expect(Number(told[0]!.gas.balance)).toBeLessThan(5);
   });
 });
 

@@ -30,7 +30,10 @@ export let otherFn: string;
  * The API for one file's tests; with `runs: false`, without workers (its tests create, read and
  * change automations but run nothing), which starts faster. `env`: variables of both processes.
  */
-export async function startAutomationsApi({ runs = true, env = {} as Record<string, string> } = {}) {
+export async function startAutomationsApi({
+  runs = true,
+  env = {},
+}: { runs?: boolean; env?: Record<string, string> } = {}) {
   if (runs) ({ api, worker } = await startApiWithWorker({ env }));
   else api = await startTestApi([], {}, { hostWorker: false });
   accountName = uniqueAccountName('auto-a');

@@ -1,9 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, proxyLocalActivities, startChild } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { executeFunction } from './execute-function.ts';
 import { startAction } from './start-action.ts';
 import { startNotifications } from './start-notifications.ts';
+import { startOnce } from './start-once.ts';
 
 const { unstartedExecutions, overdueRuns, undispatchedNotifications } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -11,25 +11,13 @@ const { unstartedExecutions, overdueRuns, undispatchedNotifications } = proxyLoc
 });
 
 /**
- * One pass of the recovery schedule: starts the workflow of every execution and every automation
- * run and notification recorded but, perhaps, never started, whatever started it. The record's id is the workflow
- * id, and a workflow that ever ran under it is never started again: what exists, or existed, stays
- * one run.
+ * One pass of the recovery schedule: starts the workflow of every execution, automation run and
+ * notification recorded but, perhaps, never started, whatever recorded it. The record's id is the
+ * workflow id, so what exists, or existed, stays one workflow.
  */
 export async function recoverySweep(): Promise<void> {
   await Promise.all((await overdueRuns()).map(startAction));
   await startNotifications(await undispatchedNotifications());
-  for (const { executionId, labels } of await unstartedExecutions()) {
-    try {
-      await startChild(executeFunction, {
-        workflowId: executionId,
-        args: [executionId],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: labels,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  }
+  for (const { executionId, labels } of await unstartedExecutions())
+    await startOnce(executeFunction, executionId, labels);
 }

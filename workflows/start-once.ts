@@ -1,0 +1,25 @@
+import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
+import { ParentClosePolicy, startChild, type Workflow } from '@temporalio/workflow';
+
+/**
+ * Starts a child that outlives its parent (a follower, a poller or a sweep goes on, or continues as
+ * new), under a record's id as its workflow id: a record started before, even one whose workflow
+ * has closed, stays one workflow.
+ */
+export async function startOnce<T extends (id: string) => Promise<unknown>>(
+  workflow: T & Workflow,
+  id: string,
+  labels?: SearchAttributePair[],
+): Promise<void> {
+  try {
+    await startChild(workflow, {
+      workflowId: id,
+      args: [id] as Parameters<T>,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...(labels ? { typedSearchAttributes: labels } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

@@ -12,6 +12,10 @@ import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startTestWorker, type RunningWorker } from '../support/worker.ts';
+import { Notification } from '../../src/notifications/notification.entity.ts';
+import { stopWithError } from '../../src/notifications/error-event.ts';
+import { until } from '../support/polling.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 let api: TestApi;
 let worker: RunningWorker;
@@ -89,5 +93,41 @@ describe('the recovery sweep', () => {
     }
     expect(run.status).toBe('success');
     expect(run.dispatched).toBe(true);
+  });
+
+  it('delivers the error notifications of an automation a trigger moved to error, once', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      expect((await callApi(api.url, key, 'POST', '/secrets', { name: 'HOOK', value: 'sweep-secret' })).status).toBe(
+        201,
+      );
+      const channel = { type: 'webhook', url: receiver.url('/error'), signingSecret: 'HOOK' };
+      const created = await callApi(api.url, key, 'POST', '/automations', {
+        name: 'watch what is never deployed',
+        trigger: { type: 'schedule', cron: '@yearly' },
+        action: { type: 'contract', scriptHash: `0x${'ab'.repeat(20)}`, operation: 'go', args: [] },
+        notify: [{ on: ['error'], channel }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const automationId = (created.body as unknown as { id: string }).id;
+      // What a price poller's or block follower's activity does: it records, and starts nothing.
+      const details = { reason: 'trigger_unavailable' as const, message: 'The price could not be read.' };
+      const [notificationId] = await stopWithError(api.database.orm.em.fork(), { id: automationId }, details);
+
+      const [told, ...more] = await until(
+        async () => receiver.at('/error'),
+        (requests) => requests.length > 0,
+      );
+      expect(more).toEqual([]);
+      expect(told!.headers['neoflow-delivery']).toBe(notificationId);
+      expect(JSON.parse(told!.body)).toMatchObject({ event: 'error', reason: 'The price could not be read.' });
+      const row = await until(
+        () => api.database.orm.em.fork().findOneOrFail(Notification, { id: notificationId! }),
+        (notification) => notification.status !== 'pending',
+      );
+      expect(row).toMatchObject({ status: 'delivered', attempts: 1, dispatched: true });
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -17,7 +17,9 @@ const { unstartedExecutions, overdueRuns, undispatchedNotifications } = proxyLoc
  */
 export async function recoverySweep(): Promise<void> {
   await Promise.all((await overdueRuns()).map(startAction));
-  await startNotifications(await undispatchedNotifications());
   for (const { executionId, labels } of await unstartedExecutions())
     await startOnce(executeFunction, executionId, labels);
+  // Last: a sweep that was running when its workers were upgraded replays its earlier steps as
+  // they were recorded, then takes this one.
+  await startNotifications(await undispatchedNotifications());
 }

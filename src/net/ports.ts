@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
 export class PortInUseError extends Error {
@@ -20,15 +21,19 @@ export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** A port the kernel just handed out, for tests and throw-away services. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
+/** Linux hands out 32768–60999 to outgoing connections and to `listen(0)`. */
+const firstEphemeralPort = 32768;
+const lowestPort = 10000;
+
+/**
+ * A free port for a service started a moment later (tests, throw-away stacks): below the kernel's
+ * ephemeral range, so no connection the machine opens meanwhile, nor any `listen(0)`, takes it
+ * before the service binds it (a port the kernel hands out is often handed out again at once).
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = lowestPort + randomInt(firstEphemeralPort - lowestPort);
+    if (await isPortFree(port, host)) return port;
+  }
+  throw new Error(`no free port from ${lowestPort} to ${firstEphemeralPort - 1}`);
 }

@@ -116,7 +116,9 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*'] },
-            { regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|notifications/delivery-policy\.ts$)` },
+            {
+              regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$)`,
+            },
           ],
         },
       ],

@@ -13,10 +13,10 @@ import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts'
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
 import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
 import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
-import { deliveryAttempts } from '../src/notifications/delivery-policy.ts';
-import { checkSignerGas } from '../src/notifications/low-gas.ts';
-import { noteRunEnd } from '../src/notifications/run-end.ts';
-import { failNotification, sendNotification } from '../src/notifications/send.ts';
+import { deliveryAttempts } from '../src/automations/notifications/delivery-policy.ts';
+import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
+import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
+import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';

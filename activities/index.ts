@@ -7,7 +7,7 @@ import { failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import { overdueRuns } from '../src/automations/runs.ts';
 import { unstartedExecutions } from '../src/recovery/unstarted.ts';
-import { undispatchedNotifications } from '../src/notifications/undispatched.ts';
+import { undispatchedNotifications } from '../src/automations/notifications/undispatched.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';

@@ -1,6 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { deliveryAttemptTimeout, deliveryRetry } from '../src/notifications/delivery-policy.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { rootMessage } from './root-message.ts';
 
 /** Each attempt is an activity on a worker process: a lost worker's attempt times out and is retried. */

@@ -8,7 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { RunStatus } from '../activities/automations.ts';
-import { deliveryAttemptTimeout, deliveryRetry } from '../src/notifications/delivery-policy.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Account } from '../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
-import type { NotifyRule } from '../notifications/notify.schemas.ts';
+import type { NotifyRule } from './notifications/notify.schemas.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */

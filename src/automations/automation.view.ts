@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from '../api/response-schemas.ts';
-import type { Notification } from '../notifications/notification.entity.ts';
-import { notifyEvents, notifySchema } from '../notifications/notify.schemas.ts';
+import type { Notification } from './notifications/notification.entity.ts';
+import { notifyEvents, notifySchema } from './notifications/notify.schemas.ts';
 import { actionSchema, triggerSchema } from './automations.schemas.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';

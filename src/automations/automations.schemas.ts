@@ -3,7 +3,7 @@ import { httpUrl } from '../api/http-url.ts';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
-import { notifySchema, webhookTarget } from '../notifications/notify.schemas.ts';
+import { notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';

@@ -7,9 +7,9 @@ import { Automation } from './automation.entity.ts';
 import { AutomationRun } from './run.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
-import { assertDeliveryTargets } from '../notifications/targets.ts';
-import { stopWithError } from '../notifications/error-event.ts';
-import { startDeliveries } from '../notifications/start-deliveries.ts';
+import { assertDeliveryTargets } from './notifications/targets.ts';
+import { stopWithError } from './notifications/error-event.ts';
+import { startDeliveries } from './notifications/start-deliveries.ts';
 import { applyTrigger, ensureBlockFollower, nextFireTime, removeTrigger, type TriggerControl } from './triggers.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');

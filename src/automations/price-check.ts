@@ -5,7 +5,7 @@ import { Automation } from './automation.entity.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
-import { stopWithError } from '../notifications/error-event.ts';
+import { stopWithError } from './notifications/error-event.ts';
 
 export interface PriceCheckInput {
   automationId: string;

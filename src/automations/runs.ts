@@ -7,7 +7,7 @@ import { AutomationRun, type FirePayload, type RunError, type RunStatus } from '
 import type { ListRuns } from './automations.schemas.ts';
 import { automationRuns } from '../metrics/metrics.ts';
 import { AppError } from '../errors.ts';
-import { Notification } from '../notifications/notification.entity.ts';
+import { Notification } from './notifications/notification.entity.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {

@@ -1,4 +1,4 @@
-import { stopWithError } from '../notifications/error-event.ts';
+import { stopWithError } from './notifications/error-event.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDeployed } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
-import { postJson } from '../notifications/post-json.ts';
-import { signatureHeader } from '../notifications/signature.ts';
+import { postJson } from './notifications/post-json.ts';
+import { signatureHeader } from './notifications/signature.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets } from '../secrets/secret-store.ts';
 import { gone } from './run-steps.ts';

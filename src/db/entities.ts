@@ -6,7 +6,7 @@ import { AutomationRun } from '../automations/run.entity.ts';
 import { AccountSigner } from '../auth/signer.entity.ts';
 import { Execution, ExecutionResult } from '../functions/execution.entity.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
-import { Notification } from '../notifications/notification.entity.ts';
+import { Notification } from '../automations/notifications/notification.entity.ts';
 import { Secret, SecretVersion } from '../secrets/secret.entity.ts';
 
 /** Every entity the ORM knows; each area adds its own here. */

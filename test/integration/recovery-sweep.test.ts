@@ -12,8 +12,8 @@ import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startTestWorker, type RunningWorker } from '../support/worker.ts';
-import { Notification } from '../../src/notifications/notification.entity.ts';
-import { stopWithError } from '../../src/notifications/error-event.ts';
+import { Notification } from '../../src/automations/notifications/notification.entity.ts';
+import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { until } from '../support/polling.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { channelRequest } from '../../src/notifications/channel-requests.ts';
-import { gasText, gasUnits } from '../../src/notifications/low-gas.ts';
-import type { NotificationMessage } from '../../src/notifications/notification.entity.ts';
-import { notifySchema, type NotifyRule } from '../../src/notifications/notify.schemas.ts';
-import { signatureHeader } from '../../src/notifications/signature.ts';
-import { runEndEvents } from '../../src/notifications/streaks.ts';
+import { channelRequest } from '../../src/automations/notifications/channel-requests.ts';
+import { gasText, gasUnits } from '../../src/automations/notifications/low-gas.ts';
+import type { NotificationMessage } from '../../src/automations/notifications/notification.entity.ts';
+import { notifySchema, type NotifyRule } from '../../src/automations/notifications/notify.schemas.ts';
+import { signatureHeader } from '../../src/automations/notifications/signature.ts';
+import { runEndEvents } from '../../src/automations/notifications/streaks.ts';
 
 const hook = { type: 'webhook' as const, url: 'https://hooks.example.com/a', signingSecret: 'S' };
 const rule = (extra: Partial<NotifyRule> = {}): NotifyRule => ({

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Automation } from '../automations/automation.entity.ts';
+import { Automation } from '../automation.entity.ts';
 import type { Channel, NotifyEvent } from './notify.schemas.ts';
 
 export type NotificationStatus = 'pending' | 'delivered' | 'failed';

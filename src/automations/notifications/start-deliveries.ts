@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { deliverNotification } from '../../workflows/deliver-notification.ts';
+import type { deliverNotification } from '../../../workflows/deliver-notification.ts';
 
 /** Starts each notification's delivery from a process that holds a client (the API). */
 export async function startDeliveries(client: Client, taskQueue: string, notificationIds: string[]) {

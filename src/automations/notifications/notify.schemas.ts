@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { httpUrl } from '../api/http-url.ts';
-import { integerIn } from '../api/integer-in.ts';
-import { secretName } from '../secrets/secrets.schemas.ts';
+import { httpUrl } from '../../api/http-url.ts';
+import { integerIn } from '../../api/integer-in.ts';
+import { secretName } from '../../secrets/secrets.schemas.ts';
 
 /** Headers the transport or Neoflow sets itself: a tenant's value would be ignored or would forge ours. */
 const reservedHeaders = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection']);

@@ -1,5 +1,5 @@
-import { EgressError, egressFetch } from '../egress/egress-fetch.ts';
-import type { EgressPolicy } from '../egress/egress-policy.ts';
+import { EgressError, egressFetch } from '../../egress/egress-fetch.ts';
+import type { EgressPolicy } from '../../egress/egress-policy.ts';
 
 /** What one POST got: delivered (2xx), worth another attempt, or refused for good. */
 export type Delivery =

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AutomationRun } from '../automations/run.entity.ts';
+import { AutomationRun } from '../run.entity.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
 

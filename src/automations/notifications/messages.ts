@@ -1,5 +1,5 @@
-import type { Automation } from '../automations/automation.entity.ts';
-import type { AutomationRun } from '../automations/run.entity.ts';
+import type { Automation } from '../automation.entity.ts';
+import type { AutomationRun } from '../run.entity.ts';
 import type { NotificationMessage } from './notification.entity.ts';
 import type { NotifyEvent } from './notify.schemas.ts';
 

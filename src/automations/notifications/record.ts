@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Automation } from '../automations/automation.entity.ts';
-import { newId } from '../ids.ts';
+import type { Automation } from '../automation.entity.ts';
+import { newId } from '../../ids.ts';
 import { type Cause, notificationMessage } from './messages.ts';
 
 const insertNotification = `insert into "notifications"

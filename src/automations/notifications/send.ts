@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EgressPolicy } from '../egress/egress-policy.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
-import { revealSecrets } from '../secrets/secret-store.ts';
+import type { EgressPolicy } from '../../egress/egress-policy.ts';
+import type { MasterKeys } from '../../secrets/envelope.ts';
+import { revealSecrets } from '../../secrets/secret-store.ts';
 import { channelRequest, channelSecret } from './channel-requests.ts';
 import { Notification, type NotificationStatus } from './notification.entity.ts';
 import { postJson } from './post-json.ts';

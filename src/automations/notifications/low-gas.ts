@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { findSigner } from '../auth/signer.ts';
-import { Automation } from '../automations/automation.entity.ts';
-import { formatDecimal, parseDecimal } from '../automations/decimal.ts';
-import { AutomationRun } from '../automations/run.entity.ts';
-import type { NeoRpc } from '../chain/rpc.ts';
+import { findSigner } from '../../auth/signer.ts';
+import { Automation } from '../automation.entity.ts';
+import { formatDecimal, parseDecimal } from '../decimal.ts';
+import { AutomationRun } from '../run.entity.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
 import { recordNotifications, rulesFor } from './record.ts';
 
 const gasDecimals = 8;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { postJson } from './notifications/post-json.ts';
-import { signatureHeader } from './notifications/signature.ts';
+import { signedPost } from './notifications/signature.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets } from '../secrets/secret-store.ts';
 import { gone } from './run-steps.ts';
@@ -43,12 +43,7 @@ export async function deliverRunWebhook(
     trigger: run.trigger,
     firedAt: run.startedAt.toISOString(),
   });
-  const headers = {
-    ...action.headers,
-    'Neoflow-Delivery': run.id,
-    'Neoflow-Signature': signatureHeader(secret.value, body),
-  };
-  const delivery = await postJson(deps.egress, { url: action.url, headers, body });
+  const delivery = await postJson(deps.egress, signedPost(action, run.id, body, secret.value));
   if (delivery.kind === 'delivered') {
     endRun(run, 'success');
     await deps.em.flush();

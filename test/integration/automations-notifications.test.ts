@@ -10,6 +10,7 @@ import {
   create,
   deploy,
   echoFn,
+  error,
   failFn,
   isoMillis,
   startAutomationsApi,
@@ -149,12 +150,7 @@ describe('webhook actions', () => {
       trigger: { type: 'schedule', cron: '@yearly' },
       action: { ...webhook(path()), signingSecret: 'MISSING' },
     });
-    expect(created).toEqual({
-      status: 400,
-      body: {
-        error: { code: 'INVALID_REQUEST', message: expect.any(String), details: { field: 'action.signingSecret' } },
-      },
-    });
+    expect(created).toEqual(error(400, 'INVALID_REQUEST', { field: 'action.signingSecret' }));
   });
 });
 
@@ -262,12 +258,7 @@ describe('notifications', () => {
       action: { type: 'function', functionId: echoFn },
       notify: [{ on: ['low_gas'], channel: webhook(path()) }],
     });
-    expect(created).toEqual({
-      status: 400,
-      body: {
-        error: { code: 'INVALID_REQUEST', message: expect.any(String), details: { field: 'notify.0.belowGas' } },
-      },
-    });
+    expect(created).toEqual(error(400, 'INVALID_REQUEST', { field: 'notify.0.belowGas' }));
   });
 });
 

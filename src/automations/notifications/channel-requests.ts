@@ -1,7 +1,7 @@
 import type { OutgoingPost } from './post-json.ts';
 import type { NotificationMessage } from './notification.entity.ts';
 import type { Channel } from './notify.schemas.ts';
-import { signatureHeader } from './signature.ts';
+import { signedPost } from './signature.ts';
 
 export interface ChannelContext {
   /** The notification's id: `Neoflow-Delivery` of a webhook. */
@@ -34,13 +34,7 @@ export function channelRequest(channel: Channel, message: NotificationMessage, c
   switch (channel.type) {
     case 'webhook': {
       const body = JSON.stringify({ id: context.id, ...message });
-      const headers = {
-        ...channel.headers,
-        'Neoflow-Delivery': context.id,
-        'Neoflow-Event': message.event,
-        'Neoflow-Signature': signatureHeader(needsSecret(), body),
-      };
-      return { url: channel.url, headers, body };
+      return signedPost(channel, context.id, body, needsSecret(), { 'Neoflow-Event': message.event });
     }
     case 'slack':
       return { url: channel.url, headers: {}, body: JSON.stringify({ text: slackText(message.text) }) };

@@ -4,7 +4,7 @@ import { Automation } from '../automation.entity.ts';
 import { formatDecimal, parseDecimal } from '../decimal.ts';
 import { AutomationRun } from '../run.entity.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
-import { recordNotifications, rulesFor } from './record.ts';
+import { notificationsOf, recordNotifications, rulesFor } from './record.ts';
 
 const gasDecimals = 8;
 
@@ -45,9 +45,5 @@ export async function checkSignerGas(deps: { em: EntityManager; neo: NeoRpc }, r
     }
     automation.gasBelow = below;
   });
-  const rows = await deps.em.execute<{ id: string }[]>(
-    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? order by "rule"`,
-    [run.automation.id, eventKey],
-  );
-  return rows.map((row) => row.id);
+  return notificationsOf(deps.em, run.automation.id, eventKey);
 }

@@ -13,7 +13,7 @@ type Notified = Pick<Automation, 'id' | 'name' | 'notify'> & { account: { id: st
 /**
  * Records what `cause` tells each of the given rules, once per rule and cause (`eventKey`): a
  * repeated step records nothing new. Returns the ids of the cause's notifications, new or not,
- * each to be delivered by its own workflow.
+ * each to be delivered by its own workflow (a cause's key names one event, told once per rule).
  */
 export async function recordNotifications(
   em: EntityManager,
@@ -38,9 +38,14 @@ export async function recordNotifications(
       message,
     ]);
   }
+  return notificationsOf(em, automation.id, eventKey);
+}
+
+/** The notifications of one cause of `automationId`, new or not, in the order of their rules. */
+export async function notificationsOf(em: EntityManager, automationId: string, eventKey: string): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
-    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? and "rule" in (${rules.map(() => '?').join(', ')}) order by "rule"`,
-    [automation.id, eventKey, ...rules],
+    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? order by "rule"`,
+    [automationId, eventKey],
   );
   return rows.map((row) => row.id);
 }

@@ -34,12 +34,18 @@ export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunE
   const { automation } = run;
   const rules = automation.notify;
   const checkGas = automation.action.type === 'contract' && rules.some((rule) => rule.on.includes('low_gas'));
+  if (!rules.some((rule) => rule.on.includes('failure') || rule.on.includes('recovery'))) {
+    return { notifications: [], checkGas };
+  }
   const before = await statusesBefore(em, run, lookBack(rules));
-  const notifications: string[] = [];
+  // Each rule is told with its own streak; the ids answered are those of the whole cause.
+  const notifications = new Set<string>();
   for (const { rule, event } of runEndEvents(rules, run.status, before)) {
     const failures = event === 'failure' ? (rules[rule]!.afterFailures ?? 1) : undefined;
     const cause = { event, run, ...(failures === undefined ? {} : { failures }) };
-    notifications.push(...(await recordNotifications(em, automation, [rule], `${event}:${run.id}`, cause)));
+    for (const id of await recordNotifications(em, automation, [rule], `${event}:${run.id}`, cause)) {
+      notifications.add(id);
+    }
   }
-  return { notifications, checkGas };
+  return { notifications: [...notifications], checkGas };
 }

@@ -11,6 +11,7 @@ import { Automation } from '../src/automations/automation.entity.ts';
 import { followRound } from '../src/automations/follow-blocks.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
+import { QuoteCache } from '../src/automations/quote-cache.ts';
 import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
 import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
 import { deliveryAttempts } from '../src/automations/notifications/delivery-policy.ts';
@@ -49,6 +50,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const em = () => deps.orm.em.fork();
   const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
   const abi = createEventAbiCache(deps.neo);
+  const quotes = new QuoteCache();
   const contracts = new UndeployedContracts(
     deps.neo,
     deps.automations.triggerFailureLimit,
@@ -73,7 +75,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     async checkPrice(input: PriceCheckInput) {
-      const check = await checkPrice(em(), deps.automations, deps.egress, input);
+      const check = await checkPrice({ em: em(), defaults: deps.automations, egress: deps.egress, quotes }, input);
       if (check.kind === 'checked' && check.problem) {
         log.warn('price not read', { automationId: input.automationId, problem: check.problem });
       }

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
-import { Automation } from './automation.entity.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
+import { quoteKey, type QuoteCache } from './quote-cache.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 import { stopWithError } from './notifications/error-event.ts';
 
@@ -32,21 +32,25 @@ export type PriceCheck =
 
 const fetchTimeoutMs = 10_000;
 
+export interface PriceCheckDeps {
+  em: EntityManager;
+  defaults: Config['automations'];
+  egress: EgressPolicy;
+  /** The worker's recent reads, shared by the pollers of the same source. */
+  quotes: QuoteCache;
+}
+
 /**
  * One poll: reads the price and decides (see `decide`), and counts the polls in a row that could
  * not read a usable price. At `NEOFLOW_TRIGGER_FAILURES` of them the trigger cannot be evaluated:
  * the automation moves to `error` with the reason, the time it began and the last problem, and
  * the poller stops (a PATCH to `active` starts it again).
  */
-export async function checkPrice(
-  em: EntityManager,
-  defaults: Config['automations'],
-  egress: EgressPolicy,
-  input: PriceCheckInput,
-): Promise<PriceCheck> {
-  const automation = await em.findOne(Automation, { id: input.automationId });
-  if (!automation || automation.status !== 'active' || automation.triggerType !== 'price') return { kind: 'stopped' };
-  const check = await decide(em, automation, defaults, egress, input);
+export async function checkPrice(deps: PriceCheckDeps, input: PriceCheckInput): Promise<PriceCheck> {
+  const { em, defaults } = deps;
+  const automation = await activePriceAutomation(em, input.automationId);
+  if (!automation) return { kind: 'stopped' };
+  const check = await decide(deps, automation, input);
   if (check.problem === undefined) return { ...check, failures: 0, failingSince: null };
   const failures = (input.failures ?? 0) + 1;
   const failingSince = input.failingSince ?? new Date().toISOString();
@@ -63,28 +67,43 @@ export async function checkPrice(
   return { kind: 'stopped' };
 }
 
+interface PriceAutomation {
+  id: string;
+  account: { id: string };
+  trigger: PriceTrigger;
+}
+
+/**
+ * A plain row, not an entity: every poll of every price automation reads it, and only reads it.
+ * Null once the automation is deleted, paused or in error, or its trigger is no longer a price.
+ */
+async function activePriceAutomation(em: EntityManager, id: string): Promise<PriceAutomation | null> {
+  const [row] = await em.execute<{ account_id: string; trigger: PriceTrigger }[]>(
+    `select "account_id", "trigger" from "automations"
+      where "id" = ? and "status" = 'active' and "trigger_type" = 'price'`,
+    [id],
+  );
+  return row ? { id, account: { id: row.account_id }, trigger: row.trigger } : null;
+}
+
 /**
  * Reads the price once and decides: fire (condition true while armed), re-arm (condition
  * false), or wait. A stale price, or none at all, decides nothing.
  */
 async function decide(
-  em: EntityManager,
-  automation: Automation,
-  defaults: Config['automations'],
-  egress: EgressPolicy,
+  { em, defaults, egress, quotes }: PriceCheckDeps,
+  automation: PriceAutomation,
   input: PriceCheckInput,
 ): Promise<{ armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string; kind: 'checked' }> {
-  const trigger = automation.trigger as PriceTrigger;
+  const { trigger } = automation;
   const intervalMs = trigger.pollInterval ? trigger.pollInterval * 1000 : defaults.pricePollMs;
   const unchanged = { kind: 'checked' as const, armed: input.armed, run: null, intervalMs };
   let quote: Quote;
   try {
-    const source = resolvePriceSource(
-      trigger.source ?? { preset: defaults.pricePreset },
-      trigger.asset,
-      trigger.currency,
-    );
-    quote = await fetchQuote(source, { egress, timeoutMs: fetchTimeoutMs });
+    const spec = trigger.source ?? { preset: defaults.pricePreset };
+    const source = resolvePriceSource(spec, trigger.asset, trigger.currency);
+    const key = quoteKey(source.url, 'preset' in spec, automation.account.id);
+    quote = await quotes.read(key, () => fetchQuote(source, { egress, timeoutMs: fetchTimeoutMs }));
   } catch (error) {
     return { ...unchanged, problem: error instanceof Error ? error.message : String(error) };
   }

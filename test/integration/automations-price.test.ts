@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPriceServer } from '../support/price-server.ts';
+import { until } from '../support/polling.ts';
 import {
   call,
   create,
@@ -81,5 +82,24 @@ describe('price trigger firing (local price source)', () => {
     expect((await call('PATCH', `/automations/${automation.id}`, { name: 'renamed' })).status).toBe(200);
     await aPoll();
     expect(await runsOf(automation.id)).toHaveLength(1);
+  });
+
+  it('reads a source shared by many pollers about once a second per worker, not once per poll', async () => {
+    prices.set('5');
+    const pollers = await Promise.all(Array.from({ length: 10 }, () => watchPrice()));
+    await aPoll();
+    // Two workers (the API's and the worker process) keep a cache each: 8 reads span at least 3
+    // seconds. Ten pollers reading once a second each would make them in under one.
+    const readsBefore = prices.hits();
+    const started = performance.now();
+    const reads = await until(
+      async () => prices.hits(),
+      (reads) => reads >= readsBefore + 8,
+      30_000,
+      20,
+    );
+    expect(reads).toBeGreaterThanOrEqual(readsBefore + 8);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(3_000 - 20);
+    for (const poller of pollers) expect((await call('DELETE', `/automations/${poller.id}`)).status).toBe(200);
   });
 });

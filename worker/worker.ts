@@ -1,4 +1,4 @@
-import { Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
 import { requireSetting } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
@@ -6,6 +6,7 @@ import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId } from '../activities/index.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
+import { UnwatchedWorker } from './unwatched-worker.ts';
 
 export interface WorkerHandle {
   worker: Worker;
@@ -36,7 +37,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     runsPerAccount: config.worker.runsPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
   });
-  return Worker.create({
+  return UnwatchedWorker.create({
     connection: runtime.temporal.connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { UnwatchedWorker } from '../../worker/unwatched-worker.ts';
 import { floorActivities } from './activities.ts';
 
 const taskQueue = 'neoflow-floor';
@@ -19,7 +20,8 @@ export interface Floor {
 export async function startFloor(address: string): Promise<Floor> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({
+  // The workers Neoflow runs its workflows on, so that the floor is the fastest this machine does.
+  const worker = await UnwatchedWorker.create({
     connection,
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),

@@ -23,12 +23,18 @@ import { startUpStack, type UpStack } from './up-stack.ts';
 
 const counts = {
   warmup: countFrom('BENCH_WARMUP', 30),
-  syncSerial: countFrom('BENCH_SYNC_SERIAL', 200),
+  /**
+   * Each round measures a floor and then what it is compared with, back to back, so that both see
+   * the same machine: the floors alone move by a quarter from one run to the next. The verdicts
+   * are the medians of the rounds' ratios; the counts below are per round.
+   */
+  rounds: countFrom('BENCH_ROUNDS', 3),
+  syncSerial: countFrom('BENCH_SYNC_SERIAL', 100),
   syncParallel: countFrom('BENCH_SYNC_PARALLEL', 400),
   asyncTotal: countFrom('BENCH_ASYNC_TOTAL', 400),
-  floorSerial: countFrom('BENCH_FLOOR_SERIAL', 200),
+  floorSerial: countFrom('BENCH_FLOOR_SERIAL', 100),
   floorTotal: countFrom('BENCH_FLOOR_TOTAL', 400),
-  isolates: countFrom('BENCH_ISOLATES', 200),
+  isolates: countFrom('BENCH_ISOLATES', 100),
 };
 const functionCode = 'module.exports = async (c) => ({ x: c.params.x + 1 });';
 const targets = { latencyRatio: 1.25, throughputRatio: 0.8, tailRatio: 3 };
@@ -70,8 +76,10 @@ async function measure(stack: Stack) {
     return created.body.data!.id as string;
   };
   const syncFn = await deploy('bench-sync');
-  const asyncFn = await deploy('bench-async');
-  progress(`deployed ${syncFn} and ${asyncFn}`);
+  // One function a round, so that a round counts the executions it started.
+  const asyncFns: string[] = [];
+  for (let round = 1; round <= counts.rounds; round++) asyncFns.push(await deploy(`bench-async-${round}`));
+  progress(`deployed ${syncFn} and ${asyncFns.join(', ')}`);
 
   const invokeSync = async (x: number) => {
     const invoked = await call('POST', `/functions/${syncFn}/invoke`, { params: { x } });
@@ -87,6 +95,32 @@ async function measure(stack: Stack) {
   await runConcurrent(counts.warmup, 1, (i) => runFloor(-1 - i));
   progress('warmed up');
 
+  const latency: LatencyRound[] = [];
+  const throughput: ThroughputRound[] = [];
+  for (let round = 1; round <= counts.rounds; round++) {
+    latency.push(await latencyRound(round, runFloor, invokeSync));
+    throughput.push(await throughputRound(round, stack, asyncFns[round - 1]!, runFloor));
+  }
+  const parallel = await runConcurrent(counts.syncParallel, 16, (i) => invokeSync(10_000 + i), progress, 'sync c=16');
+  const syncParallel = summarise(parallel.durations);
+  progress(`sync c=16: p50 ${ms(syncParallel.p50)}, p99 ${ms(syncParallel.p99)}`);
+  const syncRate = counts.syncParallel / (parallel.elapsedMs / 1000);
+  report({ latency, throughput, syncParallel, syncRate });
+}
+
+interface LatencyRound {
+  floorA: Latencies;
+  floorC: Latencies;
+  sync: Latencies;
+  ratio: number;
+}
+
+/** Floors (c) and (a), then synchronous invokes at concurrency 1: the latency ratio of one round. */
+async function latencyRound(
+  round: number,
+  runFloor: (index: number) => Promise<void>,
+  invokeSync: (x: number) => Promise<void>,
+): Promise<LatencyRound> {
   // Floor (c): a bare isolate, created, running one tiny script, disposed.
   const isolateRun = await runConcurrent(counts.isolates, 1, async () => {
     const isolate = new ivm.Isolate({ memoryLimit: 128 });
@@ -98,30 +132,45 @@ async function measure(stack: Stack) {
     }
   });
   const floorC = summarise(isolateRun.durations);
-  progress(`floor c (isolate create-run-dispose): p50 ${ms(floorC.p50)}`);
-
-  // Floors (a) and (b): eager start + local no-op activity, started and awaited.
-  const floorSerial = await runConcurrent(counts.floorSerial, 1, runFloor, progress, 'floor a c=1');
+  // Floor (a): eager start + local no-op activity, started and awaited.
+  const floorSerial = await runConcurrent(counts.floorSerial, 1, (i) => runFloor(round * 1_000_000 + i));
   const floorA = summarise(floorSerial.durations);
-  progress(`floor a (eager start + local activity) c=1: p50 ${ms(floorA.p50)}`);
+  const serial = await runConcurrent(counts.syncSerial, 1, (i) => invokeSync(round * 1_000_000 + i));
+  const sync = summarise(serial.durations);
+  const ratio = sync.p50 / (floorA.p50 + floorC.p50);
+  progress(
+    `round ${round} latency: sync c=1 p50 ${ms(sync.p50)} / (floor a ${ms(floorA.p50)} + floor c ${ms(floorC.p50)}) = ${ratio.toFixed(2)}`,
+  );
+  return { floorA, floorC, sync, ratio };
+}
+
+interface ThroughputRound {
+  floorB: number;
+  floorCpuPerRun: number;
+  asyncRate: number;
+  cpuPerRun: number;
+  failed: number;
+  ratio: number;
+}
+
+/** Floor (b), then asynchronous invokes, both at concurrency 64: the throughput ratio of one round. */
+async function throughputRound(
+  round: number,
+  stack: Stack,
+  functionId: string,
+  runFloor: (index: number) => Promise<void>,
+): Promise<ThroughputRound> {
   const floorCpu = sampleTree();
-  const floorParallel = await runConcurrent(counts.floorTotal, 64, (i) => runFloor(100_000 + i), progress, 'floor b');
+  const floorParallel = await runConcurrent(counts.floorTotal, 64, (i) => runFloor(round * 1_000_000 + 500_000 + i));
   const floorB = counts.floorTotal / (floorParallel.elapsedMs / 1000);
   const floorSpent = floorCpu.stop();
-  const floorCpuPerRun = floorSpent.cpuSeconds / counts.floorTotal;
-  reportCpu('floor b', floorSpent, counts.floorTotal);
-  progress(`floor b (the same, concurrency 64): ${perSecond(floorB)}`);
-
-  const serial = await runConcurrent(counts.syncSerial, 1, invokeSync, progress, 'sync c=1');
-  const syncSerial = summarise(serial.durations);
-  progress(`sync c=1: p50 ${ms(syncSerial.p50)}`);
-  const parallel = await runConcurrent(counts.syncParallel, 16, (i) => invokeSync(10_000 + i), progress, 'sync c=16');
-  const syncParallel = summarise(parallel.durations);
-  progress(`sync c=16: p50 ${ms(syncParallel.p50)}, p99 ${ms(syncParallel.p99)}`);
-
-  const asynchronous = await measureAsync(stack, asyncFn);
-  const syncRate = counts.syncParallel / (parallel.elapsedMs / 1000);
-  report({ floorA, floorB, floorC, floorCpuPerRun, syncSerial, syncParallel, syncRate, ...asynchronous });
+  reportCpu(`round ${round} floor b`, floorSpent, counts.floorTotal);
+  const { throughput: asyncRate, cpuPerRun, failed } = await measureAsync(stack, functionId, round);
+  const ratio = asyncRate / floorB;
+  progress(
+    `round ${round} throughput: async ${perSecond(asyncRate)} / floor b ${perSecond(floorB)} = ${ratio.toFixed(2)}`,
+  );
+  return { floorB, floorCpuPerRun: floorSpent.cpuSeconds / counts.floorTotal, asyncRate, cpuPerRun, failed, ratio };
 }
 
 /** Which processes of the tree spent the phase's CPU, per run. */
@@ -132,7 +181,7 @@ function reportCpu(phase: string, spent: ReturnType<ReturnType<typeof sampleTree
 }
 
 /** Asynchronous invokes at concurrency 64, from the first request until every one ended in PostgreSQL. */
-async function measureAsync(stack: Stack, functionId: string) {
+async function measureAsync(stack: Stack, functionId: string, round: number) {
   const call = apiClient<Envelope>(stack);
   const db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -154,9 +203,11 @@ async function measureAsync(stack: Stack, functionId: string) {
         if (invoked.status !== 202) throw new Error(`async invoke answered ${invoked.status}`);
       },
       progress,
-      'async accepted',
+      `round ${round} async accepted`,
     );
-    progress(`async: ${counts.asyncTotal} accepted in ${ms(accepted.elapsedMs)}; waiting for them to end`);
+    progress(
+      `round ${round} async: ${counts.asyncTotal} accepted in ${ms(accepted.elapsedMs)}; waiting for them to end`,
+    );
     let lastReport = performance.now();
     for (let ended = await count(`<> 'running'`); ended < counts.asyncTotal; ended = await count(`<> 'running'`)) {
       if (performance.now() - began > 240_000) throw new Error(`only ${ended} executions ended after 240 s`);
@@ -169,46 +220,70 @@ async function measureAsync(stack: Stack, functionId: string) {
     const throughput = counts.asyncTotal / ((performance.now() - began) / 1000);
     const spent = cpu.stop();
     const cpuPerRun = spent.cpuSeconds / counts.asyncTotal;
-    reportCpu('async', spent, counts.asyncTotal);
+    reportCpu(`round ${round} async`, spent, counts.asyncTotal);
     const failed = await count(`= 'failed'`);
-    progress(`async c=64: ${perSecond(throughput)} (${failed} failed)`);
     return { throughput, cpuPerRun, failed };
   } finally {
     await db.end();
   }
 }
 
+const median = (values: number[]) => summarise(values).p50;
+
 function report(figures: {
-  floorA: Latencies;
-  floorB: number;
-  floorC: Latencies;
-  /** CPU seconds of every process of the bench and its stack, per run of floor b and of the async phase. */
-  floorCpuPerRun: number;
-  cpuPerRun: number;
-  syncSerial: Latencies;
+  latency: LatencyRound[];
+  throughput: ThroughputRound[];
   syncParallel: Latencies;
   syncRate: number;
-  throughput: number;
-  failed: number;
 }) {
-  const { floorA, floorB, floorC, syncSerial, syncParallel, syncRate, throughput } = figures;
+  const { latency, throughput, syncParallel, syncRate } = figures;
   const row = (label: string, l: Latencies) =>
     `  ${label.padEnd(50)} p50 ${ms(l.p50).padStart(9)}  p95 ${ms(l.p95).padStart(9)}  p99 ${ms(l.p99).padStart(9)}  (n=${l.count})`;
-  const latencyRatio = syncSerial.p50 / (floorA.p50 + floorC.p50);
-  const throughputRatio = throughput / floorB;
+  const latencyRatio = median(latency.map((round) => round.ratio));
+  const throughputRatio = median(throughput.map((round) => round.ratio));
+  const cpuRatio = median(throughput.map((round) => round.cpuPerRun / round.floorCpuPerRun));
   const tailRatio = syncParallel.p99 / syncParallel.p50;
+  const failed = throughput.reduce((sum, round) => sum + round.failed, 0);
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  const rounds = (label: string, values: string[]) => `  ${label.padEnd(50)} ${values.join('  ')}`;
   const lines = [
-    row('sync invoke over HTTP, concurrency 1', syncSerial),
+    rounds(
+      'sync invoke over HTTP, c=1, p50 per round',
+      latency.map((r) => ms(r.sync.p50)),
+    ),
+    rounds(
+      'floor a: eager start + local no-op, c=1, p50',
+      latency.map((r) => ms(r.floorA.p50)),
+    ),
+    rounds(
+      'floor c: isolate create-run-dispose, p50',
+      latency.map((r) => ms(r.floorC.p50)),
+    ),
+    rounds(
+      'latency ratio sync / (a + c) per round',
+      latency.map((r) => r.ratio.toFixed(2)),
+    ),
+    rounds(
+      'async invokes completed per second, c=64',
+      throughput.map((r) => perSecond(r.asyncRate)),
+    ),
+    rounds(
+      'floor b: eager start + local no-op, c=64',
+      throughput.map((r) => perSecond(r.floorB)),
+    ),
+    rounds(
+      'throughput ratio async / floor b per round',
+      throughput.map((r) => r.ratio.toFixed(2)),
+    ),
+    rounds(
+      'cpu/run async / floor b (all processes)',
+      throughput.map((r) => `${ms(r.cpuPerRun * 1000)} / ${ms(r.floorCpuPerRun * 1000)}`),
+    ),
     row('sync invoke over HTTP, concurrency 16', syncParallel),
     `  ${'sync invoke over HTTP, concurrency 16, rate'.padEnd(50)} ${perSecond(syncRate)}`,
-    `  ${'async invoke, concurrency 64, until ended'.padEnd(50)} ${perSecond(throughput)} (${counts.asyncTotal} invocations, ${figures.failed} failed)`,
-    row('floor a: eager start + local no-op activity, c=1', floorA),
-    `  ${'floor b: the same, concurrency 64'.padEnd(50)} ${perSecond(floorB)} (${counts.floorTotal} workflows)`,
-    row('floor c: isolate create-run-dispose', floorC),
-    `  latency    sync p50 / (floor a p50 + floor c p50) = ${ms(syncSerial.p50)} / (${ms(floorA.p50)} + ${ms(floorC.p50)}) = ${latencyRatio.toFixed(2)}  target <= ${targets.latencyRatio}  ${verdict(latencyRatio <= targets.latencyRatio)}`,
-    `  throughput async/s / floor b = ${throughput.toFixed(1)} / ${floorB.toFixed(1)} = ${throughputRatio.toFixed(2)}  target >= ${targets.throughputRatio}  ${verdict(throughputRatio >= targets.throughputRatio)}`,
-    `  cpu/run    async ${ms(figures.cpuPerRun * 1000)} / floor b ${ms(figures.floorCpuPerRun * 1000)} = ${(figures.cpuPerRun / figures.floorCpuPerRun).toFixed(2)}  (CPU of the bench and its whole stack, all processes: what bounds throughput on a busy machine)`,
+    `  latency    median of the rounds' sync p50 / (floor a p50 + floor c p50) = ${latencyRatio.toFixed(2)}  target <= ${targets.latencyRatio}  ${verdict(latencyRatio <= targets.latencyRatio)}`,
+    `  throughput median of the rounds' async/s / floor b = ${throughputRatio.toFixed(2)}  target >= ${targets.throughputRatio}  ${verdict(throughputRatio >= targets.throughputRatio)}  (${failed} of ${counts.asyncTotal * counts.rounds} failed)`,
+    `  cpu/run    median of the rounds' async / floor b = ${cpuRatio.toFixed(2)}  (CPU of the bench and its whole stack, all processes: what bounds throughput on a busy machine)`,
     `  tail       sync c=16 p99 / p50 = ${ms(syncParallel.p99)} / ${ms(syncParallel.p50)} = ${tailRatio.toFixed(2)}  target <= ${targets.tailRatio}  ${verdict(tailRatio <= targets.tailRatio)}`,
     `  counts: ${JSON.stringify(counts)}`,
   ];

@@ -9,14 +9,16 @@ type Logger = CreatorArgs[2];
 type WorkflowInfo = WorkflowCreateOptions['info'];
 
 export interface StuckGuard {
-  /** How long one activation may hold the workflow thread. */
+  /** How long the workflow thread may go without finishing anything while work waits for it. */
   afterMs: number;
-  /** Called once per activation that has not returned by then. */
+  /** Called once, with the workflow whose work has waited longest: the one the thread is on. */
   onStuck(info: WorkflowInfo): void;
 }
 
 /** The SDK's own limit on one activation (`isolateExecutionTimeout`'s default). */
 const stuckAfterMs = 5_000;
+/** How often the guard looks: a stuck thread is named at most this long after the limit. */
+const checkEveryMs = 1_000;
 
 /** Names the workflow and exits: the thread cannot be interrupted, and a stuck one stalls them all. */
 const exitWhenStuck = (logger: Logger): StuckGuard => ({
@@ -38,8 +40,8 @@ const exitWhenStuck = (logger: Logger): StuckGuard => ({
 /**
  * A worker whose workflow code runs without Node's per-call watchdog. The SDK enters the workflow
  * context several times per activation with `vm`'s `timeout` option, and each entry starts and
- * joins a watchdog thread: 270 µs of CPU per entry on our 2-core machines, against 4 µs without
- * (about a third of the workflow thread's CPU in the automations benchmark's mixed load). Our
+ * joins a watchdog thread: 270 µs of CPU per entry on this project's 2-core machines, against 4 µs
+ * without (61% of the workflow thread's CPU in the automations benchmark's mixed load). Our
  * workflows are our own code, never a tenant's (theirs runs in isolated-vm inside activities), so
  * the watchdog only ever guards against our own bug: a workflow that never yields. The guard below
  * still catches one, from the main thread at no cost per entry: it cannot interrupt the workflow
@@ -53,11 +55,32 @@ export class UnwatchedWorker extends Worker {
   }
 }
 
-/** `creator`, whose every workflow creation and activation reports to `guard` once it overruns. */
+/**
+ * `creator`, watched for a stuck workflow thread: work is pending and none has finished for
+ * `guard.afterMs`. Progress, not each activation's age, is what counts: after a restart hundreds of
+ * activations may queue for the one thread (reused V8 context, one thread), and the last of them
+ * waits long behind the others while the thread is well.
+ */
 export function guardedCreator(creator: WorkflowCreator, guard: StuckGuard): WorkflowCreator {
+  const pending = new Map<object, WorkflowInfo>();
+  let lastProgress = performance.now();
+  let reported = false;
+  const check = setInterval(() => {
+    const oldest = pending.values().next();
+    if (reported || oldest.done || performance.now() - lastProgress < guard.afterMs) return;
+    reported = true;
+    guard.onStuck(oldest.value);
+  }, checkEveryMs);
+  check.unref();
   const watched = <T>(info: WorkflowInfo, work: Promise<T>) => {
-    const timer = setTimeout(() => guard.onStuck(info), guard.afterMs);
-    return work.finally(() => clearTimeout(timer));
+    const token = {};
+    // Work that starts when nothing was pending has waited for nobody: the clock starts with it.
+    if (pending.size === 0) lastProgress = performance.now();
+    pending.set(token, info);
+    return work.finally(() => {
+      pending.delete(token);
+      lastProgress = performance.now();
+    });
   };
   return {
     createWorkflow: async (options) => {
@@ -68,6 +91,9 @@ export function guardedCreator(creator: WorkflowCreator, guard: StuckGuard): Wor
         dispose: () => workflow.dispose(),
       };
     },
-    destroy: () => creator.destroy(),
+    destroy: () => {
+      clearInterval(check);
+      return creator.destroy();
+    },
   };
 }

@@ -23,31 +23,31 @@ export interface QuoteCacheOptions {
  * Staleness is still judged per automation, from the quote's own time.
  */
 export class QuoteCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly reuseMs: number;
-  private readonly maxEntries: number;
-  private readonly now: () => number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #reuseMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
 
   constructor(options: QuoteCacheOptions = {}) {
-    this.reuseMs = options.reuseMs ?? 1_000;
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.now = options.now ?? (() => performance.now());
+    this.#reuseMs = options.reuseMs ?? 1_000;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** The quote of `key`'s read in flight or begun within the reuse window, else `read()`'s. */
   read(key: string, read: () => Promise<Quote>): Promise<Quote> {
-    const now = this.now();
-    const entry = this.entries.get(key);
-    if (entry && (!entry.settled || now - entry.startedAt < this.reuseMs)) return entry.quote;
+    const now = this.#now();
+    const entry = this.#entries.get(key);
+    if (entry && (!entry.settled || now - entry.startedAt < this.#reuseMs)) return entry.quote;
     // Deleted and set again, so that the Map's order is the order the reads began.
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
     const fresh: Entry = { quote: read(), startedAt: now, settled: false };
     const settle = () => {
       fresh.settled = true;
     };
     fresh.quote.then(settle, settle);
-    this.entries.set(key, fresh);
+    this.#entries.set(key, fresh);
     return fresh.quote;
   }
 }

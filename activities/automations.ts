@@ -7,12 +7,11 @@ import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import * as steps from '../src/automations/run-steps.ts';
 import * as contract from '../src/automations/contract-steps.ts';
-import { Automation } from '../src/automations/automation.entity.ts';
 import { followRound } from '../src/automations/follow-blocks.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
 import { QuoteCache } from '../src/automations/quote-cache.ts';
-import { recordRuns, type FiredRun } from '../src/automations/runs.ts';
+import { recordScheduledRun, type FiredRun } from '../src/automations/runs.ts';
 import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
 import { deliveryAttempts } from '../src/automations/notifications/delivery-policy.ts';
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
@@ -61,14 +60,8 @@ export function createAutomationActivities(deps: AutomationDeps) {
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
      * paused schedule does not fire, so a fire recorded after a pause was scheduled before it.
      */
-    async recordScheduledRun(automationId: string, scheduledAt: string): Promise<FiredRun | null> {
-      const manager = em();
-      const automation = await manager.findOne(Automation, { id: automationId });
-      if (!automation) return null;
-      const payload = { type: 'schedule' as const, scheduledAt };
-      const [run] = await recordRuns(manager, [{ automation, fireKey: `schedule:${scheduledAt}`, payload }]);
-      return run!;
-    },
+    recordScheduledRun: (automationId: string, scheduledAt: string): Promise<FiredRun | null> =>
+      recordScheduledRun(em(), automationId, scheduledAt),
 
     async followBlocks(network: string): Promise<FiredRun[]> {
       return followRound({ em: em(), neo: deps.neo, abi, contracts, beat: () => heartbeat() }, network);

@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
-import { Execution } from '../functions/execution.entity.ts';
-import { newExecution } from '../functions/execution-record.ts';
+import { executionColumns, executionRow, newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
-import type { FunctionAction } from './automations.schemas.ts';
-import { AutomationRun, type RunStatus } from './run.entity.ts';
-import { endRun } from './runs.ts';
+import type { Action, FunctionAction } from './automations.schemas.ts';
+import type { FirePayload, RunError, RunStatus } from './run.entity.ts';
+import { countRunEnd, endRunById } from './runs.ts';
 
 /** A run deleted with its automation: nothing left to do or to record. */
 export const gone = 'failure';
@@ -24,61 +23,152 @@ type Step =
  */
 export type RunPlan = Step & { notify: boolean };
 
-/**
- * Marks the run's action as started and, for a function action, records its execution (params:
- * the action's parameters plus what fired it under `trigger`) unless a first attempt did.
- */
-export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
-  const run = await em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
-  if (!run) return { kind: 'ended', status: gone, notify: false };
-  run.dispatched = true;
-  const action = run.automation.action;
-  const step: Step =
-    run.status !== 'running'
-      ? { kind: 'ended', status: run.status }
-      : action.type === 'function'
-        ? await functionStep(em, run, action)
-        : { kind: action.type };
-  await em.flush();
-  return { ...step, notify: run.automation.notify.length > 0 };
+interface BeginRow {
+  status: RunStatus;
+  dispatched: boolean;
+  execution_id: string | null;
+  trigger: FirePayload;
+  account_id: string;
+  automation_id: string;
+  action: Action;
+  notify: boolean;
+  /** The function a function action names, if it still exists in the run's account. */
+  function_id: string | null;
 }
 
-async function functionStep(em: EntityManager, run: AutomationRun, action: FunctionAction): Promise<Step> {
-  const fn = await em.findOne(FunctionDef, { id: action.functionId, account: run.accountId });
-  if (!fn) {
-    endRun(run, 'failure', {
-      name: 'FunctionNotFound',
-      message: `The function ${action.functionId} no longer exists.`,
-    });
+/** The run, its automation's action, and the function that action names: one read. */
+const readRunSql = `select r."status", r."dispatched", r."execution_id", r."trigger", r."account_id", r."automation_id",
+  a."action", a."notify" <> '[]'::jsonb as "notify", f."id" as "function_id"
+from "automation_runs" r
+join "automations" a on a."id" = r."automation_id"
+left join "functions" f on a."action"->>'type' = 'function'
+  and f."id" = a."action"->>'functionId' and f."account_id" = r."account_id"
+where r."id" = ?`;
+
+const markDispatchedSql = `update "automation_runs" set "dispatched" = true where "id" = ? and not "dispatched"`;
+
+/**
+ * The execution and the run's link to it, in one statement. The run's row is locked first: of two
+ * attempts at once, the second finds the execution recorded and inserts nothing.
+ */
+const recordExecutionSql = `with "run" as (
+  select "id" from "automation_runs" where "id" = ? and "status" = 'running' and "execution_id" is null for update
+), "recorded" as (
+  insert into "executions" (${executionColumns}) select ${executionColumns
+    .split(',')
+    .map(() => '?')
+    .join(', ')} from "run"
+  returning "id"
+)
+update "automation_runs" set "dispatched" = true, "execution_id" = "recorded"."id"
+from "recorded" where "automation_runs"."id" = ?
+returning "automation_runs"."execution_id"`;
+
+/**
+ * Marks the run's action as started and, for a function action, records its execution (params:
+ * the action's parameters plus what fired it under `trigger`) unless a first attempt did. Plain
+ * statements: a read and a write in the common case, one round trip each.
+ */
+export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
+  const [run] = await em.execute<BeginRow[]>(readRunSql, [runId]);
+  if (!run) return { kind: 'ended', status: gone, notify: false };
+  const step = await nextStep(em, runId, run);
+  return { ...step, notify: run.notify };
+}
+
+async function nextStep(em: EntityManager, runId: string, run: BeginRow): Promise<Step> {
+  const { action } = run;
+  if (run.status !== 'running') {
+    await markDispatched(em, runId, run);
+    return { kind: 'ended', status: run.status };
+  }
+  if (action.type !== 'function') {
+    await markDispatched(em, runId, run);
+    return { kind: action.type };
+  }
+  if (!run.function_id) {
+    await markDispatched(em, runId, run);
+    const message = `The function ${action.functionId} no longer exists.`;
+    await endRunById(em, runId, 'failure', { name: 'FunctionNotFound', message });
     return { kind: 'ended', status: 'failure' };
   }
-  if (!run.executionId) {
-    const params = { ...action.parameters, trigger: run.trigger };
-    const execution = newExecution(em, fn, params, { type: 'automation', automationId: run.automation.id });
-    em.persist(execution);
-    run.executionId = execution.id;
+  const labels = [{ key: attributeKeys.function, value: run.function_id }];
+  if (run.execution_id) {
+    await markDispatched(em, runId, run);
+    return { kind: 'function', executionId: run.execution_id, labels };
   }
-  return { kind: 'function', executionId: run.executionId, labels: [{ key: attributeKeys.function, value: fn.id }] };
+  return { kind: 'function', executionId: await recordExecution(em, runId, run, action, run.function_id), labels };
 }
+
+async function markDispatched(em: EntityManager, runId: string, run: BeginRow) {
+  if (!run.dispatched) await em.execute(markDispatchedSql, [runId]);
+}
+
+async function recordExecution(
+  em: EntityManager,
+  runId: string,
+  run: BeginRow,
+  action: FunctionAction,
+  functionId: string,
+) {
+  const params = { ...action.parameters, trigger: run.trigger };
+  const fn = em.getReference(FunctionDef, functionId);
+  const execution = newExecution(em, fn, run.account_id, params, {
+    type: 'automation',
+    automationId: run.automation_id,
+  });
+  const [recorded] = await em.execute<{ execution_id: string }[]>(recordExecutionSql, [
+    runId,
+    ...executionRow(execution),
+    runId,
+  ]);
+  if (recorded) return recorded.execution_id;
+  // Another attempt recorded it first.
+  const [stored] = await em.execute<{ execution_id: string }[]>(
+    `select "execution_id" from "automation_runs" where "id" = ?`,
+    [runId],
+  );
+  return stored!.execution_id;
+}
+
+const lostExecution: RunError = { name: 'ExecutionLost', message: 'The execution was deleted with its function.' };
+const failedExecution: RunError = { name: 'Error', message: 'failed' };
+
+/**
+ * The run ends as its execution did, in one statement; an execution still running (never, once
+ * its workflow returned) leaves the run as it is.
+ */
+const finishSql = `with "ended" as (
+  select r."id", e."status" as "execution_status", e."error" as "execution_error"
+  from "automation_runs" r left join "executions" e on e."id" = r."execution_id"
+  where r."id" = ? and r."status" = 'running' and (e."id" is null or e."status" <> 'running')
+)
+update "automation_runs" as r set
+  "status" = case when "ended"."execution_status" = 'completed' then 'success' else 'failure' end,
+  "error" = case
+    when "ended"."execution_status" = 'completed' then null
+    when "ended"."execution_status" = 'failed' then coalesce("ended"."execution_error", ?::jsonb)
+    else ?::jsonb end,
+  "completed_at" = now(),
+  "duration" = (extract(epoch from now() - r."started_at") * 1000)::int
+from "ended" where r."id" = "ended"."id"
+returning r."status", r."trigger"->>'type' as "trigger_type"`;
 
 /** The run ends as its execution did. */
 export async function finishFunctionRun(em: EntityManager, runId: string): Promise<RunStatus> {
-  const run = await em.findOne(AutomationRun, { id: runId });
-  if (!run) return gone;
-  const execution = run.executionId ? await em.findOne(Execution, { id: run.executionId }) : null;
-  if (!execution)
-    endRun(run, 'failure', { name: 'ExecutionLost', message: 'The execution was deleted with its function.' });
-  else if (execution.status === 'completed') endRun(run, 'success');
-  else if (execution.status === 'failed')
-    endRun(run, 'failure', execution.error ?? { name: 'Error', message: 'failed' });
-  await em.flush();
-  return run.status;
+  const params = [runId, JSON.stringify(failedExecution), JSON.stringify(lostExecution)];
+  const [ended] = await em.execute<{ status: RunStatus; trigger_type: string }[]>(finishSql, params);
+  if (ended) {
+    countRunEnd(ended.trigger_type, ended.status);
+    return ended.status;
+  }
+  const [run] = await em.execute<{ status: RunStatus }[]>(`select "status" from "automation_runs" where "id" = ?`, [
+    runId,
+  ]);
+  return run?.status ?? gone;
 }
 
 /** The last word when an action could not run at all: the run ends as a failure. */
 export async function failRun(em: EntityManager, runId: string, message: string) {
-  const run = await em.findOne(AutomationRun, { id: runId });
-  if (!run) return;
-  endRun(run, 'failure', { name: 'ActionError', message });
-  await em.flush();
+  await endRunById(em, runId, 'failure', { name: 'ActionError', message });
 }

@@ -25,7 +25,8 @@ export interface Firing {
 const insertRun = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
   values (?, ?, ?, ?, 'running', ?, ?, false, now())
-  on conflict ("automation_id", "fire_key") do nothing`;
+  on conflict ("automation_id", "fire_key") do nothing
+  returning "id"`;
 
 /**
  * Records firings whose cause has not fired before; a cause that did (a retried activity, a block
@@ -36,14 +37,43 @@ export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<
   for (const firing of firings) {
     const { automation, fireKey, payload } = firing;
     const params = [newId('run'), automation.id, automation.account.id, fireKey, JSON.stringify(payload)];
-    await em.execute(insertRun, [...params, firing.retryOf ?? null]);
-    const [row] = await em.execute<{ id: string }[]>(
-      `select "id" from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
-      [automation.id, fireKey],
-    );
-    runs.push(firedRun(row!.id, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));
+    const [inserted] = await em.execute<{ id: string }[]>(insertRun, [...params, firing.retryOf ?? null]);
+    const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));
+    runs.push(firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));
   }
   return runs;
+}
+
+/** The run a cause fired first (a firing recorded again inserts nothing). */
+async function firstRunId(em: EntityManager, automationId: string, fireKey: string) {
+  const [row] = await em.execute<{ id: string }[]>(
+    `select "id" from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
+    [automationId, fireKey],
+  );
+  return row!.id;
+}
+
+/**
+ * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
+ * paused schedule does not fire, so a fire recorded after a pause was scheduled before it.
+ */
+export async function recordScheduledRun(
+  em: EntityManager,
+  automationId: string,
+  scheduledAt: string,
+): Promise<FiredRun | null> {
+  const [automation] = await em.execute<{ account_id: string }[]>(
+    `select "account_id" from "automations" where "id" = ?`,
+    [automationId],
+  );
+  if (!automation) return null;
+  const firing: Firing = {
+    automation: { id: automationId, account: { id: automation.account_id } },
+    fireKey: `schedule:${scheduledAt}`,
+    payload: { type: 'schedule', scheduledAt },
+  };
+  const [run] = await recordRuns(em, [firing]);
+  return run!;
 }
 
 /**
@@ -75,7 +105,29 @@ export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>
   run.error = error;
   run.completedAt = new Date();
   run.duration = run.completedAt.getTime() - run.startedAt.getTime();
-  automationRuns.inc({ trigger: (run.trigger as { type: string }).type, status });
+  countRunEnd((run.trigger as { type: string }).type, status);
+}
+
+const endRunSql = `update "automation_runs" set "status" = ?, "error" = ?, "completed_at" = now(),
+  "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = 'running'
+returning "trigger"->>'type' as "trigger_type"`;
+
+/** `endRun` for a run not loaded, in one statement. */
+export async function endRunById(
+  em: EntityManager,
+  runId: string,
+  status: Exclude<RunStatus, 'running'>,
+  error: RunError | null = null,
+) {
+  const params = [status, error === null ? null : JSON.stringify(error), runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endRunSql, params);
+  if (ended) countRunEnd(ended.trigger_type, status);
+}
+
+/** Counts a run that ended, by what fired it. */
+export function countRunEnd(trigger: string, status: RunStatus) {
+  automationRuns.inc({ trigger, status });
 }
 
 export async function listRuns(em: EntityManager, automationId: string, query: ListRuns) {

@@ -9,12 +9,15 @@ export type ExecutionTrigger =
 
 /**
  * The one place an execution row is built (invoke, retry, an automation's action): running from
- * now. Not yet persisted: the caller stores it (an invoke with one insert of its own, an
- * automation's action in the flush that also records it on the run), then starts its workflow.
+ * now. `fn` is the loaded function where the run starts in this process (its code goes with the
+ * row), or a reference. Not yet persisted: the caller stores it (an invoke with one insert of its
+ * own, an automation's action with `executionRow` in the statement that also records it on the
+ * run), then starts its workflow.
  */
 export function newExecution(
   em: EntityManager,
   fn: FunctionDef,
+  accountId: string,
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
 ) {
@@ -23,7 +26,7 @@ export function newExecution(
     {
       id: newId('exec'),
       function: fn,
-      account: fn.account,
+      account: accountId,
       status: 'running',
       params,
       secretsRead: [],
@@ -36,4 +39,26 @@ export function newExecution(
     },
     { persist: false },
   );
+}
+
+/** The columns of an execution row, in the order `executionRow` gives their values. */
+export const executionColumns = `"id", "function_id", "account_id", "status", "params", "secrets_read", "error", "logs", "trigger", "started_at", "completed_at", "duration"`;
+
+/** A row built by `newExecution`, as parameters of a statement of its own that inserts it. */
+export function executionRow(execution: Execution): unknown[] {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  return [
+    execution.id,
+    execution.function.id,
+    execution.account.id,
+    execution.status,
+    json(execution.params),
+    json(execution.secretsRead),
+    json(execution.error),
+    json(execution.logs),
+    json(execution.trigger),
+    execution.startedAt,
+    execution.completedAt,
+    execution.duration,
+  ];
 }

@@ -98,7 +98,7 @@ function recordAndStart(
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
 ) {
-  const execution = newExecution(em, fn, params, trigger);
+  const execution = newExecution(em, fn, fn.account.id, params, trigger);
   // One statement, outside the unit of work: no transaction around it, one round trip.
   const recorded = em.insert(execution);
   if (!invoker.eager) {

@@ -45,7 +45,7 @@ describe('the recovery sweep', () => {
     // What an API that died right after writing the row leaves: the row, and no workflow.
     const em = api.database.orm.em.fork();
     const fn = await em.findOneOrFail(FunctionDef, { id: created.body.data.id as string });
-    const orphan = newExecution(em, fn, { n: 21 }, { type: 'api' });
+    const orphan = newExecution(em, fn, fn.account.id, { n: 21 }, { type: 'api' });
     await em.insert(orphan);
 
     // Every API start asks for the schedule; the ones after the first change nothing.

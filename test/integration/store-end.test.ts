@@ -43,7 +43,8 @@ const ended = (status: 'completed' | 'failed'): End => ({
 describe('storing an execution end', () => {
   it('ends a running execution once: a second process that ran it too is told it came second', async () => {
     const em = db.orm.em.fork();
-    const execution = newExecution(em, await em.findOneOrFail(FunctionDef, { id: fn.id }), {}, { type: 'api' });
+    const loaded = await em.findOneOrFail(FunctionDef, { id: fn.id });
+    const execution = newExecution(em, loaded, loaded.account.id, {}, { type: 'api' });
     await em.insert(execution);
     const sealed = sealResult(testMasters, execution.id, { first: true });
     expect(await storeEnd(db.orm.em.fork(), execution.id, ended('completed'), sealed)).toBe(true);

@@ -1,0 +1,180 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Automation } from '../../src/automations/automation.entity.ts';
+import { beginRun, failRun, finishFunctionRun, type RunPlan } from '../../src/automations/run-steps.ts';
+import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { recordRuns } from '../../src/automations/runs.ts';
+import { Execution } from '../../src/functions/execution.entity.ts';
+import { FunctionDef } from '../../src/functions/function.entity.ts';
+import { storeEnd } from '../../src/functions/store-end.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+
+let db: TestDatabase;
+let accountId: string;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  ({ accountId } = await issueKey(db.orm));
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const fork = () => db.orm.em.fork();
+
+async function newFunction(name: string) {
+  const em = fork();
+  const fn = em.create(FunctionDef, {
+    account: accountId,
+    name,
+    code: 'module.exports = async () => 1;',
+    description: null,
+    runtime: 'node18',
+    timeout: 30,
+    status: 'active',
+    tags: [],
+    environment: {},
+    secrets: [],
+  });
+  await em.flush();
+  return fn.id;
+}
+
+/** A function automation with one run fired manually and not yet begun. */
+async function firedRun(functionId: string, notify: Automation['notify'] = []) {
+  const em = fork();
+  const automation = em.create(Automation, {
+    account: accountId,
+    name: `runs of ${functionId}`,
+    status: 'active',
+    triggerType: 'schedule',
+    trigger: { type: 'schedule', cron: '@yearly' },
+    action: { type: 'function', functionId, parameters: { x: 1, trigger: 'overwritten' } },
+    functionId,
+    watchFromBlock: null,
+    errorDetails: null,
+    notify,
+    gasBelow: [],
+  });
+  await em.flush();
+  const [run] = await recordRuns(em, [{ automation, fireKey: 'manual:1', payload: { type: 'manual' } }]);
+  return { automationId: automation.id, runId: run!.runId };
+}
+
+const waitingOnLocks = async () => {
+  const [row] = await fork().execute<{ waiting: string }[]>(
+    `select count(*) as "waiting" from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+  );
+  return Number(row!.waiting);
+};
+
+const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId });
+
+describe("a function action's run steps", () => {
+  it('records one execution with the parameters and what fired it, however often (and however concurrently) it begins', async () => {
+    const functionId = await newFunction('begun');
+    const { automationId, runId } = await firedRun(functionId);
+
+    // Three attempts read the run before any of them writes: its row is locked until all three wait.
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    let plans: RunPlan[];
+    try {
+      await locker.query('begin');
+      await locker.query(`select 1 from "automation_runs" where "id" = $1 for update`, [runId]);
+      const attempts = Promise.all([beginRun(fork(), runId), beginRun(fork(), runId), beginRun(fork(), runId)]);
+      expect(await until(waitingOnLocks, (waiting) => waiting >= 3, 10_000, 20)).toBe(3);
+      await locker.query('commit');
+      plans = await attempts;
+    } finally {
+      await locker.end();
+    }
+    const again = await beginRun(fork(), runId);
+
+    const executions = await fork().find(Execution, { function: functionId });
+    expect(executions).toHaveLength(1);
+    const [execution] = executions;
+    for (const plan of [...plans, again]) {
+      expect(plan).toEqual({
+        kind: 'function',
+        executionId: execution!.id,
+        labels: [{ key: expect.objectContaining({ name: 'NeoflowFunctionId' }), value: functionId }],
+        notify: false,
+      });
+    }
+    expect(execution).toMatchObject({
+      status: 'running',
+      params: { x: 1, trigger: { type: 'manual' } },
+      trigger: { type: 'automation', automationId },
+      account: { id: accountId },
+      error: null,
+      logs: [],
+      secretsRead: [],
+    });
+    expect(await runRow(runId)).toMatchObject({ dispatched: true, executionId: execution!.id, status: 'running' });
+  });
+
+  it('ends the run as its execution ended: a success, or a failure with the execution`s error', async () => {
+    for (const ending of ['completed', 'failed'] as const) {
+      const { runId } = await firedRun(await newFunction(`ends-${ending}`));
+      const plan = await beginRun(fork(), runId);
+      if (plan.kind !== 'function') throw new Error(`planned ${plan.kind}`);
+      const error = ending === 'failed' ? { name: 'TypeError', message: 'boom', stack: 'at code' } : null;
+      const end = { status: ending, secretsRead: [], logs: [], error, completedAt: new Date(), duration: 3 };
+      expect(await storeEnd(fork(), plan.executionId, end)).toBe(true);
+
+      const status = ending === 'completed' ? 'success' : 'failure';
+      expect(await finishFunctionRun(fork(), runId)).toBe(status);
+      expect(await finishFunctionRun(fork(), runId)).toBe(status);
+      const run = await runRow(runId);
+      expect(run).toMatchObject({ status, error });
+      expect(run.completedAt).toBeInstanceOf(Date);
+      expect(run.duration).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('leaves a run running while its execution runs', async () => {
+    const { runId } = await firedRun(await newFunction('still-running'));
+    await beginRun(fork(), runId);
+    expect(await finishFunctionRun(fork(), runId)).toBe('running');
+    expect(await runRow(runId)).toMatchObject({ status: 'running', completedAt: null });
+  });
+
+  it('fails the run of a function deleted before it began, and of an execution deleted with its function', async () => {
+    const deletedFirst = await newFunction('deleted-first');
+    const before = await firedRun(deletedFirst, [
+      { on: ['failure'], channel: { type: 'slack', url: 'https://hooks.slack.test/x' } },
+    ]);
+    await fork().nativeDelete(FunctionDef, { id: deletedFirst });
+    expect(await beginRun(fork(), before.runId)).toEqual({ kind: 'ended', status: 'failure', notify: true });
+    expect(await runRow(before.runId)).toMatchObject({
+      status: 'failure',
+      dispatched: true,
+      error: { name: 'FunctionNotFound', message: `The function ${deletedFirst} no longer exists.` },
+    });
+
+    const deletedDuring = await newFunction('deleted-during');
+    const during = await firedRun(deletedDuring);
+    await beginRun(fork(), during.runId);
+    await fork().nativeDelete(FunctionDef, { id: deletedDuring });
+    expect(await finishFunctionRun(fork(), during.runId)).toBe('failure');
+    expect(await runRow(during.runId)).toMatchObject({
+      status: 'failure',
+      error: { name: 'ExecutionLost', message: 'The execution was deleted with its function.' },
+    });
+  });
+
+  it("keeps a run's first end, and records no execution for a run that already ended", async () => {
+    const functionId = await newFunction('ended-once');
+    const { runId } = await firedRun(functionId);
+    await failRun(fork(), runId, 'could not run');
+    await failRun(fork(), runId, 'a later word');
+    expect(await runRow(runId)).toMatchObject({
+      status: 'failure',
+      error: { name: 'ActionError', message: 'could not run' },
+    });
+    expect(await beginRun(fork(), runId)).toEqual({ kind: 'ended', status: 'failure', notify: false });
+    expect(await fork().count(Execution, { function: functionId })).toBe(0);
+  });
+});

@@ -8,6 +8,7 @@ import { Execution } from '../../src/functions/execution.entity.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { storeEnd } from '../../src/functions/store-end.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { storeFunction } from '../support/function-rows.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 
@@ -23,23 +24,7 @@ afterAll(async () => {
 
 const fork = () => db.orm.em.fork();
 
-async function newFunction(name: string) {
-  const em = fork();
-  const fn = em.create(FunctionDef, {
-    account: accountId,
-    name,
-    code: 'module.exports = async () => 1;',
-    description: null,
-    runtime: 'node18',
-    timeout: 30,
-    status: 'active',
-    tags: [],
-    environment: {},
-    secrets: [],
-  });
-  await em.flush();
-  return fn.id;
-}
+const newFunction = async (name: string) => (await storeFunction(db.orm, accountId, name)).id;
 
 /** A function automation with one run fired manually and not yet begun. */
 async function firedRun(functionId: string, notify: Automation['notify'] = []) {

@@ -5,6 +5,7 @@ import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { sealResult } from '../../src/functions/result-seal.ts';
 import { storeEnd, type End } from '../../src/functions/store-end.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { storeFunction } from '../support/function-rows.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
 
 let db: TestDatabase;
@@ -12,20 +13,7 @@ let fn: FunctionDef;
 beforeAll(async () => {
   db = await createTestDatabase();
   const { accountId } = await issueKey(db.orm);
-  const em = db.orm.em.fork();
-  fn = em.create(FunctionDef, {
-    account: accountId,
-    name: 'ends',
-    code: 'module.exports = async () => 1;',
-    description: null,
-    runtime: 'node18',
-    timeout: 30,
-    status: 'active',
-    tags: [],
-    environment: {},
-    secrets: [],
-  });
-  await em.flush();
+  fn = await storeFunction(db.orm, accountId, 'ends');
 });
 afterAll(async () => {
   await db?.drop();

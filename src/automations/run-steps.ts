@@ -54,10 +54,7 @@ const markDispatchedSql = `update "automation_runs" set "dispatched" = true wher
 const recordExecutionSql = `with "run" as (
   select "id" from "automation_runs" where "id" = ? and "status" = 'running' and "execution_id" is null for update
 ), "recorded" as (
-  insert into "executions" (${executionColumns}) select ${executionColumns
-    .split(',')
-    .map(() => '?')
-    .join(', ')} from "run"
+  insert into "executions" (${executionColumns.names}) select ${executionColumns.placeholders} from "run"
   returning "id"
 )
 update "automation_runs" set "dispatched" = true, "execution_id" = "recorded"."id"

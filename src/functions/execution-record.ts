@@ -41,8 +41,26 @@ export function newExecution(
   );
 }
 
-/** The columns of an execution row, in the order `executionRow` gives their values. */
-export const executionColumns = `"id", "function_id", "account_id", "status", "params", "secrets_read", "error", "logs", "trigger", "started_at", "completed_at", "duration"`;
+const columns = [
+  'id',
+  'function_id',
+  'account_id',
+  'status',
+  'params',
+  'secrets_read',
+  'error',
+  'logs',
+  'trigger',
+  'started_at',
+  'completed_at',
+  'duration',
+];
+
+/** An execution row's columns, and a placeholder for each, in the order `executionRow` gives them. */
+export const executionColumns = {
+  names: columns.map((column) => `"${column}"`).join(', '),
+  placeholders: columns.map(() => '?').join(', '),
+};
 
 /** A row built by `newExecution`, as parameters of a statement of its own that inserts it. */
 export function executionRow(execution: Execution): unknown[] {

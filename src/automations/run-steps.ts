@@ -75,31 +75,28 @@ export async function beginRun(em: EntityManager, runId: string): Promise<RunPla
 
 async function nextStep(em: EntityManager, runId: string, run: BeginRow): Promise<Step> {
   const { action } = run;
-  if (run.status !== 'running') {
-    await markDispatched(em, runId, run);
-    return { kind: 'ended', status: run.status };
+  if (run.status === 'running' && action.type === 'function' && run.function_id && !run.execution_id) {
+    return recordExecution(em, runId, run, action, run.function_id);
   }
-  if (action.type !== 'function') {
-    await markDispatched(em, runId, run);
-    return { kind: action.type };
-  }
-  if (!run.function_id) {
-    await markDispatched(em, runId, run);
-    const message = `The function ${action.functionId} no longer exists.`;
-    await endRunById(em, runId, 'failure', { name: 'FunctionNotFound', message });
-    return { kind: 'ended', status: 'failure' };
-  }
-  const labels = [{ key: attributeKeys.function, value: run.function_id }];
-  if (run.execution_id) {
-    await markDispatched(em, runId, run);
-    return { kind: 'function', executionId: run.execution_id, labels };
-  }
-  return { kind: 'function', executionId: await recordExecution(em, runId, run, action, run.function_id), labels };
+  // The statement that records an execution marks the action started; every other step does here.
+  if (!run.dispatched) await em.execute(markDispatchedSql, [runId]);
+  if (run.status !== 'running') return { kind: 'ended', status: run.status };
+  if (action.type !== 'function') return { kind: action.type };
+  if (run.function_id && run.execution_id) return functionStep(run.execution_id, run.function_id);
+  const message = `The function ${action.functionId} no longer exists.`;
+  await endRunById(em, runId, 'failure', { name: 'FunctionNotFound', message });
+  return { kind: 'ended', status: 'failure' };
 }
 
-async function markDispatched(em: EntityManager, runId: string, run: BeginRow) {
-  if (!run.dispatched) await em.execute(markDispatchedSql, [runId]);
-}
+const functionStep = (executionId: string, functionId: string): Step => ({
+  kind: 'function',
+  executionId,
+  labels: [{ key: attributeKeys.function, value: functionId }],
+});
+
+/** Marks the run's action started whatever it holds, and says what it holds. */
+const markAndReadSql = `update "automation_runs" set "dispatched" = true where "id" = ?
+returning "status", "execution_id"`;
 
 async function recordExecution(
   em: EntityManager,
@@ -107,7 +104,7 @@ async function recordExecution(
   run: BeginRow,
   action: FunctionAction,
   functionId: string,
-) {
+): Promise<Step> {
   const params = { ...action.parameters, trigger: run.trigger };
   const fn = em.getReference(FunctionDef, functionId);
   const execution = newExecution(em, fn, run.account_id, params, {
@@ -119,13 +116,11 @@ async function recordExecution(
     ...executionRow(execution),
     runId,
   ]);
-  if (recorded) return recorded.execution_id;
-  // Another attempt recorded it first.
-  const [stored] = await em.execute<{ execution_id: string }[]>(
-    `select "execution_id" from "automation_runs" where "id" = ?`,
-    [runId],
-  );
-  return stored!.execution_id;
+  if (recorded) return functionStep(recorded.execution_id, functionId);
+  // Another attempt recorded it first, or the run ended (or went) since it was read.
+  const [stored] = await em.execute<{ status: RunStatus; execution_id: string | null }[]>(markAndReadSql, [runId]);
+  if (stored?.execution_id) return functionStep(stored.execution_id, functionId);
+  return { kind: 'ended', status: stored?.status ?? gone };
 }
 
 const lostExecution: RunError = { name: 'ExecutionLost', message: 'The execution was deleted with its function.' };

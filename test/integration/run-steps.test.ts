@@ -150,6 +150,28 @@ describe("a function action's run steps", () => {
     });
   });
 
+  it('records no execution for a run that ended while its action was beginning, and says how it ended', async () => {
+    const functionId = await newFunction('ended-meanwhile');
+    const { runId } = await firedRun(functionId);
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    let plan: RunPlan;
+    try {
+      await locker.query('begin');
+      await locker.query(`select 1 from "automation_runs" where "id" = $1 for update`, [runId]);
+      const attempt = beginRun(fork(), runId);
+      expect(await until(waitingOnLocks, (waiting) => waiting >= 1, 10_000, 20)).toBe(1);
+      await locker.query(`update "automation_runs" set "status" = 'failure' where "id" = $1`, [runId]);
+      await locker.query('commit');
+      plan = await attempt;
+    } finally {
+      await locker.end();
+    }
+    expect(plan).toEqual({ kind: 'ended', status: 'failure', notify: false });
+    expect(await fork().count(Execution, { function: functionId })).toBe(0);
+    expect(await runRow(runId)).toMatchObject({ status: 'failure', dispatched: true, executionId: null });
+  });
+
   it("keeps a run's first end, and records no execution for a run that already ended", async () => {
     const functionId = await newFunction('ended-once');
     const { runId } = await firedRun(functionId);

@@ -38,12 +38,22 @@ const sqliteFastDurable = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-prag
  */
 const timerPrecision = ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="100ms"'];
 
+/**
+ * `start-dev` turns this on (so that search attributes added while it runs are usable at once),
+ * which makes the server read the cluster's metadata three times and the namespace once from its
+ * database for every workflow started, and more for each attribute update and visibility write:
+ * ~10% of its CPU per start (docs/performance.md). Neoflow's attributes are registered before it
+ * serves (`--search-attribute`); one that `neoflow up` adds later (a data file from an older
+ * version) is usable once the namespace cache refreshes, every 2 s. Temporal's own default.
+ */
+const searchAttributesCached = ['--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false'];
+
 /** `temporal server start-dev` with Neoflow's search attributes registered. */
 export async function startTemporalDev(options: TemporalDevOptions): Promise<TemporalDevServer> {
   const address = `127.0.0.1:${options.port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
   args.push('--namespace', options.namespace, '--log-level', 'warn', ...devServerSearchAttributeArgs());
-  args.push(...timerPrecision);
+  args.push(...timerPrecision, ...searchAttributesCached);
   if (options.dbFile) {
     await mkdir(join(options.dbFile, '..'), { recursive: true });
     args.push('--db-filename', options.dbFile, ...sqliteFastDurable);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
+import { jsonbParam } from '../db/jsonb-param.ts';
 import { newId } from '../ids.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { Automation } from './automation.entity.ts';
@@ -120,7 +121,7 @@ export async function endRunById(
   status: Exclude<RunStatus, 'running'>,
   error: RunError | null = null,
 ) {
-  const params = [status, error === null ? null : JSON.stringify(error), runId];
+  const params = [status, jsonbParam(error), runId];
   const [ended] = await em.execute<{ trigger_type: string }[]>(endRunSql, params);
   if (ended) countRunEnd(ended.trigger_type, status);
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { jsonbParam } from '../db/jsonb-param.ts';
 import { newId } from '../ids.ts';
 import { Execution } from './execution.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
@@ -64,17 +65,16 @@ export const executionColumns = {
 
 /** A row built by `newExecution`, as parameters of a statement of its own that inserts it. */
 export function executionRow(execution: Execution): unknown[] {
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   return [
     execution.id,
     execution.function.id,
     execution.account.id,
     execution.status,
-    json(execution.params),
-    json(execution.secretsRead),
-    json(execution.error),
-    json(execution.logs),
-    json(execution.trigger),
+    jsonbParam(execution.params),
+    jsonbParam(execution.secretsRead),
+    jsonbParam(execution.error),
+    jsonbParam(execution.logs),
+    jsonbParam(execution.trigger),
     execution.startedAt,
     execution.completedAt,
     execution.duration,

@@ -1,5 +1,6 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../secrets/envelope.ts';
 import type { Execution } from './execution.entity.ts';
 
@@ -23,12 +24,11 @@ const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = 
  * first to store wins and the other learns it got there second (false).
  */
 export async function storeEnd(em: EntityManager, executionId: string, end: End, sealed?: Sealed): Promise<boolean> {
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   const fields = [
     end.status,
-    json(end.secretsRead),
-    json(end.logs),
-    json(end.error ?? null),
+    jsonbParam(end.secretsRead),
+    jsonbParam(end.logs),
+    jsonbParam(end.error ?? null),
     end.completedAt,
     end.duration,
     executionId,

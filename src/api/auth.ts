@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../errors.ts';
-import { admit, type Caller } from '../auth/admission.ts';
+import { admit, type Caller, type OwnedRead, type OwnedTable } from '../auth/admission.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
 import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
 import { rateLimited } from '../metrics/metrics.ts';
@@ -25,22 +25,49 @@ export function isProtected(path: string): boolean {
 }
 
 /**
+ * A route whose path names a row of the caller's account that its handler reads first: the row is
+ * read in the admission's statement instead (`readWithKey`), one round trip less on a hot path.
+ * `path` captures the id; a request it does not match is admitted alone and its route reads as usual.
+ */
+export interface ReadWithKey {
+  method: string;
+  path: RegExp;
+  table: OwnedTable;
+}
+
+interface ReadAlongside extends OwnedRead {
+  row: Record<string, unknown> | null;
+}
+
+/**
  * Authenticates every request to a protected area, matched route or not, so an unauthenticated
  * client learns nothing about which paths exist: missing, malformed, unknown and revoked keys get
  * one identical 401. Every authenticated request, invocations included, takes one token from its
  * key's bucket in the same statement. The `RateLimit-*` headers are set before the request goes
  * on, so they stay on its response even when a later middleware or route fails.
  */
-export function admitCallers(services: Pick<Services, 'config' | 'em'>): Middleware {
+export function admitCallers(
+  services: Pick<Services, 'config' | 'em'>,
+  readsWithKey: readonly ReadWithKey[] = [],
+): Middleware {
+  const alongsideOf = (method: string, path: string): OwnedRead | undefined => {
+    for (const read of readsWithKey) {
+      const id = read.method === method ? read.path.exec(path)?.[1] : undefined;
+      if (id !== undefined) return { table: read.table, id };
+    }
+    return undefined;
+  };
   return async (ctx, next) => {
     if (!isProtected(ctx.path)) {
       await next();
       return;
     }
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
-    const admission = key === undefined ? null : await admit(services.em(), key, services.config.rateLimit);
+    const alongside = alongsideOf(ctx.method, ctx.path);
+    const admission = key === undefined ? null : await admit(services.em(), key, services.config.rateLimit, alongside);
     if (!admission) throw unauthorized();
     ctx.state.caller = admission.caller;
+    if (alongside) ctx.state.readAlongside = { ...alongside, row: admission.owned ?? null } satisfies ReadAlongside;
     ctx.set(rateLimitHeaders(admission.decision));
     if (!admission.decision.allowed) {
       rateLimited.inc();
@@ -62,4 +89,17 @@ export function requireScope(scope: Scope): Middleware {
 
 export function callerOf(state: Record<string, unknown>): Caller {
   return state.caller as Caller;
+}
+
+/**
+ * The row of `table` with this id as the admission read it (null: the caller's account has none),
+ * or undefined when it was not read (another path, or an id the route decoded otherwise).
+ */
+export function readWithKey(
+  state: Record<string, unknown>,
+  table: OwnedTable,
+  id: string,
+): Record<string, unknown> | null | undefined {
+  const read = state.readAlongside as ReadAlongside | undefined;
+  return read?.table === table && read.id === id ? read.row : undefined;
 }

@@ -6,7 +6,7 @@ import { accountRoutes } from '../auth/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
-import { executionsRoutes } from '../functions/executions.routes.ts';
+import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
@@ -56,7 +56,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   app.use(requestLog(services.log));
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
-  app.use(admitCallers(services));
+  app.use(admitCallers(services, [invokeReadsFunction]));
   app.use(refuseUnstorableUrl);
   app.use(jsonBody);
   // Tests run every answer past its route's declaration.

@@ -41,6 +41,12 @@ export function getFunction(em: EntityManager, accountId: string, id: string) {
   return findOwned(em, FunctionDef, id, accountId, functionNotFound);
 }
 
+/** A function as read with the caller's key (its row as JSON, null when the account has none). */
+export function functionRead(em: EntityManager, row: Record<string, unknown> | null): FunctionDef {
+  if (!row) throw functionNotFound();
+  return em.map(FunctionDef, row);
+}
+
 export async function updateFunction(em: EntityManager, accountId: string, id: string, input: UpdateFunction) {
   const fn = await getFunction(em, accountId, id);
   if (input.code !== undefined) assertValidCode(input.code);

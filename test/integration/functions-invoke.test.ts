@@ -1,5 +1,5 @@
 import proto from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { TestApi } from '../support/api.ts';
 import { callApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
@@ -231,6 +231,24 @@ describe('invoking functions', () => {
       'execution_not_found',
     );
     expect((await call('GET', `/functions/${id}/executions?status=done`)).body.error?.code).toBe('invalid_request');
+  });
+
+  it('reads the invoked function in the statement that admits its key, not in one of its own', async () => {
+    const id = await deploy('module.exports = async () => 1;');
+    const statements = vi.spyOn(api.database.orm.em.getConnection(), 'execute');
+    let sent: unknown[][];
+    try {
+      expect((await call('POST', `/functions/${id}/invoke`, {})).status).toBe(200);
+      expect((await call('POST', `/functions/${id}/invoke`, { async: true })).status).toBe(202);
+    } finally {
+      sent = [...statements.mock.calls];
+      statements.mockRestore();
+    }
+    const readsOfIt = sent
+      .filter(([sql, parameters]) => /from "functions"/.test(String(sql)) && (parameters as unknown[]).includes(id))
+      .map(([sql]) => String(sql));
+    expect(readsOfIt).toHaveLength(2);
+    for (const sql of readsOfIt) expect(sql).toContain('"api_keys"');
   });
 });
 

@@ -35,6 +35,8 @@ const counts = {
   floorSerial: countFrom('BENCH_FLOOR_SERIAL', 100),
   floorTotal: countFrom('BENCH_FLOOR_TOTAL', 400),
   isolates: countFrom('BENCH_ISOLATES', 100),
+  /** The latency phase of a round is taken in this many turns of floors and invokes. */
+  latencyBlocks: countFrom('BENCH_LATENCY_BLOCKS', 5),
 };
 const functionCode = 'module.exports = async (c) => ({ x: c.params.x + 1 });';
 const targets = { latencyRatio: 1.25, throughputRatio: 0.8, tailRatio: 3 };
@@ -115,28 +117,46 @@ interface LatencyRound {
   ratio: number;
 }
 
-/** Floors (c) and (a), then synchronous invokes at concurrency 1: the latency ratio of one round. */
+/**
+ * Floors (c) and (a), then synchronous invokes at concurrency 1: the latency ratio of one round.
+ * The three are taken in turns, in `latencyBlocks` blocks each, so that every block of invokes is
+ * compared with floors measured a second or two before it: on a host shared with other guests the
+ * floors alone move by half within a minute, and both sides then move alike. Within a block the
+ * runs stay back to back, as one client's calls are.
+ */
 async function latencyRound(
   round: number,
   runFloor: (index: number) => Promise<void>,
   invokeSync: (x: number) => Promise<void>,
 ): Promise<LatencyRound> {
-  // Floor (c): a bare isolate, created, running one tiny script, disposed.
-  const isolateRun = await runConcurrent(counts.isolates, 1, async () => {
-    const isolate = new ivm.Isolate({ memoryLimit: 128 });
-    try {
-      const context = await isolate.createContext();
-      await context.eval('JSON.stringify({ x: 2 })', { copy: true });
-    } finally {
-      isolate.dispose();
-    }
-  });
-  const floorC = summarise(isolateRun.durations);
-  // Floor (a): eager start + local no-op activity, started and awaited.
-  const floorSerial = await runConcurrent(counts.floorSerial, 1, (i) => runFloor(round * 1_000_000 + i));
-  const floorA = summarise(floorSerial.durations);
-  const serial = await runConcurrent(counts.syncSerial, 1, (i) => invokeSync(round * 1_000_000 + i));
-  const sync = summarise(serial.durations);
+  const isolateMs: number[] = [];
+  const floorMs: number[] = [];
+  const syncMs: number[] = [];
+  const blockOf = (total: number, block: number) =>
+    Math.floor((total * (block + 1)) / counts.latencyBlocks) - Math.floor((total * block) / counts.latencyBlocks);
+  for (let block = 0; block < counts.latencyBlocks; block++) {
+    // Floor (c): a bare isolate, created, running one tiny script, disposed.
+    const isolateRun = await runConcurrent(blockOf(counts.isolates, block), 1, async () => {
+      const isolate = new ivm.Isolate({ memoryLimit: 128 });
+      try {
+        const context = await isolate.createContext();
+        await context.eval('JSON.stringify({ x: 2 })', { copy: true });
+      } finally {
+        isolate.dispose();
+      }
+    });
+    isolateMs.push(...isolateRun.durations);
+    // Floor (a): eager start + local no-op activity, started and awaited.
+    const first = round * 1_000_000 + floorMs.length;
+    const floorSerial = await runConcurrent(blockOf(counts.floorSerial, block), 1, (i) => runFloor(first + i));
+    floorMs.push(...floorSerial.durations);
+    const x = round * 1_000_000 + syncMs.length;
+    const serial = await runConcurrent(blockOf(counts.syncSerial, block), 1, (i) => invokeSync(x + i));
+    syncMs.push(...serial.durations);
+  }
+  const floorC = summarise(isolateMs);
+  const floorA = summarise(floorMs);
+  const sync = summarise(syncMs);
   const ratio = sync.p50 / (floorA.p50 + floorC.p50);
   progress(
     `round ${round} latency: sync c=1 p50 ${ms(sync.p50)} / (floor a ${ms(floorA.p50)} + floor c ${ms(floorC.p50)}) = ${ratio.toFixed(2)}`,

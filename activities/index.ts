@@ -27,6 +27,8 @@ export interface ActivityDeps {
   runsPerAccount: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */
   runSlots: number;
+  /** NEOFLOW_WORKER_MAX_RUNS: how many of those run their code at once, all accounts together. */
+  maxRuns: number;
 }
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
@@ -38,10 +40,14 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Half the worker's run slots may wait for an account's share: a burst of one account (64 at
+  // Half the worker's run slots may wait for an account's share: a burst of one account (256 at
   // once) hands over in process, with no workflow timer and no second attempt, and the other half
-  // stays free for the other accounts. Waiting costs a promise, not CPU.
-  const slots = new AccountSlots(deps.runsPerAccount, Math.floor(deps.runSlots / 2));
+  // stays free for the other accounts. Waiting costs a promise, not CPU; running is bounded apart.
+  const slots = new AccountSlots({
+    perAccount: deps.runsPerAccount,
+    queuedPerAccount: Math.floor(deps.runSlots / 2),
+    running: deps.maxRuns,
+  });
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);
   return {
     ...createAutomationActivities(deps),

@@ -71,7 +71,8 @@ const schema = z
     NEOFLOW_TEMPORAL_UI_PORT: port.default(8233),
     NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
     NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
-    NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(128),
+    NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(512),
+    NEOFLOW_WORKER_MAX_RUNS: positiveInt.default(128),
     // 0: no metrics endpoint.
     NEOFLOW_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
@@ -141,6 +142,8 @@ export interface Config {
   worker: {
     maxActivities: number;
     maxWorkflowTasks: number;
+    /** Function runs at once, all accounts together: what bounds the isolates of a process. */
+    maxRuns: number;
     sandboxMemoryMb: number;
     runsPerAccount: number;
     /** Where a worker process serves `/metrics`; 0 for nowhere. */
@@ -225,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: {
       maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
+      maxRuns: e.NEOFLOW_WORKER_MAX_RUNS,
       sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
       metricsPort: e.NEOFLOW_WORKER_METRICS_PORT,
       runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,

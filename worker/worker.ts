@@ -36,6 +36,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
+    maxRuns: config.worker.maxRuns,
   });
   return UnwatchedWorker.create({
     connection: runtime.temporal.connection,

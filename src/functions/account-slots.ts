@@ -1,59 +1,87 @@
+type Wake = (release: () => void) => void;
+
+/** How runs share a process: see `AccountSlots`. */
+export interface SlotLimits {
+  /** Runs of one account at once. */
+  perAccount: number;
+  /** Runs of one account that may wait here for a slot, beyond those running. */
+  queuedPerAccount: number;
+  /** Runs of every account at once: what bounds the isolates, and their memory, of the process. */
+  running: number;
+}
+
 /**
- * How many runs of each account this process runs at once (`perAccount`), and how many more wait
- * here for one of those to end (`queuedPerAccount`): a handover in process, without a round trip.
- * Runs beyond both do not wait here, holding a worker slot: their workflow waits on a timer and
- * tries again. So one account's burst leaves most of the worker's slots, and its CPU, to others.
+ * How many runs of each account this process runs at once, how many of all accounts, and how many
+ * more of each account wait here for a slot: a handover in process, without a round trip. Runs
+ * beyond an account's waiting room do not wait here, holding a worker slot: their workflow waits
+ * on a timer and tries again. So one account's burst leaves most of the worker's slots, and its
+ * CPU, to others; and when every slot of the process runs, a freed one goes to the accounts that
+ * wait in turn, never twice in a row to the same one while another waits.
  */
 export class AccountSlots {
   readonly #running = new Map<string, number>();
-  readonly #queued = new Map<string, (() => void)[]>();
-  readonly #perAccount: number;
-  readonly #queuedPerAccount: number;
+  /** Accounts with runs waiting, in the order they are served next. */
+  readonly #queued = new Map<string, Wake[]>();
+  readonly #limits: SlotLimits;
+  #total = 0;
 
-  constructor(perAccount: number, queuedPerAccount: number) {
-    this.#perAccount = perAccount;
-    this.#queuedPerAccount = queuedPerAccount;
+  constructor(limits: SlotLimits) {
+    this.#limits = limits;
   }
 
   /**
    * A release for a slot of the account, once it has one; undefined at once when its share runs
-   * and its queue is full, or when `signal` aborts while it waits.
+   * and its waiting room is full, or when `signal` aborts while it waits.
    */
   async take(accountId: string, signal?: AbortSignal): Promise<(() => void) | undefined> {
-    const running = this.#running.get(accountId) ?? 0;
-    if (running < this.#perAccount) {
-      this.#running.set(accountId, running + 1);
-      return this.#releaseOf(accountId);
-    }
+    if (!this.#queued.has(accountId) && this.#canStart(accountId)) return this.#start(accountId);
     const queue = this.#queued.get(accountId) ?? [];
-    if (queue.length >= this.#queuedPerAccount || signal?.aborted) return undefined;
+    if (queue.length >= this.#limits.queuedPerAccount || signal?.aborted) return undefined;
     this.#queued.set(accountId, queue);
     return new Promise((resolve) => {
       const abort = () => {
         queue.splice(queue.indexOf(wake), 1);
+        if (queue.length === 0) this.#queued.delete(accountId);
         resolve(undefined);
       };
-      // The slot passes straight from the run that ended: the running count does not change.
-      const wake = () => {
+      const wake: Wake = (release) => {
         signal?.removeEventListener('abort', abort);
-        resolve(this.#releaseOf(accountId));
+        resolve(release);
       };
       queue.push(wake);
       signal?.addEventListener('abort', abort, { once: true });
     });
   }
 
-  #releaseOf(accountId: string): () => void {
+  #canStart(accountId: string): boolean {
+    return this.#total < this.#limits.running && (this.#running.get(accountId) ?? 0) < this.#limits.perAccount;
+  }
+
+  #start(accountId: string): () => void {
+    this.#total += 1;
+    this.#running.set(accountId, (this.#running.get(accountId) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.#queued.get(accountId)?.shift();
-      if (next) return next();
-      this.#queued.delete(accountId);
-      const left = (this.#running.get(accountId) ?? 1) - 1;
+      this.#total -= 1;
+      const left = this.#running.get(accountId)! - 1;
       if (left > 0) this.#running.set(accountId, left);
       else this.#running.delete(accountId);
+      this.#wakeWaiting();
     };
+  }
+
+  /** Starts waiting runs while slots are free, one per account in turn. */
+  #wakeWaiting() {
+    for (const [accountId, queue] of this.#queued) {
+      if (this.#total >= this.#limits.running) return;
+      if (!this.#canStart(accountId)) continue;
+      const wake = queue.shift()!;
+      // Served: to the back of the line, behind the accounts that still wait.
+      this.#queued.delete(accountId);
+      if (queue.length > 0) this.#queued.set(accountId, queue);
+      wake(this.#start(accountId));
+    }
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AccountSlots } from '../../src/functions/account-slots.ts';
+import { until } from '../support/polling.ts';
 
 const settledNow = async <T>(promise: Promise<T>) => {
   const pending = Symbol('pending');
@@ -10,7 +11,7 @@ const settledNow = async <T>(promise: Promise<T>) => {
 
 describe('AccountSlots', () => {
   it('runs an account share at once, queues as many again, and defers the rest', async () => {
-    const slots = new AccountSlots(2, 1);
+    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, running: 10 });
     const first = await slots.take('a');
     const second = await slots.take('a');
     expect([typeof first, typeof second]).toEqual(['function', 'function']);
@@ -22,14 +23,14 @@ describe('AccountSlots', () => {
   });
 
   it('keeps accounts apart: a full account does not hold up another', async () => {
-    const slots = new AccountSlots(1, 0);
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, running: 10 });
     expect(await slots.take('a')).toBeTypeOf('function');
     expect(await slots.take('a')).toBeUndefined();
     expect(await slots.take('b')).toBeTypeOf('function');
   });
 
   it('hands a released slot to the next waiter, in order, and frees it when nobody waits', async () => {
-    const slots = new AccountSlots(1, 2);
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 2, running: 10 });
     const release = (await slots.take('a'))!;
     const next = slots.take('a');
     const after = slots.take('a');
@@ -42,7 +43,7 @@ describe('AccountSlots', () => {
   });
 
   it('releases once however often a release is called', async () => {
-    const slots = new AccountSlots(1, 0);
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, running: 10 });
     const release = (await slots.take('a'))!;
     release();
     release();
@@ -51,7 +52,7 @@ describe('AccountSlots', () => {
   });
 
   it('stops waiting when the run is cancelled, leaving its place to others', async () => {
-    const slots = new AccountSlots(1, 1);
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 1, running: 10 });
     const release = (await slots.take('a'))!;
     const cancel = new AbortController();
     const waiting = slots.take('a', cancel.signal);
@@ -60,5 +61,47 @@ describe('AccountSlots', () => {
     const other = slots.take('a');
     release();
     expect(await other).toBeTypeOf('function');
+  });
+
+  it('runs no more than the process allows, all accounts together, and a run of an account beyond it waits', async () => {
+    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, running: 3 });
+    const a = [await slots.take('a'), await slots.take('a')];
+    const b = await slots.take('b');
+    expect([...a, b].every((release) => typeof release === 'function')).toBe(true);
+    const waiting = slots.take('c');
+    expect(await settledNow(waiting)).toBe('pending');
+    b!();
+    expect(await waiting).toBeTypeOf('function');
+  });
+
+  it('hands each slot freed while the process runs all it may to the waiting accounts in turn', async () => {
+    const slots = new AccountSlots({ perAccount: 4, queuedPerAccount: 4, running: 2 });
+    const running = [(await slots.take('a'))!, (await slots.take('a'))!];
+    const started: string[] = [];
+    const waiters = ['a', 'a', 'a', 'b', 'b', 'c'].map((account) =>
+      slots.take(account).then((release) => {
+        started.push(account);
+        return release!;
+      }),
+    );
+    expect(await settledNow(waiters[0]!)).toBe('pending');
+    running[0]!();
+    running[1]!();
+    await until(
+      async () => started.length,
+      (count) => count === 2,
+      1_000,
+      1,
+    );
+    expect(started).toEqual(['a', 'b']);
+    const releases = await Promise.all(waiters.slice(0, 1).concat(waiters.slice(3, 4)));
+    for (const release of releases) release();
+    await until(
+      async () => started.length,
+      (count) => count === 4,
+      1_000,
+      1,
+    );
+    expect(started).toEqual(['a', 'b', 'c', 'a']);
   });
 });

@@ -81,6 +81,12 @@ function stackEnv(services: ScratchServices) {
     NEOFLOW_OPERATOR_TOKEN: randomBytes(24).toString('hex'),
     // The benchmarks' price source is served on loopback, which tenants cannot reach by default.
     NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
+    // Schedules firing and prices read every second, under the 10 s allowed by default.
+    NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '1',
+    NEOFLOW_SHORTEST_POLL_SECONDS: '1',
+    // A benchmark measures throughput, not the per-account quotas.
+    NEOFLOW_ACCOUNT_AUTOMATIONS: '1000000',
+    NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: '1000000',
   };
 }
 

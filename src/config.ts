@@ -76,6 +76,11 @@ const schema = z
     // 0: no metrics endpoint.
     NEOFLOW_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
+    NEOFLOW_ACCOUNT_AUTOMATIONS: positiveInt.default(1000),
+    NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: positiveInt.default(1000),
+    // A 5-field cron fires at most once a minute: a larger floor would need the minute fields read too.
+    NEOFLOW_SHORTEST_SCHEDULE_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
+    NEOFLOW_SHORTEST_POLL_SECONDS: positiveInt.default(10),
     NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
     NEOFLOW_NEO_RPC_PORT: port.default(20332),
     NEOFLOW_MASTER_KEY: optionalKey,
@@ -114,6 +119,13 @@ const schema = z
       .refine((value) => parseRate(value) !== undefined, { message: 'must be <requests>/<seconds>s, such as 100/10s' }),
   })
   .superRefine((env, context) => {
+    if (env.NEOFLOW_PRICE_POLL_SECONDS < env.NEOFLOW_SHORTEST_POLL_SECONDS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['NEOFLOW_PRICE_POLL_SECONDS'],
+        message: `must be at least NEOFLOW_SHORTEST_POLL_SECONDS (${env.NEOFLOW_SHORTEST_POLL_SECONDS})`,
+      });
+    }
     if (env.NEOFLOW_ENV !== 'production') return;
     for (const variable of productionSecrets) {
       if (env[variable] === undefined)
@@ -156,6 +168,15 @@ export interface Config {
     previousMasterKeys: Buffer[];
     payloadKey: Buffer | undefined;
     operatorToken: string | undefined;
+  };
+  /** What one account may start: each refused with a 4xx that names the limit. */
+  quotas: {
+    automationsPerAccount: number;
+    /** The shortest interval between two fires of a schedule, and between two reads of a price. */
+    shortestScheduleSeconds: number;
+    shortestPollSeconds: number;
+    /** Executions of one account recorded and not yet ended; an invoke beyond them answers 429. */
+    queuedExecutionsPerAccount: number;
   };
   /** Default per-key request rate. */
   rateLimit: Rate;
@@ -241,6 +262,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .flatMap((key) => decodeKey(key.trim()) ?? []),
       payloadKey: decodeKey(e.NEOFLOW_PAYLOAD_KEY),
       operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
+    },
+    quotas: {
+      automationsPerAccount: e.NEOFLOW_ACCOUNT_AUTOMATIONS,
+      shortestScheduleSeconds: e.NEOFLOW_SHORTEST_SCHEDULE_SECONDS,
+      shortestPollSeconds: e.NEOFLOW_SHORTEST_POLL_SECONDS,
+      queuedExecutionsPerAccount: e.NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS,
     },
     rateLimit: parseRate(e.NEOFLOW_RATE_LIMIT)!,
     egress: e.NEOFLOW_EGRESS_ALLOW,

@@ -7,6 +7,7 @@ export const errorStatus = {
   invalid_function_code: 400,
   invalid_cron: 400,
   invalid_script_hash: 400,
+  interval_too_short: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -16,8 +17,10 @@ export const errorStatus = {
   run_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  automation_limit_reached: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
+  execution_queue_full: 429,
   execution_error: 500,
   internal_error: 500,
 } as const;

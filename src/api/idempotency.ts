@@ -23,8 +23,9 @@ interface Stored {
  * claims the key and its answer is kept (sealed: an invoke's answer may hold what the code read
  * from a secret) for 24 hours. The same key with the same request answers that again, without
  * running anything (`Idempotent-Replayed: true`); with another request, or while the first is
- * still being answered, it answers 409 in the area's shape. A request refused as invalid, or one
- * that failed on our side, keeps nothing: the client fixes or retries it under the same key.
+ * still being answered, it answers 409 in the area's shape. A request refused as invalid, over a
+ * limit for now (429), or one that failed on our side, keeps nothing: the client fixes or retries
+ * it under the same key.
  */
 export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middleware {
   return async (ctx, next) => {
@@ -43,7 +44,7 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
       try {
         await next();
       } catch (thrown) {
-        if (thrown instanceof AppError && thrown.code !== 'invalid_request' && thrown.code !== 'internal_error') {
+        if (thrown instanceof AppError && !passing(thrown)) {
           const answer = { status: thrown.status, body: errorBody(areaOf(ctx.path), thrown) };
           await keep(em, accountId, key, seal(JSON.stringify(answer), context, services.masterKeys));
         } else await release(em, accountId, key);
@@ -69,6 +70,10 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
     ctx.set('Idempotent-Replayed', 'true');
   };
 }
+
+/** Invalid, over a limit for now (429), or failed on our side: the same request may do better later. */
+const passing = (thrown: AppError) =>
+  thrown.code === 'invalid_request' || thrown.code === 'internal_error' || thrown.status === 429;
 
 /** Binds a kept answer to its account and key: moved to another row, it no longer opens. */
 export const sealContext = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;

@@ -20,8 +20,8 @@ const errorStatuses: Record<number, string> = {
   401: 'No valid API key.',
   403: 'The key lacks the scope in `details.requiredScope`.',
   404: 'No such resource in this account.',
-  409: 'A conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.',
-  429: "Over the key's rate limit: `Retry-After` says when to retry.",
+  409: 'A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, or the account at its number of automations.',
+  429: "Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.",
   500: 'An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).',
 };
 

@@ -29,6 +29,7 @@ import {
 import { fireManually, retryRun } from './manual-runs.ts';
 import { getRun, listRuns } from './runs.ts';
 import { executionStats } from './stats.ts';
+import { assertAutomationRoom, assertTriggerInterval } from './quotas.ts';
 import { triggerControlOf } from './trigger-control.ts';
 import { nextFireTime } from './triggers.ts';
 import type { Automation } from './automation.entity.ts';
@@ -40,6 +41,7 @@ export function automationsRoutes(services: Services): Router {
   const keyed = idempotent(services);
   const { em } = services;
   const control = triggerControlOf(services);
+  const { quotas } = services.config;
   const withStats = async (automation: Automation) =>
     automationView(automation, await executionStats(em(), automation.id, await nextFireTime(control, automation)));
   return areaRouter('/v1/automations', [
@@ -64,8 +66,11 @@ export function automationsRoutes(services: Services): Router {
       idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
-      handle: async ({ accountId, body }) =>
-        bare(automationView(await createAutomation(em(), control, accountId, body)), 201),
+      handle: async ({ accountId, body }) => {
+        assertTriggerInterval(quotas, body.trigger);
+        await assertAutomationRoom(em(), quotas, accountId);
+        return bare(automationView(await createAutomation(em(), control, accountId, body)), 201);
+      },
     }),
     route({
       method: 'get',
@@ -81,6 +86,7 @@ export function automationsRoutes(services: Services): Router {
       body: updateAutomationBody,
       responses: { 200: automationSchema },
       handle: async ({ accountId, params, body }) => {
+        if (body.trigger) assertTriggerInterval(quotas, body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         return bare(automationView(updated.automation, stats));

@@ -118,3 +118,34 @@ function value(text: string, field: Field, describe: string): number {
   }
   return n;
 }
+
+/**
+ * The shortest time between two fires of a valid cron expression, in seconds, as far as the
+ * seconds field tells: 60 for a 5-field expression or a macro (at most once a minute), else the
+ * smallest gap between two of the seconds it names, counting the one across a minute's end.
+ */
+export function shortestIntervalSeconds(expression: string): number {
+  const parts = expression.trim().split(/\s+/);
+  if (parts.length !== 6) return 60;
+  const seconds = [...secondsOf(parts[0]!)].sort((a, b) => a - b);
+  let shortest = seconds[0]! + 60 - seconds.at(-1)!;
+  for (let index = 1; index < seconds.length; index++) {
+    shortest = Math.min(shortest, seconds[index]! - seconds[index - 1]!);
+  }
+  return shortest;
+}
+
+/** The seconds a valid seconds field names (`*`, `a` or `a-b`, each with an optional `/step`). */
+function secondsOf(field: string): Set<number> {
+  const named = new Set<number>();
+  for (const part of field.split(',')) {
+    const [range = '', step = '1'] = part.split('/');
+    const [from = '', to] = range.split('-');
+    const whole = range === '*';
+    const first = whole ? second.min : Number(from);
+    // `a/step` runs to the field's end, as `a-59/step` does.
+    const last = whole || (to === undefined && part.includes('/')) ? second.max : Number(to ?? from);
+    for (let value = first; value <= last; value += Number(step)) named.add(value);
+  }
+  return named;
+}

@@ -18,6 +18,7 @@ import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
 import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution } from './executions.service.ts';
 import { functionRead, getFunction } from './functions.service.ts';
 import type { EndedExecution } from './local-runs.ts';
+import { assertQueueRoom } from './queued-executions.ts';
 import { openResult } from './result-seal.ts';
 import { idempotent } from '../api/idempotency.ts';
 
@@ -46,6 +47,7 @@ export function executionsRoutes(services: Services): Router {
   const keyed = idempotent(services);
   const { em } = services;
   const invoker = invokerOf(services);
+  const queuedLimit = services.config.quotas.queuedExecutionsPerAccount;
   const executionOf = async (accountId: string, params: { id: string; executionId: string }) => {
     const fn = await getFunction(em(), accountId, params.id);
     return { fn, execution: await getExecution(em(), fn, params.executionId) };
@@ -61,6 +63,7 @@ export function executionsRoutes(services: Services): Router {
       handle: async ({ accountId, params, body, ctx }) => {
         const read = readWithKey(ctx.state, 'functions', params.id);
         const fn = read === undefined ? await getFunction(em(), accountId, params.id) : functionRead(em(), read);
+        await assertQueueRoom(em(), accountId, queuedLimit);
         if (body.async) return accepted(await startExecution(em(), invoker, fn, body.params, { type: 'api' }));
         const waitMs = fn.timeout * 1000 + syncGraceMs;
         return answerSync(await invokeAndWait(em(), invoker, services.masterKeys, fn, body.params, waitMs));
@@ -99,6 +102,7 @@ export function executionsRoutes(services: Services): Router {
         if (previous.status !== 'failed') {
           throw new AppError('conflict', `Only failed executions can be retried; this one is ${previous.status}.`);
         }
+        await assertQueueRoom(em(), accountId, queuedLimit);
         const retryOf = { type: 'retry' as const, retryOf: previous.id };
         return accepted(await startExecution(em(), invoker, fn, previous.params, retryOf));
       },

@@ -81,6 +81,9 @@ async function onLoopback(service: string, replica: string): Promise<Record<stri
     NEOFLOW_DATA_DIR: join(scratch, replica),
     // The test's price source is on loopback, as an operator's internal feed would be allowed.
     NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
+    // Schedules firing and prices read every second, under the 10 s allowed by default.
+    NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '1',
+    NEOFLOW_SHORTEST_POLL_SECONDS: '1',
   };
 }
 

@@ -60,5 +60,8 @@ export async function stackEnv(dataDir: string): Promise<Record<string, string>>
     NEOFLOW_NEO_RPC_PORT: String(await freePort()),
     // The e2e price source is served on loopback, which tenants' requests cannot reach by default.
     NEOFLOW_EGRESS_ALLOW: '127.0.0.1',
+    // Schedules firing and prices read every second, under the 10 s allowed by default.
+    NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '1',
+    NEOFLOW_SHORTEST_POLL_SECONDS: '1',
   };
 }

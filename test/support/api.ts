@@ -12,7 +12,7 @@ import { masterKeysOf } from '../../src/secrets/master-keys.ts';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/recovery-schedule.ts';
 import { createWorker } from '../../worker/worker.ts';
-import { connectTestTemporal, testEgressEnv, testSecretsEnv } from './temporal.ts';
+import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestApi {
@@ -33,7 +33,7 @@ export async function startTestApi(
 ): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal();
-  const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...env });
+  const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
   const services: Services = {
     config,
     log: createLogger('api-test', 'warn'),

@@ -18,6 +18,9 @@ export const testSecretsEnv = {
 /** Tests serve their price sources on loopback, which tenants' requests cannot reach by default. */
 export const testEgressEnv = { NEOFLOW_EGRESS_ALLOW: '127.0.0.1' };
 
+/** Tests fire schedules and read prices every second, under the 10 s a deployment allows by default. */
+export const testIntervalsEnv = { NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '1', NEOFLOW_SHORTEST_POLL_SECONDS: '1' };
+
 /** What a worker or `neoflow api` under test needs: the shared services, this file's database, the test keys. */
 export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -25,6 +28,7 @@ export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string>
   DATABASE_URL: databaseUrl,
   ...testSecretsEnv,
   ...testEgressEnv,
+  ...testIntervalsEnv,
   ...extra,
 });
 

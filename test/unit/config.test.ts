@@ -58,6 +58,21 @@ describe('loadConfig secrets', () => {
     expect(loadConfig({}).rateLimit).toEqual({ requests: 100, windowSeconds: 10 });
     expect(() => loadConfig({ NEOFLOW_RATE_LIMIT: '100 per minute' })).toThrow(/^NEOFLOW_RATE_LIMIT is invalid/);
   });
+
+  it('gives per-account quotas, and refuses a default price interval under the shortest allowed', () => {
+    expect(loadConfig({}).quotas).toEqual({
+      automationsPerAccount: 1000,
+      shortestScheduleSeconds: 10,
+      shortestPollSeconds: 10,
+      queuedExecutionsPerAccount: 1000,
+    });
+    expect(() => loadConfig({ NEOFLOW_PRICE_POLL_SECONDS: '5' })).toThrow(
+      /^NEOFLOW_PRICE_POLL_SECONDS is invalid .*at least NEOFLOW_SHORTEST_POLL_SECONDS \(10\)/,
+    );
+    expect(() => loadConfig({ NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '61' })).toThrow(
+      /^NEOFLOW_SHORTEST_SCHEDULE_SECONDS is invalid/,
+    );
+  });
 });
 
 describe('loadConfig codec origins', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidCronError, scheduleCron } from '../../src/automations/cron.ts';
+import { InvalidCronError, scheduleCron, shortestIntervalSeconds } from '../../src/automations/cron.ts';
 
 describe('cron triggers for Temporal schedules', () => {
   it.each([
@@ -70,5 +70,20 @@ describe('cron triggers for Temporal schedules', () => {
 
   it('names its error so callers can tell it from a bug', () => {
     expect(() => scheduleCron('nope')).toThrow(expect.objectContaining({ name: 'InvalidCronError' }));
+  });
+
+  it.each([
+    ['* * * * * *', 1],
+    ['*/10 * * * * *', 10],
+    ['*/7 * * * * *', 4],
+    ['0,30 * * * * *', 30],
+    ['5,10-20/5,59 * * * * *', 5],
+    ['50/5 * * * * *', 5],
+    ['58/5 * * * * *', 60],
+    ['0 */5 * * * *', 60],
+    ['*/15 9-17 * * MON-FRI', 60],
+    ['@hourly', 60],
+  ])('reads the shortest interval of %j as %i s', (expression, seconds) => {
+    expect(shortestIntervalSeconds(expression)).toBe(seconds);
   });
 });

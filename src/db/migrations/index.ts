@@ -8,6 +8,7 @@ import { Automations } from './0006-automations.ts';
 import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 import { IdempotentRequests } from './0008-idempotent-requests.ts';
 import { Notifications } from './0009-notifications.ts';
+import { RunningExecutions } from './0013-running-executions.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: '0007-unlogged-rate-limits', class: UnloggedRateLimits },
   { name: '0008-idempotent-requests', class: IdempotentRequests },
   { name: '0009-notifications', class: Notifications },
+  { name: '0013-running-executions', class: RunningExecutions },
 ];

@@ -1,4 +1,4 @@
-import { maskSecrets } from '../secrets/mask.ts';
+import { maskSecrets, minMaskedChars } from '../secrets/mask.ts';
 
 /** The caps of what a run's code sends out: docs/functions.md and docs/security.md list them. */
 export const outputLimits = {
@@ -14,7 +14,8 @@ export const outputLimits = {
  * stored and served: granted secret values masked first, then cut to `maxBytes` of UTF-8, with
  * lone surrogates (which PostgreSQL cannot store) replaced by U+FFFD. Masking before the cut means
  * a cut can never leave part of a secret: any value starting before the cut is whole in the
- * `slackChars` beyond it, which the isolate also sends.
+ * `slackChars` beyond it, which the isolate also sends. Masking writes no more than the cut keeps
+ * (`maxBytes` UTF-16 units hold at least `maxBytes` bytes; one more keeps a pair split there out).
  */
 export interface OutputText {
   /** How much longer than a cap the isolate may send a text: the longest granted value. */
@@ -23,11 +24,13 @@ export interface OutputText {
 }
 
 export function outputText(secrets: readonly { name: string; value: string }[]): OutputText {
-  const slackChars = secrets.reduce((longest, secret) => Math.max(longest, secret.value.length), 0);
+  const slackChars = secrets
+    .filter((secret) => secret.value.length >= minMaskedChars)
+    .reduce((longest, secret) => Math.max(longest, secret.value.length), 0);
   return {
     slackChars,
     text: (value, maxBytes) =>
-      truncateUtf8(maskSecrets(value.slice(0, maxBytes + slackChars), secrets).toWellFormed(), maxBytes),
+      truncateUtf8(maskSecrets(value.slice(0, maxBytes + slackChars), secrets, maxBytes + 1).toWellFormed(), maxBytes),
   };
 }
 

@@ -97,9 +97,10 @@ function canonical(value: unknown): unknown {
 
 /**
  * Claims the key (new, expired, or abandoned by a process that died), dropping the account's
- * expired keys on the way; otherwise answers what holds it.
+ * expired keys on the way (found by the (account_id, claimed_at) index); otherwise answers what
+ * holds it.
  */
-const claimSql = `
+export const claimSql = `
 with "expired" as (
   delete from "idempotent_requests"
   where "account_id" = ? and "key" <> ? and "claimed_at" < now() - interval '${keptFor}'

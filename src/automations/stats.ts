@@ -8,7 +8,8 @@ export interface ExecutionStats {
   nextExecution: string | null;
 }
 
-const statsQuery = `select
+/** Counted from the (automation_id, started_at) index alone, which holds each run's status. */
+export const statsQuery = `select
     count(*) filter (where "status" = 'success')::int as "successCount",
     count(*) filter (where "status" = 'failure')::int as "failureCount",
     max("started_at") as "lastExecution",

@@ -14,30 +14,32 @@ const rule = (extra: Partial<NotifyRule> = {}): NotifyRule => ({
   ...extra,
 });
 
-describe('runEndEvents: failure after afterFailures in a row, recovery when a told streak ends', () => {
+describe('runEndEvents: failure once a streak reaches afterFailures, recovery when such a streak ends', () => {
   const twice = [rule({ afterFailures: 2 })];
+  const failed = (length: number, before = length - 1) => ({ before, length });
 
-  it('tells nothing on the first failure, failure on the second, nothing on the third', () => {
-    expect(runEndEvents(twice, 'failure', [])).toEqual([]);
-    expect(runEndEvents(twice, 'failure', ['failure'])).toEqual([{ rule: 0, event: 'failure' }]);
-    expect(runEndEvents(twice, 'failure', ['failure', 'failure'])).toEqual([]);
+  it('tells nothing on the first failure, failure once the streak reaches the threshold or passes it', () => {
+    expect(runEndEvents(twice, 'failure', failed(1))).toEqual([]);
+    expect(runEndEvents(twice, 'failure', failed(2))).toEqual([{ rule: 0, event: 'failure' }]);
+    // The caller keys a failure by its streak: a third failure finds it told already.
+    expect(runEndEvents(twice, 'failure', failed(3))).toEqual([{ rule: 0, event: 'failure' }]);
   });
 
-  it('tells recovery on the success after a told streak only', () => {
-    expect(runEndEvents(twice, 'success', ['failure', 'failure', 'failure'])).toEqual([{ rule: 0, event: 'recovery' }]);
-    expect(runEndEvents(twice, 'success', ['failure', 'success'])).toEqual([]);
-    expect(runEndEvents(twice, 'success', ['success'])).toEqual([]);
+  it('tells a failure that ended first when a later end makes its streak reach the threshold', () => {
+    // Two runs ending together, this one's end read after the other's: nothing ended before it.
+    expect(runEndEvents(twice, 'failure', { before: 0, length: 2 })).toEqual([{ rule: 0, event: 'failure' }]);
   });
 
-  it('counts a streak only up to the last success', () => {
-    expect(runEndEvents(twice, 'failure', ['failure', 'success', 'failure'])).toEqual([{ rule: 0, event: 'failure' }]);
-    expect(runEndEvents(twice, 'failure', ['success', 'failure'])).toEqual([]);
+  it('tells recovery on a success after a streak that reached the threshold only', () => {
+    expect(runEndEvents(twice, 'success', { before: 3, length: 0 })).toEqual([{ rule: 0, event: 'recovery' }]);
+    expect(runEndEvents(twice, 'success', { before: 1, length: 0 })).toEqual([]);
+    expect(runEndEvents(twice, 'success', { before: 0, length: 0 })).toEqual([]);
   });
 
   it('defaults afterFailures to 1 and answers each rule by its index and events', () => {
     const rules = [rule({ on: ['recovery'] }), rule()];
-    expect(runEndEvents(rules, 'failure', ['success'])).toEqual([{ rule: 1, event: 'failure' }]);
-    expect(runEndEvents(rules, 'success', ['failure'])).toEqual([
+    expect(runEndEvents(rules, 'failure', failed(1))).toEqual([{ rule: 1, event: 'failure' }]);
+    expect(runEndEvents(rules, 'success', { before: 1, length: 0 })).toEqual([
       { rule: 0, event: 'recovery' },
       { rule: 1, event: 'recovery' },
     ]);

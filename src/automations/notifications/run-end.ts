@@ -12,16 +12,47 @@ export interface RunEndNotices {
 
 const none: RunEndNotices = { notifications: [], checkGas: false };
 
-/** The statuses of the runs that ended before `run`, newest first. */
-async function statusesBefore(em: EntityManager, run: AutomationRun, count: number): Promise<string[]> {
-  const rows = await em.execute<{ status: string }[]>(
-    `select "status" from "automation_runs"
-      where "automation_id" = ? and "status" <> 'running' and "id" <> ?
-        and ("completed_at" < ? or ("completed_at" = ? and "id" < ?))
-      order by "completed_at" desc, "id" desc limit ?`,
-    [run.automation.id, run.id, run.completedAt, run.completedAt, run.id, count],
-  );
-  return rows.map((row) => row.status);
+/**
+ * Where the run stands among the failures in a row around it, as ended so far (each count up to
+ * `count`), and the run whose end began that streak (`start` for the automation's first runs). Read
+ * after the run's own end is stored: of runs ending together, the last to read sees all their ends.
+ */
+export const streakSql = `with "this" as materialized (
+  select "automation_id", "completed_at", "id" from "automation_runs" where "id" = ?
+), "began" as (
+  (select r."completed_at", r."id" from "automation_runs" r
+    where r."automation_id" = (select "automation_id" from "this")
+      and r."status" <> 'running' and r."status" <> 'failure'
+      and (r."completed_at", r."id") < ((select "completed_at" from "this"), (select "id" from "this"))
+    order by r."completed_at" desc, r."id" desc limit 1)
+  union all select '-infinity'::timestamptz, ''
+  order by 1 desc, 2 desc limit 1
+), "ended" as (
+  (select r."completed_at", r."id" from "automation_runs" r
+    where r."automation_id" = (select "automation_id" from "this")
+      and r."status" <> 'running' and r."status" <> 'failure'
+      and (r."completed_at", r."id") > ((select "completed_at" from "this"), (select "id" from "this"))
+    order by r."completed_at", r."id" limit 1)
+  union all select 'infinity'::timestamptz, ''
+  order by 1, 2 limit 1
+), "failures" as (
+  select r."completed_at", r."id" from "automation_runs" r
+  where r."automation_id" = (select "automation_id" from "this") and r."status" = 'failure'
+    and (r."completed_at", r."id") > ((select "completed_at" from "began"), (select "id" from "began"))
+    and (r."completed_at", r."id") < ((select "completed_at" from "ended"), (select "id" from "ended"))
+  order by r."completed_at", r."id" limit ?
+)
+select (select "id" from "began") as "began_after",
+  (select count(*) from "failures"
+    where ("completed_at", "id") < ((select "completed_at" from "this"), (select "id" from "this")))::int as "before",
+  (select count(*) from "failures")::int as "length"`;
+
+async function streakOf(em: EntityManager, runId: string, count: number) {
+  const [row] = await em.execute<{ began_after: string; before: number; length: number }[]>(streakSql, [
+    runId,
+    count + 1,
+  ]);
+  return { beganAfter: row!.began_after || 'start', before: row!.before, length: row!.length };
 }
 
 /**
@@ -37,13 +68,15 @@ export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunE
   if (!rules.some((rule) => rule.on.includes('failure') || rule.on.includes('recovery'))) {
     return { notifications: [], checkGas };
   }
-  const before = await statusesBefore(em, run, lookBack(rules));
-  // Each rule is told with its own streak; the ids answered are those of the whole cause.
+  const streak = await streakOf(em, run.id, lookBack(rules));
+  // Each rule is told with its own streak; the ids answered are those of the whole cause. A
+  // failure is told once per streak, whichever of its runs saw it reach the threshold.
   const notifications = new Set<string>();
-  for (const { rule, event } of runEndEvents(rules, run.status, before)) {
+  for (const { rule, event } of runEndEvents(rules, run.status, streak)) {
     const failures = event === 'failure' ? (rules[rule]!.afterFailures ?? 1) : undefined;
     const cause = { event, run, ...(failures === undefined ? {} : { failures }) };
-    for (const id of await recordNotifications(em, automation, [rule], `${event}:${run.id}`, cause)) {
+    const eventKey = event === 'failure' ? `failure:after:${streak.beganAfter}` : `${event}:${run.id}`;
+    for (const id of await recordNotifications(em, automation, [rule], eventKey, cause)) {
       notifications.add(id);
     }
   }

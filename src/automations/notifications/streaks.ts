@@ -6,27 +6,30 @@ export interface RuleEvent {
   event: NotifyEvent;
 }
 
-/** How many statuses before a run's end decide what it tells: enough to see every rule's streak. */
+/** The longest streak any rule waits for: counting further changes nothing a rule tells. */
 export const lookBack = (rules: NotifyRule[]) => Math.max(1, ...rules.map((rule) => rule.afterFailures ?? 1));
 
-const leadingFailures = (statuses: string[]) => {
-  const firstOther = statuses.findIndex((status) => status !== 'failure');
-  return firstOther === -1 ? statuses.length : firstOther;
-};
+/** A run's place among the failures in a row around it, each counted up to `lookBack`. */
+export interface RunStreak {
+  /** Failed runs in a row that ended just before this one. */
+  before: number;
+  /** A failed run: the failed runs in a row it belongs to as far as ended yet, itself included. */
+  length: number;
+}
 
 /**
- * What a run's end tells, from its status and those of the runs that ended before it (newest
- * first, `lookBack` of them): `failure` when this failure makes exactly `afterFailures` in a row
- * (so not again until the streak breaks), `recovery` when a success ends a streak that was told.
+ * What a run's end tells: `failure` once its streak reaches or passes `afterFailures` (told once
+ * per streak: the caller keys it by where the streak began, so runs ending together, each seeing
+ * another part of the streak, still tell it once), `recovery` when a success ends a streak that
+ * reached the threshold.
  */
-export function runEndEvents(rules: NotifyRule[], status: 'success' | 'failure', before: string[]): RuleEvent[] {
-  const streakBefore = leadingFailures(before);
+export function runEndEvents(rules: NotifyRule[], status: 'success' | 'failure', streak: RunStreak): RuleEvent[] {
   return rules.flatMap((rule, index): RuleEvent[] => {
     const after = rule.afterFailures ?? 1;
-    if (status === 'failure' && rule.on.includes('failure') && streakBefore + 1 === after) {
+    if (status === 'failure' && rule.on.includes('failure') && streak.length >= after) {
       return [{ rule: index, event: 'failure' }];
     }
-    if (status === 'success' && rule.on.includes('recovery') && streakBefore >= after) {
+    if (status === 'success' && rule.on.includes('recovery') && streak.before >= after) {
       return [{ rule: index, event: 'recovery' }];
     }
     return [];

@@ -9,6 +9,7 @@ import { gone } from './run-steps.ts';
 import type { ContractAction } from './automations.schemas.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import { endRun } from './runs.ts';
+import { contractRunState, failUnsent, storeTransaction } from './contract-run-rows.ts';
 
 export interface ChainDeps {
   em: EntityManager;
@@ -19,7 +20,10 @@ export interface ChainDeps {
 /**
  * Test-invokes the contract call as the account's signer: a FAULT ends the run with the VM's
  * exception and nothing is sent. Otherwise the signed transaction is stored before anything is
- * relayed, and a repeated call finds it: one run, one transaction.
+ * relayed, and a repeated call finds it: one run, one transaction. Every write is conditional on
+ * the run holding no transaction yet, and the answer is what the run holds after it: an attempt
+ * that signed late (its activity retried meanwhile) neither replaces the stored transaction nor
+ * fails the run that holds it.
  */
 export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
@@ -27,8 +31,9 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
   if (run.status !== 'running') return run.status;
   if (run.txRaw) return 'sent';
   await prepareOrEnd(deps, run);
-  await deps.em.flush();
-  return run.status === 'running' ? 'sent' : run.status;
+  const state = await contractRunState(deps.em, runId);
+  if (!state) return gone;
+  return state.status === 'running' && state.sent ? 'sent' : state.status;
 }
 
 /**
@@ -38,18 +43,16 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
  */
 async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
   const sender = await senderOf(deps, run.accountId);
-  if (!sender)
-    return endRun(run, 'failure', { name: 'NoSigner', message: 'This account has no signer to send the call.' });
+  if (!sender) {
+    const error = { name: 'NoSigner', message: 'This account has no signer to send the call.' };
+    return failUnsent(deps.em, run.id, error);
+  }
   const prepared = await prepareContractCall(deps.neo, contractScript(run.automation.action as ContractAction), sender);
   if ('fault' in prepared) {
-    Object.assign(run, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
-    return endRun(run, 'failure', { name: 'ContractFault', message: prepared.fault });
+    const error = { name: 'ContractFault', message: prepared.fault };
+    return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
   }
-  Object.assign(run, {
-    txHash: prepared.hash,
-    txRaw: prepared.rawTransaction,
-    validUntilBlock: prepared.validUntilBlock,
-  });
+  await storeTransaction(deps.em, run.id, prepared);
 }
 
 /** Relays the stored transaction until it is in a block or expired, and records the outcome. */

@@ -1,0 +1,48 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PreparedCall } from '../chain/contract-call.ts';
+import { jsonbParam } from '../db/jsonb-param.ts';
+import type { RunError, RunStatus } from './run.entity.ts';
+import { countRunEnd } from './runs.ts';
+
+/**
+ * A contract run's writes, each conditional on what the row holds, so that an attempt of a step
+ * that is late (a retried activity whose first attempt still runs) can never undo what another
+ * stored: a run holds at most one transaction, and keeps it.
+ */
+
+const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
+where "id" = ? and "status" = 'running' and "tx_raw" is null`;
+
+/** Stores `call` as the run's transaction unless the run holds one already or has ended. */
+export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
+  await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
+}
+
+const endUnsentSql = `update "automation_runs" set "status" = 'failure', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = 'running' and "tx_raw" is null
+returning "trigger"->>'type' as "trigger_type"`;
+
+/**
+ * Fails a run that holds no transaction (nothing was signed: no signer, or a test run that
+ * faulted, with the VM's state and the GAS it used); a run that holds one keeps running.
+ */
+export async function failUnsent(
+  em: EntityManager,
+  runId: string,
+  error: RunError,
+  test: { vmState: 'FAULT'; gasConsumed: string } | null = null,
+) {
+  const params = [jsonbParam(error), test?.vmState ?? null, test?.gasConsumed ?? null, runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endUnsentSql, params);
+  if (ended) countRunEnd(ended.trigger_type, 'failure');
+}
+
+/** What the run is now: its status, and whether it holds a transaction. */
+export async function contractRunState(em: EntityManager, runId: string) {
+  const [row] = await em.execute<{ status: RunStatus; sent: boolean }[]>(
+    `select "status", "tx_raw" is not null as "sent" from "automation_runs" where "id" = ?`,
+    [runId],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,126 @@
+import { wallet } from '@cityofzion/neon-js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Automation } from '../../src/automations/automation.entity.ts';
+import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
+import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { recordRuns } from '../../src/automations/runs.ts';
+import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
+import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
+import { gasTransferAction } from '../support/automations.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { issueKey, testMasters } from '../support/keys.ts';
+
+let db: TestDatabase;
+let accountId: string;
+let signerAddress: string;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const issued = await issueKey(db.orm);
+  ({ accountId } = issued);
+  signerAddress = issued.signer.address;
+  await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), signerAddress, 10n ** 9n);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const fork = () => db.orm.em.fork();
+const neo = () => createNeoRpc(inject('neoRpcUrl'));
+const deps = (rpc: NeoRpc = neo()): ChainDeps => ({ em: fork(), neo: rpc, masterKeys: testMasters });
+const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
+const newAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
+
+let fires = 0;
+/** A contract automation sending `amount` GAS fractions to `recipient`, with one run fired and not begun. */
+async function firedContractRun(recipient: string, amount = '1000') {
+  const em = fork();
+  const automation = em.create(Automation, {
+    account: accountId,
+    name: `transfer ${++fires}`,
+    status: 'active',
+    triggerType: 'schedule',
+    trigger: { type: 'schedule', cron: '@yearly' },
+    action: gasTransferAction(signerAddress, recipient, amount) as Automation['action'],
+    functionId: null,
+    watchFromBlock: null,
+    errorDetails: null,
+    notify: [],
+    gasBelow: [],
+  });
+  await em.flush();
+  const [run] = await recordRuns(em, [{ automation, fireKey: `manual:${fires}`, payload: { type: 'manual' } }]);
+  return run!.runId;
+}
+
+/**
+ * A node whose test invocation, height and network magic wait until `release`: the attempt that
+ * uses it reads the run, then stalls as an attempt does whose activity is retried meanwhile.
+ * `answer` replaces the test invocation's answer.
+ */
+function stalledNode(answer?: Awaited<ReturnType<NeoRpc['invokeScript']>>) {
+  const node = neo();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const stalled = new Promise<void>((resolve) => (reached = resolve));
+  const later =
+    <A extends unknown[], T>(call: (...args: A) => Promise<T>) =>
+    async (...args: A) => {
+      reached();
+      await released;
+      return call(...args);
+    };
+  const rpc: NeoRpc = {
+    ...node,
+    invokeScript: later(answer ? async () => answer : node.invokeScript),
+    getBlockCount: later(node.getBlockCount),
+    getNetworkMagic: later(node.getNetworkMagic),
+  };
+  return { rpc, stalled, release };
+}
+
+const nextBlock = async () => {
+  const count = await neo().getBlockCount();
+  await expect.poll(() => neo().getBlockCount(), { timeout: 20_000, interval: 100 }).toBeGreaterThan(count);
+};
+
+describe("a contract action's run steps", () => {
+  it('keeps the transaction stored first: a stale prepare that signed later replaces nothing, and the run sends one', async () => {
+    const recipient = newAddress();
+    const runId = await firedContractRun(recipient, '777');
+    const stale = stalledNode();
+    const staleAttempt = prepareContractRun(deps(stale.rpc), runId);
+    await stale.stalled;
+
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    const stored = await runRow(runId);
+    expect(stored.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Signed a block later, the stale attempt's transaction differs from the stored one.
+    await nextBlock();
+    stale.release();
+    expect(await staleAttempt).toBe('sent');
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    const kept = await runRow(runId);
+    expect({ txHash: kept.txHash, txRaw: kept.txRaw, validUntilBlock: kept.validUntilBlock }).toEqual({
+      txHash: stored.txHash,
+      txRaw: stored.txRaw,
+      validUntilBlock: stored.validUntilBlock,
+    });
+
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+    expect((await runRow(runId)).txHash).toBe(stored.txHash);
+    expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('777');
+  });
+
+  it('leaves a run that holds a transaction running when a stale prepare`s test run faulted', async () => {
+    const runId = await firedContractRun(newAddress());
+    const stale = stalledNode({ state: 'FAULT', exception: 'changed since', gasconsumed: '100', stack: [] });
+    const staleAttempt = prepareContractRun(deps(stale.rpc), runId);
+    await stale.stalled;
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    stale.release();
+    expect(await staleAttempt).toBe('sent');
+    expect(await runRow(runId)).toMatchObject({ status: 'running', vmState: null, error: null });
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+  });
+});

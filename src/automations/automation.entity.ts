@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { StorableJson } from '../db/storable.ts';
 import { Account } from '../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
 import type { NotifyRule } from './notifications/notify.schemas.ts';
@@ -30,7 +31,7 @@ export const Automation = defineEntity({
     functionId: p.string().nullable(),
     /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
     watchFromBlock: p.integer().nullable(),
-    errorDetails: p.json<ErrorDetails>().nullable(),
+    errorDetails: p.type(StorableJson).$type<ErrorDetails>().nullable(),
     /** Who is told what about its runs and its state (notifications). */
     notify: p.json<NotifyRule[]>(),
     /** The low_gas rules, by index, whose threshold the signer was under at the last check. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
+import { jsonbParam } from '../db/jsonb-param.ts';
 import { executionColumns, executionRow, newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
@@ -148,7 +149,7 @@ returning r."status", r."trigger"->>'type' as "trigger_type"`;
 
 /** The run ends as its execution did. */
 export async function finishFunctionRun(em: EntityManager, runId: string): Promise<RunStatus> {
-  const params = [runId, JSON.stringify(failedExecution), JSON.stringify(lostExecution)];
+  const params = [runId, jsonbParam(failedExecution), jsonbParam(lostExecution)];
   const [ended] = await em.execute<{ status: RunStatus; trigger_type: string }[]>(finishSql, params);
   if (ended) {
     countRunEnd(ended.trigger_type, ended.status);

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { StorableJson } from '../db/storable.ts';
 import { Automation } from './automation.entity.ts';
 
 export type RunStatus = 'running' | 'success' | 'failure';
@@ -41,7 +42,7 @@ export const AutomationRun = defineEntity({
     accountId: p.string(),
     fireKey: p.string(),
     status: p.string().length(16).$type<RunStatus>(),
-    trigger: p.json<FirePayload>(),
+    trigger: p.type(StorableJson).$type<FirePayload>(),
     retryOf: p.string().nullable(),
     /** Whether its action workflow was started; the block follower re-dispatches those that were not. */
     dispatched: p.boolean(),
@@ -52,7 +53,7 @@ export const AutomationRun = defineEntity({
     validUntilBlock: p.integer().nullable(),
     vmState: p.string().length(8).nullable(),
     gasConsumed: p.string().length(32).nullable(),
-    error: p.json<RunError>().nullable(),
+    error: p.type(StorableJson).$type<RunError>().nullable(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),

@@ -37,7 +37,7 @@ export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<
   const runs: FiredRun[] = [];
   for (const firing of firings) {
     const { automation, fireKey, payload } = firing;
-    const params = [newId('run'), automation.id, automation.account.id, fireKey, JSON.stringify(payload)];
+    const params = [newId('run'), automation.id, automation.account.id, fireKey, jsonbParam(payload)];
     const [inserted] = await em.execute<{ id: string }[]>(insertRun, [...params, firing.retryOf ?? null]);
     const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));
     runs.push(firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { StorableJson } from '../db/storable.ts';
 import { Account } from '../auth/account.entity.ts';
 import { prefixedId } from '../db/resource-properties.ts';
 import { FunctionDef } from './function.entity.ts';
@@ -15,10 +16,10 @@ export const Execution = defineEntity({
     function: () => p.manyToOne(FunctionDef).deleteRule('cascade'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     status: p.string().length(16).$type<ExecutionStatus>(),
-    params: p.json<Record<string, unknown>>(),
-    error: p.json<{ name: string; message: string; stack: string }>().nullable(),
-    logs: p.json<{ level: string; message: string; timestamp: string }[]>(),
-    trigger: p.json<Record<string, unknown>>(),
+    params: p.type(StorableJson).$type<Record<string, unknown>>(),
+    error: p.type(StorableJson).$type<{ name: string; message: string; stack: string }>().nullable(),
+    logs: p.type(StorableJson).$type<{ level: string; message: string; timestamp: string }[]>(),
+    trigger: p.type(StorableJson).$type<Record<string, unknown>>(),
     /** The granted secrets the code actually read, with the version it got. */
     secretsRead: p.json<{ name: string; version: number }[]>(),
     startedAt: p.datetime(),

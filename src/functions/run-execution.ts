@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
+import { storable } from '../db/storable.ts';
 import type { IsolateSource } from '../sandbox/prepared-isolate.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
@@ -58,11 +59,14 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   }
 }
 
-/** Stores the run's end and hands it to a synchronous invoke waiting in this process. */
+/**
+ * Stores the run's end and hands it to a synchronous invoke waiting in this process. What the code
+ * produced is made storable (db/storable.ts) before either, so the answer is what a read shows.
+ */
 async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
   record(execution, ran.outcome, ran.secrets);
   const { outcome } = ran;
-  const result = outcome.status === 'completed' ? (outcome.result ?? null) : undefined;
+  const result = outcome.status === 'completed' ? storable(outcome.result ?? null) : undefined;
   const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
   if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
   countEnded(execution);
@@ -128,10 +132,10 @@ function record(execution: Execution, outcome: SandboxOutcome, secrets: Revealed
   execution.secretsRead = secrets
     .filter((secret) => outcome.secretsRead.includes(secret.name))
     .map(({ name, version }) => ({ name, version }));
-  execution.logs = outcome.logs;
+  execution.logs = storable(outcome.logs);
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;
-  if (outcome.status === 'failed') execution.error = outcome.error;
+  if (outcome.status === 'failed') execution.error = storable(outcome.error);
 }
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */

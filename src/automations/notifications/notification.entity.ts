@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { StorableJson, StorableText } from '../../db/storable.ts';
 import { Automation } from '../automation.entity.ts';
 import type { Channel, NotifyEvent } from './notify.schemas.ts';
 
@@ -41,11 +42,11 @@ export const Notification = defineEntity({
     event: p.string().length(16).$type<NotifyEvent>(),
     eventKey: p.string(),
     channel: p.json<Channel>(),
-    message: p.json<NotificationMessage>(),
+    message: p.type(StorableJson).$type<NotificationMessage>(),
     status: p.string().length(16).$type<NotificationStatus>(),
     attempts: p.integer(),
     lastStatus: p.integer().nullable(),
-    lastError: p.text().nullable(),
+    lastError: p.type(StorableText).nullable(),
     dispatched: p.boolean(),
     createdAt: p.datetime(),
     completedAt: p.datetime().nullable(),

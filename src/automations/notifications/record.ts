@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Automation } from '../automation.entity.ts';
 import { newId } from '../../ids.ts';
 import { type Cause, notificationMessage } from './messages.ts';
@@ -23,9 +24,9 @@ export async function recordNotifications(
   cause: Cause,
 ): Promise<string[]> {
   if (rules.length === 0) return [];
-  const message = JSON.stringify(notificationMessage(automation, cause));
+  const message = jsonbParam(notificationMessage(automation, cause));
   for (const rule of rules) {
-    const channel = JSON.stringify(automation.notify[rule]!.channel);
+    const channel = jsonbParam(automation.notify[rule]!.channel);
     await em.execute(insertNotification, [
       newId('ntf'),
       automation.id,

@@ -23,6 +23,7 @@ export const errorStatus = {
   execution_queue_full: 429,
   execution_error: 500,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -2,10 +2,12 @@ import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { areaOf, errorBody, type Area } from './areas.ts';
+import { isDependencyDown } from './dependency-down.ts';
 
 /**
- * The one place errors become HTTP: AppErrors keep their code, anything else is logged with the
- * request id and answered as a bare `internal_error` (no stack or SQL leaves the server).
+ * The one place errors become HTTP: AppErrors keep their code, an unreachable PostgreSQL or Temporal
+ * is a 503 to retry, anything else is logged with the request id and answered as a bare
+ * `internal_error` (no stack or SQL leaves the server).
  */
 export function errorHandler(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -38,12 +40,26 @@ function toAppError(thrown: unknown, log: Logger, requestId: string): AppError {
   if (thrown instanceof AppError) return thrown;
   // Koa and the router throw http-errors for requests they cannot parse (a malformed URL, say).
   if (isClientHttpError(thrown)) return new AppError('invalid_request', 'The request could not be understood.');
+  if (isDependencyDown(thrown)) return unavailable(thrown, log, requestId);
   return internal(thrown, log, requestId);
 }
 
 function isClientHttpError(thrown: unknown): boolean {
   const status = (thrown as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** Seconds a client waits before retrying while PostgreSQL or Temporal is unreachable. */
+const retryAfterSeconds = 5;
+
+function unavailable(error: unknown, log: Logger, requestId: string): AppError {
+  log.warn('a dependency is unavailable', { requestId, error: error instanceof Error ? error.message : String(error) });
+  return new AppError(
+    'service_unavailable',
+    'A service Neoflow depends on is unavailable right now; retry shortly.',
+    {},
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 function internal(error: unknown, log: Logger, requestId: string): AppError {

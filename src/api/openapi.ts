@@ -23,6 +23,7 @@ const errorStatuses: Record<number, string> = {
   409: 'A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, or the account at its number of automations.',
   429: "Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.",
   500: 'An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).',
+  503: 'PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.',
 };
 
 /**
@@ -102,7 +103,7 @@ function operation({ path, method, spec }: DeclaredRoute) {
 }
 
 function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
-  const statuses = [500];
+  const statuses = [500, 503];
   if (spec.body || spec.query || path.includes(':')) statuses.push(400);
   if (isProtected(path)) statuses.push(401, 403, 429);
   if (path.includes(':')) statuses.push(404);

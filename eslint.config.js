@@ -17,13 +17,17 @@ const apiSide = at(
   'src/**/{triggers,trigger-control,manual-runs,recovery-schedule,start-deliveries}.ts',
 );
 
-/** What runs in a worker: workflows, activities, the worker, and every module of src/ not on the API side. */
+/**
+ * What runs in a worker: workflows, activities, the worker, and every module of src/ not on the API
+ * side. Not the reconciler (src/recovery/, activities/reconciler.ts): it runs in a worker, as the
+ * recovery schedule's activities, yet writes schedules and pollers as the API does.
+ */
 const workerSide = at(
   'workflows/**',
-  'activities/**',
+  'activities/!(reconciler).ts',
   'worker/**',
   'src/!(services|services.factory).ts',
-  'src/!(api|app|cli|stack)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule|start-deliveries).ts',
+  'src/!(api|app|cli|stack|recovery)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|recovery-schedule|start-deliveries).ts',
 );
 
 /**

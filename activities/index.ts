@@ -1,28 +1,33 @@
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config.ts';
+import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
-import { overdueRuns } from '../src/automations/runs.ts';
-import { unstartedExecutions } from '../src/recovery/unstarted.ts';
 import { undispatchedNotifications } from '../src/automations/notifications/undispatched.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
-import type { Config } from '../src/config.ts';
-import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import { createAutomationActivities } from './automations.ts';
 
 /** What activities need from the process that runs them. */
 export interface ActivityDeps {
   workerId: string;
   orm: MikroORM;
-  masterKeys: MasterKeys;
-  neo: NeoRpc;
-  memoryLimitMb: number;
+  /**
+   * Only the reconciler's activities (reconciler.ts) use it: they ask Temporal where each
+   * record's workflow stands and write schedules, the one worker-side client (docs/architecture.md).
+   */
+  temporal: Client;
+  taskQueue: string;
   automations: Config['automations'];
   recovery: Config['recovery'];
   egress: EgressPolicy;
+  masterKeys: MasterKeys;
+  neo: NeoRpc;
+  memoryLimitMb: number;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
   runsPerAccount: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */
@@ -65,9 +70,7 @@ export function createActivities(deps: ActivityDeps) {
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
 
-    /** What the recovery sweep starts: bounded batches, the oldest first. */
-    unstartedExecutions: () => unstartedExecutions(deps.orm.em.fork(), deps.recovery.graceMs, 100),
-    overdueRuns: () => overdueRuns(deps.orm.em.fork(), deps.recovery.graceMs, 100),
+    /** Notifications the recovery sweep starts: a bounded batch, the oldest first. */
     undispatchedNotifications: () => undispatchedNotifications(deps.orm.em.fork(), deps.recovery.graceMs, 100),
   };
 }

@@ -3,7 +3,8 @@ import type { Config } from '../src/config.ts';
 import { requireSetting } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
-import { createActivities, defaultWorkerId } from '../activities/index.ts';
+import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
+import { createReconcilerActivities } from '../activities/reconciler.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 import { UnwatchedWorker } from './unwatched-worker.ts';
@@ -25,7 +26,7 @@ export type WorkerRole = 'worker' | 'api';
 export async function createWorker(config: Config, runtime: Runtime, role: WorkerRole): Promise<Worker> {
   const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
-  const activities = createActivities({
+  const deps: ActivityDeps = {
     workerId: defaultWorkerId(),
     orm: runtime.orm,
     masterKeys: runtime.masterKeys,
@@ -33,11 +34,14 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     memoryLimitMb: config.worker.sandboxMemoryMb,
     automations: config.automations,
     recovery: config.recovery,
+    temporal: runtime.temporal.client,
+    taskQueue: config.temporal.taskQueue,
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
-  });
+  };
+  const activities = { ...createActivities(deps), ...createReconcilerActivities(deps) };
   return UnwatchedWorker.create({
     connection: runtime.temporal.connection,
     namespace: config.temporal.namespace,

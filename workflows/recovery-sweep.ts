@@ -1,25 +1,49 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { Keyset, ReconcilerActivities } from '../activities/reconciler.ts';
 import { executeFunction } from './execute-function.ts';
 import { startAction } from './start-action.ts';
 import { startNotifications } from './start-notifications.ts';
 import { startOnce } from './start-once.ts';
 
-const { unstartedExecutions, overdueRuns, undispatchedNotifications } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
+/** Each page asks Temporal about up to 100 workflows or schedules, a few at a time. */
+const {
+  sweepAutomations,
+  sweepTriggerRemovals,
+  convergeBlockFollower,
+  sweepExecutions,
+  sweepRuns,
+  undispatchedNotifications,
+} = proxyLocalActivities<ReconcilerActivities & Pick<Activities, 'undispatchedNotifications'>>({
+  startToCloseTimeout: '60 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
 
+const firstKeyset: Keyset = { at: '-infinity', id: '' };
+
 /**
- * One pass of the recovery schedule: starts the workflow of every execution, automation run and
- * notification recorded but, perhaps, never started, whatever recorded it. The record's id is the
- * workflow id, so what exists, or existed, stays one workflow.
+ * One pass of the reconciler (the recovery schedule): rows are the truth, and Temporal is made to
+ * match them, every row in turn, page by page over an index.
+ * - Automations: each one's schedule or price poller as its row says, the triggers of deleted or
+ *   retyped automations stopped, the block follower running while any automation watches blocks.
+ * - Running runs and executions, in the order they started, each held against its workflow (the
+ *   record's id is the workflow id): never started, it is started; closed without its end stored,
+ *   the row is ended; still running, it is left to run.
+ * - Notifications recorded but never started.
  */
 export async function recoverySweep(): Promise<void> {
-  await Promise.all((await overdueRuns()).map(startAction));
-  for (const { executionId, labels } of await unstartedExecutions())
-    await startOnce(executeFunction, executionId, labels);
-  // Last: a sweep that was running when its workers were upgraded replays its earlier steps as
-  // they were recorded, then takes this one.
+  for (let after: string | null = ''; after !== null;) after = await sweepAutomations(after);
+  await sweepTriggerRemovals();
+  await convergeBlockFollower();
+  for (let after: Keyset | null = firstKeyset; after;) {
+    const page: Awaited<ReturnType<ReconcilerActivities['sweepRuns']>> = await sweepRuns(after);
+    await Promise.all(page.unstarted.map(startAction));
+    after = page.next;
+  }
+  for (let after: Keyset | null = firstKeyset; after;) {
+    const page: Awaited<ReturnType<ReconcilerActivities['sweepExecutions']>> = await sweepExecutions(after);
+    for (const { executionId, labels } of page.unstarted) await startOnce(executeFunction, executionId, labels);
+    after = page.next;
+  }
   await startNotifications(await undispatchedNotifications());
 }

@@ -10,7 +10,14 @@ import { resolvePriceSource } from './price-source.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
-import { applyTrigger, ensureBlockFollower, nextFireTime, removeTrigger, type TriggerControl } from './triggers.ts';
+import { nextFireOf } from './next-fire.ts';
+import {
+  applyTrigger,
+  ensureBlockFollower,
+  removeTrigger,
+  type TriggerChange,
+  type TriggerControl,
+} from './triggers.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -38,12 +45,7 @@ export async function createAutomation(
   });
   await arm(control, automation);
   await em.flush();
-  try {
-    await applyTrigger(control, automation, { rearm: true });
-  } catch (error) {
-    await em.remove(automation).flush();
-    throw error;
-  }
+  await applyOrLeaveToSweep(control, automation, { rearm: true });
   return automation;
 }
 
@@ -66,9 +68,10 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 
 /**
  * Applies a partial update, and answers the automation with its next fire time. Activating (or re-activating an automation the service stopped)
- * checks again that its action can run, and clears the reason it stopped.
+ * checks again that its action can run, and clears the reason it stopped. The row is committed
+ * first, its lock released; Temporal is told after (see applyOrLeaveToSweep).
  */
-export function updateAutomation(
+export async function updateAutomation(
   em: EntityManager,
   control: TriggerControl,
   accountId: string,
@@ -76,7 +79,7 @@ export function updateAutomation(
   input: UpdateAutomation,
 ) {
   if (input.trigger) assertSourceAllowed(control, input.trigger);
-  return em.transactional(async (tx) => {
+  const { automation, change } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
@@ -92,20 +95,46 @@ export function updateAutomation(
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
     automation.updatedAt = new Date();
-    await applyTrigger(control, automation, { previousType, rearm });
-    // Read under the row's lock: a concurrent update could otherwise delete the schedule between
-    // this one's commit and its answer.
-    return { automation, nextFireTime: await nextFireTime(control, automation) };
+    return { automation, change: { previousType, rearm } };
   });
+  // What another update committed meanwhile is what Temporal must run: apply the row as it is now.
+  const current = await em.fork().findOne(Automation, { id });
+  if (current) await applyOrLeaveToSweep(control, current, change);
+  return { automation, nextFireTime: nextFireOf(automation) };
 }
 
-/** Stops the trigger for good, then deletes the automation and its run history. */
-export function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
-  return em.transactional(async (tx) => {
+/**
+ * Deletes the automation and its run history, then stops its trigger for good. PostgreSQL
+ * records the removal with the row's delete (automation_trigger_removals): a trigger Temporal
+ * could not stop now is stopped by the reconciler.
+ */
+export async function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
+  const { triggerType } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
-    await removeTrigger(control, automation.id, automation.triggerType);
     tx.remove(automation);
+    return automation;
   });
+  await leaveToSweepIfDown(control, () => removeTrigger(control, id, triggerType));
+}
+
+/** How long a request waits for Temporal before leaving the change to the reconciler. */
+const temporalWaitMs = 5_000;
+
+/**
+ * Makes Temporal run the committed row's trigger now, or, when Temporal does not answer, leaves it
+ * to the reconciler's next pass (the row is the truth; docs/deployment.md): the request is not
+ * failed for it, and no lock or pooled connection is held while Temporal is asked.
+ */
+function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, change: TriggerChange) {
+  return leaveToSweepIfDown(control, () => applyTrigger(control, automation, change));
+}
+
+async function leaveToSweepIfDown(control: TriggerControl, apply: () => Promise<void>) {
+  try {
+    await control.client.withDeadline(Date.now() + temporalWaitMs, apply);
+  } catch (error) {
+    control.log.warn('Temporal not updated; the reconciler applies the change', { error: String(error) });
+  }
 }
 
 /**
@@ -129,7 +158,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
   for (const automation of automations) {
     const notifications = await stopWithError(em, { id: automation.id }, errorDetails);
     Object.assign(automation, { status: 'error', errorDetails });
-    await applyTrigger(control, automation, { rearm: false });
+    await applyOrLeaveToSweep(control, automation, { rearm: false });
     await startDeliveries(control.client, control.taskQueue, notifications);
   }
   const running = await em.find(AutomationRun, { automation: { functionId }, status: 'running' }, { fields: ['id'] });

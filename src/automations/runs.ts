@@ -77,23 +77,6 @@ export async function recordScheduledRun(
   return run!;
 }
 
-/**
- * Runs fired whose action has not started within `graceMs`: a crash came between recording them
- * and starting their workflow (a follower's activity that died after committing its block, a
- * poller's, a schedule fire's or the API's process). The recovery sweep starts them.
- */
-export async function overdueRuns(em: EntityManager, graceMs: number, limit: number): Promise<FiredRun[]> {
-  const overdue = new Date(Date.now() - graceMs);
-  const runs = await em.find(
-    AutomationRun,
-    { dispatched: false, startedAt: { $lt: overdue } },
-    { orderBy: { startedAt: 'asc' }, limit, fields: ['id', 'accountId', 'automation', 'trigger', 'retryOf'] },
-  );
-  return runs.map((run) =>
-    firedRun(run.id, run.accountId, run.automation.id, run.retryOf ? 'retry' : run.trigger.type),
-  );
-}
-
 const firedRun = (runId: string, accountId: string, automationId: string, trigger: string): FiredRun => ({
   runId,
   labels: labelAttributes({ accountId, automationId, trigger }),
@@ -114,16 +97,17 @@ const endRunSql = `update "automation_runs" set "status" = ?, "error" = ?, "comp
 where "id" = ? and "status" = 'running'
 returning "trigger"->>'type' as "trigger_type"`;
 
-/** `endRun` for a run not loaded, in one statement. */
+/** `endRun` for a run not loaded, in one statement; false when it had already ended. */
 export async function endRunById(
   em: EntityManager,
   runId: string,
   status: Exclude<RunStatus, 'running'>,
   error: RunError | null = null,
-) {
+): Promise<boolean> {
   const params = [status, jsonbParam(error), runId];
   const [ended] = await em.execute<{ trigger_type: string }[]>(endRunSql, params);
   if (ended) countRunEnd(ended.trigger_type, status);
+  return ended !== undefined;
 }
 
 /** Counts a run that ended, by what fired it. */

@@ -9,5 +9,6 @@ export function triggerControlOf(services: Services): TriggerControl {
     catchupWindowMs: services.config.automations.catchupWindowMs,
     neo: services.neo,
     egress: egressPolicy(services.config.egress),
+    log: services.log,
   };
 }

@@ -1,12 +1,12 @@
 import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
-  ServiceError,
   WorkflowNotFoundError,
   type Client,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import type { NeoRpc } from '../chain/rpc.ts';
+import type { Logger } from '../log.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { attributeKeys, labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { blockFollower } from '../../workflows/block-follower.ts';
@@ -24,6 +24,8 @@ export interface TriggerControl {
   neo: NeoRpc;
   /** Refuses price sources whose URL names an address inside, before they are polled. */
   egress: EgressPolicy;
+  /** Where a request tells that Temporal did not take a change (the reconciler will). */
+  log: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface TriggerControl {
 export const followerId = (network: string, taskQueue: string) => `blocks_${network}_${taskQueue}`;
 
 /** How an automation changed, as far as its running trigger cares. */
-interface TriggerChange {
+export interface TriggerChange {
   /** The trigger type before the change, whose running part goes if the type changed. */
   previousType?: TriggerType;
   /** A new trigger, or one just activated: a price poller starts afresh (armed). */
@@ -64,24 +66,37 @@ export async function removeTrigger(control: TriggerControl, automationId: strin
   if (type === 'price') await stopWorkflow(control, automationId);
 }
 
-/** The schedule's next fire time; null for other triggers and while not active. */
-export async function nextFireTime(control: TriggerControl, automation: Automation): Promise<Date | null> {
-  if (automation.triggerType !== 'schedule' || automation.status !== 'active') return null;
-  const description = await control.client.schedule.getHandle(automation.id).describe().catch(ignoreGone);
-  return description?.info.nextActionTimes[0] ?? null;
+/**
+ * Makes Temporal run what the row says, whatever Temporal holds now (the reconciler, for every
+ * automation at each pass): a schedule exists and fires while active with the row's spec, and is
+ * paused otherwise (or gone); a price poller runs while active and not otherwise. A running
+ * poller keeps its state. The block follower is ensured once per pass, not per automation.
+ */
+export async function convergeTrigger(control: TriggerControl, automation: Automation) {
+  const active = automation.status === 'active';
+  if (automation.triggerType === 'schedule') await convergeSchedule(control, automation);
+  if (automation.triggerType === 'price' && !active) await stopWorkflow(control, automation.id);
+  if (automation.triggerType === 'price' && active) await startPoller(control, automation, false);
 }
 
 /**
- * A schedule described while it is being deleted (the automation deleted or its trigger changed
- * by another request meanwhile) is gone, or its description times out (CANCELLED) while the
- * deletion completes: the automation has no next fire time any more.
+ * Describes the schedule, and writes it only when it differs from the row: missing while active,
+ * paused or unpaused against the row, or another spec (the note states the spec it was written
+ * with, so one describe tells).
  */
-function ignoreGone(error: unknown) {
-  const grpcCancelled = 1;
-  const cancelled =
-    error instanceof ServiceError && (error.cause as { code?: unknown } | undefined)?.code === grpcCancelled;
-  if (error instanceof ScheduleNotFoundError || cancelled) return undefined;
-  throw error;
+async function convergeSchedule(control: TriggerControl, automation: Automation) {
+  const options = scheduleOptions(control, automation);
+  const described = await control.client.schedule
+    .getHandle(automation.id)
+    .describe()
+    .catch(ignore(ScheduleNotFoundError));
+  if (!described) {
+    if (automation.status === 'active') await upsertSchedule(control, automation);
+    return;
+  }
+  if (described.state.paused !== options.state.paused || described.state.note !== options.state.note) {
+    await upsertSchedule(control, automation);
+  }
 }
 
 /** Starts the follower unless it runs: one per network, however many automations watch it. */
@@ -126,9 +141,13 @@ function scheduleOptions(control: TriggerControl, automation: Automation) {
     spec: { cronExpressions: [scheduleCron(trigger.cron)], timezone: trigger.timezone ?? 'UTC' },
     action,
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: control.catchupWindowMs },
-    state: { paused: automation.status !== 'active', note: `automation ${automation.status}` },
+    state: { paused: automation.status !== 'active', note: scheduleNote(automation.status, trigger) },
   };
 }
+
+/** What the schedule was last written with: its row's status and spec, read by an operator too. */
+const scheduleNote = (status: string, trigger: ScheduleTrigger) =>
+  `automation ${status}: cron "${trigger.cron}" in ${trigger.timezone ?? 'UTC'}`;
 
 async function startPoller(control: TriggerControl, automation: Automation, rearm: boolean) {
   await control.client.workflow.start<typeof pricePoller>('pricePoller', {

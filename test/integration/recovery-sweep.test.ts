@@ -15,6 +15,7 @@ import { startTestWorker, type RunningWorker } from '../support/worker.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
 import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { until } from '../support/polling.ts';
+import { newId } from '../../src/ids.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 let api: TestApi;
@@ -129,5 +130,195 @@ describe('the recovery sweep', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  describe('rows whose workflow closed, or that wait behind many that cannot be healed', () => {
+    // Workflows started on a queue no worker polls: they run (or close) without touching a row.
+    const nobodyPolls = `nobody-${randomBytes(4).toString('hex')}`;
+    const parked: string[] = [];
+    let fn: FunctionDef;
+    beforeAll(async () => {
+      const created = await callApi(api.url, key, 'POST', '/functions', {
+        name: 'swept',
+        runtime: 'node18',
+        code: 'module.exports = async (context) => context.params.n + 1;',
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      fn = await api.database.orm.em.fork().findOneOrFail(FunctionDef, { id: created.body.data.id as string });
+    });
+    afterAll(async () => {
+      const { client } = api.services.temporal;
+      await Promise.allSettled(parked.map((id) => client.workflow.getHandle(id).terminate('test over')));
+    });
+
+    /** A workflow under `id` that never runs, on the queue nobody polls. */
+    const park = async (workflowType: string, id: string) => {
+      await api.services.temporal.client.workflow.start(workflowType, {
+        workflowId: id,
+        taskQueue: nobodyPolls,
+        args: [id],
+      });
+      parked.push(id);
+    };
+    /** An execution row that started `agoMs` ago, as an invoke records it. */
+    const storeExecution = async (agoMs: number, n = 1) => {
+      const em = api.database.orm.em.fork();
+      const execution = newExecution(em, fn, fn.account.id, { n }, { type: 'api' });
+      execution.startedAt = new Date(Date.now() - agoMs);
+      await em.insert(execution);
+      return execution.id;
+    };
+    const executionOf = (id: string) => api.database.orm.em.fork().findOneOrFail(Execution, { id });
+
+    it('ends a running execution whose workflow closed (terminated) as ExecutionLostError', async () => {
+      const em = api.database.orm.em.fork();
+      const execution = newExecution(em, fn, fn.account.id, { n: 1 }, { type: 'api' });
+      // The workflow closes first, then the row is stored: what an operator's terminate, or a
+      // failExecution that ran out of attempts while PostgreSQL was down, leaves.
+      await park('executeFunction', execution.id);
+      await api.services.temporal.client.workflow.getHandle(execution.id).terminate('operator');
+      execution.startedAt = new Date(Date.now() - 10_000);
+      await em.insert(execution);
+
+      const ended = await until(
+        () => executionOf(execution.id),
+        (row) => row.status !== 'running',
+      );
+      expect(ended.status).toBe('failed');
+      expect(ended.error).toMatchObject({
+        name: 'ExecutionLostError',
+        message: 'The execution could not be run: its workflow was terminated.',
+      });
+      expect(ended.completedAt).not.toBeNull();
+    });
+
+    it('ends a running automation run whose workflow closed, and its execution, as ExecutionLostError', async () => {
+      const created = await callApi(api.url, key, 'POST', '/automations', {
+        name: 'closed under the run',
+        status: 'inactive',
+        trigger: { type: 'schedule', cron: '@yearly' },
+        action: { type: 'function', functionId: fn.id },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const automationId = (created.body as unknown as { id: string }).id;
+      const runId = newId('run');
+      await park('runAction', runId);
+      await api.services.temporal.client.workflow.getHandle(runId).terminate('operator');
+      const em = api.database.orm.em.fork();
+      const execution = newExecution(em, fn, fn.account.id, {}, { type: 'automation', automationId });
+      execution.startedAt = new Date(Date.now() - 10_000);
+      await em.insert(execution);
+      await em.getConnection().execute(
+        `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger",
+          "dispatched", "execution_id", "started_at")
+        values (?, ?, ?, 'manual:closed', 'running', '{"type":"manual"}', true, ?, now() - interval '10 seconds')`,
+        [runId, automationId, fn.account.id, execution.id],
+      );
+
+      const run = await until(
+        () => api.database.orm.em.fork().findOneOrFail(AutomationRun, { id: runId }),
+        (row) => row.status !== 'running',
+      );
+      expect(run.status).toBe('failure');
+      expect(run.error).toMatchObject({ name: 'ExecutionLostError' });
+      const ended = await until(
+        () => executionOf(execution.id),
+        (row) => row.status !== 'running',
+      );
+      expect(ended).toMatchObject({ status: 'failed', error: { name: 'ExecutionLostError' } });
+    });
+
+    it('starts an orphan queued behind more running rows than a page holds, whose workflows run on', async () => {
+      // 120 older rows whose workflows are running (nobody polls their queue): none can be
+      // healed, and each sweep still reaches the orphan behind them.
+      for (let index = 0; index < 120; index++) await park('executeFunction', await storeExecution(120_000 - index));
+      const orphan = await storeExecution(60_000, 41);
+
+      const ended = await until(
+        () => executionOf(orphan),
+        (row) => row.status !== 'running',
+        60_000,
+      );
+      expect(ended.status).toBe('completed');
+      const details = await callApi(api.url, key, 'GET', `/functions/${fn.id}/executions/${orphan}`);
+      expect(details.body.data).toMatchObject({ status: 'completed', result: 42 });
+    }, 90_000);
+  });
+
+  describe('automations whose triggers Temporal lost or kept behind the service’s back', () => {
+    const client = () => api.services.temporal.client;
+    const createSchedule = async (cron: string) => {
+      const fn = await callApi(api.url, key, 'POST', '/functions', {
+        name: `every-${randomBytes(3).toString('hex')}`,
+        runtime: 'node18',
+        code: 'module.exports = async () => 1;',
+      });
+      const created = await callApi(api.url, key, 'POST', '/automations', {
+        name: 'converged',
+        trigger: { type: 'schedule', cron },
+        action: { type: 'function', functionId: fn.body.data.id as string },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return (created.body as unknown as { id: string }).id;
+    };
+    const runsSince = async (automationId: string, since: number) =>
+      (await api.database.orm.em.fork().find(AutomationRun, { automation: automationId })).filter(
+        (run) => run.startedAt.getTime() > since,
+      );
+
+    it('fires again after one sweep an automation whose schedule was deleted', async () => {
+      const id = await createSchedule('* * * * * *');
+      await client().schedule.getHandle(id).delete();
+      const deletedAt = Date.now();
+      const runs = await until(
+        () => runsSince(id, deletedAt),
+        (fired) => fired.length > 0,
+      );
+      expect(runs.length).toBeGreaterThan(0);
+      const described = await client().schedule.getHandle(id).describe();
+      expect(described.state.paused).toBe(false);
+      await callApi(api.url, key, 'PATCH', `/automations/${id}`, { status: 'inactive' });
+    });
+
+    it('unpauses the schedule of an active automation paused behind its back, and pauses an inactive one', async () => {
+      const id = await createSchedule('@yearly');
+      await client().schedule.getHandle(id).pause('an operator');
+      await until(
+        () => client().schedule.getHandle(id).describe(),
+        (described) => !described.state.paused,
+      );
+      await api.database.orm.em.fork().nativeUpdate(Automation, { id }, { status: 'inactive' });
+      const paused = await until(
+        () => client().schedule.getHandle(id).describe(),
+        (described) => described.state.paused,
+      );
+      expect(paused.state.note).toBe('automation inactive: cron "@yearly" in UTC');
+    });
+
+    it('deletes the schedule of an automation whose row was deleted without the service', async () => {
+      const id = await createSchedule('@yearly');
+      // What deleting an account does to its automations (a cascade), or a DELETE whose process died.
+      await api.database.orm.em.fork().getConnection().execute(`delete from "automations" where "id" = ?`, [id]);
+      const gone = await until(
+        () =>
+          client()
+            .schedule.getHandle(id)
+            .describe()
+            .then(
+              () => false,
+              () => true,
+            ),
+        (deleted) => deleted,
+      );
+      expect(gone).toBe(true);
+      const [left] = await api.database.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ count: number }[]>(
+          `select count(*)::int as "count" from "automation_trigger_removals" where "automation_id" = ?`,
+          [id],
+        );
+      expect(left!.count).toBe(0);
+    });
   });
 });

@@ -8,6 +8,7 @@ import { Automations } from './0006-automations.ts';
 import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 import { IdempotentRequests } from './0008-idempotent-requests.ts';
 import { Notifications } from './0009-notifications.ts';
+import { Reconciler } from './0010-reconciler.ts';
 import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
 
@@ -22,6 +23,7 @@ export const migrations: MigrationObject[] = [
   { name: '0007-unlogged-rate-limits', class: UnloggedRateLimits },
   { name: '0008-idempotent-requests', class: IdempotentRequests },
   { name: '0009-notifications', class: Notifications },
+  { name: '0010-reconciler', class: Reconciler },
   { name: '0013-running-executions', class: RunningExecutions },
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },
 ];

@@ -1,0 +1,47 @@
+import { log } from '@temporalio/activity';
+import type { TriggerControl } from '../src/automations/triggers.ts';
+import type { Keyset } from '../src/recovery/keyset.ts';
+import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from '../src/recovery/sweep-automations.ts';
+import { sweepExecutions } from '../src/recovery/sweep-executions.ts';
+import { sweepRuns } from '../src/recovery/sweep-runs.ts';
+import type { ActivityDeps } from './index.ts';
+
+export type { Keyset } from '../src/recovery/keyset.ts';
+
+export type ReconcilerDeps = Pick<
+  ActivityDeps,
+  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress'
+>;
+
+/**
+ * The recovery sweep's activities: each checks one page of rows against Temporal. Rows are read
+ * and written outside any transaction, so no connection is held while Temporal answers. The
+ * worker registers them beside the others (they write schedules, whose workflows' types import
+ * the other activities' types: kept apart, no module imports itself in a circle).
+ */
+export function createReconcilerActivities(deps: ReconcilerDeps) {
+  const em = () => deps.orm.em.fork();
+  const control: TriggerControl = {
+    client: deps.temporal,
+    taskQueue: deps.taskQueue,
+    catchupWindowMs: deps.automations.catchupWindowMs,
+    neo: deps.neo,
+    egress: deps.egress,
+    log: { warn: (message, fields) => void log.warn(message, fields) },
+  };
+  return {
+    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after),
+    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after),
+
+    async sweepAutomations(after: string) {
+      const page = await sweepAutomations(em(), control, after);
+      for (const { automationId, error } of page.failed) log.warn('trigger not converged', { automationId, error });
+      return page.next;
+    },
+
+    convergeBlockFollower: () => convergeBlockFollower(em(), control),
+    sweepTriggerRemovals: () => sweepTriggerRemovals(em(), control),
+  };
+}
+
+export type ReconcilerActivities = ReturnType<typeof createReconcilerActivities>;

@@ -1,0 +1,104 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import { Execution } from '../functions/execution.entity.ts';
+import { countEnded } from '../functions/execution-metrics.ts';
+import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
+import { storeEnd, type End } from '../functions/store-end.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
+import { mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+
+/** An execution to start: its workflow never started. */
+export interface UnstartedExecution {
+  executionId: string;
+  labels: SearchAttributePair[];
+}
+
+interface RunningRow {
+  id: string;
+  cursor_at: string;
+  account_id: string;
+  function_id: string;
+  trigger_type: string;
+  /** An automation's execution runs in its run's workflow. */
+  run_id: string | null;
+}
+
+/** Running executions that started before the grace, in the order of their partial index. */
+const pageSql = `select e."id", e."started_at"::text as "cursor_at", e."account_id", e."function_id",
+  e."trigger"->>'type' as "trigger_type", r."id" as "run_id"
+from "executions" e left join "automation_runs" r on r."execution_id" = e."id"
+where e."status" = 'running' and e."started_at" < now() - make_interval(secs => ?)
+  and (e."started_at", e."id") > (cast(? as timestamptz), ?)
+order by e."started_at", e."id" limit ?`;
+
+/**
+ * One page of the executions still `running` once `graceMs` has passed, each held against its
+ * workflow: one that never started is handed back to be started (an invoke or a retry whose start
+ * failed, or whose process died before it); one that closed without storing its end is ended now,
+ * from the workflow's outcome or else as `ExecutionLostError`; one still running is left to run.
+ */
+export async function sweepExecutions(
+  em: EntityManager,
+  client: Client,
+  graceMs: number,
+  after: Keyset,
+): Promise<SweptPage<UnstartedExecution>> {
+  const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.run_id ?? row.id));
+  const unstarted: UnstartedExecution[] = [];
+  let finished = 0;
+  for (const [index, row] of rows.entries()) {
+    const state = states[index]!;
+    // An automation's run starts its own execution: the runs' sweep starts the run.
+    if (state.state === 'missing' && !row.run_id) unstarted.push(unstartedOf(row));
+    if (state.state === 'closed' && (await endLost(em, row.id, state, row.run_id !== null))) finished += 1;
+  }
+  return { unstarted, finished, next: nextKeyset(rows) };
+}
+
+const unstartedOf = (row: RunningRow): UnstartedExecution => ({
+  executionId: row.id,
+  labels: labelAttributes({ accountId: row.account_id, functionId: row.function_id, trigger: row.trigger_type }),
+});
+
+/**
+ * Ends an execution whose workflow closed while its row still says `running`; false when another
+ * process ended it first. The outcome of an execution's own workflow says how it ended (its logs
+ * and result were lost with the write that failed); a run's workflow returns the run's outcome,
+ * which says nothing of the execution's.
+ */
+export async function endLost(
+  em: EntityManager,
+  executionId: string,
+  state: Extract<WorkflowState, { state: 'closed' }>,
+  inRun: boolean,
+): Promise<boolean> {
+  const execution = await em.findOne(Execution, { id: executionId });
+  if (!execution || execution.status !== 'running') return false;
+  const outcome = inRun ? undefined : (state.outcome as ExecutionOutcome | undefined);
+  const completedAt = new Date();
+  const end: End = {
+    status: outcome?.status === 'completed' ? 'completed' : 'failed',
+    secretsRead: execution.secretsRead,
+    logs: execution.logs,
+    error: errorOf(outcome, state.reason),
+    completedAt,
+    duration: outcome?.durationMs ?? completedAt.getTime() - execution.startedAt.getTime(),
+  };
+  if (!(await storeEnd(em, executionId, end))) return false;
+  countEnded(Object.assign(execution, end));
+  return true;
+}
+
+function errorOf(outcome: ExecutionOutcome | undefined, reason: string): End['error'] {
+  if (outcome?.status === 'completed') return null;
+  if (outcome?.status === 'failed') {
+    const name = outcome.errorName ?? 'ExecutionLostError';
+    return { name, message: 'The execution failed; its logs and error could not be stored.', stack: '' };
+  }
+  // `deleted`: the workflow found no row to run (it was stored late), so the code never ran.
+  const why = outcome?.status === 'deleted' ? 'its workflow ran before its record was stored' : reason;
+  return { name: 'ExecutionLostError', message: `The execution could not be run: ${why}.`, stack: '' };
+}

@@ -1,0 +1,73 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { endRunById, type FiredRun } from '../automations/runs.ts';
+import type { RunStatus } from '../automations/run.entity.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
+import { endLost } from './sweep-executions.ts';
+import { mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+
+interface RunningRow {
+  id: string;
+  cursor_at: string;
+  account_id: string;
+  automation_id: string;
+  trigger_type: string;
+  retry_of: string | null;
+  execution_id: string | null;
+}
+
+/** Running runs that started before the grace, in the order of their partial index. */
+const pageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
+  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id"
+from "automation_runs"
+where "status" = 'running' and "started_at" < now() - make_interval(secs => ?)
+  and ("started_at", "id") > (cast(? as timestamptz), ?)
+order by "started_at", "id" limit ?`;
+
+/**
+ * One page of the automation runs still `running` once `graceMs` has passed, each held against
+ * its action's workflow (id = run id): one that never started is handed back to be started (a
+ * crash between recording the run and starting it); one that closed without ending the run ends
+ * it now, from the workflow's outcome or else as a failure (`ExecutionLostError`), with its
+ * execution; one still running is left to run.
+ */
+export async function sweepRuns(
+  em: EntityManager,
+  client: Client,
+  graceMs: number,
+  after: Keyset,
+): Promise<SweptPage<FiredRun>> {
+  const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
+  const unstarted: FiredRun[] = [];
+  let finished = 0;
+  for (const [index, row] of rows.entries()) {
+    const state = states[index]!;
+    if (state.state === 'missing') unstarted.push(firedRunOf(row));
+    if (state.state === 'closed') {
+      if (row.execution_id) await endLost(em, row.execution_id, state, true);
+      if (await endLostRun(em, row.id, state)) finished += 1;
+    }
+  }
+  return { unstarted, finished, next: nextKeyset(rows) };
+}
+
+const firedRunOf = (row: RunningRow): FiredRun => ({
+  runId: row.id,
+  labels: labelAttributes({
+    accountId: row.account_id,
+    automationId: row.automation_id,
+    trigger: row.retry_of ? 'retry' : row.trigger_type,
+  }),
+});
+
+async function endLostRun(em: EntityManager, runId: string, state: Extract<WorkflowState, { state: 'closed' }>) {
+  const outcome = state.outcome as RunStatus | undefined;
+  if (outcome === 'success') return endRunById(em, runId, 'success');
+  const message =
+    outcome === 'failure'
+      ? 'The run failed; its error could not be stored.'
+      : `The run could not end: ${state.reason}.`;
+  return endRunById(em, runId, 'failure', { name: 'ExecutionLostError', message });
+}

@@ -1,0 +1,49 @@
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { rootCause } from '@temporalio/common';
+
+/** Where a record's workflow stands, as Temporal tells it. */
+export type WorkflowState =
+  | { state: 'missing' }
+  | { state: 'running' }
+  /** `outcome` is what a completed workflow returned; `reason` says why any other ended. */
+  | { state: 'closed'; outcome: unknown; reason: string };
+
+/**
+ * The workflow named `workflowId`: never started (or its history is gone), still running, or
+ * closed with its outcome. A workflow that continued as new is running in its next run.
+ */
+export async function workflowState(client: Client, workflowId: string): Promise<WorkflowState> {
+  const handle = client.workflow.getHandle(workflowId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return { state: 'missing' };
+    throw error;
+  }
+  if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW' || status === 'PAUSED') return { state: 'running' };
+  if (status !== 'COMPLETED' && status !== 'FAILED') {
+    return {
+      state: 'closed',
+      outcome: undefined,
+      reason: `its workflow was ${status.toLowerCase().replace('_', ' ')}`,
+    };
+  }
+  try {
+    return { state: 'closed', outcome: await handle.result(), reason: 'its workflow completed' };
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    return { state: 'closed', outcome: undefined, reason: `its workflow failed: ${rootCause(error) ?? error.message}` };
+  }
+}
+
+/** Maps `items` with at most `limit` calls in flight: a page's describes, not a burst of them. */
+export async function mapBounded<T, R>(items: T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await map(items[index]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

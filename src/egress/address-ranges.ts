@@ -3,8 +3,9 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a tenant's request must not reach unless the operator allows them: the host itself,
  * the networks it sits in, and the special ranges that lead back to either (IANA special-purpose
- * registries). Ranges that embed an IPv4 address (mapped, NAT64, 6to4, Teredo) are refused whole:
- * no public service needs them, and each could name a private address in disguise.
+ * registries). Ranges that embed or translate an IPv4 address (compatible, mapped, translated, NAT64,
+ * 6to4, Teredo) are refused whole: no public service needs them, and each could name a private
+ * address in disguise (`[::7f00:1]`, `[::ffff:0:a9fe:a9fe]`).
  */
 const inside: [address: string, prefix: number, family: 'ipv4' | 'ipv6'][] = [
   ['0.0.0.0', 8, 'ipv4'], // "this network"; 0.0.0.0 reaches the host itself
@@ -18,9 +19,9 @@ const inside: [address: string, prefix: number, family: 'ipv4' | 'ipv6'][] = [
   ['198.18.0.0', 15, 'ipv4'], // benchmarking
   ['224.0.0.0', 4, 'ipv4'], // multicast
   ['240.0.0.0', 4, 'ipv4'], // reserved, broadcast
-  ['::', 128, 'ipv6'], // unspecified
-  ['::1', 128, 'ipv6'], // loopback
-  ['::ffff:0:0', 96, 'ipv6'], // IPv4-mapped
+  ['::', 96, 'ipv6'], // unspecified (::), loopback (::1), IPv4-compatible (::a.b.c.d, deprecated)
+  ['::ffff:0:0', 96, 'ipv6'], // IPv4-mapped (::ffff:a.b.c.d)
+  ['::ffff:0:0:0', 96, 'ipv6'], // IPv4-translated (::ffff:0:a.b.c.d, SIIT)
   ['64:ff9b::', 96, 'ipv6'], // NAT64
   ['64:ff9b:1::', 48, 'ipv6'], // local NAT64
   ['100::', 64, 'ipv6'], // discard

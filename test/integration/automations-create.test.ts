@@ -407,6 +407,23 @@ describe('validation', () => {
     });
   });
 
+  it.each(['Content-Encoding', 'content-range', 'CONTENT-DISPOSITION', 'Content-Language'])(
+    'refuses a webhook header named %s, on the action and a channel, at create and PATCH',
+    async (name) => {
+      const hook = {
+        type: 'webhook',
+        url: 'https://hooks.example.com/a',
+        signingSecret: 'S',
+        headers: { [name]: 'x' },
+      };
+      const asAction = await call('POST', '/automations', body({ action: hook }));
+      expect(asAction).toEqual(error(400, 'INVALID_REQUEST', { field: `action.headers.${name}` }));
+      const { id } = await create();
+      const patched = await call('PATCH', `/automations/${id}`, { notify: [{ on: ['failure'], channel: hook }] });
+      expect(patched).toEqual(error(400, 'INVALID_REQUEST', { field: `notify.0.channel.headers.${name}` }));
+    },
+  );
+
   it('rejects a create without a body', async () => {
     expect(await call('POST', '/automations')).toMatchObject({
       status: 400,

@@ -162,3 +162,33 @@ describe('webhooks inside the service network', () => {
     expect(patched.body.error.details).toEqual({ field: 'notify.0.channel.url' });
   });
 });
+
+describe('IPv6 addresses that embed IPv4', () => {
+  const schedule = { type: 'schedule', cron: '@yearly' };
+  const at = (url: string): [field: string, body: () => object][] => [
+    ['trigger.source.url', () => automation(url)],
+    ['action.url', () => ({ name: 'hook', trigger: schedule, action: { type: 'webhook', url, signingSecret: 'S' } })],
+    [
+      'notify.0.channel.url',
+      () => ({
+        name: 'told',
+        trigger: schedule,
+        action: { type: 'function', functionId },
+        notify: [{ on: ['failure'], channel: { type: 'slack', url } }],
+      }),
+    ],
+  ];
+
+  it.each([
+    ['IPv4-compatible loopback', 'http://[::7f00:1]/'],
+    ['IPv4-compatible loopback, dotted', 'http://[::127.0.0.1]:8080/'],
+    ['IPv4-compatible cloud metadata', 'http://[::a9fe:a9fe]/latest/meta-data/'],
+    ['IPv4-translated loopback', 'http://[::ffff:0:7f00:1]/'],
+  ])('are refused at create as a price source, a webhook and a channel when the URL is %s', async (_form, url) => {
+    for (const [field, body] of at(url)) {
+      const created = await client.call('POST', '/automations', body());
+      expect({ field, status: created.status }).toEqual({ field, status: 400 });
+      expect(created.body.error.details).toEqual({ field });
+    }
+  });
+});

@@ -3,9 +3,13 @@ import { httpUrl } from '../../api/http-url.ts';
 import { integerIn } from '../../api/integer-in.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
 
-/** Headers the transport or Neoflow sets itself: a tenant's value would be ignored or would forge ours. */
-const reservedHeaders = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection']);
-const isReserved = (name: string) => reservedHeaders.has(name.toLowerCase()) || /^neoflow-/i.test(name);
+/**
+ * Headers the transport or Neoflow sets itself, or that would change how the receiver reads the
+ * body we sign (`Content-Encoding`, `Content-Range`): a tenant's value would be ignored, would
+ * forge ours or would garble the delivery.
+ */
+const reservedHeaders = new Set(['host', 'transfer-encoding', 'connection']);
+const isReserved = (name: string) => reservedHeaders.has(name.toLowerCase()) || /^(content|neoflow)-/i.test(name);
 
 /** Extra headers of a webhook, such as a receiver's own token: printable ASCII, 16 at most. */
 const webhookHeaders = z

@@ -6,10 +6,11 @@ import { apiRouter } from './router.ts';
 
 /** Swagger UI's own build, from the npm registry, served by Neoflow itself: no CDN. */
 const assetsDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const assets: Record<string, { file: string; type: string }> = {
-  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
-};
+/** A map, not an object: a name from the URL such as `constructor` or `__proto__` is no asset. */
+const assets = new Map([
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' }],
+]);
 
 const page = `<!doctype html>
 <html lang="en">
@@ -52,7 +53,7 @@ export function docsPage(): Router {
     ctx.body = start;
   });
   router.get('/assets/:name', async (ctx) => {
-    const asset = assets[ctx.params.name!];
+    const asset = assets.get(ctx.params.name!);
     if (!asset) return;
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.type = asset.type;

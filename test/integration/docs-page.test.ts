@@ -31,3 +31,11 @@ it('renders the API reference at /docs in a real browser, from this server alone
   expect(elsewhere).toEqual([]);
   await page.close();
 });
+
+it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
+  'answers 404 to an unauthenticated GET /docs/assets/%s, a name only an object prototype knows',
+  async (name) => {
+    const answer = await fetch(`${api.url}/docs/assets/${name}`);
+    expect(answer.status).toBe(404);
+  },
+);

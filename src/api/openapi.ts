@@ -97,7 +97,9 @@ function operation({ path, method, spec }: DeclaredRoute) {
     tags: [area === 'general' ? path.split('/')[2] : area],
     ...security(path),
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
-    ...(spec.body ? { requestBody: { required: true, content: json(toJsonSchema(spec.body, 'input')) } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: !spec.bodyOptional, content: json(toJsonSchema(spec.body, 'input')) } }
+      : {}),
     responses,
   };
 }

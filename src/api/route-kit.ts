@@ -46,6 +46,8 @@ export interface RouteSpec<Path extends string, Query, Body> {
   scope?: Scope;
   query?: z.ZodType<Query>;
   body?: z.ZodType<Body>;
+  /** A request with no body is read as `{}`: for a body whose fields are all optional. */
+  bodyOptional?: true;
   responses: Partial<Record<number, z.ZodType>>;
   before?: Middleware[];
   /** Makes the route safe to repeat under an `Idempotency-Key` (src/api/idempotency.ts). */
@@ -90,7 +92,7 @@ export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, un
         },
         params: ctx.params,
         query: spec.query ? parseQuery(spec.query, ctx.query) : undefined,
-        body: spec.body ? parseBody(spec.body, ctx.request.body) : undefined,
+        body: spec.body ? parseBody(spec.body, ctx.request.body ?? (spec.bodyOptional && {})) : undefined,
         ctx,
       });
       ctx.status = answer.status;

@@ -59,6 +59,7 @@ export function executionsRoutes(services: Services): Router {
       scope: 'functions:invoke',
       idempotency: keyed,
       body: invokeBody,
+      bodyOptional: true,
       responses: { 200: invokedSchema, 202: acceptedSchema },
       handle: async ({ accountId, params, body, ctx }) => {
         const read = readWithKey(ctx.state, 'functions', params.id);

@@ -223,6 +223,22 @@ describe('invoking functions', () => {
     expect((await call('GET', `/functions/${id}/executions?start_date=yesterday`)).status).toBe(400);
   });
 
+  it('runs a body-less invoke (no Content-Type, nothing sent) synchronously with empty params', async () => {
+    const id = await deploy('module.exports = async (context) => ({ params: context.params });');
+    const invoked = await fetch(`${api.url}/v1/functions/${id}/invoke`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+    });
+    const answer = (await invoked.json()) as Envelope;
+    expect({ status: invoked.status, data: answer.data }).toEqual({
+      status: 200,
+      data: {
+        execution: expect.objectContaining({ id: expect.stringMatching(/^exec_/), status: 'completed' }),
+        result: { params: {} },
+      },
+    });
+  });
+
   it('validates the invoke body and execution lookups', async () => {
     const id = await deploy('module.exports = async () => 1;');
     expect((await call('POST', `/functions/${id}/invoke`, { params: [1] })).body.error?.code).toBe('invalid_request');

@@ -58,6 +58,8 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
         expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
       ]),
     );
+    expect(invoke.requestBody.required).toBe(false);
+    expect(document.paths['/v1/functions']!.post.requestBody.required).toBe(true);
     const body = invoke.requestBody.content['application/json'].schema;
     expect(body.properties).toHaveProperty('params');
     expect(body.properties).toHaveProperty('async');

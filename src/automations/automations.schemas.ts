@@ -5,7 +5,7 @@ import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
 import { notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
-import { decimalPattern } from './decimal.ts';
+import { decimalPattern, maxDecimalChars } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
@@ -51,16 +51,23 @@ const scheduleTrigger = z.strictObject({
     .optional(),
 });
 
-const filterValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
-  error: 'values must be strings, numbers, booleans or null',
-});
+// Compared with every notification of the contract in the one follower per network: bounded here.
+const maxFilterChars = 1024;
+const filterValue = z
+  .union([z.string(), z.number(), z.boolean(), z.null()], {
+    error: 'values must be strings, numbers, booleans or null',
+  })
+  .refine(
+    (value) => typeof value !== 'string' || value.length <= maxFilterChars,
+    `values must be at most ${maxFilterChars} characters`,
+  );
 
 const blockchainTrigger = z.strictObject({
   type: z.literal('blockchain'),
   scriptHash,
   event: text(32).optional(),
   filter: z
-    .record(z.string(), filterValue, { error: 'must be an object' })
+    .record(z.string().max(256, 'keys must be at most 256 characters'), filterValue, { error: 'must be an object' })
     .refine((filter) => Object.keys(filter).length <= 16, 'must hold at most 16 keys')
     .optional(),
 });
@@ -69,7 +76,10 @@ const priceTrigger = z.strictObject({
   type: z.literal('price'),
   asset: z.string({ error: 'must be a string' }).regex(/^[A-Z0-9]{1,16}$/, 'must be an upper-case symbol such as NEO'),
   condition: z.enum(['above', 'below'], { error: 'must be above or below' }),
-  value: z.string({ error: 'must be a string' }).regex(decimalPattern, 'must be a decimal number such as "12.5"'),
+  value: z
+    .string({ error: 'must be a string' })
+    .max(maxDecimalChars, `must be at most ${maxDecimalChars} characters`)
+    .regex(decimalPattern, 'must be a decimal number such as "12.5"'),
   currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{2,10}$/, 'must be an upper-case code such as USD'),
   source: priceSource.optional(),
   /** Seconds between two reads of the price. */

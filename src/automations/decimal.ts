@@ -12,14 +12,21 @@ export interface Decimal {
 /** What the API accepts as a price: a plain decimal, no exponent. */
 export const decimalPattern = /^-?\d+(\.\d+)?$/;
 
+/**
+ * The longest decimal text taken, from a request or a price source: far more digits than any price
+ * needs, and few enough that parsing and comparing stay cheap on the worker's shared thread.
+ */
+export const maxDecimalChars = 64;
+
 // JSON number text (which String(number) produces) may carry an exponent: 1e-7, 1.5e+21.
 const numberText = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 // Far beyond any double (about 1e±324), and small enough that 10^exponent stays cheap.
 const maxExponent = 1000;
 
-/** Parses decimal or JSON number text; null when it is neither. */
+/** Parses decimal or JSON number text; null when it is neither, or longer than maxDecimalChars. */
 export function parseDecimal(text: string): Decimal | null {
+  if (text.length > maxDecimalChars) return null;
   const match = numberText.exec(text);
   if (!match) return null;
   const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;

@@ -1,5 +1,5 @@
 import type { EventParameter } from '../chain/blocks.ts';
-import { normalizeHash160 } from '../chain/contract-args.ts';
+import { normalizeHash160, vmIntegerPattern } from '../chain/contract-args.ts';
 import {
   booleanOf,
   bytesOf,
@@ -55,7 +55,7 @@ export function matches(
   // Neo event names are case-sensitive.
   if (trigger.event !== undefined && trigger.event !== notification.eventName) return false;
   const items = stateItems(notification.state);
-  return Object.entries(trigger.filter ?? {}).every(([key, expected]) => {
+  return parsedFilter(trigger).every(([key, expected]) => {
     const index = parameters ? parameters.findIndex((parameter) => parameter.name === key) : position(key);
     const item = items[index];
     if (!item) return false;
@@ -80,6 +80,40 @@ function hash160Of(value: string): string | null {
   return hash;
 }
 
+/** A filter value, parsed once: as the value itself, and as the integer or boolean it may stand for. */
+interface Expected {
+  value: unknown;
+  integer: bigint | null;
+  boolean: boolean | null;
+}
+
+/**
+ * Filters parsed once per trigger object (the follower loads its watchers once a round), not once
+ * per notification compared: the follower is shared by every account.
+ */
+const parsedFilters = new WeakMap<TriggerFilter, [string, Expected][]>();
+
+function parsedFilter(trigger: TriggerFilter): [string, Expected][] {
+  let parsed = parsedFilters.get(trigger);
+  if (!parsed) {
+    parsed = Object.entries(trigger.filter ?? {}).map(([key, value]) => [key, expectedOf(value)]);
+    parsedFilters.set(trigger, parsed);
+  }
+  return parsed;
+}
+
+function expectedOf(value: unknown): Expected {
+  // More digits than a NeoVM integer has (256 bits) can equal no Integer: never parsed.
+  const integer =
+    typeof value === 'number' && Number.isSafeInteger(value)
+      ? BigInt(value)
+      : typeof value === 'string' && vmIntegerPattern.test(value)
+        ? BigInt(value)
+        : null;
+  const boolean = value === true || value === 'true' ? true : value === false || value === 'false' ? false : null;
+  return { value, integer, boolean };
+}
+
 function bareHash(hash: string): string {
   return hash.toLowerCase().replace(/^0x/, '');
 }
@@ -88,18 +122,21 @@ function position(key: string): number {
   return /^\d+$/.test(key) ? Number(key) : -1;
 }
 
-function itemMatches(item: StackItem, type: string | null, expected: unknown): boolean {
+function itemMatches(item: StackItem, type: string | null, expected: Expected): boolean {
+  const { value } = expected;
   // null stands for Any: a mint's missing `from`, a burn's missing `to`.
-  if (expected === null || item.type === 'Any') return expected === null && item.type === 'Any';
-  switch (type ?? guessType(item, expected)) {
+  if (value === null || item.type === 'Any') return value === null && item.type === 'Any';
+  switch (type ?? guessType(item, value)) {
     case 'Hash160':
-      return typeof expected === 'string' && hash160Of(expected) === decodeAs(item, 'Hash160');
-    case 'Integer':
-      return sameInteger(integerOf(item), expected);
+      return typeof value === 'string' && hash160Of(value) === decodeAs(item, 'Hash160');
+    case 'Integer': {
+      const actual = integerOf(item);
+      return expected.integer !== null && actual !== null && BigInt(actual) === expected.integer;
+    }
     case 'Boolean':
-      return sameBoolean(booleanOf(item), expected);
+      return expected.boolean !== null && booleanOf(item) === expected.boolean;
     default:
-      return samePrimitive(type ? decodeAs(item, type) : decodeItem(item), expected);
+      return samePrimitive(type ? decodeAs(item, type) : decodeItem(item), value);
   }
 }
 
@@ -108,22 +145,6 @@ function guessType(item: StackItem, expected: unknown): string | null {
   if (item.type === 'Integer' || item.type === 'Boolean') return item.type;
   const isAccount = bytesOf(item)?.length === 20 && typeof expected === 'string' && hash160Of(expected) !== null;
   return isAccount ? 'Hash160' : null;
-}
-
-function sameInteger(actual: string | null, expected: unknown): boolean {
-  const wanted =
-    typeof expected === 'number' && Number.isSafeInteger(expected)
-      ? BigInt(expected)
-      : typeof expected === 'string' && /^-?\d+$/.test(expected)
-        ? BigInt(expected)
-        : null;
-  return wanted !== null && actual !== null && BigInt(actual) === wanted;
-}
-
-function sameBoolean(actual: boolean | null, expected: unknown): boolean {
-  const wanted =
-    expected === true || expected === 'true' ? true : expected === false || expected === 'false' ? false : null;
-  return wanted !== null && actual === wanted;
 }
 
 function samePrimitive(actual: unknown, expected: unknown): boolean {

@@ -1,6 +1,6 @@
 import { egressFetch, EgressError, type EgressResponse, type Resolver } from '../egress/egress-fetch.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
-import { compareDecimals, formatDecimal, parseDecimal } from './decimal.ts';
+import { compareDecimals, formatDecimal, maxDecimalChars, parseDecimal } from './decimal.ts';
 
 /** A preset public API, or any JSON endpoint with dotted paths to its price and timestamp. */
 export type PriceSourceSpec =
@@ -110,8 +110,12 @@ export function readQuote(body: unknown, source: ResolvedPriceSource): Quote {
 function priceAt(body: unknown, path: string): string {
   const value = valueAt(body, path);
   const decimal = typeof value === 'string' || typeof value === 'number' ? parseDecimal(String(value)) : null;
-  if (!decimal) throw new PriceSourceError(`the price source has no number at "${path}" (found ${describe(value)})`);
-  return formatDecimal(decimal);
+  // Written out (1e70 is 71 digits), a price must stay as short as the trigger's value may be.
+  const price = decimal ? formatDecimal(decimal) : '';
+  if (!decimal || price.length > maxDecimalChars) {
+    throw new PriceSourceError(`the price source has no number at "${path}" (found ${describe(value)})`);
+  }
+  return price;
 }
 
 function timeAt(body: unknown, path: string): Date {

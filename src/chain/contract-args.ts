@@ -20,6 +20,8 @@ const maxArgs = 16;
 const maxArrayDepth = 8;
 // NeoVM integers are at most 32 bytes, two's complement.
 const integerLimit = 2n ** 255n;
+/** 2^255 has 77 decimal digits: longer text is refused before BigInt parses it (quadratic in length). */
+export const vmIntegerPattern = /^-?\d{1,78}$/;
 
 /** A contract or account script hash as Neo tools show it: `0x` and 40 hex digits. */
 export const hash160Pattern = /^0x[0-9a-fA-F]{40}$/;
@@ -83,7 +85,7 @@ function arrayProblem(value: unknown, depth: number): ContractArgProblem | null 
 }
 
 function isVmInteger(value: string): boolean {
-  if (!/^-?\d+$/.test(value)) return false;
+  if (!vmIntegerPattern.test(value)) return false;
   const n = BigInt(value);
   return n >= -integerLimit && n < integerLimit;
 }

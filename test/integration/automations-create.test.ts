@@ -378,6 +378,28 @@ describe('validation', () => {
     expect(response).toEqual(error(400, 'INVALID_REQUEST', { field }));
   });
 
+  const million = '9'.repeat(1_000_000);
+  it.each([
+    [
+      'a filter value',
+      { trigger: { type: 'blockchain', scriptHash: gas, filter: { amount: million } } },
+      'trigger.filter.amount',
+    ],
+    ['a price value', { trigger: { ...priceTrigger, value: million } }, 'trigger.value'],
+    [
+      'an Integer argument',
+      { action: { ...contractAction, args: [{ type: 'Integer', value: million }] } },
+      'action.args.0.value',
+    ],
+  ])(
+    'refuses %s of 1,000,000 digits with 400 INVALID_REQUEST, on create and on update',
+    async (_label, change, field) => {
+      expect(await call('POST', '/automations', body(change))).toEqual(error(400, 'INVALID_REQUEST', { field }));
+      const { id } = await create();
+      expect(await call('PATCH', `/automations/${id}`, change)).toEqual(error(400, 'INVALID_REQUEST', { field }));
+    },
+  );
+
   it('names the unknown nested field of a source object', async () => {
     const source = { url: 'https://example.com/p', path: 'p', extra: 1 };
     const response = await call('POST', '/automations', body({ trigger: { ...priceTrigger, source } }));

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareDecimals, decimalPattern, formatDecimal, parseDecimal } from '../../src/automations/decimal.ts';
+import {
+  compareDecimals,
+  decimalPattern,
+  formatDecimal,
+  maxDecimalChars,
+  parseDecimal,
+} from '../../src/automations/decimal.ts';
 
 /** `digits / 10^scale` written out as plain decimal text, e.g. (-5n, 3) → "-0.005". */
 function plain(digits: bigint, scale: number): string {
@@ -43,6 +49,15 @@ describe('decimal prices', () => {
     expect(compareDecimals(String(0.0000001), '0.0000001')).toBe(0);
     expect(compareDecimals('-0', '0')).toBe(0);
     expect(compareDecimals('-1', '-0.5')).toBe(-1);
+  });
+
+  it('reads no number from text longer than maxDecimalChars', () => {
+    expect(parseDecimal('1'.repeat(maxDecimalChars))).toEqual({
+      digits: BigInt('1'.repeat(maxDecimalChars)),
+      scale: 0,
+    });
+    expect(parseDecimal('1'.repeat(maxDecimalChars + 1))).toBeNull();
+    expect(parseDecimal('9'.repeat(1_000_000))).toBeNull();
   });
 
   it('refuses to compare what is not a number', () => {

@@ -146,6 +146,13 @@ describe('blockchain trigger notifications', () => {
       expect(matches(on({ amount: 1.5 }), aliceToBob, transferAbi)).toBe(false);
     });
 
+    it('compares an Integer with 78 digits at most, and never parses a longer filter value', () => {
+      const max = (2n ** 255n - 1n).toString();
+      const huge = transfer(account(alice), account(bob), max);
+      expect(matches(on({ amount: max }), huge, transferAbi)).toBe(true);
+      expect(matches(on({ amount: `0${'0'.repeat(78)}${max}` }), huge, transferAbi)).toBe(false);
+    });
+
     it('needs every filtered argument to match', () => {
       expect(matches(on({ from: alice.address, to: bob.address, amount: 100000000 }), aliceToBob, transferAbi)).toBe(
         true,

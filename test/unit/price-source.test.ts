@@ -92,6 +92,8 @@ describe('price sources', () => {
       [{ data: { price: { value: 1 } } }, '(found {"value":1})'],
       [{ data: { price: '' } }, '(found "")'],
       [[1, 2], 'found nothing'],
+      [{ data: { price: '9'.repeat(1_000_000) } }, '(found "9999999999'],
+      [{ data: { price: 1e70 } }, '(found 1e+70)'],
       ['4.12', 'found nothing'],
     ])('refuses a body without a price: %j', (body, message) => {
       const read = () => readQuote(body, at('data.price'));

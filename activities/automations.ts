@@ -49,6 +49,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const em = () => deps.orm.em.fork();
   const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
   const abi = createEventAbiCache(deps.neo);
+  const followed = { next: null as number | null };
   const quotes = new QuoteCache();
   const contracts = new UndeployedContracts(
     deps.neo,
@@ -64,7 +65,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
       recordScheduledRun(em(), automationId, scheduledAt),
 
     async followBlocks(network: string): Promise<FiredRun[]> {
-      return followRound({ em: em(), neo: deps.neo, abi, contracts, beat: () => heartbeat() }, network);
+      return followRound({ em: em(), neo: deps.neo, abi, followed, contracts, beat: () => heartbeat() }, network);
     },
 
     async checkPrice(input: PriceCheckInput) {

@@ -1,15 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+export interface Cursor {
+  nextIndex: number;
+  /** When it last moved (or was created). */
+  advancedAt: Date;
+}
+
 /**
  * The next block to read. A new follower starts at the first block an active automation watches
  * (armed before the follower ran), else at the chain's current height.
  */
-export async function readCursor(em: EntityManager, network: string, currentHeight: () => Promise<number>) {
-  const [row] = await em.execute<{ next_index: number }[]>(
-    `select "next_index" from "block_cursors" where "network" = ?`,
+export async function readCursor(
+  em: EntityManager,
+  network: string,
+  currentHeight: () => Promise<number>,
+): Promise<Cursor> {
+  const [row] = await em.execute<{ next_index: number; updated_at: Date }[]>(
+    `select "next_index", "updated_at" from "block_cursors" where "network" = ?`,
     [network],
   );
-  if (row) return row.next_index;
+  if (row) return { nextIndex: row.next_index, advancedAt: new Date(row.updated_at) };
   const [armed] = await em.execute<{ first: number | null }[]>(
     `select min("watch_from_block") as "first" from "automations" where "status" = 'active' and "trigger_type" = 'blockchain'`,
   );

@@ -1,6 +1,7 @@
 import type { BlockNotification, BlockNotifications, EventParameter } from '../chain/blocks.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import { decodeState, matches } from './notification-match.ts';
+import { quarantine } from './quarantine.ts';
 import type { Firing } from './runs.ts';
 
 /** An active blockchain automation, as the follower reads it for every round. */
@@ -30,14 +31,28 @@ export async function firingsOfBlock(block: BlockNotifications, watchers: Watche
     for (const notification of byContract.get(trigger.scriptHash.toLowerCase()) ?? []) {
       if (trigger.event !== undefined && trigger.event !== notification.eventName) continue;
       const parameters = await abi.parameters(notification.contract, notification.eventName);
-      if (matches(trigger, notification, parameters)) firings.push(firingOf(automation, notification, parameters));
+      const firing = firingIfMatches(automation, notification, parameters);
+      if (firing) firings.push(firing);
     }
   }
   return firings;
 }
 
+/**
+ * The automation's firing if the notification matches it. A notification this automation cannot
+ * match or decode fires it quarantined (quarantine.ts): its own failed run, never a stopped follower.
+ */
+function firingIfMatches(automation: Watcher, notification: BlockNotification, parameters: EventParameter[] | null) {
+  try {
+    if (!matches(automation.trigger, notification, parameters)) return null;
+    return firingOf(automation, notification, decodeState(notification.state, parameters));
+  } catch (error) {
+    return quarantine(firingOf(automation, notification, null), error);
+  }
+}
+
 /** Named by its container and position: a notification fires an automation once, ever. */
-function firingOf(automation: Watcher, notification: BlockNotification, parameters: EventParameter[] | null): Firing {
+function firingOf(automation: Watcher, notification: BlockNotification, state: unknown): Firing {
   return {
     automation,
     fireKey: `event:${notification.container}:${notification.notificationIndex}`,
@@ -45,7 +60,7 @@ function firingOf(automation: Watcher, notification: BlockNotification, paramete
       type: 'blockchain',
       scriptHash: notification.contract,
       eventName: notification.eventName,
-      state: decodeState(notification.state, parameters),
+      state,
       txHash: notification.txHash,
       blockHash: notification.blockHash,
       blockIndex: notification.blockIndex,

@@ -1,18 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readBlockNotifications } from '../chain/blocks.ts';
+import { changedContracts, readBlockNotifications, type EventAbiCache } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
-import { firingsOfBlock, type EventAbi, type Watcher } from './block-matching.ts';
+import { firingsOfBlock, type Watcher } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
-import { followerLag } from '../metrics/metrics.ts';
-import { recordRuns, type FiredRun } from './runs.ts';
+import { followerLag, noteFollowing } from '../metrics/metrics.ts';
+import { quarantine } from './quarantine.ts';
+import { recordRuns, type Firing, type FiredRun } from './runs.ts';
 
 export interface FollowDeps {
   em: EntityManager;
   neo: NeoRpc;
-  abi: EventAbi;
+  /** The worker's event ABIs: current for the blocks it followed itself (see `followed`). */
+  abi: EventAbiCache;
+  /** The block after the last one this worker followed with `abi`, if any. */
+  followed: { next: number | null };
   /** Moves the automations whose contract is not deployed to `error`. */
   contracts: UndeployedContracts;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
@@ -25,33 +29,94 @@ const maxBlocksPerRound = 20;
 const pollMs = 200;
 /** A round that sees no new block ends after this, giving the workflow a turn. */
 const idleRoundMs = 5_000;
+/**
+ * Tries of one automation's runs of a block, on their own, after the block's runs failed together:
+ * then its input is quarantined for it (quarantine.ts).
+ */
+const isolatedAttempts = 2;
 
 /**
  * One round of the follower of `network`: waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
  * blocks loses nothing and repeats nothing. Returns the runs to start; a run recorded by a round
- * whose worker died before starting it is started by the recovery sweep.
+ * whose worker died before starting it is started by the recovery sweep. The lag gauges are set
+ * whether the round succeeds or fails.
  */
 export async function followRound(deps: FollowDeps, network: string): Promise<FiredRun[]> {
-  const next = await readCursor(deps.em, network, () => deps.neo.getBlockCount());
-  const height = await waitForBlock(deps, next);
-  const last = Math.min(height, next + maxBlocksPerRound);
-  const fired: FiredRun[] = [];
-  const watchers = await activeWatchers(deps.em);
-  await deps.contracts.check(deps.em, watchers);
-  if (last > next) {
+  const at: { height?: number; next?: number } = {};
+  noteFollowing(network);
+  try {
+    const cursor = await readCursor(deps.em, network, () => deps.neo.getBlockCount());
+    noteFollowing(network, cursor.advancedAt);
+    const next = cursor.nextIndex;
+    at.next = next;
+    // Blocks followed elsewhere may have updated contracts this cache knows.
+    if (deps.followed.next !== next) deps.abi.forgetAll();
+    const height = await waitForBlock(deps, next);
+    at.height = height;
+    const last = Math.min(height, next + maxBlocksPerRound);
+    const fired: FiredRun[] = [];
+    const watchers = await activeWatchers(deps.em);
+    await deps.contracts.check(deps.em, watchers);
     for (let index = next; index < last; index++) {
       const block = await readBlockNotifications(deps.neo, index);
+      for (const contract of changedContracts(block)) deps.abi.forget(contract);
       const firings = await firingsOfBlock(block, watchers, deps.abi);
-      await deps.em.transactional(async (em) => {
-        fired.push(...(await recordRuns(em, firings)));
-        await advanceCursor(em, network, index);
-      });
+      fired.push(...(await recordBlock(deps, network, index, firings)));
+      deps.followed.next = at.next = index + 1;
+      noteFollowing(network, new Date());
       deps.beat();
     }
+    return fired;
+  } finally {
+    noteFollowing(network);
+    if (at.height !== undefined && at.next !== undefined) {
+      followerLag.set({ network }, Math.max(0, at.height - at.next));
+    }
   }
-  followerLag.set({ network }, Math.max(0, height - last));
-  return fired;
+}
+
+/**
+ * Records a block's runs and moves the cursor past it, in one transaction: all together first;
+ * if that fails, each automation's runs on their own (a savepoint each), so that one automation's
+ * runs the database refuses are quarantined for it while the others are recorded. A failure of the
+ * database itself fails the round: the block is read again, nothing skipped.
+ */
+async function recordBlock(deps: FollowDeps, network: string, index: number, firings: Firing[]) {
+  const record = (isolated: boolean) =>
+    deps.em.transactional(async (em) => {
+      const runs = isolated ? await recordIsolated(em, firings) : await recordRuns(em, firings);
+      await advanceCursor(em, network, index);
+      return runs;
+    });
+  try {
+    return await record(false);
+  } catch (error) {
+    if (firings.length === 0) throw error;
+    return record(true);
+  }
+}
+
+async function recordIsolated(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const runs: FiredRun[] = [];
+  for (const own of Map.groupBy(firings, (firing) => firing.automation.id).values()) {
+    runs.push(...(await recordOwn(em, own)));
+  }
+  return runs;
+}
+
+/** One automation's runs of a block, tried `isolatedAttempts` times, then quarantined. */
+async function recordOwn(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  let failure: unknown;
+  for (let attempt = 0; attempt < isolatedAttempts; attempt++) {
+    try {
+      return await em.transactional((savepoint) => recordRuns(savepoint, firings));
+    } catch (error) {
+      failure = error;
+    }
+  }
+  const quarantined = firings.map((firing) => (firing.error ? firing : quarantine(firing, failure)));
+  return em.transactional((savepoint) => recordRuns(savepoint, quarantined));
 }
 
 /**

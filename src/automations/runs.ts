@@ -21,11 +21,21 @@ export interface Firing {
   fireKey: string;
   payload: FirePayload;
   retryOf?: string | null;
+  /** Set when its automation cannot process the cause: the run is recorded ended, failed with it. */
+  error?: RunError;
 }
 
 const insertRun = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
   values (?, ?, ?, ?, 'running', ?, ?, false, now())
+  on conflict ("automation_id", "fire_key") do nothing
+  returning "id"`;
+
+/** A cause its automation cannot process: the run ends as it is recorded, its action never run. */
+const insertFailedRun = `insert into "automation_runs"
+  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
+   "error", "completed_at", "duration")
+  values (?, ?, ?, ?, 'failure', ?, ?, false, now(), ?, now(), 0)
   on conflict ("automation_id", "fire_key") do nothing
   returning "id"`;
 
@@ -36,9 +46,13 @@ const insertRun = `insert into "automation_runs"
 export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
   const runs: FiredRun[] = [];
   for (const firing of firings) {
-    const { automation, fireKey, payload } = firing;
+    const { automation, fireKey, payload, error } = firing;
     const params = [newId('run'), automation.id, automation.account.id, fireKey, jsonbParam(payload)];
-    const [inserted] = await em.execute<{ id: string }[]>(insertRun, [...params, firing.retryOf ?? null]);
+    const [inserted] = error
+      ? await em.execute<{ id: string }[]>(insertFailedRun, [...params, firing.retryOf ?? null, jsonbParam(error)])
+      : await em.execute<{ id: string }[]>(insertRun, [...params, firing.retryOf ?? null]);
+    // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
+    if (inserted && error) countRunEnd(payload.type, 'failure');
     const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));
     runs.push(firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));
   }

@@ -1,5 +1,6 @@
+import { CONST } from '@cityofzion/neon-js';
 import { rpcErrorCode, type ContainedNotification, type NeoRpc } from './rpc.ts';
-import type { StackItem } from './stack-item.ts';
+import { decodeAs, stateItems, type StackItem } from './stack-item.ts';
 
 /** One notification of a persisted block, with where it came from and where it stands. */
 export interface BlockNotification {
@@ -67,10 +68,28 @@ export async function readBlockNotifications(neo: NeoRpc, index: number): Promis
   return { blockIndex: index, blockHash, notifications };
 }
 
+const contractManagement = `0x${CONST.NATIVE_CONTRACT_HASH.ManagementContract}`;
+
 /**
- * The declared parameters of contracts' events, from one `getcontractstate` per contract for the
- * cache's life; null for a contract that is not deployed or an event it does not declare. A failed
- * look-up and a contract not deployed yet are not kept, so the next asks again.
+ * The contracts whose manifest the block changed: ContractManagement's `Update` (and `Destroy`)
+ * events, whose one argument is the contract's hash.
+ */
+export function changedContracts(block: BlockNotifications): string[] {
+  return block.notifications.flatMap(({ contract, eventName, state }) => {
+    if (contract !== contractManagement || (eventName !== 'Update' && eventName !== 'Destroy')) return [];
+    const [hash] = stateItems(state);
+    const decoded = hash ? decodeAs(hash, 'Hash160') : null;
+    return typeof decoded === 'string' && /^0x[0-9a-f]{40}$/.test(decoded) ? [decoded] : [];
+  });
+}
+
+export type EventAbiCache = ReturnType<typeof createEventAbiCache>;
+
+/**
+ * The declared parameters of contracts' events, from one `getcontractstate` per contract until it
+ * is forgotten (its contract updated); null for a contract that is not deployed or an event it
+ * does not declare. A failed look-up and a contract not deployed yet are not kept, so the next
+ * asks again.
  */
 export function createEventAbiCache(neo: NeoRpc) {
   const events = new Map<string, Promise<Map<string, EventParameter[]> | null>>();
@@ -89,6 +108,14 @@ export function createEventAbiCache(neo: NeoRpc) {
   return {
     async parameters(contract: string, eventName: string): Promise<EventParameter[] | null> {
       return (await eventsOf(contract.toLowerCase()))?.get(eventName) ?? null;
+    },
+    /** Asks the node again next time: the contract was updated. */
+    forget(contract: string) {
+      events.delete(contract.toLowerCase());
+    },
+    /** Asks the node again for every contract: blocks were followed without this cache. */
+    forgetAll() {
+      events.clear();
     },
   };
 }

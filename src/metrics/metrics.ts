@@ -53,6 +53,37 @@ export const followerLag = new Gauge({
   registers: [registry],
 });
 
+/**
+ * When each network's cursor last advanced as this process saw it, and when this process last ran
+ * (or tried to run) a round of that network's follower: the cursor's age is reported only by the
+ * processes that follow it, failed rounds included, so that a follower whose rounds keep failing
+ * shows an age that grows while one that moved to another worker leaves no stale value here.
+ */
+const followedCursors = new Map<string, { advancedAt: number; followedAt: number }>();
+/** Longer than the follower's retry interval (10 s at most) and its rounds' wait for a block. */
+const followingWindowMs = 60_000;
+
+export const followerCursorAge = new Gauge({
+  name: 'neoflow_block_cursor_age_seconds',
+  help: 'Seconds since the block follower last advanced its cursor, by network, from the processes following it.',
+  labelNames: ['network'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    const now = Date.now();
+    for (const [network, { advancedAt, followedAt }] of followedCursors) {
+      if (now - followedAt <= followingWindowMs) this.set({ network }, Math.max(0, now - advancedAt) / 1000);
+    }
+  },
+});
+
+/** A round of `network`'s follower ran or failed here; `advancedAt`: when its cursor last moved, if known. */
+export function noteFollowing(network: string, advancedAt?: Date) {
+  const known = followedCursors.get(network);
+  const advanced = advancedAt?.getTime() ?? known?.advancedAt;
+  if (advanced !== undefined) followedCursors.set(network, { advancedAt: advanced, followedAt: Date.now() });
+}
+
 export const sandboxFailures = new Counter({
   name: 'neoflow_sandbox_failures_total',
   help: 'Executions that failed, by error name (names outside the known ones count as other).',

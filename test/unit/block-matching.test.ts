@@ -90,4 +90,33 @@ describe('matching a block against blockchain automations', () => {
     const firings = await firingsOfBlock(block, [late, toAlice, amount], abi);
     expect(firings.map((firing) => [firing.automation.id, firing.fireKey])).toEqual([[amount.id, `event:${tx}:2`]]);
   });
+
+  it('quarantines a notification one automation cannot decode for that automation alone: a failed run, the same fire key', async () => {
+    // A Map whose entries are not key/value pairs: reading it as the ABI's Hash160 throws.
+    const unreadable: BlockNotification = {
+      ...notification(gas, 'Transfer', 0),
+      state: { type: 'Array', value: [{ type: 'Map', value: [null] }, account(bob), { type: 'Integer', value: '1' }] },
+    };
+    const broken: BlockNotifications = { ...block, notifications: [unreadable, notification(neo, 'Transfer', 1)] };
+    const onGas = watcher({ scriptHash: gas, event: 'Transfer' });
+    const onNeo = watcher({ scriptHash: neo, event: 'Transfer' });
+    const firings = await firingsOfBlock(broken, [onGas, onNeo], abi);
+    expect(firings).toEqual([
+      {
+        automation: onGas,
+        fireKey: `event:${tx}:0`,
+        payload: expect.objectContaining({ type: 'blockchain', state: null, txHash: tx, notificationIndex: 0 }),
+        error: {
+          name: 'InputQuarantined',
+          message: expect.stringMatching(
+            new RegExp(
+              `^Notification 0 of transaction ${tx} in block 42 could not be processed for this automation: .+`,
+            ),
+          ),
+        },
+      },
+      expect.objectContaining({ automation: onNeo, fireKey: `event:${tx}:1` }),
+    ]);
+    expect(firings[1]).not.toHaveProperty('error');
+  });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
+import { secretName } from '../secrets/secrets.schemas.ts';
 import { runtimes } from './function.entity.ts';
 
 const maxCodeBytes = 256 * 1024;
@@ -32,9 +33,20 @@ export const environment = z
   )
   .refine((env) => Object.keys(env).length <= 100, 'must hold at most 100 variables');
 
-export const secretNames = z.array(z.string({ error: 'must be a string' }), {
-  error: 'must be an array of secret names',
-});
+/** Secrets a function may hold granted: bounds each read of them (and each run's masking). */
+export const maxGrantedSecrets = 100;
+
+/** `secrets`: names of the account's secrets, each once, at most `maxGrantedSecrets`. */
+export const secretNames = z
+  .array(secretName, { error: 'must be an array of secret names' })
+  .max(maxGrantedSecrets, `must name at most ${maxGrantedSecrets} secrets`)
+  .superRefine((names, ctx) => {
+    const seen = new Set<string>();
+    names.forEach((name, index) => {
+      if (seen.has(name)) ctx.addIssue({ code: 'custom', message: `names "${name}" twice`, path: [index] });
+      seen.add(name);
+    });
+  });
 
 const fields = { name, code, runtime, description, timeout, environment, secrets: secretNames, tags };
 

@@ -133,6 +133,10 @@ describe('functions area: create and read', () => {
     [{ environment: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`VAR_${i}`, 'x'])) }, 'environment'],
     [{ tags: 'defi' }, 'tags'],
     [{ secrets: ['NOT_A_SECRET'] }, 'secrets'],
+    [{ secrets: ['FEED_TOKEN', 'OTHER', 'FEED_TOKEN'] }, 'secrets.2'],
+    [{ secrets: Array.from({ length: 70_000 }, (_, i) => `S_${i}`) }, 'secrets'],
+    [{ secrets: Array.from({ length: 101 }, (_, i) => `S_${i}`) }, 'secrets'],
+    [{ secrets: ['not-a-name'] }, 'secrets.0'],
     [{ status: 'inactive' }, 'status'],
     [{ code: 'x'.repeat(256 * 1024 + 1) }, 'code'],
   ])('rejects invalid input #%# with 400 invalid_request naming it', async (override, field) => {
@@ -233,6 +237,11 @@ describe('functions area: change and delete', () => {
       data: { secrets: [] },
     });
     expect((await call('PUT', `/${body.data!.id}/secrets`, { secrets: ['MISSING'] })).status).toBe(400);
+    const twice = await call('PUT', `/${body.data!.id}/secrets`, { secrets: ['FEED_TOKEN', 'FEED_TOKEN'] });
+    expect(twice).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', details: { field: 'secrets.1' } } },
+    });
   });
 
   it('deletes a function and its executions', async () => {

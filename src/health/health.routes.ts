@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
-import { checkHealth, type HealthProbes } from './health.service.ts';
+import { sharedHealth, type HealthProbes } from './health.service.ts';
 
 export function healthProbes(services: Services): HealthProbes {
   return {
@@ -31,16 +31,19 @@ const healthSchema = z.strictObject({
   neo: componentSchema.extend({ blockHeight: z.number().int().optional() }),
 });
 
-/** GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. */
+/**
+ * GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. A report
+ * answers for a second (`reportFreshMs`), so callers cannot multiply the probes' remote calls.
+ */
 export function healthRoutes(services: Services): Router {
-  const probes = healthProbes(services);
+  const health = sharedHealth(healthProbes(services));
   return areaRouter('/v1/health', [
     route({
       method: 'get',
       path: '/',
       responses: { 200: healthSchema, 503: healthSchema },
       handle: async () => {
-        const report = await checkHealth(probes);
+        const report = await health();
         return bare(report, report.status === 'ok' ? 200 : 503);
       },
     }),

@@ -51,3 +51,30 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * How long one health report answers every request: `/v1/health` needs no key, so without it each
+ * request would make three remote calls; with it, any number make three a second at most.
+ */
+export const reportFreshMs = 1000;
+
+/**
+ * `checkHealth` shared: requests while a check runs wait for that one, and its report answers
+ * every request for `freshMs` after it ends.
+ */
+export function sharedHealth(probes: HealthProbes, freshMs = reportFreshMs, now = () => performance.now()) {
+  let fresh: { report: HealthReport; until: number } | undefined;
+  let pending: Promise<HealthReport> | undefined;
+  return (): Promise<HealthReport> => {
+    if (fresh && now() < fresh.until) return Promise.resolve(fresh.report);
+    pending ??= checkHealth(probes)
+      .then((report) => {
+        fresh = { report, until: now() + freshMs };
+        return report;
+      })
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHealth } from '../../src/health/health.service.ts';
+import { checkHealth, sharedHealth } from '../../src/health/health.service.ts';
 
 const ok = async () => ({});
 
@@ -25,4 +25,30 @@ describe('checkHealth', () => {
     const report = await checkHealth({ postgres: () => new Promise(() => undefined), temporal: ok, neo: ok });
     expect(report.postgres).toMatchObject({ status: 'down', error: 'no answer within 2000 ms' });
   }, 5000);
+});
+
+describe('sharedHealth', () => {
+  const counted = () => {
+    const calls = { postgres: 0, temporal: 0, neo: 0 };
+    const probe = (name: keyof typeof calls) => async () => {
+      calls[name] += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return {};
+    };
+    return { calls, probes: { postgres: probe('postgres'), temporal: probe('temporal'), neo: probe('neo') } };
+  };
+
+  it('answers any number of requests within a second with one check: three remote calls', async () => {
+    const { calls, probes } = counted();
+    let clock = 0;
+    const health = sharedHealth(probes, 1000, () => clock);
+    const reports = await Promise.all(Array.from({ length: 50 }, () => health()));
+    expect(new Set(reports).size).toBe(1);
+    clock = 999;
+    await health();
+    expect(calls).toEqual({ postgres: 1, temporal: 1, neo: 1 });
+    clock = 1000;
+    await health();
+    expect(calls).toEqual({ postgres: 2, temporal: 2, neo: 2 });
+  });
 });

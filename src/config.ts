@@ -26,6 +26,9 @@ const optionalText = z
 const keyHint = 'must be 32 random bytes in base64 (openssl rand -base64 32)';
 const isKey = (value: string) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32;
 const optionalKey = optionalText.refine((value) => value === undefined || isKey(value), { message: keyHint });
+const optionalToken = optionalText.refine((value) => value === undefined || value.length >= 24, {
+  message: 'must be at least 24 characters (openssl rand -base64 24)',
+});
 
 /** Secrets a production deployment must be given; development generates them (`neoflow up`). */
 const productionSecrets = ['NEOFLOW_MASTER_KEY', 'NEOFLOW_PAYLOAD_KEY', 'NEOFLOW_OPERATOR_TOKEN'] as const;
@@ -89,9 +92,12 @@ const schema = z
       { message: `must be a comma-separated list of keys that each ${keyHint.slice(5)}` },
     ),
     NEOFLOW_PAYLOAD_KEY: optionalKey,
-    NEOFLOW_OPERATOR_TOKEN: optionalText.refine((value) => value === undefined || value.length >= 24, {
-      message: 'must be at least 24 characters (openssl rand -base64 24)',
-    }),
+    NEOFLOW_PREVIOUS_PAYLOAD_KEYS: optionalText.refine(
+      (value) => value === undefined || value.split(',').every((key) => isKey(key.trim())),
+      { message: `must be a comma-separated list of keys that each ${keyHint.slice(5)}` },
+    ),
+    NEOFLOW_OPERATOR_TOKEN: optionalToken,
+    NEOFLOW_METRICS_TOKEN: optionalToken,
     NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
     NEOFLOW_SANDBOX_MEMORY_MB: positiveInt.default(128),
     NEOFLOW_SCHEDULE_CATCHUP_SECONDS: positiveInt.default(60),
@@ -124,6 +130,13 @@ const schema = z
         code: 'custom',
         path: ['NEOFLOW_PRICE_POLL_SECONDS'],
         message: `must be at least NEOFLOW_SHORTEST_POLL_SECONDS (${env.NEOFLOW_SHORTEST_POLL_SECONDS})`,
+      });
+    }
+    if (env.NEOFLOW_METRICS_TOKEN !== undefined && env.NEOFLOW_METRICS_TOKEN === env.NEOFLOW_OPERATOR_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['NEOFLOW_METRICS_TOKEN'],
+        message: 'must differ from NEOFLOW_OPERATOR_TOKEN, which also decodes payloads',
       });
     }
     if (env.NEOFLOW_ENV !== 'production') return;
@@ -167,7 +180,11 @@ export interface Config {
     masterKey: Buffer | undefined;
     previousMasterKeys: Buffer[];
     payloadKey: Buffer | undefined;
+    /** Earlier payload keys: what they sealed still decodes while a rotation completes. */
+    previousPayloadKeys: Buffer[];
     operatorToken: string | undefined;
+    /** What Prometheus presents for `/metrics`; unset, the operator token (as before it existed). */
+    metricsToken: string | undefined;
   };
   /** What one account may start: each refused with a 4xx that names the limit. */
   quotas: {
@@ -257,11 +274,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
     secrets: {
       masterKey: decodeKey(e.NEOFLOW_MASTER_KEY),
-      previousMasterKeys: (e.NEOFLOW_PREVIOUS_MASTER_KEYS ?? '')
-        .split(',')
-        .flatMap((key) => decodeKey(key.trim()) ?? []),
+      previousMasterKeys: keyList(e.NEOFLOW_PREVIOUS_MASTER_KEYS),
       payloadKey: decodeKey(e.NEOFLOW_PAYLOAD_KEY),
+      previousPayloadKeys: keyList(e.NEOFLOW_PREVIOUS_PAYLOAD_KEYS),
       operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
+      metricsToken: e.NEOFLOW_METRICS_TOKEN,
     },
     quotas: {
       automationsPerAccount: e.NEOFLOW_ACCOUNT_AUTOMATIONS,
@@ -304,6 +321,9 @@ function codecOrigins(value: string | undefined, uiPort: number): string[] {
 function decodeKey(value: string | undefined): Buffer | undefined {
   return value ? Buffer.from(value, 'base64') : undefined;
 }
+
+/** A comma-separated list of keys (validated by the schema), in order. */
+const keyList = (value: string | undefined) => (value ?? '').split(',').flatMap((key) => decodeKey(key.trim()) ?? []);
 
 /** Keys, tokens and a database URL's password are never echoed back. */
 function redact(variable: string, value: string): string {

@@ -28,7 +28,13 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const masterKeys = masterKeysOf(config);
   const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
   try {
-    const target = { address, namespace: config.temporal.namespace, payloadKey, security: config.temporal.security };
+    const target = {
+      address,
+      namespace: config.temporal.namespace,
+      payloadKey,
+      previousPayloadKeys: config.secrets.previousPayloadKeys,
+      security: config.temporal.security,
+    };
     const temporal = await reachable('TEMPORAL_ADDRESS', () => connectNativeTemporal(target));
     const close = async () => {
       await temporal.connection.close();

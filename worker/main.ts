@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
-import { requireSetting, type Config } from '../src/config.ts';
+import { metricsToken } from '../src/auth/operator-token.ts';
+import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { temporalLogging } from '../src/temporal/runtime-logger.ts';
 import { serveWorkerMetrics } from './metrics-server.ts';
@@ -16,11 +17,7 @@ export async function runWorker(config: Config): Promise<void> {
   const metrics =
     config.worker.metricsPort === 0
       ? undefined
-      : await serveWorkerMetrics(
-          config.worker.metricsPort,
-          requireSetting(config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN'),
-          log,
-        );
+      : await serveWorkerMetrics(config.worker.metricsPort, metricsToken(config.secrets), log);
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {
     await worker.run();

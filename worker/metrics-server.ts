@@ -5,11 +5,12 @@ import type { Logger } from '../src/log.ts';
 import { registry } from '../src/metrics/metrics.ts';
 
 /**
- * A worker process's `GET /metrics` (Prometheus text) on `port`, for the operator token only.
- * A port already taken (a second worker on the same host) costs the metrics, not the worker.
+ * A worker process's `GET /metrics` (Prometheus text) on `port`, for the metrics token only (see
+ * `metricsToken`). A port already taken (a second worker on the same host) costs the metrics, not
+ * the worker.
  */
-export async function serveWorkerMetrics(port: number, operatorToken: string, log: Logger) {
-  const presentsToken = operatorBearer(operatorToken);
+export async function serveWorkerMetrics(port: number, token: string, log: Logger) {
+  const presentsToken = operatorBearer(token);
   const server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404).end();
@@ -31,6 +32,11 @@ export async function serveWorkerMetrics(port: number, operatorToken: string, lo
     });
     server.listen(port, () => resolve(true));
   });
-  if (listening) log.info('metrics', { port: (server.address() as AddressInfo).port });
-  return { close: () => new Promise<void>((resolve) => (listening ? server.close(() => resolve()) : resolve())) };
+  const served = listening ? (server.address() as AddressInfo).port : undefined;
+  if (served !== undefined) log.info('metrics', { port: served });
+  return {
+    /** The port it listens on (`port` 0 picks one), unless it could not. */
+    port: served,
+    close: () => new Promise<void>((resolve) => (listening ? server.close(() => resolve()) : resolve())),
+  };
 }

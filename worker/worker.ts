@@ -47,7 +47,7 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath },
-    dataConverter: dataConverter(payloadKey),
+    dataConverter: dataConverter(payloadKey, config.secrets.previousPayloadKeys),
     activities,
     enableNonLocalActivities: role === 'worker',
     maxConcurrentActivityTaskExecutions: config.worker.maxActivities,

@@ -30,15 +30,15 @@ function routeLabel(path: string, matched: unknown): string {
   return isProtected(path) ? `/v1/${path.split('/')[2]}/*` : 'unmatched';
 }
 
-/** `GET /metrics` (Prometheus text), for the operator token only. */
-export function metricsRoutes(operatorToken: string) {
-  const presentsToken = operatorBearer(operatorToken);
+/** `GET /metrics` (Prometheus text), for the metrics token only (see `metricsToken`). */
+export function metricsRoutes(token: string) {
+  const presentsToken = operatorBearer(token);
   const router = apiRouter('/metrics');
   router.get('/', async (ctx) => {
     if (!presentsToken(ctx.get('Authorization'))) {
       throw new AppError(
         'unauthorized',
-        'The operator token is required: Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>.',
+        'The metrics token is required: Authorization: Bearer <NEOFLOW_METRICS_TOKEN> (the operator token where it is not set).',
       );
     }
     ctx.type = registry.contentType;

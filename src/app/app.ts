@@ -18,7 +18,7 @@ import { requestId } from '../api/request-id.ts';
 import { requestLog } from '../api/request-log.ts';
 import { docsPage } from '../api/docs-page.ts';
 import { httpMetrics, metricsRoutes } from '../api/http-metrics.ts';
-import { requireSetting } from '../config.ts';
+import { metricsToken } from '../auth/operator-token.ts';
 import { openApiRoutes } from '../api/openapi.routes.ts';
 import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
@@ -45,7 +45,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     codecRoutes(services),
     openApiRoutes((): Router[] => areas),
     docsPage(),
-    metricsRoutes(requireSetting(services.config.secrets.operatorToken, 'NEOFLOW_OPERATOR_TOKEN')),
+    metricsRoutes(metricsToken(services.config.secrets)),
     ...extraAreas,
   ];
   for (const area of areas) router.use(area.routes());

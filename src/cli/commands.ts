@@ -17,6 +17,8 @@ export const usage = `Usage: neoflow <command>
   keys revoke <keyId>
   secrets rotate-master   re-wrap the data keys of secrets, signers, results and kept idempotent answers
                           under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
+  schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
+                          (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)
   fn run <file.js> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--rpc URL] [--timeout S]
                           run a function once in the service's sandbox and print its outcome as JSON
                           (exit 1 if it failed); --rpc defaults to the local stack's neo-go node
@@ -36,6 +38,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
       return (await import('./keys.ts')).keysCommand(config, rest, options);
     case 'secrets':
       return (await import('./secrets.ts')).secretsCommand(config, rest);
+    case 'schedules':
+      return (await import('./schedules.ts')).schedulesCommand(config, rest);
     case 'fn': {
       const failed = (await (await import('./fn-run.ts')).fnRunCommand(config, rest, options.fn)) !== 0;
       if (failed) process.exitCode = 1;

@@ -31,7 +31,10 @@ const preflightHeaders = {
  */
 export function codecRoutes(services: Services): Router {
   const { config } = services;
-  const codec = new EncryptionCodec(requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'));
+  const codec = new EncryptionCodec(
+    requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'),
+    config.secrets.previousPayloadKeys,
+  );
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);
   // The same endpoint for operators who send the token, and under the Web UI's capability path.

@@ -22,17 +22,37 @@ const metadataText = (payload: Payload, field: string) => {
 /**
  * Seals each whole payload (metadata and data) with AES-256-GCM under a fresh 12-byte IV; the key
  * id is authenticated too, so it cannot be swapped. Payloads that are not sealed decode unchanged,
- * so history written before encryption stays readable.
+ * so history written before encryption stays readable. Payloads sealed under a previous key (named
+ * in `NEOFLOW_PREVIOUS_PAYLOAD_KEYS`) still open, so a payload key can be rotated while histories
+ * and schedules written under the old one live on; every new payload is sealed under the current.
  */
 export class EncryptionCodec implements PayloadCodec {
-  /** A key object made once: a Buffer key is turned into one at every cipher, on every payload. */
+  /** Key objects made once: a Buffer key is turned into one at every cipher, on every payload. */
   readonly #key: KeyObject;
   readonly #keyId: string;
+  /** Every key that opens payloads, the current one included, by key id. */
+  readonly #opening: Map<string, KeyObject>;
 
-  constructor(key: Buffer) {
-    if (key.length !== 32) throw new Error('The payload key must be 32 bytes.');
+  constructor(key: Buffer, previousKeys: Buffer[] = []) {
+    for (const candidate of [key, ...previousKeys]) {
+      if (candidate.length !== 32) throw new Error('The payload key must be 32 bytes.');
+    }
     this.#key = createSecretKey(key);
     this.#keyId = keyId(key);
+    this.#opening = new Map(
+      [...previousKeys, key].map((candidate) => [keyId(candidate), createSecretKey(candidate)] as const),
+    );
+  }
+
+  /** Whether a payload is sealed under one of the previous keys: it wants sealing again. */
+  sealedUnderPreviousKey(payload: Payload): boolean {
+    const sealedWith = metadataText(payload, keyIdField);
+    return (
+      metadataText(payload, 'encoding') === encryptedEncoding &&
+      sealedWith !== undefined &&
+      sealedWith !== this.#keyId &&
+      this.#opening.has(sealedWith)
+    );
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -57,10 +77,11 @@ export class EncryptionCodec implements PayloadCodec {
 
   #open(payload: Payload): Payload {
     const keyId = metadataText(payload, keyIdField);
-    if (keyId !== this.#keyId) throw new Error(`Payload sealed with unknown key id "${keyId}".`);
+    const key = keyId === undefined ? undefined : this.#opening.get(keyId);
+    if (key === undefined || keyId === undefined) throw new Error(`Payload sealed with unknown key id "${keyId}".`);
     const data = Buffer.from(payload.data ?? []);
     if (data.length < ivLength + tagLength) throw new Error('Sealed payload is truncated.');
-    const decipher = createDecipheriv(algorithm, this.#key, data.subarray(0, ivLength), { authTagLength: tagLength })
+    const decipher = createDecipheriv(algorithm, key, data.subarray(0, ivLength), { authTagLength: tagLength })
       .setAAD(text(keyId))
       .setAuthTag(data.subarray(data.length - tagLength));
     const opened = Buffer.concat([decipher.update(data.subarray(ivLength, data.length - tagLength)), decipher.final()]);
@@ -75,6 +96,6 @@ export class EncryptionCodec implements PayloadCodec {
 export const failureConverterPath = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
 
 /** The one data converter of every Temporal client and worker: all must seal alike. */
-export function dataConverter(payloadKey: Buffer): DataConverter {
-  return { payloadCodecs: [new EncryptionCodec(payloadKey)], failureConverterPath };
+export function dataConverter(payloadKey: Buffer, previousPayloadKeys: Buffer[] = []): DataConverter {
+  return { payloadCodecs: [new EncryptionCodec(payloadKey, previousPayloadKeys)], failureConverterPath };
 }

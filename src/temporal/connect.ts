@@ -16,19 +16,25 @@ export interface TemporalTarget {
   security?: ConnectionSecurity;
   /** Seals every payload the client sends (see codec.ts); the worker must hold the same key. */
   payloadKey: Buffer;
+  /** Keys of a payload-key rotation: what they sealed still opens. */
+  previousPayloadKeys?: Buffer[];
 }
 
 /** A client on a connection of its own: for processes that host no worker (the CLI, `up`). */
-export async function connectTemporal({ address, namespace, payloadKey, security }: TemporalTarget) {
+export async function connectTemporal(target: TemporalTarget) {
+  const { address, namespace, security } = target;
   const connection = await Connection.connect({ address, connectTimeout: '5s', ...security });
-  return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
+  return { connection, client: new Client({ connection, namespace, dataConverter: targetConverter(target) }) };
 }
+
+const targetConverter = (target: TemporalTarget) => dataConverter(target.payloadKey, target.previousPayloadKeys);
 
 /**
  * A client on a native connection that workers of the same process also use: only such a client
  * can ask the server to hand a new workflow's first task straight back to this process (eager start).
  */
-export async function connectNativeTemporal({ address, namespace, payloadKey, security }: TemporalTarget) {
+export async function connectNativeTemporal(target: TemporalTarget) {
+  const { address, namespace, security } = target;
   const connection = await NativeConnection.connect({ address, ...security });
-  return { connection, client: new Client({ connection, namespace, dataConverter: dataConverter(payloadKey) }) };
+  return { connection, client: new Client({ connection, namespace, dataConverter: targetConverter(target) }) };
 }

@@ -22,8 +22,10 @@ const secrets = {
   NEOFLOW_OPERATOR_TOKEN: token,
 };
 
+const metricsToken = 'metrics-token-0123456789abcdef';
+
 async function admits(env: string, ctx: Context): Promise<boolean> {
-  const guard = operatorGuard(loadConfig({ NEOFLOW_ENV: env, ...secrets }));
+  const guard = operatorGuard(loadConfig({ NEOFLOW_ENV: env, ...secrets, NEOFLOW_METRICS_TOKEN: metricsToken }));
   let reached = false;
   const refusal = await guard(ctx, async () => {
     reached = true;
@@ -52,6 +54,11 @@ describe('operatorGuard', () => {
         false,
       );
     }
+  });
+
+  it.each(environments)('refuses the metrics token (Prometheus scrapes, it never decodes) in %s', async (env) => {
+    expect(await admits(env, request({ Authorization: `Bearer ${metricsToken}` }))).toBe(false);
+    expect(await admits(env, request({}, { capability: codecCapability(metricsToken) }))).toBe(false);
   });
 
   it.each(environments)('admits the Web UI’s capability path without a token in %s', async (env) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { metricsToken } from '../../src/auth/operator-token.ts';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults when nothing is set', () => {
@@ -52,6 +53,24 @@ describe('loadConfig secrets', () => {
 
   it('reads previous master keys for rotation', () => {
     expect(loadConfig({ NEOFLOW_PREVIOUS_MASTER_KEYS: `${key}, ${key}` }).secrets.previousMasterKeys).toHaveLength(2);
+  });
+
+  it('reads previous payload keys for a payload-key rotation, refusing one that is not a key', () => {
+    const previous = loadConfig({ NEOFLOW_PREVIOUS_PAYLOAD_KEYS: `${key},${key}` }).secrets.previousPayloadKeys;
+    expect(previous.map((buffer) => buffer.length)).toEqual([32, 32]);
+    expect(() => loadConfig({ NEOFLOW_PREVIOUS_PAYLOAD_KEYS: 'short' })).toThrow(/NEOFLOW_PREVIOUS_PAYLOAD_KEYS/);
+  });
+
+  it('takes a metrics token of its own, never the operator token, and falls back to the operator token', () => {
+    const operator = 'operator-token-0123456789abcdef';
+    const scraper = 'metrics-token-0123456789abcdef';
+    const both = loadConfig({ NEOFLOW_OPERATOR_TOKEN: operator, NEOFLOW_METRICS_TOKEN: scraper }).secrets;
+    expect(metricsToken(both)).toBe(scraper);
+    expect(metricsToken(loadConfig({ NEOFLOW_OPERATOR_TOKEN: operator }).secrets)).toBe(operator);
+    expect(() => loadConfig({ NEOFLOW_OPERATOR_TOKEN: operator, NEOFLOW_METRICS_TOKEN: operator })).toThrow(
+      /NEOFLOW_METRICS_TOKEN/,
+    );
+    expect(() => loadConfig({ NEOFLOW_METRICS_TOKEN: 'short' })).toThrow(/NEOFLOW_METRICS_TOKEN/);
   });
 
   it('parses the default rate limit', () => {

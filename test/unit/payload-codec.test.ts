@@ -66,6 +66,20 @@ describe('EncryptionCodec', () => {
     await expect(codec.decode([sealed!])).rejects.toThrow(/unknown key id/);
   });
 
+  it('opens what a previous key sealed during a rotation, and seals anew under the current key only', async () => {
+    const previous = Buffer.alloc(32, 2);
+    const [old] = await new EncryptionCodec(previous).encode([payload(canary)]);
+    const rotating = new EncryptionCodec(key, [previous]);
+    const value = (opened: Payload[]) => defaultPayloadConverter.fromPayload(opened[0]!);
+    expect(value(await rotating.decode([old!]))).toBe(canary);
+    expect(rotating.sealedUnderPreviousKey(old!)).toBe(true);
+    const [resealed] = await rotating.encode([payload(canary)]);
+    expect(rotating.sealedUnderPreviousKey(resealed!)).toBe(false);
+    // The current key alone (the rotation over) opens it.
+    expect(value(await codec.decode([resealed!]))).toBe(canary);
+    await expect(codec.decode([old!])).rejects.toThrow(/unknown key id/);
+  });
+
   it('refuses a truncated payload', async () => {
     const [sealed] = await codec.encode([payload(canary)]);
     await expect(codec.decode([{ ...sealed!, data: sealed!.data!.subarray(0, 20) }])).rejects.toThrow(/truncated/);

@@ -1,0 +1,30 @@
+import type { Client } from '@temporalio/client';
+import type { EncryptionCodec } from './codec.ts';
+
+export interface Resealed {
+  /** Schedules of the namespace looked at. */
+  checked: number;
+  /** Those whose stored payloads a previous key had sealed, now sealed under the current one. */
+  resealed: string[];
+}
+
+/**
+ * Seals again under the current payload key what each schedule stores (its action's arguments and
+ * memo) where a previous key sealed it: every fire hands those payloads to a worker, which must
+ * still open them once the previous key is gone. Updating a schedule with what it holds has the
+ * client encode it anew. A schedule sealed otherwise (another application's, or under a key this
+ * process does not hold) is left as it is.
+ */
+export async function resealSchedules(client: Client, codec: EncryptionCodec): Promise<Resealed> {
+  const result: Resealed = { checked: 0, resealed: [] };
+  for await (const listed of client.schedule.list()) {
+    result.checked += 1;
+    const handle = client.schedule.getHandle(listed.scheduleId);
+    const start = (await handle.describe()).raw.schedule?.action?.startWorkflow;
+    const payloads = [...(start?.input?.payloads ?? []), ...Object.values(start?.memo?.fields ?? {})];
+    if (!payloads.some((payload) => codec.sealedUnderPreviousKey(payload))) continue;
+    await handle.update((current) => ({ ...current }));
+    result.resealed.push(listed.scheduleId);
+  }
+  return result;
+}

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { EncryptionCodec } from '../../src/temporal/codec.ts';
+import { connectTemporal } from '../../src/temporal/connect.ts';
+import { resealSchedules } from '../../src/temporal/reseal-schedules.ts';
+
+// A payload-key rotation on the tests' Temporal server: a schedule sealed under the old key is
+// sealed again under the new one, after which the new key alone opens what it stores.
+const oldKey = randomBytes(32);
+const newKey = randomBytes(32);
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+async function clientWith(payloadKey: Buffer, previousPayloadKeys: Buffer[] = []) {
+  const { connection, client } = await connectTemporal({
+    address: inject('temporalAddress'),
+    namespace: 'default',
+    payloadKey,
+    previousPayloadKeys,
+  });
+  closers.push(() => connection.close());
+  return client;
+}
+
+describe('a payload-key rotation', () => {
+  it("seals a schedule's stored arguments again under the new key, which then opens them alone", async () => {
+    const scheduleId = `rotation-${randomBytes(4).toString('hex')}`;
+    const before = await clientWith(oldKey);
+    await before.schedule.create({
+      scheduleId,
+      spec: { cronExpressions: ['0 0 1 1 *'] },
+      action: { type: 'startWorkflow', workflowType: 'scheduledFire', taskQueue: 'rotation', args: ['auto_rotated'] },
+      state: { paused: true, note: 'kept paused across the rotation' },
+    });
+    closers.unshift(() => before.schedule.getHandle(scheduleId).delete());
+
+    const rotating = await clientWith(newKey, [oldKey]);
+    const rotated = await resealSchedules(rotating, new EncryptionCodec(newKey, [oldKey]));
+    expect(rotated.resealed).toContain(scheduleId);
+    // Done once: a second pass finds nothing left under the old key.
+    expect((await resealSchedules(rotating, new EncryptionCodec(newKey, [oldKey]))).resealed).not.toContain(scheduleId);
+
+    const after = await (await clientWith(newKey)).schedule.getHandle(scheduleId).describe();
+    expect(after.action).toMatchObject({ workflowType: 'scheduledFire', args: ['auto_rotated'] });
+    expect(after.state).toMatchObject({ paused: true, note: 'kept paused across the rotation' });
+    await expect(
+      (await clientWith(oldKey)).schedule.getHandle(scheduleId).describe(),
+      'the old key alone no longer opens it',
+    ).rejects.toThrow(/unknown key id/);
+  });
+});

@@ -35,10 +35,18 @@ export function runView(run: AutomationRun) {
     ...(run.retryOf ? { retryOf: run.retryOf } : {}),
     ...(run.executionId ? { executionId: run.executionId } : {}),
     // A contract action's outcome; a fault in its test invocation has no transaction.
-    ...(run.vmState || run.txHash ? { txHash: run.txHash, vmState: run.vmState, gasConsumed: run.gasConsumed } : {}),
+    ...(run.vmState || run.txHash ? contractOutcome(run) : {}),
     error: run.error,
   };
 }
+
+const contractOutcome = (run: AutomationRun) => ({
+  txHash: run.txHash,
+  vmState: run.vmState,
+  gasConsumed: run.gasConsumed,
+  systemFee: run.systemFee,
+  networkFee: run.networkFee,
+});
 
 function summary(payload: FirePayload) {
   if (payload.type !== 'blockchain') return payload;
@@ -111,6 +119,8 @@ export const runSchema = z.strictObject({
   txHash: z.string().nullable().optional(),
   vmState: z.string().nullable().optional(),
   gasConsumed: z.string().nullable().optional(),
+  systemFee: z.string().nullable().optional(),
+  networkFee: z.string().nullable().optional(),
   error: z
     .strictObject({
       name: z.string(),

@@ -46,3 +46,34 @@ export async function contractRunState(em: EntityManager, runId: string) {
   );
   return row ?? null;
 }
+
+/** What the chain says of a transaction in a block, in GAS fractions but for the VM's state. */
+export interface InBlock {
+  vmState: 'HALT' | 'FAULT';
+  gasConsumed: string;
+  systemFee: string;
+  networkFee: string;
+}
+
+const endSentSql = `update "automation_runs" set "status" = ?, "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+  "system_fee" = ?, "network_fee" = ?, "relay_error" = null,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = 'running'
+returning "trigger"->>'type' as "trigger_type"`;
+
+/**
+ * Ends a run whose transaction was sent, with what the chain says of it (`inBlock`, when it is in
+ * one); a run that ended already keeps its end.
+ */
+export async function endSent(
+  em: EntityManager,
+  runId: string,
+  status: Exclude<RunStatus, 'running'>,
+  error: RunError | null,
+  inBlock: InBlock | null,
+) {
+  const chain = [inBlock?.vmState, inBlock?.gasConsumed, inBlock?.systemFee, inBlock?.networkFee];
+  const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
+  if (ended) countRunEnd(ended.trigger_type, status);
+}

@@ -8,8 +8,7 @@ import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
 import type { ContractAction } from './automations.schemas.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
-import { endRun } from './runs.ts';
-import { contractRunState, failUnsent, storeTransaction } from './contract-run-rows.ts';
+import { contractRunState, endSent, failUnsent, storeTransaction } from './contract-run-rows.ts';
 
 export interface ChainDeps {
   em: EntityManager;
@@ -55,7 +54,10 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
   await storeTransaction(deps.em, run.id, prepared);
 }
 
-/** Relays the stored transaction until it is in a block or expired, and records the outcome. */
+/**
+ * Relays the stored transaction until it is in a block or expired, and records the outcome: in a
+ * block, what the VM did and the fees the transaction burned.
+ */
 export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
   if (!run) return gone;
@@ -66,22 +68,18 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
     throw error;
   });
   if (result instanceof TransactionRejectedError) {
-    endRun(run, 'failure', {
-      name: 'TransactionRejected',
-      message: `The node refused ${run.txHash}: ${result.message}`,
-    });
+    const message = `The node refused ${call.hash}: ${result.message}`;
+    await endSent(deps.em, runId, 'failure', { name: 'TransactionRejected', message }, null);
   } else if (result.outcome === 'expired') {
-    endRun(run, 'failure', {
-      name: 'TransactionExpired',
-      message: `${run.txHash} was in no block up to ${run.validUntilBlock}.`,
-    });
+    const message = `${call.hash} was in no block up to ${call.validUntilBlock}.`;
+    await endSent(deps.em, runId, 'failure', { name: 'TransactionExpired', message }, null);
   } else {
-    Object.assign(run, { vmState: result.vmState, gasConsumed: result.gasConsumed });
-    if (result.vmState === 'HALT') endRun(run, 'success');
-    else endRun(run, 'failure', { name: 'ContractFault', message: result.exception ?? 'FAULT' });
+    const { vmState, gasConsumed, systemFee, networkFee, exception } = result;
+    const inBlock = { vmState, gasConsumed, systemFee, networkFee };
+    const error = vmState === 'HALT' ? null : { name: 'ContractFault', message: exception ?? 'FAULT' };
+    await endSent(deps.em, runId, error ? 'failure' : 'success', error, inBlock);
   }
-  await deps.em.flush();
-  return run.status;
+  return (await contractRunState(deps.em, runId))?.status ?? gone;
 }
 
 async function senderOf(deps: ChainDeps, accountId: string) {

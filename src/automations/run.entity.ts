@@ -53,6 +53,11 @@ export const AutomationRun = defineEntity({
     validUntilBlock: p.integer().nullable(),
     vmState: p.string().length(8).nullable(),
     gasConsumed: p.string().length(32).nullable(),
+    /** In GAS fractions: the fees the transaction burned, read from the chain once it is in a block. */
+    systemFee: p.string().length(32).nullable(),
+    networkFee: p.string().length(32).nullable(),
+    /** Why the chain could not be read or reached while the run's transaction may still land; null once it answers. */
+    relayError: p.string().length(512).nullable(),
     error: p.type(StorableJson).$type<RunError>().nullable(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),

@@ -13,7 +13,16 @@ export interface PreparedCall {
 }
 
 export type CallResult =
-  | { outcome: 'included'; blockHash: string; vmState: 'HALT' | 'FAULT'; gasConsumed: string; exception: string | null }
+  | {
+      outcome: 'included';
+      blockHash: string;
+      vmState: 'HALT' | 'FAULT';
+      /** In GAS fractions: what the VM used, and the fees the transaction burned for it. */
+      gasConsumed: string;
+      systemFee: string;
+      networkFee: string;
+      exception: string | null;
+    }
   | { outcome: 'expired' };
 
 export interface RelayOptions {
@@ -79,7 +88,7 @@ export async function relayUntilFinal(
     // The height first: a status read after it covers every block up to it.
     const height = (await neo.getBlockCount()) - 1;
     const status = await statusOf(neo, call.hash);
-    if (status?.blockhash) return included(neo, call.hash, status.blockhash);
+    if (status?.blockhash) return included(neo, status, status.blockhash);
     if (height >= call.validUntilBlock) return { outcome: 'expired' };
     // Neither in a block nor in the pool (never sent, or dropped by a restarted node): send it.
     if (!status) await relay(neo, call.rawTransaction);
@@ -121,14 +130,16 @@ async function relay(neo: NeoRpc, rawTransaction: string) {
   }
 }
 
-async function included(neo: NeoRpc, hash: string, blockHash: string): Promise<CallResult> {
-  const [execution] = (await neo.getApplicationLog(hash)).executions;
-  if (!execution) throw new Error(`transaction ${hash} is in block ${blockHash} but has no execution`);
+async function included(neo: NeoRpc, status: TransactionStatus, blockHash: string): Promise<CallResult> {
+  const [execution] = (await neo.getApplicationLog(status.hash)).executions;
+  if (!execution) throw new Error(`transaction ${status.hash} is in block ${blockHash} but has no execution`);
   return {
     outcome: 'included',
     blockHash,
     vmState: execution.vmstate,
     gasConsumed: execution.gasconsumed,
+    systemFee: status.sysfee,
+    networkFee: status.netfee,
     exception: execution.exception,
   };
 }

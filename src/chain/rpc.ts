@@ -52,6 +52,9 @@ export interface ContractState {
 /** A transaction as the node knows it: `blockhash` and `vmstate` appear once it is in a block. */
 export interface TransactionStatus {
   hash: string;
+  /** In GAS fractions: the fees it pays, all burned once it is in a block. */
+  sysfee: string;
+  netfee: string;
   blockhash?: string;
   vmstate?: 'HALT' | 'FAULT';
 }

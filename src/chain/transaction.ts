@@ -16,6 +16,19 @@ export interface Sender {
 /** Blocks until the transaction expires: long enough for a busy pool, short enough to give up. */
 const validForBlocks = 100;
 
+const minimumMargin = 1_000_000n;
+
+/**
+ * The system fee over the GAS the test run used: 10%, and at least 0.01 GAS (the price of 10 more
+ * bytes of storage at the default storage price). What the script does can cost more in its block
+ * than in the test run (a value it writes has grown since, a loop turns once more); without the
+ * margin any such change faults the call. Neo N3 burns the whole system fee, margin included.
+ */
+export const systemFeeFor = (gasConsumed: string): bigint => {
+  const used = BigInt(gasConsumed);
+  const margin = used / 10n;
+  return used + (margin > minimumMargin ? margin : minimumMargin);
+};
 /** The test run faulted: what the VM threw, and the GAS it had used by then. */
 export interface Fault {
   fault: string;
@@ -24,7 +37,8 @@ export interface Fault {
 
 /**
  * Test-runs `script` (hex) as `sender` would; unless it faults, answers the transaction that runs
- * it, its system fee the GAS the test run used, signed by `sender` and valid for the next blocks.
+ * it, its system fee the GAS the test run used plus a margin (systemFeeFor), signed by `sender`
+ * and valid for the next blocks.
  */
 export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): Promise<Transaction | Fault> {
   const account = wallet.getScriptHashFromVerificationScript(sender.verificationScript);
@@ -40,7 +54,7 @@ export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): 
   const transaction = new tx.Transaction({
     signers,
     script,
-    systemFee: invocation.gasconsumed,
+    systemFee: systemFeeFor(invocation.gasconsumed).toString(),
     validUntilBlock: height + validForBlocks,
     // The node prices a witness by its verification script; the signature is added last.
     witnesses: [{ invocationScript: '', verificationScript: sender.verificationScript }],

@@ -53,6 +53,8 @@ describe('contract calls sent exactly once', () => {
       blockHash: (await neo().getTransaction(call.hash)).blockhash,
       vmState: 'HALT',
       gasConsumed: expect.stringMatching(/^[1-9]\d*$/),
+      systemFee: (await neo().getTransaction(call.hash)).sysfee,
+      networkFee: (await neo().getTransaction(call.hash)).netfee,
       exception: null,
     });
     expect(racing).toEqual(first);

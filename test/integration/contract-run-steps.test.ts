@@ -5,6 +5,7 @@ import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs.ts';
 import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
+import { systemFeeFor } from '../../src/chain/transaction.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { gasTransferAction } from '../support/automations.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -122,5 +123,28 @@ describe("a contract action's run steps", () => {
     expect(await staleAttempt).toBe('sent');
     expect(await runRow(runId)).toMatchObject({ status: 'running', vmState: null, error: null });
     expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+  });
+
+  it('records the fees its transaction burned as the chain has them, its system fee the test run`s plus the margin', async () => {
+    const gasOf = async (address: string) => BigInt((await neo().getBalance(address, 'GAS')).amount);
+    const amount = 4321n;
+    const runId = await firedContractRun(newAddress(), amount.toString());
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    const before = await gasOf(signerAddress);
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+    const run = await runRow(runId);
+    const onChain = await neo().getTransaction(run.txHash!);
+    const [execution] = (await neo().getApplicationLog(run.txHash!)).executions;
+    expect(run).toMatchObject({
+      status: 'success',
+      vmState: 'HALT',
+      gasConsumed: execution!.gasconsumed,
+      systemFee: onChain.sysfee,
+      networkFee: onChain.netfee,
+    });
+    // A GAS transfer costs the same in its block as in its test run.
+    expect(BigInt(run.systemFee!)).toBe(systemFeeFor(run.gasConsumed!));
+    // What the signer paid: the amount and both fees, burned in full.
+    expect(before - (await gasOf(signerAddress))).toBe(amount + BigInt(run.systemFee!) + BigInt(run.networkFee!));
   });
 });

@@ -20,7 +20,7 @@ function cpuSeconds(pid: number): number {
 }
 
 /** Resident set size in MiB, from VmRSS in /proc/<pid>/status. */
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;

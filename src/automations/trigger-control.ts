@@ -9,6 +9,5 @@ export function triggerControlOf(services: Services): TriggerControl {
     catchupWindowMs: services.config.automations.catchupWindowMs,
     neo: services.neo,
     egress: egressPolicy(services.config.egress),
-    log: services.log,
   };
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import type { Services } from '../services.ts';
@@ -18,6 +19,8 @@ const executionNotFound = () => new AppError('execution_not_found', 'Execution n
 export interface Invoker {
   client: Client;
   taskQueue: string;
+  /** Where a start Temporal refused is told (the reconciler starts the execution). */
+  log: Pick<Logger, 'warn'>;
   /**
    * A worker of this process shares the client's native connection, so workflows are started
    * eagerly: the server hands their first task straight back, and the code runs here.
@@ -29,6 +32,7 @@ export interface Invoker {
 export const invokerOf = (services: Services): Invoker => ({
   client: services.temporal.client,
   taskQueue: services.config.temporal.taskQueue,
+  log: services.log,
   eager: services.hostsWorker,
 });
 
@@ -72,6 +76,8 @@ export async function invokeAndWait(
   let timer: NodeJS.Timeout | undefined;
   try {
     const handle = await started;
+    // Stored but not started: the reconciler starts it; the answer is the row (202).
+    if (!handle) return { execution, result: undefined };
     const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
     // Not started here, or deferred (its next attempt may run elsewhere): the workflow's outcome
     // says when the row holds the end.
@@ -87,9 +93,11 @@ export async function invokeAndWait(
 
 /**
  * The row and the start of its workflow; `started` settles once both are done. Eagerly, they go at
- * once. A start that fails after the row is stored leaves the row to the recovery sweep; a row that
- * fails to store after an eager start leaves a run with no record, which ends as `deleted`
- * (runExecution) while the caller answers the error.
+ * once. A row that fails to store fails the request (after an eager start, the run finds no record
+ * and ends as `deleted`, runExecution). A start that fails once the row is stored does not: the
+ * execution exists and will run once, started by the reconciler (docs/deployment.md), so the
+ * request answers it as accepted (202) and an Idempotency-Key stays bound to it; `started` then
+ * holds no handle.
  */
 function recordAndStart(
   em: EntityManager,
@@ -102,16 +110,31 @@ function recordAndStart(
   // One statement, outside the unit of work: no transaction around it, one round trip.
   const recorded = em.insert(execution);
   if (!invoker.eager) {
-    const started = recorded.then(() => startExecutionWorkflow(invoker, execution, fn));
+    const started = recorded.then(() =>
+      leftToReconciler(invoker, execution, startExecutionWorkflow(invoker, execution, fn)),
+    );
     return { execution, local: undefined, started };
   }
   const local = expectLocalRun(execution, recorded);
   const starting = startExecutionWorkflow(invoker, execution, fn);
   const started = Promise.allSettled([recorded, starting]).then(async () => {
     await recorded;
-    return starting;
+    return leftToReconciler(invoker, execution, starting);
   });
   return { execution, local, started };
+}
+
+/** The started workflow's handle, or undefined when Temporal refused the start of a stored row. */
+async function leftToReconciler<T>(invoker: Invoker, execution: Execution, starting: Promise<T>) {
+  try {
+    return await starting;
+  } catch (error) {
+    invoker.log.warn('execution stored, its start left to the reconciler', {
+      executionId: execution.id,
+      error: String(error),
+    });
+    return undefined;
+  }
 }
 
 function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: FunctionDef) {

@@ -59,7 +59,12 @@ describe('a synchronous invoke run by a worker of another process', () => {
     try {
       await locker.query('begin');
       await locker.query('lock table executions in exclusive mode');
-      const invoker = { client: api.services.temporal.client, taskQueue: taskQueue, eager: true };
+      const invoker = {
+        client: api.services.temporal.client,
+        taskQueue: taskQueue,
+        eager: true,
+        log: api.services.log,
+      };
       const invoked = invokeAndWait(em, invoker, testMasters, fn, { x: 1 }, 30_000);
       const workflows = api.services.temporal.client.workflow;
       const runsOfFunction = `NeoflowFunctionId = "${id}"`;

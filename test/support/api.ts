@@ -29,10 +29,10 @@ export interface TestApi {
 export async function startTestApi(
   extraRouters: Router[] = [],
   env: Record<string, string> = {},
-  { hostWorker = false } = {},
+  { hostWorker = false, temporalAddress }: { hostWorker?: boolean; temporalAddress?: string } = {},
 ): Promise<TestApi> {
   const database = await createTestDatabase();
-  const temporal = await connectTestTemporal();
+  const temporal = await connectTestTemporal(temporalAddress);
   const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
   const services: Services = {
     config,

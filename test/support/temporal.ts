@@ -33,5 +33,5 @@ export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string>
 });
 
 /** A client of the shared Temporal server with the tests' payload key, on a connection a worker can share. */
-export const connectTestTemporal = () =>
-  connectNativeTemporal({ address: inject('temporalAddress'), namespace: 'default', payloadKey: testPayloadKey });
+export const connectTestTemporal = (address: string = inject('temporalAddress')) =>
+  connectNativeTemporal({ address, namespace: 'default', payloadKey: testPayloadKey });

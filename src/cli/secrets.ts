@@ -7,9 +7,17 @@ import { withCliOrm } from './database.ts';
 export async function secretsCommand(config: Config, [action]: string[]) {
   if (action !== 'rotate-master') throw new Error('usage: neoflow secrets rotate-master (see neoflow --help)');
   const masters = masterKeysOf(config);
-  const count = await withCliOrm(config, (orm) => rotateMasterKey(orm.em.fork(), masters));
-  process.stdout.write(`re-wrapped ${count} data keys under master key ${keyId(masters.current)}\n`);
+  const { rewrapped, left } = await withCliOrm(config, (orm) => rotateMasterKey(orm.em.fork(), masters));
+  process.stdout.write(`re-wrapped ${rewrapped} data keys under master key ${keyId(masters.current)}\n`);
+  if (left > 0) {
+    process.stdout.write(
+      `${left} values are still under another key (written meanwhile by a process holding an old NEOFLOW_MASTER_KEY): ` +
+        'run it again once every process has the new key\n',
+    );
+    process.exitCode = 1;
+    return;
+  }
   process.stdout.write(
-    'every secret now reads with NEOFLOW_MASTER_KEY alone: remove the old keys from NEOFLOW_PREVIOUS_MASTER_KEYS\n',
+    'counted again, no value is under another key: remove the old keys from NEOFLOW_PREVIOUS_MASTER_KEYS\n',
   );
 }

@@ -4,11 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSigner } from '../../src/auth/signer.ts';
 import { AccountSigner } from '../../src/auth/signer.entity.ts';
 import { keyId } from '../../src/crypto/key-id.ts';
+import { open, seal } from '../../src/secrets/envelope.ts';
+import { rotateMasterKey } from '../../src/secrets/rotate-master.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';
 import { createSecret, updateSecret } from '../../src/secrets/secrets.service.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { storeFunction } from '../support/function-rows.ts';
 import { issueKey, uniqueAccountName } from '../support/keys.ts';
 
 let db: TestDatabase;
@@ -58,5 +61,41 @@ describe('secret store and master key rotation', () => {
     expect(revealed.map((secret) => secret.value).sort()).toEqual(names.map((name) => `value-${name}`));
     const wif = await openSigner(db.orm.em.fork(), onlyNew, accountId);
     expect(new wallet.Account(wif).address).toBe(signer.address);
+  });
+
+  it('pages each table by its primary key, past one batch, and counts again that nothing is left under the old key', async () => {
+    const { accountId } = await issueOldKey();
+    const fn = await storeFunction(db.orm, accountId, 'rotated-results');
+    const sealed = seal('a result', 'execution-result', oldMasters);
+    const many = 450;
+    const connection = db.orm.em.getConnection();
+    await connection.execute(
+      `insert into "executions" ("id", "function_id", "account_id", "status", "params", "logs", "trigger", "secrets_read", "started_at")
+       select 'exec_rot_' || lpad(n::text, 4, '0'), ?, ?, 'completed', '{}', '[]', '{"type":"api"}', '[]', now()
+       from generate_series(1, ?) as n`,
+      [fn.id, accountId, many],
+    );
+    await connection.execute(
+      `insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
+       select 'exec_rot_' || lpad(n::text, 4, '0'), ?, ?, ? from generate_series(1, ?) as n`,
+      [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId, many],
+    );
+    await connection.execute(
+      `insert into "idempotent_requests" ("account_id", "key", "request_hash", "claimed_at", "answered", "ciphertext", "wrapped_key", "master_key_id")
+       select ?, 'rot-' || n, repeat('0', 64), now(), true, ?, ?, ? from generate_series(1, ?) as n`,
+      [accountId, Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId, many],
+    );
+    const masters = { current: newKey, previous: [oldKey] };
+
+    const rotation = await rotateMasterKey(db.orm.em.fork(), masters);
+    expect(rotation.left).toBe(0);
+    expect(rotation.rewrapped).toBeGreaterThanOrEqual(2 * many);
+    expect(await rotateMasterKey(db.orm.em.fork(), masters)).toEqual({ rewrapped: 0, left: 0 });
+
+    const [row] = await connection.execute<{ ciphertext: Buffer; wrapped_key: Buffer; master_key_id: string }[]>(
+      `select "ciphertext", "wrapped_key", "master_key_id" from "execution_results" where "execution_id" = 'exec_rot_0321'`,
+    );
+    const rewrapped = { ciphertext: row!.ciphertext, wrappedKey: row!.wrapped_key, masterKeyId: row!.master_key_id };
+    expect(open(rewrapped, 'execution-result', { current: newKey, previous: [] })).toBe('a result');
   });
 });

@@ -5,8 +5,10 @@
 (function bootstrap(hostCall, hostLog, data) {
   'use strict';
   // Captured now, so that user code replacing globals cannot change how results and logs leave.
-  const { stringify } = JSON;
-  const { defineProperty, hasOwn, freeze } = Object;
+  const { stringify, parse } = JSON;
+  const { defineProperty, hasOwn, freeze, getPrototypeOf } = Object;
+  const { isArray } = Array;
+  const objectPrototype = Object.prototype;
   const callSync = hostCall.applySync.bind(hostCall);
   const callAsync = hostCall.apply.bind(hostCall);
   const sendLog = hostLog.applyIgnored.bind(hostLog);
@@ -20,21 +22,58 @@
   });
   let logLines = 0;
 
+  function namedError(name, message) {
+    const error = new Error(message);
+    error.name = name;
+    return error;
+  }
+
+  // Only JSON data goes to the host: a Map, Set, buffer or regular expression would stringify to
+  // a few characters while a structured clone of it carried everything it holds.
+  function jsonData(_key, value) {
+    if (value === null || typeof value !== 'object') {
+      if (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol') {
+        throw new TypeError(`a ${typeof value} is not JSON data`);
+      }
+      return value;
+    }
+    const prototype = getPrototypeOf(value);
+    if (isArray(value) || prototype === objectPrototype || prototype === null) return value;
+    throw new TypeError('only plain objects, arrays, strings, numbers, booleans and null can be sent');
+  }
+
+  // Arguments cross as the JSON text made and measured here, the one string the host receives.
+  function encodeArguments(call, args) {
+    let json;
+    try {
+      json = stringify(args, jsonData);
+    } catch (error) {
+      const reason = text(() => error.message, 200) ?? 'they are not JSON data';
+      throw namedError('ServiceArgumentError', `The arguments of ${call} cannot be sent: ${reason}.`);
+    }
+    if (json.length > data.limits.hostArgumentChars) {
+      throw namedError(
+        'ServiceArgumentError',
+        `The arguments of ${call} exceed ${data.limits.hostArgumentChars} characters as JSON.`,
+      );
+    }
+    return json;
+  }
+
+  // The host answers JSON text too: parsed here, so that nothing of the host arrives but data.
   function unwrap(reply) {
-    if (reply.ok) return reply.value;
-    throw new Error(reply.message);
+    if (!reply.ok) throw namedError(reply.name ?? 'Error', reply.message);
+    return reply.json === undefined ? undefined : parse(reply.json);
   }
 
   function random(name, args) {
-    return unwrap(callSync(undefined, [`random.${name}`, args], syncOptions));
+    const call = `random.${name}`;
+    return unwrap(callSync(undefined, [call, encodeArguments(call, args)], syncOptions));
   }
 
-  // Measured here, before the host copies them: a string built in the isolate has no other bound.
   async function blockchain(name, args) {
-    if (stringify(args).length > data.limits.hostArgumentChars) {
-      throw new RangeError(`The arguments of blockchain.${name} exceed ${data.limits.hostArgumentChars} characters.`);
-    }
-    return unwrap(await callAsync(undefined, [`blockchain.${name}`, args], asyncOptions));
+    const call = `blockchain.${name}`;
+    return unwrap(await callAsync(undefined, [call, encodeArguments(call, args)], asyncOptions));
   }
 
   function formatError(error) {
@@ -69,7 +108,7 @@
 
   // Every read is reported (by name only) so the execution record can say which secrets it used.
   function readSecret(name) {
-    callSync(undefined, ['secrets.read', [name]], syncOptions);
+    callSync(undefined, ['secrets.read', stringify([name])], syncOptions);
     return data.secrets[name];
   }
 
@@ -170,8 +209,25 @@
     return { ok: false, error: { name: 'Error', message, stack: `Error: ${message}` } };
   }
 
-  // Called by the host once the user's code has run; resolves to plain data only.
-  return async function run(namespace) {
+  // The result crosses as JSON text, measured here: a result over its cap never reaches the host.
+  function result(value) {
+    let json;
+    try {
+      json = stringify(value);
+    } catch (error) {
+      const reason = text(() => error.message, data.limits.errorMessageChars) ?? 'a value that cannot be printed';
+      const message = `The result is not JSON-serializable: ${reason}`;
+      return { ok: false, error: { name: 'ResultNotSerializableError', message, stack: '' } };
+    }
+    if (json !== undefined && json.length > data.limits.resultChars) {
+      const mebibytes = (json.length / (1024 * 1024)).toFixed(2);
+      const message = `The result is at least ${mebibytes} MiB as JSON; the limit is 1 MiB.`;
+      return { ok: false, error: { name: 'ResultTooLargeError', message, stack: '' } };
+    }
+    return { ok: true, json };
+  }
+
+  async function settle(namespace) {
     const entry = findEntry(namespace);
     if (!entry) return { ok: false, error: { name: 'EntryPointError', message: data.entryHint, stack: '' } };
     let value;
@@ -180,11 +236,16 @@
     } catch (error) {
       return failure(error);
     }
+    return result(value);
+  }
+
+  // Called by the host once the user's code has run; resolves to plain data only. It never
+  // rejects: a rejection would carry whatever user code threw (a proxy's trap, a getter) whole.
+  return async function run(namespace) {
     try {
-      return { ok: true, json: stringify(value) };
-    } catch (error) {
-      const message = `The result is not JSON-serializable: ${error.message}`;
-      return { ok: false, error: { name: 'ResultNotSerializableError', message, stack: '' } };
+      return await settle(namespace);
+    } catch {
+      return { ok: false, error: { name: 'Error', message: 'a value that cannot be printed', stack: '' } };
     }
   };
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
 import { type HostReply, maxHostArgumentChars } from './host-calls.ts';
 import { outputLimits } from './output.ts';
+import { maxResultBytes } from './result.ts';
 import { type SandboxRequest } from './types.ts';
 import { entryFormsHint } from './validate.ts';
 
@@ -9,7 +10,7 @@ import { entryFormsHint } from './validate.ts';
 const bootstrapSource = readFileSync(new URL('./bootstrap.js', import.meta.url), 'utf8');
 
 interface Bridge {
-  callHost: (name: unknown, args: unknown) => HostReply | Promise<HostReply>;
+  callHost: (name: unknown, json: unknown) => HostReply | Promise<HostReply>;
   log: (level: unknown, message: unknown) => void;
 }
 
@@ -30,6 +31,8 @@ function contextData(request: SandboxRequest, slackChars: number) {
       errorMessageChars: outputLimits.errorMessageBytes + slackChars,
       errorStackChars: outputLimits.errorStackBytes + slackChars,
       hostArgumentChars: maxHostArgumentChars,
+      // A UTF-16 unit is at least one byte of UTF-8: more units than the cap in bytes never fit.
+      resultChars: maxResultBytes,
     },
     entryHint: entryFormsHint,
   };

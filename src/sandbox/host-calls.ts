@@ -3,14 +3,18 @@ import { random } from './random.ts';
 import { type SandboxServices } from './types.ts';
 
 /**
- * What a host call hands back to the isolate. Host functions never throw across the boundary:
- * isolated-vm would carry the host error (and its stack) over, so only a message travels.
+ * What a host call hands back to the isolate: its value as JSON text, which the isolate parses.
+ * Host functions never throw across the boundary: isolated-vm would carry the host error (and its
+ * stack) over, so only a message (and a name the service sets) travels.
  */
-export type HostReply = { ok: true; value: unknown } | { ok: false; message: string };
+export type HostReply = { ok: true; json: string | undefined } | { ok: false; message: string; name?: string };
 
 type HostFunction = (...args: unknown[]) => unknown;
 
-/** The largest arguments of one call, as JSON; the isolate checks the same before sending them. */
+/**
+ * The largest arguments of one call as the JSON text the isolate makes, measures and sends: the
+ * only thing that crosses (bootstrap.js), checked again here before it is parsed.
+ */
 export const maxHostArgumentChars = 64 * 1024;
 
 // Neo method names are at most 32 bytes (the manifest's limit); a little room for a clear error.
@@ -23,12 +27,9 @@ function shortText(value: unknown, what: string, maxChars: number): string {
   return value;
 }
 
-function boundedArgs(args: unknown): unknown[] {
-  if (args === undefined) return [];
+function argumentList(args: unknown): unknown[] {
+  if (args === undefined || args === null) return [];
   if (!Array.isArray(args)) throw new TypeError('invokeRead(scriptHash, operation, args) needs an array of arguments.');
-  if (JSON.stringify(args).length > maxHostArgumentChars) {
-    throw new RangeError(`The arguments of invokeRead exceed ${maxHostArgumentChars} characters.`);
-  }
   return args;
 }
 
@@ -39,7 +40,7 @@ function boundedArgs(args: unknown): unknown[] {
 export function hostDispatcher(
   services: SandboxServices,
   onSecretRead: (name: string) => void,
-): (name: unknown, args: unknown) => HostReply | Promise<HostReply> {
+): (name: unknown, json: unknown) => HostReply | Promise<HostReply> {
   const table: Record<string, HostFunction> = {
     'secrets.read': (name) => onSecretRead(shortText(name, 'the secret name', 256)),
     'random.bytes': (n) => random.bytes(n),
@@ -55,14 +56,14 @@ export function hostDispatcher(
       services.blockchain.invokeRead(
         shortText(scriptHash, 'invokeRead(scriptHash)', maxAddressChars),
         shortText(operation, 'invokeRead(scriptHash, operation)', maxOperationChars),
-        boundedArgs(args),
+        argumentList(args),
       ),
   };
-  return (name, args) => {
+  return (name, json) => {
     const target = typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
-    if (!target || !Array.isArray(args)) return failure(new Error(`Unknown service call ${String(name)}.`));
+    if (!target) return failure(new Error(`Unknown service call ${String(name)}.`));
     try {
-      const value = target(...(args as unknown[]));
+      const value = target(...argumentsOf(json));
       return value instanceof Promise ? value.then(success, failure) : success(value);
     } catch (error) {
       return failure(error);
@@ -70,9 +71,20 @@ export function hostDispatcher(
   };
 }
 
+/** The arguments the isolate sent as JSON text of an array, bounded before they are parsed. */
+function argumentsOf(json: unknown): unknown[] {
+  if (typeof json !== 'string' || json.length > maxHostArgumentChars) {
+    throw new RangeError(`The arguments exceed ${maxHostArgumentChars} characters as JSON.`);
+  }
+  const args: unknown = JSON.parse(json);
+  if (!Array.isArray(args)) throw new TypeError('The arguments must be a list.');
+  return args;
+}
+
+// JSON text guarantees the isolate receives plain data and never a host object.
 function success(value: unknown): HostReply {
   try {
-    return { ok: true, value: plainData(value) };
+    return { ok: true, json: JSON.stringify(value) };
   } catch (error) {
     return failure(error);
   }
@@ -80,9 +92,4 @@ function success(value: unknown): HostReply {
 
 function failure(error: unknown): HostReply {
   return { ok: false, message: error instanceof Error ? error.message : String(error) };
-}
-
-// A JSON round trip guarantees the isolate receives plain data and never a host object.
-function plainData(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }

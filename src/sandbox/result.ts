@@ -3,7 +3,7 @@ import { parseWellFormed } from '../json/well-formed.ts';
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
 
-const maxResultBytes = 1024 * 1024;
+export const maxResultBytes = 1024 * 1024;
 /** As deep as a request body may nest: a result must be as easy to store and serve as a body. */
 export const maxResultDepth = 64;
 

@@ -96,7 +96,7 @@ module.exports = async (context) => {
       detachedWorks: true,
       withForeignThis: 4242,
       caller: null,
-      functionInArgs: expect.stringMatching(/could not be cloned/),
+      functionInArgs: expect.stringMatching(/^ServiceArgumentError: .* a function is not JSON data/),
     });
   });
 

@@ -31,7 +31,11 @@ async function startRun(
 ) {
   const fireKey = `${retryOf ? 'retry' : 'manual'}:${newId('run')}`;
   const [fired] = await recordRuns(em, [{ automation, fireKey, payload, retryOf }]);
-  await startActionWorkflow(control, fired!);
+  // Recorded, the run exists and runs once: a start Temporal refuses is left to the reconciler,
+  // and the request still answers it (202), its Idempotency-Key bound to it.
+  await startActionWorkflow(control, fired!).catch((error: unknown) => {
+    control.log.warn('run stored, its start left to the reconciler', { runId: fired!.runId, error: String(error) });
+  });
   const run = await em.findOneOrFail(AutomationRun, { id: fired!.runId });
   return { id: run.id, status: run.status, startedAt: run.startedAt.toISOString() };
 }

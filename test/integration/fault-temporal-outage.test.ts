@@ -90,6 +90,7 @@ const schedule = () => api.services.temporal.client.schedule.getHandle(automatio
 
 describe('fault: the Temporal server stopped, then started again', () => {
   let invoked: string;
+  let fired: string;
 
   it('GET /automations/{id} answers 200 with its next fire time while Temporal is stopped', async () => {
     await stopTemporal();
@@ -118,7 +119,14 @@ describe('fault: the Temporal server stopped, then started again', () => {
     expect(again.body.data.execution.id).toBe(invoked);
   }, 120_000);
 
-  it('once Temporal is back: the schedule matches the row, and the invoked execution ran once', async () => {
+  it('a manual fire whose run cannot start answers 202 with its run', async () => {
+    const answer = await callApi(api.url, key, 'POST', `/automations/${automationId}/trigger`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    fired = (answer.body as any).run.id as string;
+    expect((answer.body as any).run).toMatchObject({ id: fired, status: 'running' });
+  }, 60_000);
+
+  it('once Temporal is back: the schedule matches the row, and the invoked execution and the fired run each ran once', async () => {
     await startTemporal();
     const described = await until(
       () => schedule().catch(() => undefined),
@@ -135,8 +143,15 @@ describe('fault: the Temporal server stopped, then started again', () => {
       90_000,
     );
     expect(execution.body.data).toMatchObject({ status: 'completed', result: 42 });
+    const run = await until(
+      () => callApi(api.url, key, 'GET', `/automations/${automationId}/runs/${fired}`),
+      (answer) => (answer.body as any).status !== 'running',
+      90_000,
+    );
+    expect(run.body).toMatchObject({ id: fired, status: 'success' });
+    // The invoke once, and the fire's action once.
     const all = await callApi(api.url, key, 'GET', `/functions/${functionId}/executions`);
-    expect(all.body.pagination?.total).toBe(1);
+    expect(all.body.pagination?.total).toBe(2);
     // Back to active: the reconciler and the request agree on what runs.
     const resumed = await callApi(api.url, key, 'PATCH', `/automations/${automationId}`, { status: 'active' });
     expect(resumed.status).toBe(200);

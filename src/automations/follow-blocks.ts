@@ -7,6 +7,7 @@ import { firingsOfBlock, type Watcher } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import { followerLag, noteFollowing } from '../metrics/metrics.ts';
+import { noteRunEnd } from './notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from './runs.ts';
 
@@ -85,7 +86,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
 async function recordBlock(deps: FollowDeps, network: string, index: number, firings: Firing[]) {
   const record = (isolated: boolean) =>
     deps.em.transactional(async (em) => {
-      const runs = isolated ? await recordIsolated(em, firings) : await recordRuns(em, firings);
+      const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
       await advanceCursor(em, network, index);
       return runs;
     });
@@ -110,13 +111,26 @@ async function recordOwn(em: EntityManager, firings: Firing[]): Promise<FiredRun
   let failure: unknown;
   for (let attempt = 0; attempt < isolatedAttempts; attempt++) {
     try {
-      return await em.transactional((savepoint) => recordRuns(savepoint, firings));
+      return await em.transactional((savepoint) => recordFirings(savepoint, firings));
     } catch (error) {
       failure = error;
     }
   }
   const quarantined = firings.map((firing) => (firing.error ? firing : quarantine(firing, failure)));
-  return em.transactional((savepoint) => recordRuns(savepoint, quarantined));
+  return em.transactional((savepoint) => recordFirings(savepoint, quarantined));
+}
+
+/**
+ * Records the runs of `firings` and, for those quarantined, the notifications their failure calls
+ * for, in the same transaction: a worker lost before their action starts loses no notice (the
+ * recovery sweep delivers what is recorded; the action's own look at the run's end finds it told).
+ */
+async function recordFirings(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const runs = await recordRuns(em, firings);
+  for (const [index, firing] of firings.entries()) {
+    if (firing.error) await noteRunEnd(em, runs[index]!.runId);
+  }
+  return runs;
 }
 
 /**

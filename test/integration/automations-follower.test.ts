@@ -122,6 +122,14 @@ describe('one automation`s input the follower cannot process', () => {
         (requests) => requests.length > 0,
       );
       expect(notice!.body).toContain('InputQuarantined');
+      // Recorded in the block's own transaction (now() is the transaction's time), not by the action
+      // started after it: a worker lost in between loses no notice.
+      const [recorded] = await running.api.database.orm.em.getConnection().execute<{ together: boolean }[]>(
+        `select n."created_at" = r."completed_at" as "together"
+          from "notifications" n join "automation_runs" r on r."id" = n."run_id" where r."id" = ?`,
+        [quarantined!.id],
+      );
+      expect(recorded).toEqual({ together: true });
 
       // The follower went on: the next transfer fires both again, each once.
       const second = await transfer(recipient);

@@ -121,7 +121,7 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'] },
             {
-              regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$)`,
+              regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$|automations/account-busy\.ts$)`,
             },
           ],
         },

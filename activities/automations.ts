@@ -1,7 +1,10 @@
 import { Context, heartbeat, log } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
+import { AccountSlots } from '../src/functions/account-slots.ts';
+import { accountBusyType } from '../src/automations/account-busy.ts';
+import { accountOfNotification, accountOfRun } from '../src/automations/account-turns.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
@@ -28,13 +31,28 @@ export interface AutomationDeps {
   neo: NeoRpc;
   automations: Config['automations'];
   egress: EgressPolicy;
+  /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
+  activitiesPerAccount: number;
 }
 
-/** This attempt of a delivery activity, and whether the retry policy allows no other. */
-const thisAttempt = () => {
-  const { attempt } = Context.current().info;
-  return { number: attempt, last: attempt >= deliveryAttempts };
+/**
+ * This attempt of a delivery activity, counting those made in the account's earlier turns
+ * (workflows/in-turn.ts), and whether the delivery may make no other.
+ */
+const thisAttempt = (attemptsMade: number) => {
+  const number = attemptsMade + Context.current().info.attempt;
+  return { number, last: number >= deliveryAttempts };
 };
+
+/** The account holds its share of this worker's activity slots: the workflow waits and asks again. */
+const accountBusy = (attemptsMade: number) =>
+  ApplicationFailure.create({
+    type: accountBusyType,
+    message: "The account's share of this worker's activity slots is taken; waiting for a turn.",
+    nonRetryable: true,
+    category: ApplicationFailureCategory.BENIGN,
+    details: [attemptsMade + Context.current().info.attempt - 1],
+  });
 
 /** A delivery worth another attempt: the activity fails, and Temporal retries it with backoff. */
 function settled<T>(outcome: T | { retry: string }): T {
@@ -51,6 +69,23 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const abi = createEventAbiCache(deps.neo);
   const followed = { next: null as number | null };
   const quotes = new QuoteCache();
+  // Each account's share of the activities that wait on the world; refused at once beyond it, never
+  // waiting here, where it would hold the slot it leaves to others.
+  const turns = new AccountSlots({
+    perAccount: deps.activitiesPerAccount,
+    queuedPerAccount: 0,
+    running: Number.POSITIVE_INFINITY,
+  });
+  const inTurn = async <T>(accountId: string | undefined, attemptsMade: number, step: () => Promise<T>) => {
+    if (accountId === undefined) return step();
+    const release = await turns.take(accountId);
+    if (!release) throw accountBusy(attemptsMade);
+    try {
+      return await step();
+    } finally {
+      release();
+    }
+  };
   const contracts = new UndeployedContracts(
     deps.neo,
     deps.automations.triggerFailureLimit,
@@ -78,21 +113,27 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     beginRun: (runId: string) => steps.beginRun(em(), runId),
     finishFunctionRun: (runId: string) => steps.finishFunctionRun(em(), runId),
-    prepareContractRun: (runId: string) => contract.prepareContractRun(chain(), runId),
-    relayContractRun: (runId: string) => contract.relayContractRun(chain(), runId, () => heartbeat()),
+    prepareContractRun: async (runId: string) =>
+      inTurn(await accountOfRun(em(), runId), 0, () => contract.prepareContractRun(chain(), runId)),
+    relayContractRun: async (runId: string) =>
+      inTurn(await accountOfRun(em(), runId), 0, () => contract.relayContractRun(chain(), runId, () => heartbeat())),
     failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
 
-    deliverRunWebhook: async (runId: string) =>
-      settled(await deliverRunWebhook({ ...deps, em: em() }, runId, thisAttempt().last)),
+    deliverRunWebhook: async (runId: string, attemptsMade = 0) =>
+      inTurn(await accountOfRun(em(), runId), attemptsMade, async () =>
+        settled(await deliverRunWebhook({ ...deps, em: em() }, runId, thisAttempt(attemptsMade).last)),
+      ),
 
     noteRunEnd: (runId: string) => noteRunEnd(em(), runId),
     checkSignerGas: (runId: string) => checkSignerGas({ em: em(), neo: deps.neo }, runId),
-    sendNotification: async (notificationId: string) =>
-      settled(
-        await sendNotification(
-          { ...deps, em: em(), telegramApiUrl: deps.automations.telegramApiUrl },
-          notificationId,
-          thisAttempt(),
+    sendNotification: async (notificationId: string, attemptsMade = 0) =>
+      inTurn(await accountOfNotification(em(), notificationId), attemptsMade, async () =>
+        settled(
+          await sendNotification(
+            { ...deps, em: em(), telegramApiUrl: deps.automations.telegramApiUrl },
+            notificationId,
+            thisAttempt(attemptsMade),
+          ),
         ),
       ),
     failNotification: (notificationId: string, reason: string) => failNotification(em(), notificationId, reason),

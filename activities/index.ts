@@ -28,6 +28,8 @@ export interface ActivityDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
+  activitiesPerAccount: number;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
   runsPerAccount: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */

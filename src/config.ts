@@ -79,6 +79,7 @@ const schema = z
     // 0: no metrics endpoint.
     NEOFLOW_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
+    NEOFLOW_ACCOUNT_ACTIVITIES: positiveInt.default(4),
     NEOFLOW_ACCOUNT_AUTOMATIONS: positiveInt.default(1000),
     NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: positiveInt.default(1000),
     // A 5-field cron fires at most once a minute: a larger floor would need the minute fields read too.
@@ -171,6 +172,11 @@ export interface Config {
     maxRuns: number;
     sandboxMemoryMb: number;
     runsPerAccount: number;
+    /**
+     * Webhook deliveries, notifications, contract prepares and relays of one account this process
+     * runs at once: what keeps one account's slow receivers from holding every activity slot.
+     */
+    activitiesPerAccount: number;
     /** Where a worker process serves `/metrics`; 0 for nowhere. */
     metricsPort: number;
   };
@@ -270,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
       metricsPort: e.NEOFLOW_WORKER_METRICS_PORT,
       runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,
+      activitiesPerAccount: e.NEOFLOW_ACCOUNT_ACTIVITIES,
     },
     neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
     secrets: {

@@ -4,7 +4,7 @@ import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { temporalLogging } from '../src/temporal/runtime-logger.ts';
 import { serveWorkerMetrics } from './metrics-server.ts';
-import { openWorker } from './worker.ts';
+import { openWorker, runWorkers } from './worker.ts';
 
 /**
  * The worker process: runs until SIGTERM or SIGINT, then lets running activities finish within
@@ -13,17 +13,17 @@ import { openWorker } from './worker.ts';
 export async function runWorker(config: Config): Promise<void> {
   const log = createLogger('worker', config.logLevel);
   Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: ['SIGINT', 'SIGTERM'] });
-  const { worker, close } = await openWorker(config);
+  const handle = await openWorker(config);
   const metrics =
     config.worker.metricsPort === 0
       ? undefined
       : await serveWorkerMetrics(config.worker.metricsPort, metricsToken(config.secrets), log);
   log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
   try {
-    await worker.run();
+    await runWorkers(handle);
   } finally {
     await metrics?.close();
-    await close();
+    await handle.close();
     log.info('stopped');
   }
 }

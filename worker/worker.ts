@@ -6,12 +6,15 @@ import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities } from '../activities/reconciler.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
+import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 import { UnwatchedWorker } from './unwatched-worker.ts';
 
 export interface WorkerHandle {
   worker: Worker;
-  /** Closes what the worker opened, once it has stopped. */
+  /** The block follower's worker, on its own task queue. */
+  follower: Worker | undefined;
+  /** Closes what the workers opened, once they have stopped. */
   close: () => Promise<void>;
 }
 
@@ -24,6 +27,11 @@ export type WorkerRole = 'worker' | 'api';
 
 /** A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet running. */
 export async function createWorker(config: Config, runtime: Runtime, role: WorkerRole): Promise<Worker> {
+  return mainWorker(config, role, await workerBasics(config, runtime));
+}
+
+/** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
+async function workerBasics(config: Config, runtime: Runtime) {
   const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {
@@ -38,33 +46,87 @@ export async function createWorker(config: Config, runtime: Runtime, role: Worke
     taskQueue: config.temporal.taskQueue,
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
+    activitiesPerAccount: config.worker.activitiesPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
   };
   const activities = { ...createActivities(deps), ...createReconcilerActivities(deps) };
-  return UnwatchedWorker.create({
+  const options = {
     connection: runtime.temporal.connection,
     namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath },
     dataConverter: dataConverter(payloadKey, config.secrets.previousPayloadKeys),
+    shutdownGraceTime: '8 seconds',
+  };
+  return { activities, options };
+}
+
+type WorkerBasics = Awaited<ReturnType<typeof workerBasics>>;
+
+function mainWorker(config: Config, role: WorkerRole, { activities, options }: WorkerBasics) {
+  return UnwatchedWorker.create({
+    ...options,
+    taskQueue: config.temporal.taskQueue,
     activities,
     enableNonLocalActivities: role === 'worker',
     maxConcurrentActivityTaskExecutions: config.worker.maxActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxWorkflowTasks,
     // A function's run is a local activity in its workflow's task: one of each per run in progress.
     maxConcurrentLocalActivityExecutions: config.worker.maxWorkflowTasks,
-    shutdownGraceTime: '8 seconds',
   });
 }
 
-/** A worker process's worker over a runtime of its own, closed with it. */
-export async function openWorker(config: Config): Promise<WorkerHandle> {
+/**
+ * The block follower's slots: one follower per network, its reads in a row; room for a retried
+ * read beside one that hangs.
+ */
+const followerSlots = 4;
+
+/** The block follower's worker: its own task queue (src/temporal/task-queues.ts), its own slots. */
+function followerWorker(config: Config, { activities, options }: WorkerBasics) {
+  return UnwatchedWorker.create({
+    ...options,
+    taskQueue: followerTaskQueue(config.temporal.taskQueue),
+    activities: { followBlocks: (network: string) => activities.followBlocks(network) },
+    maxConcurrentActivityTaskExecutions: followerSlots,
+    maxConcurrentWorkflowTaskExecutions: followerSlots,
+    maxConcurrentLocalActivityExecutions: followerSlots,
+  });
+}
+
+/**
+ * A worker process's workers over a runtime of their own, closed with it: the main one and, unless
+ * `follower` is false (a test that drives the main worker alone), the block follower's. A worker
+ * that is made must be run before the runtime closes.
+ */
+export async function openWorker(config: Config, { follower = true } = {}): Promise<WorkerHandle> {
   const runtime = await openRuntime(config);
   try {
-    return { worker: await createWorker(config, runtime, 'worker'), close: () => runtime.close() };
+    const basics = await workerBasics(config, runtime);
+    const worker = await mainWorker(config, 'worker', basics);
+    return {
+      worker,
+      follower: follower ? await followerWorker(config, basics) : undefined,
+      close: () => runtime.close(),
+    };
   } catch (error) {
     await runtime.close();
     throw error;
   }
+}
+
+/**
+ * Runs the workers of a handle until all stop; one that stops (shut down, or failed) stops the
+ * other, and a failure is thrown once all have stopped.
+ */
+export async function runWorkers(handle: Pick<WorkerHandle, 'worker' | 'follower'>): Promise<void> {
+  const workers = [handle.worker, ...(handle.follower ? [handle.follower] : [])];
+  const runs = workers.map((worker) => worker.run().finally(() => shutdownWorkers(handle)));
+  const failed = (await Promise.allSettled(runs)).find((ended) => ended.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** Asks the running workers of a handle to stop; runWorkers settles once they have. */
+export function shutdownWorkers(handle: Pick<WorkerHandle, 'worker' | 'follower'>) {
+  for (const worker of [handle.worker, handle.follower]) if (worker?.getState() === 'RUNNING') worker.shutdown();
 }

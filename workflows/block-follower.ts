@@ -17,13 +17,14 @@ const roundsPerRun = 1000;
 /**
  * Follows one Neo network's blocks (workflow id `blocks_<magic>_<task queue>`): each round reads the new
  * blocks once, records the runs of every matching automation with the cursor, and starts their
- * actions. The cursor lives in PostgreSQL, committed with the runs.
+ * actions. The cursor lives in PostgreSQL, committed with the runs. It runs on a task queue of its
+ * own (src/temporal/task-queues.ts); its actions run on `actionQueue`, the deployment's.
  */
-export async function blockFollower(network: string): Promise<void> {
+export async function blockFollower(network: string, actionQueue?: string): Promise<void> {
   for (let round = 0; round < roundsPerRun; round++) {
     const runs = await followBlocks(network);
-    await Promise.all(runs.map(startAction));
+    await Promise.all(runs.map((run) => startAction(run, actionQueue)));
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  await continueAsNew<typeof blockFollower>(network);
+  await continueAsNew<typeof blockFollower>(network, actionQueue);
 }

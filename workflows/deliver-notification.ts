@@ -1,9 +1,13 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
+import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 
-/** Each attempt is an activity on a worker process: a lost worker's attempt times out and is retried. */
+/**
+ * Each attempt is an activity on a worker process: a lost worker's attempt times out and is
+ * retried. It waits for its account's turn on a worker (workflows/in-turn.ts).
+ */
 const { sendNotification } = proxyActivities<Activities>({
   startToCloseTimeout: deliveryAttemptTimeout,
   retry: deliveryRetry,
@@ -17,7 +21,7 @@ const { failNotification } = proxyLocalActivities<Activities>({
 /** One notification, delivered once per event: the workflow id is the notification id. */
 export async function deliverNotification(notificationId: string): Promise<string> {
   try {
-    return await sendNotification(notificationId);
+    return await inTurn((attemptsMade) => sendNotification(notificationId, attemptsMade));
   } catch (error) {
     await failNotification(notificationId, rootMessage(error));
     return 'failed';

@@ -37,7 +37,7 @@ export async function recoverySweep(): Promise<void> {
   await convergeBlockFollower();
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepRuns']>> = await sweepRuns(after);
-    await Promise.all(page.unstarted.map(startAction));
+    await Promise.all(page.unstarted.map((run) => startAction(run)));
     after = page.next;
   }
   for (let after: Keyset | null = firstKeyset; after;) {

@@ -10,6 +10,7 @@ import type { Activities } from '../activities/index.ts';
 import type { RunStatus } from '../activities/automations.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
@@ -70,10 +71,11 @@ async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> 
       await runFunction(plan.executionId);
       return await finishFunctionRun(runId);
     }
-    if (plan.kind === 'webhook') return await deliverRunWebhook(runId);
-    const prepared = await prepareContractRun(runId);
+    // Each waits for its account's turn on a worker (workflows/in-turn.ts).
+    if (plan.kind === 'webhook') return await inTurn((attemptsMade) => deliverRunWebhook(runId, attemptsMade));
+    const prepared = await inTurn(() => prepareContractRun(runId));
     if (prepared !== 'sent') return prepared;
-    return await relayContractRun(runId);
+    return await inTurn(() => relayContractRun(runId));
   } catch (error) {
     // Cancelled too (its function deleted, or an operator): the run still ends, as a failure.
     const reason = rootMessage(error);

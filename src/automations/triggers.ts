@@ -8,6 +8,7 @@ import {
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { Logger } from '../log.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
+import { followerTaskQueue } from '../temporal/task-queues.ts';
 import { attributeKeys, labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { blockFollower } from '../../workflows/block-follower.ts';
 import type { pricePoller } from '../../workflows/price-poller.ts';
@@ -99,17 +100,24 @@ async function convergeSchedule(control: TriggerControl, automation: Automation)
   }
 }
 
-/** Starts the follower unless it runs: one per network, however many automations watch it. */
+/**
+ * Starts the follower unless it runs: one per network, however many automations watch it, on its
+ * own task queue. One started on the deployment's queue (before the follower had its own) is
+ * started again on its own: the cursor, in PostgreSQL, carries over.
+ */
 export async function ensureBlockFollower(control: TriggerControl) {
   const network = String(await control.neo.getNetworkMagic());
-  await control.client.workflow.start<typeof blockFollower>('blockFollower', {
-    workflowId: followerId(network, control.taskQueue),
-    taskQueue: control.taskQueue,
-    args: [network],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    // It serves every account: only the trigger type labels it.
-    typedSearchAttributes: [{ key: attributeKeys.trigger, value: 'blockchain' }],
-  });
+  const start = (workflowIdConflictPolicy: 'USE_EXISTING' | 'TERMINATE_EXISTING') =>
+    control.client.workflow.start<typeof blockFollower>('blockFollower', {
+      workflowId: followerId(network, control.taskQueue),
+      taskQueue: followerTaskQueue(control.taskQueue),
+      args: [network, control.taskQueue],
+      workflowIdConflictPolicy,
+      // It serves every account: only the trigger type labels it.
+      typedSearchAttributes: [{ key: attributeKeys.trigger, value: 'blockchain' }],
+    });
+  const running = await start('USE_EXISTING');
+  if ((await running.describe()).taskQueue !== followerTaskQueue(control.taskQueue)) await start('TERMINATE_EXISTING');
 }
 
 async function upsertSchedule(control: TriggerControl, automation: Automation) {

@@ -73,7 +73,7 @@ async function runPingWithWorker(canary: string) {
   const config = loadConfig(
     testWorkerEnv(api.database.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }),
   );
-  const { worker, close } = await openWorker(config);
+  const { worker, close } = await openWorker(config, { follower: false });
   try {
     const workflowId = `ping_${taskQueue}`;
     const run = api.services.temporal.client.workflow.execute('pingWorkflow', {

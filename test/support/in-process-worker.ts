@@ -1,5 +1,5 @@
 import type { Config } from '../../src/config.ts';
-import { openWorker } from '../../worker/worker.ts';
+import { openWorker, runWorkers, shutdownWorkers } from '../../worker/worker.ts';
 
 /**
  * A real worker in this process, configured by `config`, running until stopped. Free of vitest,
@@ -7,10 +7,10 @@ import { openWorker } from '../../worker/worker.ts';
  */
 export async function runInProcessWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const handle = await openWorker(config);
-  const running = handle.worker.run();
+  const running = runWorkers(handle);
   return {
     stop: async () => {
-      handle.worker.shutdown();
+      shutdownWorkers(handle);
       await running;
       await handle.close();
     },

@@ -60,8 +60,14 @@ async function ask(method: string, path: string, body: unknown): Promise<Answer>
  * Async invokes and manual fires, two at a time, until `stop` says so: every answer is kept, so that
  * each acknowledged one can be followed to its end.
  */
+/** A request of the burst and how it was answered. */
+interface Sent {
+  kind: 'execution' | 'run';
+  answer: Answer;
+}
+
 function burst(functionId: string, automationId: string) {
-  const answers: { kind: 'execution' | 'run'; answer: Answer }[] = [];
+  const answers: Sent[] = [];
   let stopped = false;
   const lane = async (kind: 'execution' | 'run') => {
     while (!stopped) {
@@ -110,7 +116,11 @@ async function statusesOf(kind: 'execution' | 'run', ids: string[]): Promise<str
  * A dependency goes down mid-burst and comes back: while it is down the API answers 202 or a clear
  * 503, never a 500 or a hang; afterwards every acknowledged execution and run ends, once.
  */
-async function burstThrough(dependency: Restartable, downMs: number) {
+async function burstThrough(
+  dependency: Restartable,
+  downMs: number,
+  whileDown: (ids: { functionId: string; automationId: string }) => Promise<Sent[]> = async () => [],
+) {
   const functionId = await client.deploy('module.exports = async () => 42;');
   const automationId = await client.create({
     name: `fired through a fault ${Date.now()}`,
@@ -125,7 +135,9 @@ async function burstThrough(dependency: Restartable, downMs: number) {
     60_000,
   );
   await dependency.stop();
-  await sleep(downMs);
+  const outage = sleep(downMs);
+  load.answers.push(...(await whileDown({ functionId, automationId })));
+  await outage;
   await dependency.start();
   const afterRestart = load.answers.length;
   await until(
@@ -163,7 +175,17 @@ describe('faults of the dependencies (real processes, stopped and started on the
   });
 
   it('Temporal restarted during a burst: every acknowledged invoke and fire ends once, refusals are 503', async () => {
-    const counts = await burstThrough(stack.temporal, 10_000);
+    const counts = await burstThrough(stack.temporal, 10_000, async ({ functionId, automationId }) => {
+      // The row is the request's commitment: stored while Temporal is away, it is accepted and
+      // the reconciler starts it (a 503 would have the client send it again, and run it twice).
+      const fired = await ask('POST', `/automations/${automationId}/trigger`, {});
+      const invoked = await ask('POST', `/functions/${functionId}/invoke`, { params: {}, async: true });
+      expect([fired.status, invoked.status], JSON.stringify([fired, invoked])).toEqual([202, 202]);
+      return [
+        { kind: 'run', answer: fired },
+        { kind: 'execution', answer: invoked },
+      ];
+    });
     console.log(`[faults] temporal: ${counts.acknowledged} acknowledged, ${counts.refused} refused with 503`);
   });
 

@@ -37,7 +37,9 @@ async function startRun(
     control.log.warn('run stored, its start left to the reconciler', { runId: fired!.runId, error: String(error) });
   });
   const run = await em.findOneOrFail(AutomationRun, { id: fired!.runId });
-  return { id: run.id, status: run.status, startedAt: run.startedAt.toISOString() };
+  // The answer is the run as it was accepted: a quick action may have ended before this read (its
+  // end is what GET shows), and the contract answers a fire with the run `running`.
+  return { id: run.id, status: 'running' as const, startedAt: run.startedAt.toISOString() };
 }
 
 async function startActionWorkflow(control: TriggerControl, run: FiredRun) {

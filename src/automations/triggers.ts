@@ -3,6 +3,8 @@ import {
   ScheduleOverlapPolicy,
   WorkflowNotFoundError,
   type Client,
+  type ScheduleDescription,
+  type ScheduleExecutionActionResult,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import type { NeoRpc } from '../chain/rpc.ts';
@@ -16,6 +18,8 @@ import type { scheduledFire } from '../../workflows/scheduled-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import type { ScheduleTrigger, TriggerType } from './automations.schemas.ts';
 import { scheduleCron } from './cron.ts';
+import { scheduleStall, stallAfterMs, type RunningFire } from './schedule-stall.ts';
+import { scheduleStalls } from '../metrics/metrics.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
 export interface TriggerControl {
@@ -97,7 +101,42 @@ async function convergeSchedule(control: TriggerControl, automation: Automation)
   }
   if (described.state.paused !== options.state.paused || described.state.note !== options.state.note) {
     await upsertSchedule(control, automation);
+    return;
   }
+  if (automation.status === 'active') await unstallSchedule(control, automation, described);
+}
+
+/**
+ * Makes an active schedule that stopped firing fire again (see schedule-stall.ts): a fire that
+ * never ends is ended, a schedule whose scheduler stopped is created anew with the row's options.
+ * Either is logged and counted (`neoflow_schedule_stalls_total`), for operators to see.
+ */
+async function unstallSchedule(control: TriggerControl, automation: Automation, described: ScheduleDescription) {
+  const fires = await Promise.all(described.info.runningActions.map((action) => fireState(control, action)));
+  const stall = scheduleStall(described, fires, new Date(), stallAfterMs(control.catchupWindowMs));
+  if (!stall) return;
+  control.log.warn('schedule stalled: made to fire again', { automationId: automation.id, stall });
+  scheduleStalls.inc({ kind: stall.kind });
+  if (stall.kind === 'fire-never-ends') {
+    await control.client.workflow
+      .getHandle(stall.fire.workflowId, stall.fire.runId)
+      .terminate('the fire ran far longer than any fire does; the schedule skipped every fire behind it')
+      .catch(ignore(WorkflowNotFoundError));
+    return;
+  }
+  await control.client.schedule.getHandle(automation.id).delete().catch(ignore(ScheduleNotFoundError));
+  await control.client.schedule.create({ scheduleId: automation.id, ...scheduleOptions(control, automation) });
+}
+
+/** A fire the schedule counts as running, as its workflow stands; gone from Temporal, long closed. */
+async function fireState(control: TriggerControl, action: ScheduleExecutionActionResult): Promise<RunningFire> {
+  const { workflowId, firstExecutionRunId: runId } = action.workflow;
+  const workflow = await control.client.workflow
+    .getHandle(workflowId, runId)
+    .describe()
+    .catch(ignore(WorkflowNotFoundError));
+  if (!workflow) return { workflowId, runId, startedAt: new Date(0), closedAt: new Date(0) };
+  return { workflowId, runId, startedAt: workflow.startTime, closedAt: workflow.closeTime ?? null };
 }
 
 /**

@@ -46,6 +46,13 @@ export const automationRuns = new Counter({
   registers: [registry],
 });
 
+export const scheduleStalls = new Counter({
+  name: 'neoflow_schedule_stalls_total',
+  help: 'Active schedules found not firing by the reconciler and made to fire again, by kind of stall.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
 export const followerLag = new Gauge({
   name: 'neoflow_block_follower_lag_blocks',
   help: 'Blocks the chain is ahead of the block follower, by network.',

@@ -1,0 +1,48 @@
+import type { ScheduleDescription } from '@temporalio/client';
+
+/** A fire the schedule counts as running (overlap SKIP waits for it), as its workflow stands. */
+export interface RunningFire {
+  workflowId: string;
+  runId: string;
+  startedAt: Date;
+  /** When the workflow closed; null while it runs. */
+  closedAt: Date | null;
+}
+
+/**
+ * Why an active schedule does not fire, each found from one describe of it:
+ * - `not-processing`: its scheduler has not taken time forward (its next fire time, which it
+ *   counts from the last time it processed, lies long past): a timer lost, or the scheduler's
+ *   workflow blocked; recreating the schedule gives it a new scheduler.
+ * - `waits-on-closed-fire`: it waits for a fire whose workflow closed long ago (the scheduler
+ *   missed the close), so overlap SKIP drops every fire since; recreated likewise.
+ * - `fire-never-ends`: a fire has run far longer than any fire does (a fire records its run and
+ *   starts the action, in seconds), and overlap SKIP drops every fire behind it; that fire is ended.
+ */
+export type ScheduleStall =
+  | { kind: 'not-processing'; since: Date }
+  | { kind: 'waits-on-closed-fire'; fire: RunningFire }
+  | { kind: 'fire-never-ends'; fire: RunningFire };
+
+/**
+ * How long past its time a fire may be before the schedule counts as stalled: twice the catchup
+ * window, beyond which the scheduler would drop it anyway (a server busy for that long is down).
+ */
+export const stallAfterMs = (catchupWindowMs: number) => 2 * catchupWindowMs;
+
+/** What stops an active, unpaused schedule from firing, if anything does. */
+export function scheduleStall(
+  described: Pick<ScheduleDescription, 'info'>,
+  fires: RunningFire[],
+  now: Date,
+  afterMs: number,
+): ScheduleStall | undefined {
+  const longAgo = now.getTime() - afterMs;
+  const next = described.info.nextActionTimes[0];
+  if (next && next.getTime() < longAgo) return { kind: 'not-processing', since: next };
+  for (const fire of fires) {
+    if (fire.closedAt && fire.closedAt.getTime() < longAgo) return { kind: 'waits-on-closed-fire', fire };
+    if (!fire.closedAt && fire.startedAt.getTime() < longAgo) return { kind: 'fire-never-ends', fire };
+  }
+  return undefined;
+}

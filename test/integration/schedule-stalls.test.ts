@@ -1,0 +1,69 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Automation } from '../../src/automations/automation.entity.ts';
+import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { triggerControlOf } from '../../src/automations/trigger-control.ts';
+import { convergeTrigger } from '../../src/automations/triggers.ts';
+import { registry } from '../../src/metrics/metrics.ts';
+import {
+  api,
+  create,
+  echoFn,
+  scheduleOf,
+  startAutomationsApi,
+  stopAutomationsApi,
+} from '../support/automations-api.ts';
+import { until } from '../support/polling.ts';
+
+// A 10 s catchup window (Temporal's least): a fire running past 20 s counts as never ending.
+beforeAll(async () => {
+  await startAutomationsApi({ env: { NEOFLOW_SCHEDULE_CATCHUP_SECONDS: '10' } });
+}, 180_000);
+afterAll(async () => {
+  await stopAutomationsApi();
+});
+
+const stalls = async (kind: string) => {
+  const metric = await registry.getSingleMetricAsString('neoflow_schedule_stalls_total');
+  return Number(new RegExp(`kind="${kind}"} (\\d+)`).exec(metric)?.[1] ?? 0);
+};
+
+describe('an active schedule that stopped firing', () => {
+  it('is made to fire again by the reconciler when one fire never ends and overlap SKIP drops every fire behind it', async () => {
+    const automation = await create({
+      status: 'active',
+      trigger: { type: 'schedule', cron: '* * * * * *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    // Holding the automation's row keeps the next fire from recording its run: it hangs, as a fire
+    // that never ends would, and the schedule skips every second behind it.
+    const holder = new pg.Client({ connectionString: api.database.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query(`select 1 from "automations" where "id" = $1 for update`, [automation.id]);
+    const hanging = await until(
+      () => scheduleOf(automation.id),
+      // A skip a second: the fire has hung for longer than 20 s.
+      (described) => described.info.runningActions.length > 0 && described.info.numActionsSkippedOverlap > 25,
+      120_000,
+    );
+    expect(hanging.info.numActionsSkippedOverlap).toBeGreaterThan(25);
+    const fire = hanging.info.runningActions[0]!.workflow;
+    const before = await stalls('fire-never-ends');
+
+    const row = await api.database.orm.em.fork().findOneOrFail(Automation, automation.id, { populate: ['account'] });
+    await convergeTrigger(triggerControlOf(api.services), row);
+
+    const ended = await api.services.temporal.client.workflow
+      .getHandle(fire.workflowId, fire.firstExecutionRunId)
+      .describe();
+    expect(ended.status.name).toBe('TERMINATED');
+    expect(await stalls('fire-never-ends')).toBe(before + 1);
+    await holder.query('rollback');
+    await holder.end();
+    // The schedule goes on: fires after the hanging one are recorded again.
+    const successes = () =>
+      api.database.orm.em.fork().count(AutomationRun, { automation: automation.id, status: 'success' });
+    expect(await until(successes, (count) => count >= 2, 60_000)).toBeGreaterThanOrEqual(2);
+  }, 240_000);
+});

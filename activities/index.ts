@@ -8,7 +8,6 @@ import type { NeoRpc } from '../src/chain/rpc.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import { failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
-import { undispatchedNotifications } from '../src/automations/notifications/undispatched.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import { createAutomationActivities } from './automations.ts';
 
@@ -71,9 +70,6 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
-
-    /** Notifications the recovery sweep starts: a bounded batch, the oldest first. */
-    undispatchedNotifications: () => undispatchedNotifications(deps.orm.em.fork(), deps.recovery.graceMs, 100),
   };
 }
 

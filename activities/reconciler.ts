@@ -3,6 +3,7 @@ import type { TriggerControl } from '../src/automations/triggers.ts';
 import type { Keyset } from '../src/recovery/keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from '../src/recovery/sweep-automations.ts';
 import { sweepExecutions } from '../src/recovery/sweep-executions.ts';
+import { sweepNotifications } from '../src/recovery/sweep-notifications.ts';
 import { sweepRuns } from '../src/recovery/sweep-runs.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -32,6 +33,7 @@ export function createReconcilerActivities(deps: ReconcilerDeps) {
   return {
     sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after),
     sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after),
+    sweepNotifications: (after: Keyset) => sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after),
 
     async sweepAutomations(after: string) {
       const page = await sweepAutomations(em(), control, after);

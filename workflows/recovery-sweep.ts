@@ -1,5 +1,4 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
 import type { Keyset, ReconcilerActivities } from '../activities/reconciler.ts';
 import { executeFunction } from './execute-function.ts';
 import { startAction } from './start-action.ts';
@@ -13,8 +12,8 @@ const {
   convergeBlockFollower,
   sweepExecutions,
   sweepRuns,
-  undispatchedNotifications,
-} = proxyLocalActivities<ReconcilerActivities & Pick<Activities, 'undispatchedNotifications'>>({
+  sweepNotifications,
+} = proxyLocalActivities<ReconcilerActivities>({
   startToCloseTimeout: '60 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });
@@ -29,7 +28,7 @@ const firstKeyset: Keyset = { at: '-infinity', id: '' };
  * - Running runs and executions, in the order they started, each held against its workflow (the
  *   record's id is the workflow id): never started, it is started; closed without its end stored,
  *   the row is ended; still running, it is left to run.
- * - Notifications recorded but never started.
+ * - Notifications recorded whose delivery never began: started, or failed if their workflow closed.
  */
 export async function recoverySweep(): Promise<void> {
   for (let after: string | null = ''; after !== null;) after = await sweepAutomations(after);
@@ -45,5 +44,9 @@ export async function recoverySweep(): Promise<void> {
     for (const { executionId, labels } of page.unstarted) await startOnce(executeFunction, executionId, labels);
     after = page.next;
   }
-  await startNotifications(await undispatchedNotifications());
+  for (let after: Keyset | null = firstKeyset; after;) {
+    const page: Awaited<ReturnType<ReconcilerActivities['sweepNotifications']>> = await sweepNotifications(after);
+    await startNotifications(page.unstarted);
+    after = page.next;
+  }
 }

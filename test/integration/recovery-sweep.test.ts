@@ -228,6 +228,36 @@ describe('the recovery sweep', () => {
       expect(ended).toMatchObject({ status: 'failed', error: { name: 'ExecutionLostError' } });
     });
 
+    it('fails a pending notification whose delivery workflow closed before its first attempt', async () => {
+      const created = await callApi(api.url, key, 'POST', '/automations', {
+        name: 'told of nothing',
+        status: 'inactive',
+        trigger: { type: 'schedule', cron: '@yearly' },
+        action: { type: 'function', functionId: fn.id },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const notificationId = newId('ntf');
+      await park('deliverNotification', notificationId);
+      await api.services.temporal.client.workflow.getHandle(notificationId).terminate('operator');
+      await api.database.orm.em
+        .fork()
+        .getConnection()
+        .execute(
+          `insert into "notifications" ("id", "automation_id", "account_id", "rule", "event", "event_key", "channel",
+          "message", "status", "dispatched", "created_at")
+        values (?, ?, ?, 0, 'error', 'error:closed', '{}', '{}', 'pending', false, now() - interval '10 seconds')`,
+          [notificationId, (created.body as unknown as { id: string }).id, fn.account.id],
+        );
+      const row = await until(
+        () => api.database.orm.em.fork().findOneOrFail(Notification, { id: notificationId }),
+        (notification) => notification.status !== 'pending',
+      );
+      expect(row).toMatchObject({
+        status: 'failed',
+        lastError: 'The delivery could not run: its workflow was terminated.',
+      });
+    });
+
     it('starts an orphan queued behind more running rows than a page holds, whose workflows run on', async () => {
       // 120 older rows whose workflows are running (nobody polls their queue): none can be
       // healed, and each sweep still reaches the orphan behind them.

@@ -1,0 +1,44 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { failNotification } from '../automations/notifications/send.ts';
+import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
+import { mapBounded, workflowState } from './workflow-state.ts';
+
+/** Pending notifications whose delivery has not begun, past the grace, over their partial index. */
+const pageSql = `select "id", "created_at"::text as "cursor_at" from "notifications"
+where not "dispatched" and "status" = 'pending' and "created_at" < now() - make_interval(secs => ?)
+  and ("created_at", "id") > (cast(? as timestamptz), ?)
+order by "created_at", "id" limit ?`;
+
+/**
+ * One page of the notifications recorded whose delivery has not begun once `graceMs` has passed
+ * (a crash between recording and starting, or recorded where no workflow can be started: an
+ * activity that moved an automation to `error`), each held against its delivery's workflow (id =
+ * notification id): never started, it is handed back to be started; closed before its first
+ * attempt (terminated), the notification fails; running, it is left to deliver.
+ */
+export async function sweepNotifications(
+  em: EntityManager,
+  client: Client,
+  graceMs: number,
+  after: Keyset,
+): Promise<SweptPage<string>> {
+  const rows = await em.execute<{ id: string; cursor_at: string }[]>(pageSql, [
+    graceMs / 1000,
+    after.at,
+    after.id,
+    pageSize,
+  ]);
+  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
+  const unstarted: string[] = [];
+  let finished = 0;
+  for (const [index, row] of rows.entries()) {
+    const state = states[index]!;
+    if (state.state === 'missing') unstarted.push(row.id);
+    if (state.state === 'closed') {
+      await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
+      finished += 1;
+    }
+  }
+  return { unstarted, finished, next: nextKeyset(rows) };
+}

@@ -29,6 +29,8 @@ export interface ActivityDeps {
   memoryLimitMb: number;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
   activitiesPerAccount: number;
+  /** NEOFLOW_SANDBOX_SERVICE_CALLS: calls to `context.services` one run may make. */
+  serviceCallsPerRun: number;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
   runsPerAccount: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */

@@ -101,6 +101,7 @@ const schema = z
     NEOFLOW_METRICS_TOKEN: optionalToken,
     NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
     NEOFLOW_SANDBOX_MEMORY_MB: positiveInt.default(128),
+    NEOFLOW_SANDBOX_SERVICE_CALLS: positiveInt.default(1000),
     NEOFLOW_SCHEDULE_CATCHUP_SECONDS: positiveInt.default(60),
     NEOFLOW_PRICE_POLL_SECONDS: positiveInt.default(30),
     NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
@@ -171,6 +172,8 @@ export interface Config {
     /** Function runs at once, all accounts together: what bounds the isolates of a process. */
     maxRuns: number;
     sandboxMemoryMb: number;
+    /** Calls to `context.services` one run may make. */
+    sandboxServiceCalls: number;
     runsPerAccount: number;
     /**
      * Webhook deliveries, notifications, contract prepares and relays of one account this process
@@ -274,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
       maxRuns: e.NEOFLOW_WORKER_MAX_RUNS,
       sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
+      sandboxServiceCalls: e.NEOFLOW_SANDBOX_SERVICE_CALLS,
       metricsPort: e.NEOFLOW_WORKER_METRICS_PORT,
       runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,
       activitiesPerAccount: e.NEOFLOW_ACCOUNT_ACTIVITIES,

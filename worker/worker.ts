@@ -40,6 +40,7 @@ async function workerBasics(config: Config, runtime: Runtime) {
     masterKeys: runtime.masterKeys,
     neo: runtime.neo,
     memoryLimitMb: config.worker.sandboxMemoryMb,
+    serviceCallsPerRun: config.worker.sandboxServiceCalls,
     automations: config.automations,
     recovery: config.recovery,
     temporal: runtime.temporal.client,

@@ -63,11 +63,11 @@ export interface TransactionStatus {
 export interface NeoRpc {
   readonly url: string;
   /** Number of blocks in the chain: the height of the latest block plus one. */
-  getBlockCount(): Promise<number>;
+  getBlockCount(signal?: AbortSignal): Promise<number>;
   /** The network's magic number, which every transaction signature covers. */
   getNetworkMagic(): Promise<number>;
   /** Runs `script` (hex) as `signers` would, without signing or persisting anything. */
-  invokeScript(script: string, signers?: Signer[]): Promise<Invocation>;
+  invokeScript(script: string, signers?: Signer[], signal?: AbortSignal): Promise<Invocation>;
   /** In GAS fractions: the fee for the size and the witnesses of `transaction`. */
   calculateNetworkFee(transaction: Transaction): Promise<string>;
   /** Relays a signed transaction, given as such or serialized (hex); answers its hash (`0x…`). */
@@ -75,9 +75,9 @@ export interface NeoRpc {
   /** Fails with the node's "unknown transaction" once it is neither in the pool nor in a block. */
   getTransaction(hash: string): Promise<TransactionStatus>;
   /** What `address` holds of `asset`: `NEO`, `GAS` or a NEP-17 contract's `0x` script hash. */
-  getBalance(address: string, asset: string): Promise<Nep17Balance>;
+  getBalance(address: string, asset: string, signal?: AbortSignal): Promise<Nep17Balance>;
   /** Test-invokes a contract method (`invokefunction`): reads state, signs and persists nothing. */
-  invokeFunction(scriptHash: string, operation: string, args: unknown[]): Promise<Invocation>;
+  invokeFunction(scriptHash: string, operation: string, args: unknown[], signal?: AbortSignal): Promise<Invocation>;
   /** The hash (`0x…`) of the block at `index`; fails with code -109 beyond the chain's height. */
   getBlockHash(index: number): Promise<string>;
   /**
@@ -114,20 +114,22 @@ export const rpcErrorCode = (error: unknown) => (error instanceof NeoRpcError ? 
 
 /**
  * neon-js builds the queries; we send them ourselves so that each call's timeout is an
- * `AbortSignal.timeout`, which (unlike neon-js's own timer) never keeps the process alive.
+ * `AbortSignal.timeout`, which (unlike neon-js's own timer) never keeps the process alive. A
+ * caller's `signal` (a function run that ended) stops a call in flight as well.
  */
 export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const call = <T>(query: Query) => {
+  const call = <T>(query: Query, signal?: AbortSignal) => {
     options.onCall?.(query.method);
-    return execute<T>(url, query, timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return execute<T>(url, query, signal ? AbortSignal.any([timeout, signal]) : timeout);
   };
   // neon-js passes a plain string script through as is, while the node expects base64.
-  const invokeScript = (script: string, signers: Signer[] = []) =>
-    call<Invocation>(rpc.Query.invokeScript(u.HexString.fromHex(script), signers));
+  const invokeScript = (script: string, signers: Signer[] = [], signal?: AbortSignal) =>
+    call<Invocation>(rpc.Query.invokeScript(u.HexString.fromHex(script), signers), signal);
   return {
     url,
-    getBlockCount: () => call<number>(rpc.Query.getBlockCount()),
+    getBlockCount: (signal) => call<number>(rpc.Query.getBlockCount(), signal),
     getNetworkMagic: async () =>
       (await call<{ protocol: { network: number } }>(rpc.Query.getVersion())).protocol.network,
     invokeScript,
@@ -139,9 +141,10 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
       return (await call<{ hash: string }>(rpc.Query.sendRawTransaction(raw))).hash;
     },
     getTransaction: (hash) => call<TransactionStatus>(rpc.Query.getRawTransaction(hash, true)),
-    getBalance: async (address, asset) => balanceFrom(asset, await invokeScript(balanceScript(address, asset))),
-    invokeFunction: (scriptHash, operation, args) =>
-      call<Invocation>(new rpc.Query({ method: 'invokefunction', params: [scriptHash, operation, args] })),
+    getBalance: async (address, asset, signal) =>
+      balanceFrom(asset, await invokeScript(balanceScript(address, asset), [], signal)),
+    invokeFunction: (scriptHash, operation, args, signal) =>
+      call<Invocation>(new rpc.Query({ method: 'invokefunction', params: [scriptHash, operation, args] }), signal),
     getBlockHash: (index) => call<string>(rpc.Query.getBlockHash(index)),
     getBlockNotifications: async (blockHash) => {
       const lists = await call<Partial<BlockNotificationLists>>(
@@ -159,12 +162,12 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
   };
 }
 
-async function execute<T>(url: string, query: Query, timeoutMs: number): Promise<T> {
+async function execute<T>(url: string, query: Query, signal: AbortSignal): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(query.export()),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal,
   });
   if (!response.ok) throw new NeoRpcError(query.method, `HTTP ${response.status}`);
   const body = (await response.json()) as { result?: T; error?: { code?: number; message?: string; data?: string } };

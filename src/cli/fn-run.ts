@@ -46,6 +46,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     services: sandboxServices(createNeoRpc(rpcUrl)),
     timeoutMs: fields.data.timeout * 1000,
     memoryLimitMb: config.worker.sandboxMemoryMb,
+    maxServiceCalls: config.worker.sandboxServiceCalls,
   });
   const { status, logs, durationMs } = outcome;
   const printed =

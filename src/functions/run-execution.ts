@@ -21,6 +21,7 @@ export interface RunDeps {
   masterKeys: MasterKeys;
   neo: NeoRpc;
   memoryLimitMb: number;
+  serviceCallsPerRun: number;
   /** Where each run takes its (fresh) isolate. */
   isolates: IsolateSource;
   /** Each account's share of this process's runs. */
@@ -92,6 +93,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       services: sandboxServices(deps.neo),
       timeoutMs: fn.timeout * 1000,
       memoryLimitMb: deps.memoryLimitMb,
+      maxServiceCalls: deps.serviceCallsPerRun,
       signal: deps.signal,
     },
     deps.isolates,

@@ -5,9 +5,9 @@ import type { SandboxServices } from '../sandbox/types.ts';
 export function sandboxServices(neo: NeoRpc): SandboxServices {
   return {
     blockchain: {
-      getBalance: (address, asset) => neo.getBalance(address, asset),
-      getBlockCount: () => neo.getBlockCount(),
-      invokeRead: (scriptHash, operation, args) => neo.invokeFunction(scriptHash, operation, args),
+      getBalance: (address, asset, signal) => neo.getBalance(address, asset, signal),
+      getBlockCount: (signal) => neo.getBlockCount(signal),
+      invokeRead: (scriptHash, operation, args, signal) => neo.invokeFunction(scriptHash, operation, args, signal),
     },
   };
 }

@@ -33,14 +33,26 @@ function argumentList(args: unknown): unknown[] {
   return args;
 }
 
+/** What bounds one run's calls to `context.services`. */
+export interface ServiceCallBounds {
+  /** Calls the run may make, `random` and `blockchain` alike; each further one fails at once. */
+  maxCalls: number;
+  /** Aborted when the run ends: a call still in flight (an RPC request) stops then. */
+  signal: AbortSignal;
+}
+
+const serviceCall = /^(random|blockchain)\./;
+
 /**
- * Builds the one dispatcher the isolate may call, by name, with arguments copied by value. Random
+ * Builds the one dispatcher the isolate may call, by name, with arguments as JSON text. Random
  * calls answer synchronously (the isolate calls them with applySync), service calls with a promise.
  */
 export function hostDispatcher(
   services: SandboxServices,
   onSecretRead: (name: string) => void,
+  { maxCalls, signal }: ServiceCallBounds,
 ): (name: unknown, json: unknown) => HostReply | Promise<HostReply> {
+  let calls = 0;
   const table: Record<string, HostFunction> = {
     'secrets.read': (name) => onSecretRead(shortText(name, 'the secret name', 256)),
     'random.bytes': (n) => random.bytes(n),
@@ -50,18 +62,25 @@ export function hostDispatcher(
       services.blockchain.getBalance(
         shortText(address, 'getBalance(address)', maxAddressChars),
         shortText(asset, 'getBalance(address, asset)', maxAddressChars),
+        signal,
       ),
-    'blockchain.getBlockCount': () => services.blockchain.getBlockCount(),
+    'blockchain.getBlockCount': () => services.blockchain.getBlockCount(signal),
     'blockchain.invokeRead': (scriptHash, operation, args) =>
       services.blockchain.invokeRead(
         shortText(scriptHash, 'invokeRead(scriptHash)', maxAddressChars),
         shortText(operation, 'invokeRead(scriptHash, operation)', maxOperationChars),
         argumentList(args),
+        signal,
       ),
   };
   return (name, json) => {
     const target = typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
     if (!target) return failure(new Error(`Unknown service call ${String(name)}.`));
+    if (serviceCall.test(name as string) && ++calls > maxCalls) {
+      const message = `This run made its ${maxCalls} calls to context.services; ${String(name)} was refused.`;
+      return { ok: false, name: 'ServiceQuotaError', message };
+    }
+    if (signal.aborted) return failure(new Error('The run has ended.'));
     try {
       const value = target(...argumentsOf(json));
       return value instanceof Promise ? value.then(success, failure) : success(value);

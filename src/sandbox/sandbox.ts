@@ -34,13 +34,16 @@ export async function runInSandbox(
   const prepared = await isolates.take(request.memoryLimitMb);
   const { isolate } = prepared;
   const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
+  const runEnded = new AbortController();
   let reply: RunReply;
   try {
-    reply = await execute(prepared, request, logs, secretsRead, output);
+    reply = await execute(prepared, request, { logs, secretsRead, output, runEnded: runEnded.signal });
   } catch (error) {
     reply = { ok: false, error: failureOf(error, isolate, watchdog, request, output) };
   } finally {
     watchdog.stop();
+    // Calls the code started and never awaited, or that outlived a timeout, stop with the run.
+    runEnded.abort();
     if (!isolate.isDisposed) isolate.dispose();
   }
   const durationMs = Math.round(performance.now() - startedAt);
@@ -51,16 +54,23 @@ export async function runInSandbox(
     : { status: 'failed', error: decoded.error, ...common };
 }
 
+/** What one run collects, and the signal that tells its host calls it has ended. */
+interface RunState {
+  logs: LogCollector;
+  secretsRead: Set<string>;
+  output: OutputText;
+  runEnded: AbortSignal;
+}
+
 async function execute(
   { isolate, context, bootstrap }: PreparedIsolate,
   request: SandboxRequest,
-  logs: LogCollector,
-  secretsRead: Set<string>,
-  output: OutputText,
+  { logs, secretsRead, output, runEnded }: RunState,
 ): Promise<RunReply> {
   const compiled = compileUserCode(isolate, request.code);
   const onSecretRead = (name: string) => void secretsRead.add(name);
-  const bridge = { callHost: hostDispatcher(request.services, onSecretRead), log: logs.add.bind(logs) };
+  const bounds = { maxCalls: request.maxServiceCalls, signal: runEnded };
+  const bridge = { callHost: hostDispatcher(request.services, onSecretRead, bounds), log: logs.add.bind(logs) };
   const run = await installBootstrap(bootstrap, request, bridge, output.slackChars);
   const namespace = await evaluate(context, compiled);
   const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;

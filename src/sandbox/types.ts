@@ -1,9 +1,12 @@
-/** Host implementations the sandbox exposes to user code as `context.services.blockchain`. */
+/**
+ * Host implementations the sandbox exposes to user code as `context.services.blockchain`. Each
+ * call gets the run's signal, aborted when the run ends: a call still in flight stops then.
+ */
 export interface SandboxServices {
   blockchain: {
-    getBalance(address: string, asset: string): Promise<unknown>;
-    getBlockCount(): Promise<number>;
-    invokeRead(scriptHash: string, operation: string, args: unknown[]): Promise<unknown>;
+    getBalance(address: string, asset: string, signal: AbortSignal): Promise<unknown>;
+    getBlockCount(signal: AbortSignal): Promise<number>;
+    invokeRead(scriptHash: string, operation: string, args: unknown[], signal: AbortSignal): Promise<unknown>;
   };
 }
 
@@ -20,6 +23,8 @@ export interface SandboxRequest {
   timeoutMs: number;
   /** The isolate's heap limit (`NEOFLOW_SANDBOX_MEMORY_MB`). */
   memoryLimitMb: number;
+  /** Calls to `context.services` the run may make (`NEOFLOW_SANDBOX_SERVICE_CALLS`). */
+  maxServiceCalls: number;
   /** Aborting stops the run at once (its execution was cancelled). */
   signal?: AbortSignal;
 }

@@ -26,6 +26,7 @@ export function sandboxRequest(code: string, overrides: Partial<SandboxRequest> 
     services: fakeServices(),
     timeoutMs: 5_000,
     memoryLimitMb: 128,
+    maxServiceCalls: 1000,
     ...overrides,
   };
 }

@@ -93,7 +93,8 @@ describe('host-call arguments cross as JSON text made and measured in the isolat
   it('still sends dates (as their JSON text), nested plain objects and arrays', async () => {
     const calls: unknown[][] = [];
     const services = fakeServices(calls);
-    services.blockchain.invokeRead = async (...args) => void calls.push(args);
+    services.blockchain.invokeRead = async (scriptHash, operation, args) =>
+      void calls.push([scriptHash, operation, args]);
     const code = `module.exports = async ({ services }) =>
       services.blockchain.invokeRead('0xab', 'op', [{ type: 'Array', value: [new Date(0), Object.create(null)] }]);`;
     await run(code, { services });

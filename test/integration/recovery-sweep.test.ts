@@ -329,26 +329,30 @@ describe('the recovery sweep', () => {
       const id = await createSchedule('@yearly');
       // What deleting an account does to its automations (a cascade), or a DELETE whose process died.
       await api.database.orm.em.fork().getConnection().execute(`delete from "automations" where "id" = ?`, [id]);
-      const gone = await until(
-        () =>
-          client()
-            .schedule.getHandle(id)
-            .describe()
-            .then(
-              () => false,
-              () => true,
-            ),
-        (deleted) => deleted,
+      // The schedule is deleted first, then the record of its removal.
+      const removalsLeft = async () => {
+        const [row] = await api.database.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ count: number }[]>(
+            `select count(*)::int as "count" from "automation_trigger_removals" where "automation_id" = ?`,
+            [id],
+          );
+        return row!.count;
+      };
+      const scheduleGone = () =>
+        client()
+          .schedule.getHandle(id)
+          .describe()
+          .then(
+            () => false,
+            () => true,
+          );
+      const after = await until(
+        async () => ({ gone: await scheduleGone(), left: await removalsLeft() }),
+        (state) => state.gone && state.left === 0,
       );
-      expect(gone).toBe(true);
-      const [left] = await api.database.orm.em
-        .fork()
-        .getConnection()
-        .execute<{ count: number }[]>(
-          `select count(*)::int as "count" from "automation_trigger_removals" where "automation_id" = ?`,
-          [id],
-        );
-      expect(left!.count).toBe(0);
+      expect(after).toEqual({ gone: true, left: 0 });
     });
   });
 });

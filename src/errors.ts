@@ -17,6 +17,7 @@ export const errorStatus = {
   run_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  transaction_pending: 409,
   automation_limit_reached: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,

@@ -37,13 +37,15 @@ const { deliverRunWebhook } = proxyActivities<Activities>({
 
 /**
  * Relaying waits for a block, at most until the transaction's validUntilBlock passes (about 100
- * blocks); heartbeats notice a lost worker within seconds, and the retry re-sends the same
- * stored transaction.
+ * blocks); heartbeats notice a lost worker within a minute, and the retry re-sends the same
+ * stored transaction. An outage of the chain does not fail it (it keeps looking), and no number
+ * of attempts gives up either: while the transaction may land, only the chain's answer (in a
+ * block, or expired) ends the run.
  */
 const { relayContractRun } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '30 seconds' },
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 /**

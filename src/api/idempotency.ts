@@ -71,9 +71,15 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
   };
 }
 
-/** Invalid, over a limit for now (429), or failed on our side: the same request may do better later. */
+/**
+ * Invalid, over a limit for now (429), refused until a transaction settles, or failed on our
+ * side: the same request may do better later.
+ */
 const passing = (thrown: AppError) =>
-  thrown.code === 'invalid_request' || thrown.code === 'internal_error' || thrown.status === 429;
+  thrown.code === 'invalid_request' ||
+  thrown.code === 'internal_error' ||
+  thrown.code === 'transaction_pending' ||
+  thrown.status === 429;
 
 /** Binds a kept answer to its account and key: moved to another row, it no longer opens. */
 export const sealContext = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;

@@ -46,6 +46,8 @@ const contractOutcome = (run: AutomationRun) => ({
   gasConsumed: run.gasConsumed,
   systemFee: run.systemFee,
   networkFee: run.networkFee,
+  validUntilBlock: run.validUntilBlock,
+  relayError: run.relayError,
 });
 
 function summary(payload: FirePayload) {
@@ -121,6 +123,8 @@ export const runSchema = z.strictObject({
   gasConsumed: z.string().nullable().optional(),
   systemFee: z.string().nullable().optional(),
   networkFee: z.string().nullable().optional(),
+  validUntilBlock: z.number().int().nullable().optional(),
+  relayError: z.string().nullable().optional(),
   error: z
     .strictObject({
       name: z.string(),

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PreparedCall } from '../chain/contract-call.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
+import { storableText } from '../db/storable.ts';
 import type { RunError, RunStatus } from './run.entity.ts';
 import { countRunEnd } from './runs.ts';
 
@@ -76,4 +77,11 @@ export async function endSent(
   const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
   const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
   if (ended) countRunEnd(ended.trigger_type, status);
+}
+
+const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = 'running'`;
+
+/** Why the chain cannot be read while the run's transaction may still land; null once it answers again. */
+export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
+  await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
 }

@@ -2,13 +2,13 @@ import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
 import { sc, wallet } from '@cityofzion/neon-js';
 import { toContractParam } from '../chain/contract-args.ts';
 import { prepareContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
-import type { NeoRpc } from '../chain/rpc.ts';
+import { NeoRpcError, type NeoRpc } from '../chain/rpc.ts';
 import { openSigner } from '../auth/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
 import type { ContractAction } from './automations.schemas.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
-import { contractRunState, endSent, failUnsent, storeTransaction } from './contract-run-rows.ts';
+import { contractRunState, endSent, failUnsent, noteRelayError, storeTransaction } from './contract-run-rows.ts';
 
 export interface ChainDeps {
   em: EntityManager;
@@ -56,14 +56,23 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
 
 /**
  * Relays the stored transaction until it is in a block or expired, and records the outcome: in a
- * block, what the VM did and the fees the transaction burned.
+ * block, what the VM did and the fees the transaction burned. While the chain cannot be reached or
+ * read, the run keeps running (the transaction may be in a block, or land yet), with the trouble
+ * on the run as `relayError`: only the chain's answer ends it, never an outage.
  */
 export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
   if (!run) return gone;
   if (run.status !== 'running') return run.status;
   const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
-  const result = await relayUntilFinal(deps.neo, call, { onWait }).catch((error: unknown) => {
+  let told: string | null = null;
+  const onTrouble = async (error: unknown) => {
+    const message = error === null ? null : troubleOf(error);
+    if (message === told) return;
+    told = message;
+    await noteRelayError(deps.em, runId, message);
+  };
+  const result = await relayUntilFinal(deps.neo, call, { onWait, onTrouble }).catch((error: unknown) => {
     if (error instanceof TransactionRejectedError) return error;
     throw error;
   });
@@ -80,6 +89,16 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
     await endSent(deps.em, runId, error ? 'failure' : 'success', error, inBlock);
   }
   return (await contractRunState(deps.em, runId))?.status ?? gone;
+}
+
+/**
+ * What a tenant may read of an error in reaching the chain: the node's own answer, or that it was
+ * not reached; never the node's address.
+ */
+function troubleOf(error: unknown): string {
+  if (error instanceof NeoRpcError) return error.message;
+  if (error instanceof Error && error.name === 'TimeoutError') return 'The Neo node did not answer in time.';
+  return 'The Neo node could not be reached.';
 }
 
 async function senderOf(deps: ChainDeps, accountId: string) {

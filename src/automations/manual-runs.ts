@@ -5,6 +5,7 @@ import type { runAction } from '../../workflows/run-action.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationRun, type FirePayload } from './run.entity.ts';
 import { recordRuns, runNotFound, type FiredRun } from './runs.ts';
+import { assertTransactionSettled } from './transaction-settled.ts';
 import type { TriggerControl } from './triggers.ts';
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
@@ -12,13 +13,17 @@ export async function fireManually(em: EntityManager, control: TriggerControl, a
   return startRun(em, control, automation, { type: 'manual' }, null);
 }
 
-/** Runs a failed run's action again with the same trigger payload, as a new run. */
+/**
+ * Runs a failed run's action again with the same trigger payload, as a new run; not while the
+ * failed run's transaction may still be in a block (assertTransactionSettled).
+ */
 export async function retryRun(em: EntityManager, control: TriggerControl, automation: Automation, runId: string) {
   const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
   if (!previous) throw runNotFound();
   if (previous.status !== 'failure') {
     throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
   }
+  await assertTransactionSettled(control.neo, previous);
   return startRun(em, control, automation, previous.trigger, previous.id);
 }
 

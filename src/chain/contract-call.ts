@@ -30,7 +30,24 @@ export interface RelayOptions {
   pollMs?: number;
   /** Called on each look, so that an activity can heartbeat. */
   onWait?: () => void;
+  /**
+   * With it, an error in reaching or reading the node (anything but the node refusing the
+   * transaction) is told here and the relay goes on, its looks further apart (up to 10 s) while
+   * the trouble lasts; told null when the node answers again. Without it, such an error fails the
+   * relay.
+   */
+  onTrouble?: (error: unknown) => Promise<void> | void;
 }
+
+/** Where a transaction stands, read without sending it. */
+export type Standing =
+  | { state: 'included'; blockHash: string }
+  | { state: 'expired'; height: number }
+  /** `inPool`: the node holds it, waiting for a block. */
+  | { state: 'pending'; height: number; inPool: boolean };
+
+/** The longest wait between looks while the node cannot be reached or read. */
+const troubledPollMs = 10_000;
 
 // neo-go's codes (pkg/neorpc/errors.go) for a transaction the node knows or cannot know.
 const unknownTransaction = -103;
@@ -83,17 +100,45 @@ export async function relayUntilFinal(
   call: PreparedCall,
   options: RelayOptions = {},
 ): Promise<CallResult> {
+  const pollMs = options.pollMs ?? 1000;
+  let troubles = 0;
   for (;;) {
     options.onWait?.();
-    // The height first: a status read after it covers every block up to it.
-    const height = (await neo.getBlockCount()) - 1;
-    const status = await statusOf(neo, call.hash);
-    if (status?.blockhash) return included(neo, status, status.blockhash);
-    if (height >= call.validUntilBlock) return { outcome: 'expired' };
-    // Neither in a block nor in the pool (never sent, or dropped by a restarted node): send it.
-    if (!status) await relay(neo, call.rawTransaction);
-    await sleep(options.pollMs ?? 1000);
+    try {
+      const result = await look(neo, call);
+      if (troubles > 0) await options.onTrouble?.(null);
+      troubles = 0;
+      if (result) return result;
+    } catch (error) {
+      if (!options.onTrouble || error instanceof TransactionRejectedError) throw error;
+      troubles++;
+      await options.onTrouble(error);
+    }
+    await sleep(troubles > 0 ? Math.min(pollMs * 2 ** troubles, troubledPollMs) : pollMs);
   }
+}
+
+/** One look at the chain: the outcome once there is one, else the transaction is sent if the node lacks it. */
+async function look(neo: NeoRpc, call: PreparedCall): Promise<CallResult | null> {
+  const standing = await standingOf(neo, call.hash, call.validUntilBlock);
+  if (standing.state === 'included') return included(neo, call.hash, standing.blockHash);
+  if (standing.state === 'expired') return { outcome: 'expired' };
+  // Neither in a block nor in the pool (never sent, or dropped by a restarted node): send it.
+  if (!standing.inPool) await relay(neo, call.rawTransaction);
+  return null;
+}
+
+/**
+ * Where the transaction `hash` stands: in a block, expired (a block past `validUntilBlock` exists
+ * and it is in none: no block can include it any more), or pending (it may still be included).
+ */
+export async function standingOf(neo: NeoRpc, hash: string, validUntilBlock: number): Promise<Standing> {
+  // The height first: a status read after it covers every block up to it.
+  const height = (await neo.getBlockCount()) - 1;
+  const status = await statusOf(neo, hash);
+  if (status?.blockhash) return { state: 'included', blockHash: status.blockhash };
+  if (height >= validUntilBlock) return { state: 'expired', height };
+  return { state: 'pending', height, inPool: status !== null };
 }
 
 /**
@@ -130,9 +175,11 @@ async function relay(neo: NeoRpc, rawTransaction: string) {
   }
 }
 
-async function included(neo: NeoRpc, status: TransactionStatus, blockHash: string): Promise<CallResult> {
-  const [execution] = (await neo.getApplicationLog(status.hash)).executions;
-  if (!execution) throw new Error(`transaction ${status.hash} is in block ${blockHash} but has no execution`);
+async function included(neo: NeoRpc, hash: string, blockHash: string): Promise<CallResult> {
+  // The fees as the chain has them: those the transaction in the block carries.
+  const [status, log] = await Promise.all([neo.getTransaction(hash), neo.getApplicationLog(hash)]);
+  const [execution] = log.executions;
+  if (!execution) throw new Error(`transaction ${hash} is in block ${blockHash} but has no execution`);
   return {
     outcome: 'included',
     blockHash,

@@ -41,7 +41,8 @@ export async function startTestApi(
     em: () => database.orm.em,
     temporal,
     hostsWorker: hostWorker,
-    neo: createNeoRpc(inject('neoRpcUrl')),
+    // A file that runs a chain of its own names it, for the API and its worker alike.
+    neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
   };
   const runtime = { ...services, temporal, close: () => temporal.connection.close() };

@@ -8,8 +8,8 @@ import { JsonType, TextType, type Platform, type TransformContext } from '@mikro
  * content, which would lose the record and retry the work that produced it (a function run again,
  * a webhook POSTed again, a block followed again forever). Client requests never get here with
  * such text: the API refuses them (src/api/storable-text.ts). Every statement that writes such a
- * value goes through this module: plain statements with `jsonbParam`/`textParam`, entities with
- * the `StorableJson`/`StorableText` column types.
+ * value goes through this module: plain statements with `jsonbParam` (jsonb-param.ts), entities
+ * with the `StorableJson`/`StorableText` column types.
  */
 const replacement = '\uFFFD';
 

@@ -144,6 +144,20 @@ describe('webhook actions', () => {
     });
   });
 
+  it('POSTs once to a receiver whose refusal holds U+0000, and records that answer storably', async () => {
+    const at = path();
+    receiver.answer(at, 404);
+    receiver.answerBody(at, Buffer.from('no\u0000way \xed\xa0\x80', 'latin1'));
+    const automation = await create({ action: webhook(at) });
+    const runId = await fire(automation.id);
+    const run = await endedRun(automation.id, runId);
+    expect(receiver.at(at)).toHaveLength(1);
+    expect(run).toMatchObject({
+      status: 'failure',
+      error: { name: 'WebhookFailed', status: 404, body: expect.stringMatching(/^no\uFFFDway \uFFFD+$/) },
+    });
+  });
+
   it('refuses at create a signing secret the account does not have, naming the field', async () => {
     const created = await call('POST', '/automations', {
       name: 'no such secret',

@@ -14,6 +14,7 @@ export interface Received {
 export async function startWebhookReceiver() {
   const received: Received[] = [];
   const answers = new Map<string, number[]>();
+  const bodies = new Map<string, Buffer>();
   const held = new Map<string, () => void>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -23,7 +24,7 @@ export async function startWebhookReceiver() {
       received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
       const answer = () => {
         const status = answers.get(path)?.shift() ?? 200;
-        response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status}`);
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(bodies.get(path) ?? `answer ${status}`);
       };
       const hold = held.get(path);
       if (!hold) return answer();
@@ -41,6 +42,8 @@ export async function startWebhookReceiver() {
     at: (path: string) => received.filter((request) => request.path === path),
     /** The next requests to `path` are answered with these statuses, then 200. */
     answer: (path: string, ...statuses: number[]) => void answers.set(path, statuses),
+    /** Answers to `path` carry these bytes, not `answer <status>`. */
+    answerBody: (path: string, body: Buffer) => void bodies.set(path, body),
     /** The next request to `path` is never answered; resolves when it has arrived. */
     holdNext: (path: string) => new Promise<void>((resolve) => held.set(path, resolve)),
     close: () => {

@@ -71,6 +71,11 @@ export interface Context {
   secrets: Secrets;
   execution: { id: string; startedAt: string; functionId: string };
   log: Log;
+  /**
+   * Calls to the host: arguments must be JSON data (plain objects, arrays, strings, numbers,
+   * booleans, null), at most 64 Ki characters as JSON, else the call throws `ServiceArgumentError`;
+   * a run makes at most `NEOFLOW_SANDBOX_SERVICE_CALLS` (1,000) of them, then `ServiceQuotaError`.
+   */
   services: { blockchain: Blockchain; random: Random };
 }
 

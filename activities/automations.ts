@@ -74,6 +74,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const turns = new AccountSlots({
     perAccount: deps.activitiesPerAccount,
     queuedPerAccount: 0,
+    queued: 0,
     running: Number.POSITIVE_INFINITY,
   });
   const inTurn = async <T>(accountId: string | undefined, attemptsMade: number, step: () => Promise<T>) => {

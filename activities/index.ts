@@ -6,7 +6,8 @@ import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
-import { failExecution, runExecution } from '../src/functions/run-execution.ts';
+import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-execution.ts';
+import { RunTurns } from '../src/functions/run-turns.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 import { createAutomationActivities } from './automations.ts';
@@ -40,6 +41,12 @@ export interface ActivityDeps {
 }
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
+export type { RunTurn } from '../src/functions/run-execution.ts';
+
+/** How long a deferred run waits in the process for its account's share before its workflow waits on a timer. */
+const turnWaitMs = 20_000;
+/** A claimed slot unused this long (its workflow task moved elsewhere) is given back. */
+const turnHeldMs = 15_000;
 
 /** Prepared between runs: enough for a run in progress and the next, few enough to cost little memory. */
 const spareIsolates = 2;
@@ -48,14 +55,17 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Half the worker's run slots may wait for an account's share: a burst of one account (256 at
-  // once) hands over in process, with no workflow timer and no second attempt, and the other half
-  // stays free for the other accounts. Waiting costs a promise, not CPU; running is bounded apart.
+  // Half the worker's run slots, all accounts together, may wait for an account's share (a burst
+  // hands over in process, with no workflow timer), one account at most half of those: the other
+  // half stays free for the other accounts. Waiting costs a promise, not CPU; running is bounded apart.
+  const waiting = Math.floor(deps.runSlots / 2);
   const slots = new AccountSlots({
     perAccount: deps.runsPerAccount,
-    queuedPerAccount: Math.floor(deps.runSlots / 2),
+    queuedPerAccount: Math.ceil(waiting / 2),
+    queued: waiting,
     running: deps.maxRuns,
   });
+  const turns = new RunTurns(turnHeldMs);
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);
   return {
     ...createAutomationActivities(deps),
@@ -68,7 +78,14 @@ export function createActivities(deps: ActivityDeps) {
     /** Runs one function execution in the sandbox and stores its outcome (a local activity). */
     async runExecution(executionId: string) {
       const signal = Context.current().cancellationSignal;
-      return runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, isolates }, executionId);
+      return runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, turns, isolates }, executionId);
+    },
+
+    /** A deferred run's wait for its account's share, before the attempt that runs it (a local activity). */
+    async claimRunTurn(executionId: string) {
+      const signal = Context.current().cancellationSignal;
+      const runDeps = { ...deps, em: deps.orm.em.fork(), signal, slots, turns, isolates };
+      return claimRunTurn(runDeps, executionId, turnWaitMs);
     },
 
     failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),

@@ -6,6 +6,11 @@ export interface SlotLimits {
   perAccount: number;
   /** Runs of one account that may wait here for a slot, beyond those running. */
   queuedPerAccount: number;
+  /**
+   * Runs of every account that may wait here at once: each holds a worker's workflow task while it
+   * waits, so the room is sized from the process's slots, and two bursting accounts cannot fill it.
+   */
+  queued: number;
   /** Runs of every account at once: what bounds the isolates, and their memory, of the process. */
   running: number;
 }
@@ -24,6 +29,7 @@ export class AccountSlots {
   readonly #queued = new Map<string, Wake[]>();
   readonly #limits: SlotLimits;
   #total = 0;
+  #waiting = 0;
 
   constructor(limits: SlotLimits) {
     this.#limits = limits;
@@ -36,21 +42,30 @@ export class AccountSlots {
   async take(accountId: string, signal?: AbortSignal): Promise<(() => void) | undefined> {
     if (!this.#queued.has(accountId) && this.#canStart(accountId)) return this.#start(accountId);
     const queue = this.#queued.get(accountId) ?? [];
-    if (queue.length >= this.#limits.queuedPerAccount || signal?.aborted) return undefined;
+    const full = queue.length >= this.#limits.queuedPerAccount || this.#waiting >= this.#limits.queued;
+    if (full || signal?.aborted) return undefined;
     this.#queued.set(accountId, queue);
+    this.#waiting += 1;
     return new Promise((resolve) => {
       const abort = () => {
+        this.#waiting -= 1;
         queue.splice(queue.indexOf(wake), 1);
         if (queue.length === 0) this.#queued.delete(accountId);
         resolve(undefined);
       };
       const wake: Wake = (release) => {
+        this.#waiting -= 1;
         signal?.removeEventListener('abort', abort);
         resolve(release);
       };
       queue.push(wake);
       signal?.addEventListener('abort', abort, { once: true });
     });
+  }
+
+  /** A release at once if the account's share and the process have a free slot; never waits. */
+  tryTake(accountId: string): (() => void) | undefined {
+    return !this.#queued.has(accountId) && this.#canStart(accountId) ? this.#start(accountId) : undefined;
   }
 
   #canStart(accountId: string): boolean {

@@ -14,7 +14,7 @@ export interface ExecutionOutcome {
 
 /**
  * An attempt that did not run: the execution's account already runs its share of functions on
- * this worker (NEOFLOW_ACCOUNT_CONCURRENCY). The workflow waits, then tries again.
+ * this worker (NEOFLOW_ACCOUNT_CONCURRENCY). The workflow asks for a turn, then tries again.
  */
 export interface Deferred {
   status: 'deferred';
@@ -28,7 +28,7 @@ export const deferred: Deferred = { status: 'deferred' };
 export const deletedOutcome: ExecutionOutcome = { status: 'deleted', durationMs: null, errorName: null };
 
 /** The outcome of an execution that ended. */
-export function outcomeOf(execution: Execution): ExecutionOutcome {
+export function outcomeOf(execution: Pick<Execution, 'status' | 'duration' | 'error'>): ExecutionOutcome {
   return {
     status: execution.status === 'completed' ? 'completed' : 'failed',
     durationMs: execution.duration ?? null,

@@ -11,7 +11,15 @@ import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { countEnded } from './execution-metrics.ts';
 import type { AccountSlots } from './account-slots.ts';
-import { deferred, deletedOutcome, outcomeOf, type ExecutionOutcome, type RunAttempt } from './execution-outcome.ts';
+import type { RunTurns } from './run-turns.ts';
+import {
+  deferred,
+  deletedOutcome,
+  outcomeOf,
+  type Deferred,
+  type ExecutionOutcome,
+  type RunAttempt,
+} from './execution-outcome.ts';
 import { announceDeferred, announceEnd, takeLocalExecution } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { storeEnd } from './store-end.ts';
@@ -26,6 +34,8 @@ export interface RunDeps {
   isolates: IsolateSource;
   /** Each account's share of this process's runs. */
   slots: AccountSlots;
+  /** Slots deferred runs claimed for their next attempt (claimRunTurn). */
+  turns: RunTurns;
   /** Aborted when the execution's workflow is cancelled. */
   signal?: AbortSignal;
 }
@@ -41,7 +51,9 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
   // The share bounds what runs the account's code (CPU, memory): storing the end is not counted.
-  const release = await deps.slots.take(execution.account.id, deps.signal);
+  // Taken at once or not at all: a run never waits for it here, where the wait would count
+  // against the time its code has (claimRunTurn waits instead, before this starts).
+  const release = deps.turns.take(executionId) ?? deps.slots.tryTake(execution.account.id);
   if (!release) {
     announceDeferred(executionId);
     return deferred;
@@ -59,6 +71,34 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     deps.isolates.replenish();
   }
 }
+
+/** What a deferred run's workflow learns when it asks for its turn. */
+export type RunTurn = ExecutionOutcome | Deferred | { status: 'claimed'; runLimitMs: number };
+
+/**
+ * Waits, up to `waitMs`, in the process's waiting room for a slot of the execution's account, and
+ * holds it for the attempt that follows (runExecution, in the same workflow task). Reads only the
+ * row's status and what bounds the run (not its params or code). `runLimitMs`: the time that
+ * attempt needs at most, the function's timeout and a margin to read its secrets and store its
+ * end, so the run's own time starts only once its slot is taken.
+ */
+export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: number): Promise<RunTurn> {
+  const execution = await deps.em.findOne(
+    Execution,
+    { id: executionId },
+    { fields: ['status', 'duration', 'error', 'account', 'function.timeout'] },
+  );
+  if (!execution) return deletedOutcome;
+  if (execution.status !== 'running') return outcomeOf(execution);
+  const signal = AbortSignal.any([AbortSignal.timeout(waitMs), ...(deps.signal ? [deps.signal] : [])]);
+  const release = await deps.slots.take(execution.account.id, signal);
+  if (!release) return deferred;
+  deps.turns.hold(executionId, release);
+  return { status: 'claimed', runLimitMs: execution.function.timeout * 1000 + runMarginMs };
+}
+
+/** Beyond the function's timeout: reading its secrets, making its isolate, storing its end. */
+const runMarginMs = 30_000;
 
 /**
  * Stores the run's end and hands it to a synchronous invoke waiting in this process. What the code

@@ -13,7 +13,7 @@ const settledHandovers = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AccountSlots', () => {
   it('runs an account share at once, queues as many again, and defers the rest', async () => {
-    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, running: 10 });
+    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, queued: 100, running: 10 });
     const first = await slots.take('a');
     const second = await slots.take('a');
     expect([typeof first, typeof second]).toEqual(['function', 'function']);
@@ -25,14 +25,14 @@ describe('AccountSlots', () => {
   });
 
   it('keeps accounts apart: a full account does not hold up another', async () => {
-    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, running: 10 });
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, queued: 100, running: 10 });
     expect(await slots.take('a')).toBeTypeOf('function');
     expect(await slots.take('a')).toBeUndefined();
     expect(await slots.take('b')).toBeTypeOf('function');
   });
 
   it('hands a released slot to the next waiter, in order, and frees it when nobody waits', async () => {
-    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 2, running: 10 });
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 2, queued: 100, running: 10 });
     const release = (await slots.take('a'))!;
     const next = slots.take('a');
     const after = slots.take('a');
@@ -45,7 +45,7 @@ describe('AccountSlots', () => {
   });
 
   it('releases once however often a release is called', async () => {
-    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, running: 10 });
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 0, queued: 100, running: 10 });
     const release = (await slots.take('a'))!;
     release();
     release();
@@ -54,7 +54,7 @@ describe('AccountSlots', () => {
   });
 
   it('stops waiting when the run is cancelled, leaving its place to others', async () => {
-    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 1, running: 10 });
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 1, queued: 100, running: 10 });
     const release = (await slots.take('a'))!;
     const cancel = new AbortController();
     const waiting = slots.take('a', cancel.signal);
@@ -66,7 +66,7 @@ describe('AccountSlots', () => {
   });
 
   it('runs no more than the process allows, all accounts together, and a run of an account beyond it waits', async () => {
-    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, running: 3 });
+    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 1, queued: 100, running: 3 });
     const a = [await slots.take('a'), await slots.take('a')];
     const b = await slots.take('b');
     expect([...a, b].every((release) => typeof release === 'function')).toBe(true);
@@ -77,7 +77,7 @@ describe('AccountSlots', () => {
   });
 
   it('hands each slot freed while the process runs all it may to the waiting accounts in turn', async () => {
-    const slots = new AccountSlots({ perAccount: 4, queuedPerAccount: 4, running: 2 });
+    const slots = new AccountSlots({ perAccount: 4, queuedPerAccount: 4, queued: 100, running: 2 });
     const running = [(await slots.take('a'))!, (await slots.take('a'))!];
     const started: string[] = [];
     const waiters = ['a', 'a', 'a', 'b', 'b', 'c'].map((account) =>
@@ -95,5 +95,25 @@ describe('AccountSlots', () => {
     for (const release of releases) release();
     await settledHandovers();
     expect(started).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it("sizes the waiting room from the process's total: two bursting accounts cannot fill more than it", async () => {
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 3, queued: 4, running: 10 });
+    for (const account of ['a', 'b']) expect(await slots.take(account)).toBeTypeOf('function');
+    const waiting = ['a', 'a', 'a', 'b', 'b'].map((account) => slots.take(account));
+    // a waits 3 (its own cap), b 1 (the room's last place), b's second is refused at once.
+    expect(await Promise.all(waiting.map(settledNow))).toEqual(['pending', 'pending', 'pending', 'pending', undefined]);
+    expect(await slots.take('c')).toBeTypeOf('function');
+    expect(await settledNow(slots.take('c'))).toBeUndefined();
+  });
+
+  it('gives a slot at once or not at all with tryTake, never passing a waiting run', async () => {
+    const slots = new AccountSlots({ perAccount: 1, queuedPerAccount: 1, queued: 10, running: 10 });
+    const release = slots.tryTake('a')!;
+    expect(slots.tryTake('a')).toBeUndefined();
+    const waiting = slots.take('a');
+    release();
+    expect(slots.tryTake('a')).toBeUndefined();
+    expect(await waiting).toBeTypeOf('function');
   });
 });

@@ -3,6 +3,7 @@ import { Automation } from '../../src/automations/automation.entity.ts';
 import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
 import { recordNotifications } from '../../src/automations/notifications/record.ts';
+import { endSent, failUnsent } from '../../src/automations/contract-run-rows.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { endRun, endRunById, recordRuns } from '../../src/automations/runs.ts';
 import { decodeAs } from '../../src/chain/stack-item.ts';
@@ -119,6 +120,21 @@ describe('writing what a run produced', () => {
       message: 'ASSERT \uFFFD failed \uFFFD',
     });
     expect((await fork().findOneOrFail(AutomationRun, { id: answered })).error).toMatchObject({ body: 'no\uFFFD' });
+  });
+
+  it("ends a contract run with the VM's FAULT message holding U+0000, tested or in a block", async () => {
+    const automation = await newAutomation('contract faults');
+    const tested = await runningRun(automation, 'manual:tested');
+    const fault = { name: 'ContractFault', message: 'at \u0000 \udc00' };
+    await failUnsent(fork(), tested, fault, { vmState: 'FAULT', gasConsumed: '1' });
+    const sent = await runningRun(automation, 'manual:sent');
+    const inBlock = { vmState: 'FAULT' as const, gasConsumed: '1', systemFee: '1', networkFee: '1' };
+    await endSent(fork(), sent, 'failure', fault, inBlock);
+
+    for (const runId of [tested, sent]) {
+      const run = await fork().findOneOrFail(AutomationRun, { id: runId });
+      expect(run).toMatchObject({ status: 'failure', error: { name: 'ContractFault', message: 'at \uFFFD \uFFFD' } });
+    }
   });
 
   it("records a notification, its delivery's outcome and an automation's error holding U+0000", async () => {

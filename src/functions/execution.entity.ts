@@ -21,7 +21,7 @@ export const Execution = defineEntity({
     logs: p.type(StorableJson).$type<{ level: string; message: string; timestamp: string }[]>(),
     trigger: p.type(StorableJson).$type<Record<string, unknown>>(),
     /** The granted secrets the code actually read, with the version it got. */
-    secretsRead: p.json<{ name: string; version: number }[]>(),
+    secretsRead: p.type(StorableJson).$type<{ name: string; version: number }[]>(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),

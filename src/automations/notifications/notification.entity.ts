@@ -41,7 +41,7 @@ export const Notification = defineEntity({
     rule: p.integer(),
     event: p.string().length(16).$type<NotifyEvent>(),
     eventKey: p.string(),
-    channel: p.json<Channel>(),
+    channel: p.type(StorableJson).$type<Channel>(),
     message: p.type(StorableJson).$type<NotificationMessage>(),
     status: p.string().length(16).$type<NotificationStatus>(),
     attempts: p.integer(),

@@ -1,4 +1,4 @@
-import { wallet } from '@cityofzion/neon-js';
+import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
@@ -8,6 +8,7 @@ import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
 import { systemFeeFor } from '../../src/chain/transaction.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { gasTransferAction } from '../support/automations.ts';
+import { callContract, compileContract, deployContract, fundedSender } from '../support/contracts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
 
@@ -33,7 +34,11 @@ const newAddress = () => new wallet.Account(wallet.generatePrivateKey()).address
 
 let fires = 0;
 /** A contract automation sending `amount` GAS fractions to `recipient`, with one run fired and not begun. */
-async function firedContractRun(recipient: string, amount = '1000') {
+const firedContractRun = (recipient: string, amount = '1000') =>
+  firedRun(gasTransferAction(signerAddress, recipient, amount) as Automation['action']);
+
+/** An automation of `action`, with one run fired and not begun. */
+async function firedRun(action: Automation['action']) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
@@ -41,7 +46,7 @@ async function firedContractRun(recipient: string, amount = '1000') {
     status: 'active',
     triggerType: 'schedule',
     trigger: { type: 'schedule', cron: '@yearly' },
-    action: gasTransferAction(signerAddress, recipient, amount) as Automation['action'],
+    action,
     functionId: null,
     watchFromBlock: null,
     errorDetails: null,
@@ -146,5 +151,35 @@ describe("a contract action's run steps", () => {
     expect(BigInt(run.systemFee!)).toBe(systemFeeFor(run.gasConsumed!));
     // What the signer paid: the amount and both fees, burned in full.
     expect(before - (await gasOf(signerAddress))).toBe(amount + BigInt(run.systemFee!) + BigInt(run.networkFee!));
+  });
+
+  it('HALTs in its block though what it writes grew there since its test run: the system fee`s margin pays the bytes', async () => {
+    const deployer = await fundedSender(inject('neoRpcUrl'), inject('devWallet'), 100n);
+    const keeper = await deployContract(neo(), deployer, await compileContract(inject('neoGoPath'), 'keeper'));
+    const set = (value: string) => callContract(neo(), deployer, keeper, 'set', [sc.ContractParam.string(value)]);
+    await set('0123456789');
+    const action = {
+      type: 'contract',
+      scriptHash: keeper,
+      operation: 'set',
+      args: [{ type: 'String', value: '9876543210' }],
+    };
+    const runId = await firedRun(action as Automation['action']);
+    // What the call costs now, as its test run in prepare sees it: the stored value keeps its length.
+    const script = sc.createScript({
+      scriptHash: keeper.slice(2),
+      operation: 'set',
+      args: [sc.ContractParam.string('9876543210')],
+    });
+    const { gasconsumed: testRun } = await neo().invokeScript(script);
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+
+    // Before its block, the stored value shrinks to one byte: the call then grows it by nine.
+    await set('x');
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+    const run = await runRow(runId);
+    expect(run).toMatchObject({ status: 'success', vmState: 'HALT', error: null });
+    expect(BigInt(run.gasConsumed!)).toBeGreaterThan(BigInt(testRun));
+    expect(BigInt(run.systemFee!)).toBeGreaterThanOrEqual(systemFeeFor(testRun));
   });
 });

@@ -105,7 +105,10 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     async checkPrice(input: PriceCheckInput) {
-      const check = await checkPrice({ em: em(), defaults: deps.automations, egress: deps.egress, quotes }, input);
+      const check = await checkPrice(
+        { em: em(), defaults: deps.automations, egress: deps.egress, masterKeys: deps.masterKeys, quotes },
+        input,
+      );
       if (check.kind === 'checked' && check.problem) {
         log.warn('price not read', { automationId: input.automationId, problem: check.problem });
       }

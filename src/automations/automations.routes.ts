@@ -70,7 +70,7 @@ export function automationsRoutes(services: Services): Router {
       handle: async ({ accountId, body }) => {
         assertTriggerInterval(quotas, body.trigger);
         await assertAutomationRoom(em(), quotas, accountId);
-        return bare(automationView(await createAutomation(em(), control, accountId, body)), 201);
+        return bare(automationView(await createAutomation(em(), control, accountId, body, services.masterKeys)), 201);
       },
     }),
     route({
@@ -88,7 +88,7 @@ export function automationsRoutes(services: Services): Router {
       responses: { 200: automationSchema },
       handle: async ({ accountId, params, body }) => {
         if (body.trigger) assertTriggerInterval(quotas, body.trigger);
-        const updated = await updateAutomation(em(), control, accountId, params.id, body);
+        const updated = await updateAutomation(em(), control, accountId, params.id, body, services.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         return bare(automationView(updated.automation, stats));
       },

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { httpUrl } from '../api/http-url.ts';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
-import { notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
+import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';
@@ -37,7 +36,7 @@ const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) =>
 const priceSource = z.union(
   [
     z.strictObject({ preset: z.enum(['coingecko', 'binance'], { error: 'must be coingecko or binance' }) }),
-    z.strictObject({ url: httpUrl, path: text(256), timestampPath: text(256).optional() }),
+    z.strictObject({ url: credentialUrl, path: text(256), timestampPath: text(256).optional() }),
   ],
   { error: 'must be {preset} or {url, path, timestampPath?}' },
 );

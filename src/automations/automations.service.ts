@@ -4,6 +4,8 @@ import { AppError } from '../errors.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
+import { sealCredentials } from './credential-store.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
 import { AutomationRun } from './run.entity.ts';
 import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
@@ -26,6 +28,7 @@ export async function createAutomation(
   control: TriggerControl,
   accountId: string,
   input: CreateAutomation,
+  masterKeys: MasterKeys,
 ) {
   assertSourceAllowed(control, input.trigger);
   await assertActionRunnable(em, accountId, input.action);
@@ -43,6 +46,7 @@ export async function createAutomation(
     notify: input.notify,
     gasBelow: [],
   });
+  await sealCredentials(em, masterKeys, automation, input);
   await arm(control, automation);
   await em.flush();
   await applyOrLeaveToSweep(control, automation, { rearm: true });
@@ -77,6 +81,7 @@ export async function updateAutomation(
   accountId: string,
   id: string,
   input: UpdateAutomation,
+  masterKeys: MasterKeys,
 ) {
   if (input.trigger) assertSourceAllowed(control, input.trigger);
   const { automation, change } = await em.transactional(async (tx) => {
@@ -92,6 +97,7 @@ export async function updateAutomation(
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
     // Rules are told by index: new rules start with no balance seen under their thresholds.
     if (input.notify) Object.assign(automation, { notify: input.notify, gasBelow: [] });
+    await sealCredentials(tx, masterKeys, automation, input);
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
     automation.updatedAt = new Date();

@@ -4,6 +4,9 @@ import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
 import { quoteKey, type QuoteCache } from './quote-cache.ts';
+import { revealCredentials } from './credential-store.ts';
+import { mapTrigger } from './credentials.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 import { stopWithError } from './notifications/error-event.ts';
 
@@ -36,6 +39,8 @@ export interface PriceCheckDeps {
   em: EntityManager;
   defaults: Config['automations'];
   egress: EgressPolicy;
+  /** Unseal a custom source's URL (src/automations/credential-store.ts). */
+  masterKeys: MasterKeys;
   /** The worker's recent reads, shared by the pollers of the same source. */
   quotes: QuoteCache;
 }
@@ -91,7 +96,7 @@ async function activePriceAutomation(em: EntityManager, id: string): Promise<Pri
  * false), or wait. A stale price, or none at all, decides nothing.
  */
 async function decide(
-  { em, defaults, egress, quotes }: PriceCheckDeps,
+  { em, defaults, egress, masterKeys, quotes }: PriceCheckDeps,
   automation: PriceAutomation,
   input: PriceCheckInput,
 ): Promise<{ armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string; kind: 'checked' }> {
@@ -100,7 +105,9 @@ async function decide(
   const unchanged = { kind: 'checked' as const, armed: input.armed, run: null, intervalMs };
   let quote: Quote;
   try {
-    const spec = trigger.source ?? { preset: defaults.pricePreset };
+    // A custom source's URL is unsealed only now, for this read.
+    const revealed = await revealCredentials(em, masterKeys, automation.id, (r) => mapTrigger(trigger, r));
+    const spec = revealed.source ?? { preset: defaults.pricePreset };
     const source = resolvePriceSource(spec, trigger.asset, trigger.currency);
     const key = quoteKey(source.url, 'preset' in spec, automation.account.id);
     quote = await quotes.read(key, () => fetchQuote(source, { egress, timeoutMs: fetchTimeoutMs }));

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
+import { revealCredentials } from './credential-store.ts';
+import { mapTarget } from './credentials.ts';
 import { postJson } from './notifications/post-json.ts';
 import { signedPost } from './notifications/signature.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
@@ -37,13 +39,16 @@ export async function deliverRunWebhook(
   if (action.type !== 'webhook') return end(deps.em, run, 'The action was changed before the webhook was sent.');
   const [secret] = await revealSecrets(deps.em, deps.masterKeys, run.accountId, [action.signingSecret]);
   if (!secret) return end(deps.em, run, `The signing secret ${action.signingSecret} no longer exists.`);
+  const target = await revealCredentials(deps.em, deps.masterKeys, run.automation.id, (r) =>
+    mapTarget(action, 'action', r),
+  );
   const body = JSON.stringify({
     id: run.id,
     automationId: run.automation.id,
     trigger: run.trigger,
     firedAt: run.startedAt.toISOString(),
   });
-  const delivery = await postJson(deps.egress, signedPost(action, run.id, body, secret.value));
+  const delivery = await postJson(deps.egress, signedPost(target, run.id, body, secret.value));
   if (delivery.kind === 'delivered') {
     endRun(run, 'success');
     await deps.em.flush();

@@ -1,6 +1,7 @@
 import { Account } from '../auth/account.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
 import { Automation } from '../automations/automation.entity.ts';
+import { AutomationCredential } from '../automations/credential.entity.ts';
 import { BlockCursor } from '../automations/block-cursor.entity.ts';
 import { AutomationRun } from '../automations/run.entity.ts';
 import { AccountSigner } from '../auth/signer.entity.ts';
@@ -20,6 +21,7 @@ export const entities = [
   Execution,
   ExecutionResult,
   Automation,
+  AutomationCredential,
   AutomationRun,
   BlockCursor,
   Notification,

@@ -2,6 +2,8 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities.ts';
 import { migrations } from './migrations/index.ts';
+import { lendMasterKeys } from './migration-keys.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
 
 export function ormOptions(databaseUrl: string): Options {
   return {
@@ -28,8 +30,12 @@ export async function openOrm(databaseUrl: string): Promise<MikroORM> {
   return orm;
 }
 
-/** Applies pending migrations; returns the names of those it ran. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
+/**
+ * Applies pending migrations; returns the names of those it ran. A migration that seals values
+ * already stored (0011) needs the master keys, and fails without them only if there is any.
+ */
+export async function migrate(orm: MikroORM, masterKeys?: MasterKeys): Promise<string[]> {
+  if (masterKeys) lendMasterKeys(orm.config, masterKeys);
   const applied = await orm.migrator.up();
   return applied.map((migration) => migration.name);
 }

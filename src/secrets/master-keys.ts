@@ -7,3 +7,7 @@ export function masterKeysOf(config: Config): MasterKeys {
     previous: config.secrets.previousMasterKeys,
   };
 }
+
+/** The master keys if the configuration has one: what sealing values already stored needs. */
+export const masterKeysIfSet = (config: Config): MasterKeys | undefined =>
+  config.secrets.masterKey ? masterKeysOf(config) : undefined;

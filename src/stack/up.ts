@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { requireSetting, type Config } from '../config.ts';
 import { migrate } from '../db/orm.ts';
 import { withOrm } from '../db/with-orm.ts';
+import type { MasterKeys } from '../secrets/envelope.ts';
+import { masterKeysIfSet } from '../secrets/master-keys.ts';
 import { connectTemporal } from '../temporal/connect.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';
@@ -29,7 +31,7 @@ export async function up(config: Config): Promise<Stack> {
     const env = childEnv(config, started.components);
     await timed(
       'database',
-      () => prepare(env),
+      () => prepare(env, masterKeysIfSet(config)),
       (applied) => `migrations applied: ${applied.length || 'none pending'}`,
     );
     const worker = spawnChild('worker', env);
@@ -83,8 +85,8 @@ function childEnv(config: Config, components: Component[]): NodeJS.ProcessEnv {
   };
 }
 
-function prepare(env: NodeJS.ProcessEnv): Promise<string[]> {
-  return withOrm(env.DATABASE_URL!, 'DATABASE_URL', migrate);
+function prepare(env: NodeJS.ProcessEnv, masterKeys: MasterKeys | undefined): Promise<string[]> {
+  return withOrm(env.DATABASE_URL!, 'DATABASE_URL', (orm) => migrate(orm, masterKeys));
 }
 
 function spawnChild(command: 'api' | 'worker', env: NodeJS.ProcessEnv): ManagedProcess {

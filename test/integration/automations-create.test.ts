@@ -152,20 +152,31 @@ describe('POST /v1/automations', () => {
   });
 
   it.each([
-    priceTrigger,
-    { ...priceTrigger, condition: 'below', value: '0.000001', source: { preset: 'binance' }, pollInterval: 30 },
-    { ...priceTrigger, asset: 'GAS', value: '100', source: { preset: 'coingecko' }, maxAge: 120 },
-    {
-      ...priceTrigger,
-      currency: 'EUR',
-      source: { url: 'https://prices.example.com/{asset}?vs={currency}', path: 'data.price', timestampPath: 'data.ts' },
-      pollInterval: 1,
-      maxAge: 86_400,
-    },
-    { ...priceTrigger, source: { url: 'http://127.0.0.1:9/price', path: 'price' } },
-  ])('creates the price trigger %j', async (trigger) => {
+    [priceTrigger, undefined],
+    [
+      { ...priceTrigger, condition: 'below', value: '0.000001', source: { preset: 'binance' }, pollInterval: 30 },
+      undefined,
+    ],
+    [{ ...priceTrigger, asset: 'GAS', value: '100', source: { preset: 'coingecko' }, maxAge: 120 }, undefined],
+    [
+      {
+        ...priceTrigger,
+        currency: 'EUR',
+        source: {
+          url: 'https://prices.example.com/{asset}?vs={currency}',
+          path: 'data.price',
+          timestampPath: 'data.ts',
+        },
+        pollInterval: 1,
+        maxAge: 86_400,
+      },
+      'https://prices.example.com/%7B…/****',
+    ],
+    [{ ...priceTrigger, source: { url: 'http://127.0.0.1:9/price', path: 'price' } }, 'http://127.0.0.1:9/p…/****'],
+  ])('creates the price trigger %j, a custom source URL shown masked as %s', async (trigger, shownUrl) => {
     const created = await create({ trigger });
-    expect(created.trigger).toEqual(trigger);
+    const shown = shownUrl === undefined ? trigger : { ...trigger, source: { ...trigger.source, url: shownUrl } };
+    expect(created.trigger).toEqual(shown);
     expect((await get(created.id)).body.executionStats.nextExecution).toBeNull();
   });
 

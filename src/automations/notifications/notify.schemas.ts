@@ -26,18 +26,27 @@ const webhookHeaders = z
   )
   .refine((headers) => Object.keys(headers).length <= 16, 'must hold at most 16 headers');
 
+const writeOnly = 'Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.';
+
+/** A URL that is a credential (a Slack or Discord webhook, a price source with its API key). */
+export const credentialUrl = httpUrl.describe(writeOnly);
+
 /**
  * Where a signed POST goes: a webhook action and a webhook channel alike. `signingSecret` names one
  * of the account's secrets; its value keys the signature and is never shown or sent.
  */
-export const webhookTarget = { url: httpUrl, headers: webhookHeaders.optional(), signingSecret: secretName };
+export const webhookTarget = {
+  url: credentialUrl,
+  headers: webhookHeaders.optional().describe(`Header values are a receiver's tokens. ${writeOnly}`),
+  signingSecret: secretName,
+};
 
 const channelSchema = z.discriminatedUnion(
   'type',
   [
     z.strictObject({ type: z.literal('webhook'), ...webhookTarget }),
-    z.strictObject({ type: z.literal('slack'), url: httpUrl }),
-    z.strictObject({ type: z.literal('discord'), url: httpUrl }),
+    z.strictObject({ type: z.literal('slack'), url: credentialUrl }),
+    z.strictObject({ type: z.literal('discord'), url: credentialUrl }),
     z.strictObject({
       type: z.literal('telegram'),
       /** The name of the secret holding the bot's token. */

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
 import type { MasterKeys } from '../../secrets/envelope.ts';
 import { revealSecrets } from '../../secrets/secret-store.ts';
+import { revealCredentials } from '../credential-store.ts';
+import { mapChannel } from '../credentials.ts';
 import { channelRequest, channelSecret } from './channel-requests.ts';
 import { Notification, type NotificationStatus } from './notification.entity.ts';
 import { postJson } from './post-json.ts';
@@ -42,8 +44,11 @@ export async function sendNotification(
   const secrets = secretName ? await revealSecrets(deps.em, deps.masterKeys, notification.accountId, [secretName]) : [];
   let post;
   try {
+    const channel = await revealCredentials(deps.em, deps.masterKeys, notification.automation.id, (r) =>
+      mapChannel(notification.channel, `notify.${notification.rule}.channel`, r),
+    );
     const context = { id: notification.id, secret: secrets[0]?.value, telegramApiUrl: deps.telegramApiUrl };
-    post = channelRequest(notification.channel, notification.message, context);
+    post = channelRequest(channel, notification.message, context);
   } catch (error) {
     return settle(deps.em, notification, 'failed', null, (error as Error).message);
   }

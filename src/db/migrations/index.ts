@@ -9,6 +9,7 @@ import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 import { IdempotentRequests } from './0008-idempotent-requests.ts';
 import { Notifications } from './0009-notifications.ts';
 import { Reconciler } from './0010-reconciler.ts';
+import { SealedCredentials } from './0011-sealed-credentials.ts';
 import { ContractFees } from './0012-contract-fees.ts';
 import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
@@ -25,6 +26,7 @@ export const migrations: MigrationObject[] = [
   { name: '0008-idempotent-requests', class: IdempotentRequests },
   { name: '0009-notifications', class: Notifications },
   { name: '0010-reconciler', class: Reconciler },
+  { name: '0011-sealed-credentials', class: SealedCredentials },
   { name: '0012-contract-fees', class: ContractFees },
   { name: '0013-running-executions', class: RunningExecutions },
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },

@@ -1,0 +1,107 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { invalidRequest } from '../errors.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../secrets/envelope.ts';
+import { credentialSealContext } from '../secrets/seal-context.ts';
+import type { Automation } from './automation.entity.ts';
+import { AutomationCredential } from './credential.entity.ts';
+import {
+  credentialsOf,
+  isMasked,
+  mapCredentials,
+  maskOf,
+  type Credential,
+  type CredentialParts,
+} from './credentials.ts';
+
+/** 'trigger', 'action' or 'notify': the part of the automation a credential's path is in. */
+const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof CredentialParts;
+
+/**
+ * Seals the credentials of the parts a create or an update sends, and leaves only their masks in
+ * the automation's columns. A value sent as a mask (`isMasked`) keeps the value stored at its
+ * place if it is that value's mask, and is refused otherwise (400 naming the field). The
+ * credentials of a part not sent are kept; those a sent part no longer holds are deleted. Stored
+ * in the caller's unit of work, with the row itself; the clear values never reach a column.
+ */
+export async function sealCredentials(
+  em: EntityManager,
+  masterKeys: MasterKeys,
+  automation: Automation,
+  sent: CredentialParts,
+) {
+  const parts = (['trigger', 'action', 'notify'] as const).filter((part) => sent[part] !== undefined);
+  if (parts.length === 0) return;
+  const stored = await em.find(AutomationCredential, { automation: automation.id });
+  const byPath = new Map(stored.map((row) => [row.path, row]));
+  const values = new Map<string, string>();
+  for (const credential of credentialsOf(sent)) {
+    const context = credentialSealContext(automation.id, credential.path);
+    const row = byPath.get(credential.path);
+    if (isMasked(credential.value)) {
+      values.set(credential.path, keptValue(credential, row && open(row, context, masterKeys)));
+      continue;
+    }
+    values.set(credential.path, credential.value);
+    const sealed = seal(credential.value, context, masterKeys);
+    if (row) Object.assign(row, sealed);
+    else em.create(AutomationCredential, { automation, path: credential.path, ...sealed });
+  }
+  for (const row of stored) {
+    if (parts.includes(partOf(row.path)) && !values.has(row.path)) em.remove(row);
+  }
+  const shown = mapCredentials(sent, ({ kind, path }) => maskOf(kind, values.get(path)!));
+  for (const part of parts) Object.assign(automation, { [part]: shown[part] });
+}
+
+function keptValue(credential: Credential, stored: string | undefined): string {
+  if (stored !== undefined && maskOf(credential.kind, stored) === credential.value) return stored;
+  throw invalidRequest(
+    `"${credential.path}" is masked, but not as the value stored there: send the value itself.`,
+    credential.path,
+  );
+}
+
+/** A credential the request to send names is no longer stored as it was shown (an update won). */
+export class CredentialChangedError extends Error {
+  constructor(path: string) {
+    super(`"${path}" was changed or removed before it was sent`);
+    this.name = 'CredentialChangedError';
+  }
+}
+
+type Walk<T> = (replace: (credential: Credential) => string) => T;
+
+/**
+ * What `walk` makes, each credential it meets (shown masked) replaced by its value, unsealed only
+ * now, for a request about to be sent: `revealCredentials(em, keys, id, (r) => mapAction(action, r))`.
+ * Throws CredentialChangedError when the stored value no longer has the mask met (an update changed
+ * it since the mask was copied, as a notification copies its channel).
+ */
+export async function revealCredentials<T>(
+  em: EntityManager,
+  masterKeys: MasterKeys,
+  automationId: string,
+  walk: Walk<T>,
+): Promise<T> {
+  const wanted: Credential[] = [];
+  walk((credential) => (wanted.push(credential), credential.value));
+  if (wanted.length === 0) return walk(({ value }) => value);
+  const rows = await em
+    .getConnection()
+    .execute<{ path: string; ciphertext: Buffer; wrapped_key: Buffer; master_key_id: string }[]>(
+      `select "path", "ciphertext", "wrapped_key", "master_key_id" from "automation_credentials" where "automation_id" = ?`,
+      [automationId],
+    );
+  const byPath = new Map<string, Sealed>(
+    rows.map((row) => [
+      row.path,
+      { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id },
+    ]),
+  );
+  return walk(({ path, kind, value: mask }) => {
+    const sealed = byPath.get(path);
+    const value = sealed && open(sealed, credentialSealContext(automationId, path), masterKeys);
+    if (value === undefined || maskOf(kind, value) !== mask) throw new CredentialChangedError(path);
+    return value;
+  });
+}

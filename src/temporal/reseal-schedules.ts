@@ -19,11 +19,16 @@ export async function resealSchedules(client: Client, codec: EncryptionCodec): P
   const result: Resealed = { checked: 0, resealed: [] };
   for await (const listed of client.schedule.list()) {
     result.checked += 1;
-    const handle = client.schedule.getHandle(listed.scheduleId);
-    const start = (await handle.describe()).raw.schedule?.action?.startWorkflow;
+    // Read raw, not through the codec: a schedule sealed under a key this process lacks cannot be
+    // decoded, and is only to be left alone.
+    const { schedule } = await client.workflowService.describeSchedule({
+      namespace: client.options.namespace,
+      scheduleId: listed.scheduleId,
+    });
+    const start = schedule?.action?.startWorkflow;
     const payloads = [...(start?.input?.payloads ?? []), ...Object.values(start?.memo?.fields ?? {})];
     if (!payloads.some((payload) => codec.sealedUnderPreviousKey(payload))) continue;
-    await handle.update((current) => ({ ...current }));
+    await client.schedule.getHandle(listed.scheduleId).update((current) => ({ ...current }));
     result.resealed.push(listed.scheduleId);
   }
   return result;

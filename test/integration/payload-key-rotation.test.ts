@@ -36,9 +36,22 @@ describe('a payload-key rotation', () => {
     });
     closers.unshift(() => before.schedule.getHandle(scheduleId).delete());
 
+    // Another application's schedule, under a key this process does not hold: left alone, and no
+    // reason to stop (the tests' own schedules on this server are such to this codec too).
+    const foreignId = `foreign-${randomBytes(4).toString('hex')}`;
+    const foreign = await clientWith(randomBytes(32));
+    await foreign.schedule.create({
+      scheduleId: foreignId,
+      spec: { cronExpressions: ['0 0 1 1 *'] },
+      action: { type: 'startWorkflow', workflowType: 'scheduledFire', taskQueue: 'rotation', args: ['auto_foreign'] },
+      state: { paused: true },
+    });
+    closers.unshift(() => foreign.schedule.getHandle(foreignId).delete());
+
     const rotating = await clientWith(newKey, [oldKey]);
     const rotated = await resealSchedules(rotating, new EncryptionCodec(newKey, [oldKey]));
     expect(rotated.resealed).toContain(scheduleId);
+    expect(rotated.resealed).not.toContain(foreignId);
     // Done once: a second pass finds nothing left under the old key.
     expect((await resealSchedules(rotating, new EncryptionCodec(newKey, [oldKey]))).resealed).not.toContain(scheduleId);
 

@@ -95,10 +95,31 @@ export const triggerSchema = z.discriminatedUnion('type', [scheduleTrigger, bloc
   error: unionError('schedule, blockchain or price'),
 });
 
+/** How many calls a sending function may decide in one run: the most, and the default bound. */
+export const maxDecidedCalls = 16;
+const maxAllowedContracts = 16;
+
+/**
+ * What a function action may send: the calls its function decides (docs/functions.md), each to
+ * one of `allowedContracts`, at most `maxCalls` of them, joined into one transaction.
+ */
+const executeSchema = z.strictObject({
+  allowedContracts: z
+    .array(scriptHash, { error: 'must be an array of contract script hashes' })
+    .min(1, 'must name at least one contract')
+    .max(maxAllowedContracts, `must name at most ${maxAllowedContracts} contracts`)
+    .refine(
+      (hashes) => new Set(hashes.map((hash) => hash.toLowerCase())).size === hashes.length,
+      'must name each contract once',
+    ),
+  maxCalls: integerIn(1, maxDecidedCalls).default(4),
+});
+
 const functionAction = z.strictObject({
   type: z.literal('function'),
   functionId: text(255),
   parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+  execute: executeSchema.optional(),
 });
 
 const contractAction = z.strictObject({
@@ -153,6 +174,7 @@ export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
 export type Action = z.infer<typeof actionSchema>;
 export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;
+export type ExecuteRules = z.infer<typeof executeSchema>;
 export type WebhookAction = z.infer<typeof webhookAction>;
 export type CreateAutomation = z.infer<typeof createAutomationBody>;
 export type UpdateAutomation = z.infer<typeof updateAutomationBody>;

@@ -34,6 +34,8 @@ export function runView(run: AutomationRun) {
     trigger: summary(run.trigger),
     ...(run.retryOf ? { retryOf: run.retryOf } : {}),
     ...(run.executionId ? { executionId: run.executionId } : {}),
+    ...(run.skipped !== null ? { skipped: run.skipped } : {}),
+    ...(run.calls !== null ? { calls: run.calls } : {}),
     // A contract action's outcome; a fault in its test invocation has no transaction.
     ...(run.vmState || run.txHash ? contractOutcome(run) : {}),
     error: run.error,
@@ -118,6 +120,18 @@ export const runSchema = z.strictObject({
   trigger: runTriggerSchema,
   retryOf: z.string().optional(),
   executionId: z.string().optional(),
+  /** Why a deciding function sent nothing. */
+  skipped: z.string().optional(),
+  /** What the run's transaction calls, as sent: templates resolved, a function's decision. */
+  calls: z
+    .array(
+      z.strictObject({
+        scriptHash: z.string(),
+        operation: z.string(),
+        args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
+      }),
+    )
+    .optional(),
   txHash: z.string().nullable().optional(),
   vmState: z.string().nullable().optional(),
   gasConsumed: z.string().nullable().optional(),

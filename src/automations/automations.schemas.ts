@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import { templateValue } from './arg-templates.ts';
 import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from './decimal.ts';
@@ -126,7 +127,8 @@ const contractAction = z.strictObject({
   type: z.literal('contract'),
   scriptHash,
   operation: text(64),
-  args: contractArgsSchema.default([]),
+  // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
+  args: contractArgsSchema(templateValue).default([]),
 });
 
 /** POSTs what fired the run to a URL of the tenant's, signed with one of its secrets. */

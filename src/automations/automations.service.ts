@@ -7,6 +7,7 @@ import { Automation } from './automation.entity.ts';
 import { sealCredentials } from './credential-store.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { AutomationRun } from './run.entity.ts';
+import { templateRootProblem } from './arg-templates.ts';
 import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
@@ -31,6 +32,7 @@ export async function createAutomation(
   masterKeys: MasterKeys,
 ) {
   assertSourceAllowed(control, input.trigger);
+  assertTemplatesFit(input.trigger, input.action);
   await assertActionRunnable(em, accountId, input.action);
   await assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify);
   const automation = em.create(Automation, {
@@ -95,6 +97,7 @@ export async function updateAutomation(
     if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
     if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
+    if (input.trigger || input.action) assertTemplatesFit(automation.trigger, automation.action);
     // Rules are told by index: new rules start with no balance seen under their thresholds.
     if (input.notify) Object.assign(automation, { notify: input.notify, gasBelow: [] });
     await sealCredentials(tx, masterKeys, automation, input);
@@ -194,6 +197,19 @@ async function assertActionRunnable(em: EntityManager, accountId: string, action
     throw new AppError('function_not_found', `No function ${action.functionId} exists in this account.`, {
       field: 'action.functionId',
     });
+  }
+}
+
+/**
+ * A contract action's templates name what its trigger's fires carry: `{{trigger.price}}` on a
+ * schedule would fail every run. Checked on the automation as created or as an update leaves it.
+ */
+function assertTemplatesFit(trigger: Trigger, action: Action) {
+  if (action.type !== 'contract') return;
+  const problem = templateRootProblem(trigger.type, action.args);
+  if (problem) {
+    const field = `action.${problem.field}`;
+    throw new AppError('invalid_request', `"${field}" ${problem.message}.`, { field });
   }
 }
 

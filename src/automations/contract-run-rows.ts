@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PreparedCall } from '../chain/contract-call.ts';
+import type { ContractCall } from '../chain/contract-calls.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import { storableText } from '../db/storable.ts';
 import type { RunError, RunStatus } from './run.entity.ts';
@@ -11,6 +12,27 @@ import { countRunEnd } from './runs.ts';
  * stored: a run holds at most one transaction, and keeps it.
  */
 
+const storeCallsSql = `update "automation_runs" set "calls" = ?
+where "id" = ? and "status" = 'running' and "tx_raw" is null and "calls" is null`;
+
+/**
+ * Stores `calls` as what the run sends unless it holds calls already (a late attempt, or a
+ * deciding function's step, stored them first) or has ended; answers what the run holds after,
+ * null when it holds no calls (it ended without).
+ */
+export async function storeCalls(
+  em: EntityManager,
+  runId: string,
+  calls: ContractCall[],
+): Promise<ContractCall[] | null> {
+  await em.execute(storeCallsSql, [jsonbParam(calls), runId]);
+  const [row] = await em.execute<{ calls: ContractCall[] | null }[]>(
+    `select "calls" from "automation_runs" where "id" = ?`,
+    [runId],
+  );
+  return row?.calls ?? null;
+}
+
 const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
 where "id" = ? and "status" = 'running' and "tx_raw" is null`;
 
@@ -19,10 +41,14 @@ export async function storeTransaction(em: EntityManager, runId: string, call: P
   await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
 }
 
-const endUnsentSql = `update "automation_runs" set "status" = 'failure', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+const endUnsentSql = (
+  where: string,
+) => `update "automation_runs" set "status" = 'failure', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
   "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and "tx_raw" is null
+where "id" = ? and "status" = 'running' and ${where}
 returning "trigger"->>'type' as "trigger_type"`;
+const failUnsentSql = endUnsentSql(`"tx_raw" is null`);
+const failUncalledSql = endUnsentSql(`"calls" is null`);
 
 /**
  * Fails a run that holds no transaction (nothing was signed: no signer, or a test run that
@@ -35,7 +61,16 @@ export async function failUnsent(
   test: { vmState: 'FAULT'; gasConsumed: string } | null = null,
 ) {
   const params = [jsonbParam(error), test?.vmState ?? null, test?.gasConsumed ?? null, runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endUnsentSql, params);
+  const [ended] = await em.execute<{ trigger_type: string }[]>(failUnsentSql, params);
+  if (ended) countRunEnd(ended.trigger_type, 'failure');
+}
+
+/**
+ * Fails a run whose calls could not be made (a template the trigger cannot fill), unless calls
+ * were stored meanwhile: a run without calls has signed nothing.
+ */
+export async function failUncalled(em: EntityManager, runId: string, error: RunError) {
+  const [ended] = await em.execute<{ trigger_type: string }[]>(failUncalledSql, [jsonbParam(error), null, null, runId]);
   if (ended) countRunEnd(ended.trigger_type, 'failure');
 }
 

@@ -1,14 +1,22 @@
 import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
-import { sc, wallet } from '@cityofzion/neon-js';
-import { toContractParam } from '../chain/contract-args.ts';
+import { wallet } from '@cityofzion/neon-js';
+import { callsScript, type ContractCall } from '../chain/contract-calls.ts';
 import { prepareContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
 import { NeoRpcError, type NeoRpc } from '../chain/rpc.ts';
 import { openSigner } from '../auth/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
-import type { ContractAction } from './automations.schemas.ts';
+import { resolveCalls } from './resolve-calls.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
-import { contractRunState, endSent, failUnsent, noteRelayError, storeTransaction } from './contract-run-rows.ts';
+import {
+  contractRunState,
+  endSent,
+  failUncalled,
+  failUnsent,
+  noteRelayError,
+  storeCalls,
+  storeTransaction,
+} from './contract-run-rows.ts';
 
 export interface ChainDeps {
   em: EntityManager;
@@ -36,22 +44,46 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
 }
 
 /**
- * Stores the signed transaction on the run, or ends the run with what stops it: a test run that
- * faults, and an account without a signer (made before signers existed, with no key since), ended
- * now with its cause instead of being retried in vain.
+ * Stores the signed transaction on the run, or ends the run with what stops it: a template the
+ * trigger cannot fill, a test run that faults, and an account without a signer (made before
+ * signers existed, with no key since), ended now with its cause instead of being retried in vain.
  */
 async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
+  const calls = await callsOf(deps.em, run);
+  if (!calls) return;
   const sender = await senderOf(deps, run.accountId);
   if (!sender) {
     const error = { name: 'NoSigner', message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);
   }
-  const prepared = await prepareContractCall(deps.neo, contractScript(run.automation.action as ContractAction), sender);
+  const prepared = await prepareContractCall(deps.neo, callsScript(calls), sender);
   if ('fault' in prepared) {
     const error = { name: 'ContractFault', message: prepared.fault };
     return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
   }
   await storeTransaction(deps.em, run.id, prepared);
+}
+
+/**
+ * The calls the run sends: those it holds (stored by an earlier attempt, or decided by its
+ * function), else its contract action's with their templates resolved against what fired it,
+ * stored before anything is signed. Null when the run ended instead (its TemplateError), or holds
+ * no calls to send.
+ */
+async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractCall[] | null> {
+  if (run.calls) return run.calls;
+  const { action } = run.automation;
+  if (action.type !== 'contract') {
+    await failUncalled(em, run.id, { name: 'NoCalls', message: 'The run holds no calls to send.' });
+    return null;
+  }
+  const { scriptHash, operation, args } = action;
+  const resolved = resolveCalls([{ scriptHash, operation, args }], run.trigger);
+  if (!Array.isArray(resolved)) {
+    await failUncalled(em, run.id, resolved);
+    return null;
+  }
+  return storeCalls(em, run.id, resolved);
 }
 
 /**
@@ -109,12 +141,4 @@ async function senderOf(deps: ChainDeps, accountId: string) {
   if (privateKey === null) return null;
   const key = new wallet.Account(privateKey);
   return { privateKey: key.privateKey, verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey) };
-}
-
-function contractScript(action: ContractAction): string {
-  return sc.createScript({
-    scriptHash: action.scriptHash.slice(2).toLowerCase(),
-    operation: action.operation,
-    args: action.args.map(toContractParam),
-  });
 }

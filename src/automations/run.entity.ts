@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { ContractCall } from '../chain/contract-calls.ts';
 import { StorableJson } from '../db/storable.ts';
 import { Automation } from './automation.entity.ts';
 
@@ -47,6 +48,13 @@ export const AutomationRun = defineEntity({
     /** Whether its action workflow was started; the block follower re-dispatches those that were not. */
     dispatched: p.boolean(),
     executionId: p.string().nullable(),
+    /**
+     * The calls its transaction makes, as sent (templates resolved), stored before anything is
+     * signed: a contract action's, or those a function decided. Written once (contract-run-rows.ts).
+     */
+    calls: p.type(StorableJson).$type<ContractCall[]>().nullable(),
+    /** Why a deciding function chose to send nothing: the run is a success that sent nothing. */
+    skipped: p.string().length(512).nullable(),
     txHash: p.string().length(66).nullable(),
     /** The signed transaction, stored before it is first sent so that a retry re-sends the same one. */
     txRaw: p.text().nullable().lazy(),

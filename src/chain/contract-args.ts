@@ -27,7 +27,14 @@ export const vmIntegerPattern = /^-?\d{1,78}$/;
 export const hash160Pattern = /^0x[0-9a-fA-F]{40}$/;
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-type Check = (value: unknown, depth: number) => ContractArgProblem | null;
+type Check = (value: unknown, depth: number, deferred: DeferredValue | undefined) => ContractArgProblem | null;
+
+/**
+ * Recognises a value checked apart from its type, such as a template resolved at fire time and
+ * checked then: `undefined` when `value` is none (it is checked by its type), else null when it is
+ * valid or what is wrong with it.
+ */
+export type DeferredValue = (value: unknown, type: string) => string | null | undefined;
 
 const problem = (message: string, path = 'value'): ContractArgProblem => ({ path, message });
 const unless = (valid: boolean, message: string) => (valid ? null : problem(message));
@@ -57,12 +64,15 @@ const checks: Record<string, Check> = {
 
 const typeNames = Object.keys(checks).join(', ');
 
-/** Null when `arg` is a valid argument; else where and what is wrong. */
-export function contractArgProblem(arg: unknown): ContractArgProblem | null {
-  return argProblem(arg, 1);
+/**
+ * Null when `arg` is a valid argument; else where and what is wrong. `deferred` recognises values
+ * (at any depth) checked apart from their type.
+ */
+export function contractArgProblem(arg: unknown, deferred?: DeferredValue): ContractArgProblem | null {
+  return argProblem(arg, 1, deferred);
 }
 
-function argProblem(arg: unknown, depth: number): ContractArgProblem | null {
+function argProblem(arg: unknown, depth: number, deferred: DeferredValue | undefined): ContractArgProblem | null {
   if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
     return problem('must be an object with a type and a value', '');
   }
@@ -71,14 +81,16 @@ function argProblem(arg: unknown, depth: number): ContractArgProblem | null {
   const { type, value } = arg as Record<string, unknown>;
   const check = typeof type === 'string' && Object.hasOwn(checks, type) ? checks[type]! : null;
   if (!check) return problem(`must be one of ${typeNames}`, 'type');
-  return check(value, depth);
+  const deferredProblem = deferred?.(value, type as string);
+  if (deferredProblem !== undefined) return deferredProblem === null ? null : problem(deferredProblem);
+  return check(value, depth, deferred);
 }
 
-function arrayProblem(value: unknown, depth: number): ContractArgProblem | null {
+function arrayProblem(value: unknown, depth: number, deferred: DeferredValue | undefined): ContractArgProblem | null {
   if (!Array.isArray(value)) return problem('must be an array of arguments');
   if (depth > maxArrayDepth) return problem(`nests arrays more than ${maxArrayDepth} deep`);
   for (const [index, item] of value.entries()) {
-    const inner = argProblem(item, depth + 1);
+    const inner = argProblem(item, depth + 1, deferred);
     if (inner) return problem(inner.message, ['value', index, inner.path].filter((part) => part !== '').join('.'));
   }
   return null;
@@ -90,20 +102,27 @@ function isVmInteger(value: string): boolean {
   return n >= -integerLimit && n < integerLimit;
 }
 
-/** The `args` of a contract action: each issue's path points inside the argument at fault. */
-export const contractArgsSchema = z
-  // Accepts anything: the refinement below checks each argument, to report paths inside it.
-  .array(z.custom<ContractArg>(), { error: 'must be an array of {type, value} arguments' })
-  .max(maxArgs, `must hold at most ${maxArgs} arguments`)
-  .superRefine((args, ctx) => {
-    for (const [index, arg] of args.entries()) {
-      const found = contractArgProblem(arg);
-      if (!found) continue;
-      const inner =
-        found.path === '' ? [] : found.path.split('.').map((key) => (/^\d+$/.test(key) ? Number(key) : key));
-      ctx.addIssue({ code: 'custom', message: found.message, path: [index, ...inner] });
-    }
-  });
+/**
+ * The `args` of a contract action: each issue's path points inside the argument at fault. Values
+ * that `deferred` recognises are checked apart from their type.
+ */
+export function contractArgsSchema(deferred?: DeferredValue) {
+  return (
+    z
+      // Accepts anything: the refinement below checks each argument, to report paths inside it.
+      .array(z.custom<ContractArg>(), { error: 'must be an array of {type, value} arguments' })
+      .max(maxArgs, `must hold at most ${maxArgs} arguments`)
+      .superRefine((args, ctx) => {
+        for (const [index, arg] of args.entries()) {
+          const found = contractArgProblem(arg, deferred);
+          if (!found) continue;
+          const inner =
+            found.path === '' ? [] : found.path.split('.').map((key) => (/^\d+$/.test(key) ? Number(key) : key));
+          ctx.addIssue({ code: 'custom', message: found.message, path: [index, ...inner] });
+        }
+      })
+  );
+}
 
 /** The neon-js parameter for a valid argument; throws on an invalid one. */
 export function toContractParam(arg: ContractArg): ContractParam {

@@ -120,7 +120,7 @@ describe('contract action arguments', () => {
 
   describe('as a request schema', () => {
     it('reports the path of the faulty argument inside the args array', () => {
-      const result = contractArgsSchema.safeParse([
+      const result = contractArgsSchema().safeParse([
         { type: 'Integer', value: '1' },
         { type: 'Array', value: [{ type: 'Hash160', value: 'nope' }] },
       ]);
@@ -134,15 +134,15 @@ describe('contract action arguments', () => {
     });
 
     it('reports every faulty argument', () => {
-      const result = contractArgsSchema.safeParse([null, { type: 'Integer', value: '1' }, { type: 'X', value: 1 }]);
+      const result = contractArgsSchema().safeParse([null, { type: 'Integer', value: '1' }, { type: 'X', value: 1 }]);
       expect(result.error?.issues.map((issue) => issue.path)).toEqual([[0], [2, 'type']]);
     });
 
     it('takes at most 16 arguments', () => {
       const arg = { type: 'Any', value: null };
-      expect(contractArgsSchema.safeParse(Array(16).fill(arg)).success).toBe(true);
-      expect(contractArgsSchema.safeParse(Array(17).fill(arg)).success).toBe(false);
-      expect(contractArgsSchema.safeParse({ 0: arg }).success).toBe(false);
+      expect(contractArgsSchema().safeParse(Array(16).fill(arg)).success).toBe(true);
+      expect(contractArgsSchema().safeParse(Array(17).fill(arg)).success).toBe(false);
+      expect(contractArgsSchema().safeParse({ 0: arg }).success).toBe(false);
     });
   });
 

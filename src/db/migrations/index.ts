@@ -13,6 +13,7 @@ import { SealedCredentials } from './0011-sealed-credentials.ts';
 import { ContractFees } from './0012-contract-fees.ts';
 import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
+import { RunCalls } from './0015-run-calls.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: '0012-contract-fees', class: ContractFees },
   { name: '0013-running-executions', class: RunningExecutions },
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },
+  { name: '0015-run-calls', class: RunCalls },
 ];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { variables as settings } from './config.ts';
 
 const variables = {
   NEOFLOW_MASTER_KEY: () => randomBytes(32).toString('base64'),
@@ -17,7 +18,9 @@ type DevSecrets = Record<keyof typeof variables, string>;
  */
 export function withDevSecrets(env: NodeJS.ProcessEnv, options: { create: boolean }): NodeJS.ProcessEnv {
   if (env.NEOFLOW_ENV === 'production') return env;
-  const file = join(resolve(env.NEOFLOW_DATA_DIR || '.neoflow'), 'dev-secrets.json');
+  // Read before the configuration, which needs these secrets; the data dir's default is the schema's.
+  const dataDir = settings.NEOFLOW_DATA_DIR.parse(env.NEOFLOW_DATA_DIR || undefined);
+  const file = join(resolve(dataDir), 'dev-secrets.json');
   const stored = readDevSecrets(file) ?? (options.create ? createDevSecrets(file) : undefined);
   if (!stored) return env;
   const filled = { ...env };

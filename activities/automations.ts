@@ -10,6 +10,7 @@ import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import * as steps from '../src/automations/run-steps.ts';
 import * as contract from '../src/automations/contract-steps.ts';
+import { decideRun } from '../src/automations/decide-steps.ts';
 import { followRound } from '../src/automations/follow-blocks.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
@@ -117,6 +118,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     beginRun: (runId: string) => steps.beginRun(em(), runId),
     finishFunctionRun: (runId: string) => steps.finishFunctionRun(em(), runId),
+    decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),
     prepareContractRun: async (runId: string) =>
       inTurn(await accountOfRun(em(), runId), 0, () => contract.prepareContractRun(chain(), runId)),
     relayContractRun: async (runId: string) =>

@@ -18,7 +18,7 @@ import { startNotifications } from './start-notifications.ts';
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
 /** Local activities: a few rows read and written, without a round trip through the task queue. */
-const { beginRun, finishFunctionRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
+const { beginRun, finishFunctionRun, decideRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
@@ -51,7 +51,8 @@ const { relayContractRun } = proxyActivities<Activities>({
 /**
  * One run's action, a child of what fired it; the workflow id is the run id. A function action
  * runs the code in this same workflow (its execution's record names the automation), so a fire
- * reaches the code through one workflow beyond the trigger's own. How it ended is also set on
+ * reaches the code through one workflow beyond the trigger's own; one that sends then sends the
+ * calls its function decided as a contract action's. How it ended is also set on
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
 export async function runAction(runId: string): Promise<RunStatus> {
@@ -70,8 +71,11 @@ async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> 
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
       upsertSearchAttributes(plan.labels);
-      await runFunction(plan.executionId);
-      return await finishFunctionRun(runId);
+      const outcome = await runFunction(plan.executionId);
+      if (!plan.sends || outcome.status !== 'completed') return await finishFunctionRun(runId);
+      // Its result decides: nothing, or calls sent below exactly as a contract action's.
+      const decided = await decideRun(runId);
+      if (decided !== 'send') return decided;
     }
     // Each waits for its account's turn on a worker (workflows/in-turn.ts).
     if (plan.kind === 'webhook') return await inTurn((attemptsMade) => deliverRunWebhook(runId, attemptsMade));

@@ -104,7 +104,7 @@ const maxAllowedContracts = 16;
  * What a function action may send: the calls its function decides (docs/functions.md), each to
  * one of `allowedContracts`, at most `maxCalls` of them, joined into one transaction.
  */
-const executeSchema = z.strictObject({
+export const executeSchema = z.strictObject({
   allowedContracts: z
     .array(scriptHash, { error: 'must be an array of contract script hashes' })
     .min(1, 'must name at least one contract')
@@ -137,6 +137,10 @@ const webhookAction = z.strictObject({ type: z.literal('webhook'), ...webhookTar
 export const actionSchema = z.discriminatedUnion('type', [functionAction, contractAction, webhookAction], {
   error: unionError('function, contract or webhook'),
 });
+
+/** Whether an action's runs sign and send transactions, paid by the account's signer. */
+export const sendsTransactions = (action: Action) =>
+  action.type === 'contract' || (action.type === 'function' && action.execute !== undefined);
 
 const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active or inactive' });
 

@@ -120,3 +120,17 @@ const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where 
 export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
   await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
 }
+
+const endSkippedSql = `update "automation_runs" set "status" = 'success', "skipped" = ?,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = 'running' and "calls" is null and "tx_raw" is null
+returning "trigger"->>'type' as "trigger_type"`;
+
+/**
+ * Ends a run whose function decided to send nothing, with its reason, unless the run holds calls
+ * or a transaction (decided by another attempt) or has ended.
+ */
+export async function endSkipped(em: EntityManager, runId: string, reason: string) {
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endSkippedSql, [storableText(reason), runId]);
+  if (ended) countRunEnd(ended.trigger_type, 'success');
+}

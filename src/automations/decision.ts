@@ -1,20 +1,20 @@
-import { contractArgsSchema, hash160Pattern, type ContractArg } from '../chain/contract-args.ts';
+import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import type { ContractCall } from '../chain/contract-calls.ts';
+import { templateValue } from './arg-templates.ts';
+import { resolveCalls } from './resolve-calls.ts';
 import type { ExecuteRules } from './automations.schemas.ts';
-
-/** One contract call a function decided, checked: its arguments obey the contract action's rules. */
-export interface DecidedCall {
-  /** Lower-case `0x` and 40 hex digits. */
-  scriptHash: string;
-  operation: string;
-  args: ContractArg[];
-}
+import type { FirePayload } from './run.entity.ts';
 
 /**
- * What a sending function's result says: the calls to send (one transaction, all or none), a
- * reason to send nothing, or what is wrong with it (`InvalidDecision`; nothing is sent).
+ * What a sending function's result says: the calls to send (one transaction, all or none; their
+ * scriptHash lower-case, their templates resolved), a reason to send nothing, or why the run fails
+ * and sends nothing: a result of another shape (`InvalidDecision`), or a template in a call's
+ * arguments that the trigger cannot fill (`TemplateError`).
  */
 export type Decision =
-  { kind: 'calls'; calls: DecidedCall[] } | { kind: 'skip'; reason: string } | { kind: 'invalid'; message: string };
+  | { kind: 'calls'; calls: ContractCall[] }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'invalid'; error: { name: 'InvalidDecision' | 'TemplateError'; message: string } };
 
 /** As long as the run's `skipped` column: a longer reason is cut. */
 export const maxSkipReasonChars = 512;
@@ -27,7 +27,10 @@ export const maxInvalidMessageChars = 1024;
 
 const shapes = '{calls: [...]}, {skip: "reason"}, {canExec: true, calls: [...]} or {canExec: false, message?}';
 
-const invalid = (message: string): Decision => ({ kind: 'invalid', message: message.slice(0, maxInvalidMessageChars) });
+const invalid = (message: string): Decision => ({
+  kind: 'invalid',
+  error: { name: 'InvalidDecision', message: message.slice(0, maxInvalidMessageChars) },
+});
 const named = (key: string) => JSON.stringify(key.length > maxNameChars ? `${key.slice(0, maxNameChars)}…` : key);
 const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
@@ -36,8 +39,9 @@ const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(valu
  * output: every count and length is checked before anything inside it is read, and the messages
  * repeat nothing of it but bounded names and checked script hashes. Gelato's shape is read as
  * ours (`canExec: false` a skip, `canExec: true` with `calls`), so ported code keeps its shape.
+ * An argument's value may be a template (`{{trigger.state.amount}}`), resolved against `trigger`.
  */
-export function readDecision(result: unknown, rules: ExecuteRules): Decision {
+export function readDecision(result: unknown, rules: ExecuteRules, trigger: FirePayload): Decision {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     return invalid(`The result must be an object, one of ${shapes}; it is ${kindOf(result)}.`);
   }
@@ -48,16 +52,21 @@ export function readDecision(result: unknown, rules: ExecuteRules): Decision {
     );
   }
   const keys = Object.keys(fields);
-  if (Object.hasOwn(fields, 'canExec')) return readGelato(fields, keys, rules);
+  if (Object.hasOwn(fields, 'canExec')) return readGelato(fields, keys, rules, trigger);
   if (keys.length !== 1 || (keys[0] !== 'calls' && keys[0] !== 'skip')) {
     const unknown = keys.find((key) => key !== 'calls' && key !== 'skip');
     const wrong = unknown === undefined ? 'holds both calls and skip' : `holds the field ${named(unknown)}`;
     return invalid(`The result ${wrong}; it must be one of ${shapes}.`);
   }
-  return keys[0] === 'skip' ? readSkip(fields.skip, 'skip') : readCalls(fields.calls, rules);
+  return keys[0] === 'skip' ? readSkip(fields.skip, 'skip') : readCalls(fields.calls, rules, trigger);
 }
 
-function readGelato(fields: Record<string, unknown>, keys: string[], rules: ExecuteRules): Decision {
+function readGelato(
+  fields: Record<string, unknown>,
+  keys: string[],
+  rules: ExecuteRules,
+  trigger: FirePayload,
+): Decision {
   const { canExec } = fields;
   if (typeof canExec !== 'boolean') return invalid(`canExec must be true or false; it is ${kindOf(canExec)}.`);
   const allowed = canExec ? ['canExec', 'calls'] : ['canExec', 'message'];
@@ -66,7 +75,7 @@ function readGelato(fields: Record<string, unknown>, keys: string[], rules: Exec
     const shape = canExec ? '{canExec: true, calls: [...]}' : '{canExec: false, message?}';
     return invalid(`The result holds the field ${named(unknown)}; with canExec ${canExec} it must be ${shape}.`);
   }
-  if (canExec) return readCalls(fields.calls, rules);
+  if (canExec) return readCalls(fields.calls, rules, trigger);
   return fields.message === undefined
     ? { kind: 'skip', reason: 'canExec: false' }
     : readSkip(fields.message, 'message');
@@ -79,26 +88,30 @@ function readSkip(reason: unknown, field: string): Decision {
   return { kind: 'skip', reason: reason.slice(0, maxSkipReasonChars) };
 }
 
-function readCalls(calls: unknown, rules: ExecuteRules): Decision {
+function readCalls(calls: unknown, rules: ExecuteRules, trigger: FirePayload): Decision {
   if (!Array.isArray(calls)) return invalid(`calls must be an array; it is ${kindOf(calls)}.`);
   if (calls.length === 0) return invalid('calls is empty: return {skip: "reason"} to send nothing.');
   if (calls.length > rules.maxCalls) {
     return invalid(`The result decides ${calls.length} calls, more than the action's maxCalls (${rules.maxCalls}).`);
   }
   const allowed = new Set(rules.allowedContracts.map((hash) => hash.toLowerCase()));
-  const read: DecidedCall[] = [];
+  const read: ContractCall[] = [];
   for (const [index, call] of calls.entries()) {
     const checked = readCall(call, allowed);
     if (typeof checked === 'string') return invalid(`calls[${index}]${checked}`);
     read.push(checked);
   }
-  return { kind: 'calls', calls: read };
+  const resolved = resolveCalls(read, trigger);
+  return Array.isArray(resolved) ? { kind: 'calls', calls: resolved } : { kind: 'invalid', error: resolved };
 }
+
+/** A contract action's argument rules, templates included (checked when resolved). */
+const argsSchema = contractArgsSchema(templateValue);
 
 const callFields = ['scriptHash', 'operation', 'args'];
 
 /** The call, or what is wrong with it (to follow its `calls[i]`). */
-function readCall(call: unknown, allowed: Set<string>): DecidedCall | string {
+function readCall(call: unknown, allowed: Set<string>): ContractCall | string {
   if (typeof call !== 'object' || call === null || Array.isArray(call)) {
     return ` must be an object {scriptHash, operation, args}; it is ${kindOf(call)}.`;
   }
@@ -115,7 +128,7 @@ function readCall(call: unknown, allowed: Set<string>): DecidedCall | string {
     return `.operation must be a string of 1 to ${maxOperationChars} characters.`;
   }
   // The contract action's own rules, with the path of the argument at fault.
-  const parsed = contractArgsSchema.safeParse(args);
+  const parsed = argsSchema.safeParse(args);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
     const path = (issue?.path ?? []).map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`));

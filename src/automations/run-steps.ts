@@ -15,8 +15,11 @@ type Step =
   | { kind: 'ended'; status: RunStatus }
   | { kind: 'contract' }
   | { kind: 'webhook' }
-  /** `labels`: what the run's workflow adds to its own to name the function it runs. */
-  | { kind: 'function'; executionId: string; labels: SearchAttributePair[] };
+  /**
+   * `labels`: what the run's workflow adds to its own to name the function it runs; `sends`: its
+   * result is a decision to read once it completed (decide-steps.ts).
+   */
+  | { kind: 'function'; executionId: string; labels: SearchAttributePair[]; sends: boolean };
 
 /**
  * What a run's action workflow does next; every step below may be repeated safely. `notify`: the
@@ -83,16 +86,17 @@ async function nextStep(em: EntityManager, runId: string, run: BeginRow): Promis
   if (!run.dispatched) await em.execute(markDispatchedSql, [runId]);
   if (run.status !== 'running') return { kind: 'ended', status: run.status };
   if (action.type !== 'function') return { kind: action.type };
-  if (run.function_id && run.execution_id) return functionStep(run.execution_id, run.function_id);
+  if (run.function_id && run.execution_id) return functionStep(run.execution_id, run.function_id, action);
   const message = `The function ${action.functionId} no longer exists.`;
   await endRunById(em, runId, 'failure', { name: 'FunctionNotFound', message });
   return { kind: 'ended', status: 'failure' };
 }
 
-const functionStep = (executionId: string, functionId: string): Step => ({
+const functionStep = (executionId: string, functionId: string, action: FunctionAction): Step => ({
   kind: 'function',
   executionId,
   labels: [{ key: attributeKeys.function, value: functionId }],
+  sends: action.execute !== undefined,
 });
 
 /** Marks the run's action started whatever it holds, and says what it holds. */
@@ -117,10 +121,10 @@ async function recordExecution(
     ...executionRow(execution),
     runId,
   ]);
-  if (recorded) return functionStep(recorded.execution_id, functionId);
+  if (recorded) return functionStep(recorded.execution_id, functionId, action);
   // Another attempt recorded it first, or the run ended (or went) since it was read.
   const [stored] = await em.execute<{ status: RunStatus; execution_id: string | null }[]>(markAndReadSql, [runId]);
-  if (stored?.execution_id) return functionStep(stored.execution_id, functionId);
+  if (stored?.execution_id) return functionStep(stored.execution_id, functionId, action);
   return { kind: 'ended', status: stored?.status ?? gone };
 }
 

@@ -29,6 +29,12 @@ export const systemFeeFor = (gasConsumed: string): bigint => {
   const margin = used / 10n;
   return used + (margin > minimumMargin ? margin : minimumMargin);
 };
+/**
+ * The signers of a transaction paid and signed by `account` (a script hash, hex without 0x): its
+ * witness covers the calls the script itself makes, the scope wallets sign with by default.
+ */
+export const signedBy = (account: string) => [new tx.Signer({ account, scopes: tx.WitnessScope.CalledByEntry })];
+
 /** The test run faulted: what the VM threw, and the GAS it had used by then. */
 export interface Fault {
   fault: string;
@@ -41,8 +47,7 @@ export interface Fault {
  * and valid for the next blocks.
  */
 export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): Promise<Transaction | Fault> {
-  const account = wallet.getScriptHashFromVerificationScript(sender.verificationScript);
-  const signers = [new tx.Signer({ account, scopes: tx.WitnessScope.CalledByEntry })];
+  const signers = signedBy(wallet.getScriptHashFromVerificationScript(sender.verificationScript));
   const [invocation, height, magic] = await Promise.all([
     neo.invokeScript(script, signers),
     neo.getBlockCount(),

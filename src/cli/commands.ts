@@ -20,8 +20,11 @@ export const usage = `Usage: neoflow <command>
   schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
                           (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)
   fn run <file.js> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--rpc URL] [--timeout S]
+         [--execute JSON [--signer ADDRESS]]
                           run a function once in the service's sandbox and print its outcome as JSON
-                          (exit 1 if it failed); --rpc defaults to the local stack's neo-go node
+                          (exit 1 if it failed); --rpc defaults to the local stack's neo-go node;
+                          --execute reads the result as a sending action's decision and prints its
+                          calls (with --rpc, their test invocation as --signer), sending nothing
 `;
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {

@@ -5,6 +5,7 @@ import { sandboxServices } from '../functions/sandbox-services.ts';
 import { createFunctionBody } from '../functions/functions.schemas.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import { validateFunctionCode } from '../sandbox/validate.ts';
+import { parseExecute, parseSigner, printedDecision } from './fn-run-decision.ts';
 import type { FnRunOptions } from './options.ts';
 
 /** Read before anything else: a function's code is at most 256 KiB, as the API takes it. */
@@ -15,13 +16,17 @@ const defaultTimeoutSeconds = 30;
  * `neoflow fn run <file.js>`: runs the file once in the service's own sandbox (the same context,
  * limits and errors as an invocation) and prints `{status, result | error, logs, durationMs}` as
  * JSON. Secrets given with `--secret` are granted to the run and masked in its logs and error as
- * the service masks them. Exit code 1 when the run failed.
+ * the service masks them. With `--execute`, the result is also read as the decision of a function
+ * action with that `execute`, printed as `decision` (fn-run-decision.ts). Exit code 1 when the run
+ * failed, or its decision would fail a run.
  */
 export async function fnRunCommand(config: Config, [sub, file]: string[], options: FnRunOptions): Promise<number> {
   if (sub !== 'run' || !file)
     throw new Error(
-      'usage: neoflow fn run <file.js> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--rpc URL] [--timeout S]',
+      'usage: neoflow fn run <file.js> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
     );
+  const execute = options.execute === undefined ? undefined : parseExecute(options.execute);
+  const signer = options.signer === undefined ? undefined : parseSigner(options.signer);
   if ((await stat(file)).size > maxFileBytes)
     throw new Error(`${file} is over ${maxFileBytes} bytes, the limit of a function's code`);
   const fields = createFunctionBody.safeParse({
@@ -37,24 +42,36 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   const valid = validateFunctionCode(fields.data.code);
   if (!valid.ok) throw new Error(valid.message);
   const rpcUrl = options.rpc ?? config.neo.rpcUrl ?? `http://127.0.0.1:${config.neo.devRpcPort}`;
+  const neo = createNeoRpc(rpcUrl);
+  const params = parseParams(options.params);
   const outcome = await runInSandbox({
     code: fields.data.code,
-    params: parseParams(options.params),
+    params,
     execution: { id: 'exec_local', startedAt: new Date().toISOString(), functionId: 'func_local' },
     environment: fields.data.environment,
     secrets: Object.entries(pairs(options.secret, '--secret')).map(([name, value]) => ({ name, value })),
-    services: sandboxServices(createNeoRpc(rpcUrl)),
+    services: sandboxServices(neo),
     timeoutMs: fields.data.timeout * 1000,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     maxServiceCalls: config.worker.sandboxServiceCalls,
   });
   const { status, logs, durationMs } = outcome;
-  const printed =
-    outcome.status === 'completed'
-      ? { status, result: outcome.result, logs, durationMs }
-      : { status, error: outcome.error, logs, durationMs };
+  if (outcome.status !== 'completed') {
+    process.stdout.write(`${JSON.stringify({ status, error: outcome.error, logs, durationMs }, null, 2)}\n`);
+    return 1;
+  }
+  // The test invocation only with a node named: without --rpc, the calls are printed alone.
+  const test = options.rpc === undefined ? undefined : { neo, signer };
+  const decided = execute && (await printedDecision(outcome.result, params, execute, test));
+  const printed = {
+    status,
+    result: outcome.result,
+    ...(decided ? { decision: decided.decision } : {}),
+    logs,
+    durationMs,
+  };
   process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
-  return outcome.status === 'completed' ? 0 : 1;
+  return decided?.failed ? 1 : 0;
 }
 
 function parseParams(text: string | undefined): Record<string, unknown> {

@@ -17,6 +17,8 @@ async function main(argv: string[]) {
       secret: { type: 'string', multiple: true },
       rpc: { type: 'string' },
       timeout: { type: 'string' },
+      execute: { type: 'string' },
+      signer: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -25,8 +27,8 @@ async function main(argv: string[]) {
     return;
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
-  const { account, scopes, rate, params, env: environment, secret, rpc, timeout } = values;
-  const fn = { params, env: environment, secret, rpc, timeout };
+  const { account, scopes, rate, params, env: environment, secret, rpc, timeout, execute, signer } = values;
+  const fn = { params, env: environment, secret, rpc, timeout, execute, signer };
   await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn });
 }
 

@@ -13,4 +13,8 @@ export interface FnRunOptions {
   secret: string[] | undefined;
   rpc: string | undefined;
   timeout: string | undefined;
+  /** JSON: read the result as the decision of a function action with this `execute`. */
+  execute: string | undefined;
+  /** The address whose signature the decided calls' test invocation assumes. */
+  signer: string | undefined;
 }

@@ -12,6 +12,11 @@ export function sealResult(masters: MasterKeys, executionId: string, result: unk
 /** The stored result of a completed execution; undefined for any other. */
 export async function openResult(em: EntityManager, masters: MasterKeys, execution: Execution): Promise<unknown> {
   if (execution.status !== 'completed') return undefined;
-  const sealed = await em.findOne(ExecutionResult, { execution: execution.id });
-  return sealed ? (JSON.parse(open(sealed, context(execution.id), masters)) as unknown) : null;
+  return openStoredResult(em, masters, execution.id);
+}
+
+/** The stored result of the completed execution `executionId`; null when none is stored. */
+export async function openStoredResult(em: EntityManager, masters: MasterKeys, executionId: string): Promise<unknown> {
+  const sealed = await em.findOne(ExecutionResult, { execution: executionId });
+  return sealed ? (JSON.parse(open(sealed, context(executionId), masters)) as unknown) : null;
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { neoflow } from '../support/cli.ts';
 
 interface Example {
@@ -9,7 +10,11 @@ interface Example {
   params?: Record<string, unknown>;
   env?: Record<string, string>;
   secrets?: Record<string, string>;
-  expect: { status: 'completed' | 'failed'; result?: unknown; errorName?: string; log?: string };
+  /** `--execute`: the result is read as a sending action's decision, printed as `decision`. */
+  execute?: Record<string, unknown>;
+  /** `--signer`: whose signature the decided calls' test invocation assumes. */
+  signer?: string;
+  expect: { status: 'completed' | 'failed'; result?: unknown; errorName?: string; log?: string; decision?: object };
 }
 
 /** Every `<!-- example: … -->` of docs/functions.md with the js block that follows it. */
@@ -36,17 +41,28 @@ const found = await examples();
 describe('docs/functions.md, run by `neoflow fn run` as written', () => {
   it('has an example for each thing a function author reaches for', () => {
     const code = found.map((example) => example.code).join('\n');
-    for (const used of ['getBalance', 'invokeRead', 'secrets.get', 'context.log', 'random.uuid', 'throw new'])
-      expect(code).toContain(used);
+    const used = [
+      'getBalance',
+      'invokeRead',
+      'secrets.get',
+      'context.log',
+      'random.uuid',
+      'throw new',
+      'canExec',
+      'skip:',
+    ];
+    for (const call of used) expect(code).toContain(call);
   });
 
   it.each(found.map((example, index) => [index + 1, example] as const))('example %i', async (index, example) => {
     const file = join(dir, `example-${index}.js`);
     await writeFile(file, example.code);
-    const params = JSON.stringify(example.params ?? {}).replace('$DEV_WALLET_ADDRESS', inject('devWallet').address);
+    const dev = (text: string) => text.replaceAll('$DEV_WALLET_ADDRESS', inject('devWallet').address);
     const flags = [
       '--params',
-      params,
+      dev(JSON.stringify(example.params ?? {})),
+      ...(example.execute ? ['--execute', JSON.stringify(example.execute)] : []),
+      ...(example.signer ? ['--signer', dev(example.signer)] : []),
       ...Object.entries(example.env ?? {}).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
       ...Object.entries(example.secrets ?? {}).flatMap(([name, value]) => ['--secret', `${name}=${value}`]),
     ];
@@ -57,6 +73,7 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
     expect(code).toBe(example.expect.status === 'completed' ? 0 : 1);
     expect(outcome.durationMs).toEqual(expect.any(Number));
     if (example.expect.result !== undefined) expect(outcome.result).toMatchObject(example.expect.result as object);
+    if (example.expect.decision) expect(outcome.decision).toMatchObject(example.expect.decision);
     if (example.expect.errorName) expect(outcome.error.name).toBe(example.expect.errorName);
     if (example.expect.log)
       expect(outcome.logs.map((line: { message: string }) => line.message)).toContain(example.expect.log);
@@ -77,5 +94,71 @@ describe('neoflow fn run', () => {
     const refused = await fnRun(entryless, []);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^neoflow: Define the function as module\.exports/);
+  });
+
+  describe('--execute: the decision of a function action that sends, sending nothing', () => {
+    const gas = gasHash;
+    const execute = ['--execute', JSON.stringify({ allowedContracts: [gas], maxCalls: 1 })];
+    /** A function returning `params.decision`, run with `flags`. */
+    const decide = async (decision: unknown, flags: string[] = []) => {
+      const file = join(dir, 'decide.js');
+      await writeFile(file, 'module.exports = async (context) => context.params.decision;');
+      const ran = await fnRun(file, ['--params', JSON.stringify({ decision }), ...execute, ...flags]);
+      return { ...ran, outcome: ran.stdout ? (JSON.parse(ran.stdout) as Record<string, any>) : null };
+    };
+    const transfer = (from: string, amount: string) =>
+      gasTransferCall(from, 'NM5hhjmY4gET7NLEkHDSPMr2BYA1Rbo2VW', amount);
+
+    it('prints the calls and their test invocation as --signer; a call that faults exits with code 1', async () => {
+      const signer = inject('devWallet').address;
+      const signed = await decide({ calls: [transfer(signer, '1')] }, ['--signer', signer]);
+      expect(signed.code).toBe(0);
+      expect(signed.outcome!.decision).toEqual({
+        calls: [transfer(signer, '1')],
+        testInvocation: { vmState: 'HALT', gasConsumed: expect.stringMatching(/^\d+$/), exception: null },
+      });
+      const faulting = await decide({ calls: [{ ...transfer(signer, '1'), operation: 'nope' }] }, ['--signer', signer]);
+      expect(faulting.code).toBe(1);
+      expect(faulting.outcome!.decision.testInvocation).toMatchObject({
+        vmState: 'FAULT',
+        exception: expect.stringContaining('nope'),
+      });
+    });
+
+    it('prints a skip, and an invalid decision with InvalidDecision and exit code 1', async () => {
+      const skipped = await decide({ canExec: false, message: 'Time not elapsed' });
+      expect(skipped.code).toBe(0);
+      expect(skipped.outcome!.decision).toEqual({ skipped: 'Time not elapsed' });
+      const signer = inject('devWallet').address;
+      const tooMany = await decide({ calls: [transfer(signer, '1'), transfer(signer, '2')] });
+      expect(tooMany.code).toBe(1);
+      expect(tooMany.outcome!.decision).toEqual({
+        error: { name: 'InvalidDecision', message: expect.stringContaining("more than the action's maxCalls (1)") },
+      });
+    });
+
+    it('resolves templates against the trigger in --params, failing with TemplateError where it lacks the path', async () => {
+      const signer = inject('devWallet').address;
+      const templated = transfer(signer, '{{trigger.state.amount}}');
+      const file = join(dir, 'templated.js');
+      await writeFile(file, 'module.exports = async (context) => context.params.decision;');
+      const trigger = { type: 'blockchain', eventName: 'Transfer', state: { amount: 7 } };
+      const resolved = await fnRun(file, [
+        '--params',
+        JSON.stringify({ decision: { calls: [templated] }, trigger }),
+        ...execute,
+      ]);
+      expect(resolved.code).toBe(0);
+      expect(JSON.parse(resolved.stdout).decision).toMatchObject({ calls: [transfer(signer, '7')] });
+      const missing = await decide({ calls: [templated] });
+      expect(missing.code).toBe(1);
+      expect(missing.outcome!.decision.error).toMatchObject({ name: 'TemplateError' });
+    });
+
+    it('refuses an --execute the action would refuse, naming the field', async () => {
+      const refused = await decide({ skip: 'x' }, ['--execute', JSON.stringify({ allowedContracts: [] })]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^neoflow: --execute allowedContracts must name at least one contract/);
+    });
   });
 });

@@ -71,6 +71,9 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     const created = document.paths['/v1/automations']!.post;
     expect(created.responses['400'].content['application/json'].schema.properties).not.toHaveProperty('success');
     expect(created.responses['201'].content['application/json'].schema.properties).toHaveProperty('trigger');
+    // A function action that sends: its execute, as the schema the create validates with.
+    const action = created.requestBody.content['application/json'].schema.properties.action;
+    expect(JSON.stringify(action)).toMatch(/"execute":\{.*"allowedContracts".*"maxCalls"/);
     const listed = document.paths['/v1/functions']!.get;
     expect(listed.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(['limit', 'offset']),

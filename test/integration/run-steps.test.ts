@@ -85,6 +85,7 @@ describe("a function action's run steps", () => {
         kind: 'function',
         executionId: execution!.id,
         labels: [{ key: expect.objectContaining({ name: 'NeoflowFunctionId' }), value: functionId }],
+        sends: false,
         notify: false,
       });
     }

@@ -4,9 +4,8 @@ import { callApi } from './http.ts';
 
 export const gasHash = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
 
-/** A contract action sending `amount` GAS fractions from the account's signer. */
-export const gasTransferAction = (from: string, to: string, amount: string) => ({
-  type: 'contract',
+/** The call of a GAS transfer of `amount` fractions, as a contract action or a function's decision holds it. */
+export const gasTransferCall = (from: string, to: string, amount: string) => ({
   scriptHash: gasHash,
   operation: 'transfer',
   args: [
@@ -15,6 +14,12 @@ export const gasTransferAction = (from: string, to: string, amount: string) => (
     { type: 'Integer', value: amount },
     { type: 'Any', value: null },
   ],
+});
+
+/** A contract action sending `amount` GAS fractions from the account's signer. */
+export const gasTransferAction = (from: string, to: string, amount: string) => ({
+  type: 'contract',
+  ...gasTransferCall(from, to, amount),
 });
 
 /** A price trigger on `url` (a price server of the tests), NEO above 10 USD, read every second. */

@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { actionSchema } from '../../src/automations/automations.schemas.ts';
+import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { maxInvalidMessageChars, maxSkipReasonChars, readDecision } from '../../src/automations/decision.ts';
 
-const gas = '0xd2a4cff31913016155e38e474a2c06d08be276cf';
+const gas = gasHash;
 const neo = '0xef4073a0f2b305a38ec4050e4d3d28bc40ea63f5';
 const alice = 'NPTmAHDxo6Pkyic8Nvu3kwyXoYJCvcCB6i';
-const rules = { allowedContracts: [gas.toUpperCase().replace('0X', '0x')], maxCalls: 2 };
-const transfer = (amount: string) => ({
+const manual = { type: 'manual' } as const;
+const transferEvent = {
+  type: 'blockchain',
   scriptHash: gas,
-  operation: 'transfer',
-  args: [
-    { type: 'Hash160', value: alice },
-    { type: 'Hash160', value: alice },
-    { type: 'Integer', value: amount },
-    { type: 'Any', value: null },
-  ],
-});
+  eventName: 'Transfer',
+  state: { from: alice, to: alice, amount: 1500 },
+  txHash: null,
+  blockHash: `0x${'00'.repeat(32)}`,
+  blockIndex: 7,
+  notificationIndex: 0,
+} as const;
+const rules = { allowedContracts: [gas.toUpperCase().replace('0X', '0x')], maxCalls: 2 };
+const transfer = (amount: string) => gasTransferCall(alice, alice, amount);
 
 describe('a sending function action', () => {
   const action = { type: 'function', functionId: 'func_x' };
@@ -44,38 +47,58 @@ describe('a sending function action', () => {
 describe('readDecision', () => {
   it('reads calls, with their contract lower-cased and their arguments checked', () => {
     const upper = { ...transfer('1'), scriptHash: gas.toUpperCase().replace('0X', '0x') };
-    expect(readDecision({ calls: [upper, transfer('2')] }, rules)).toEqual({
+    expect(readDecision({ calls: [upper, transfer('2')] }, rules, manual)).toEqual({
       kind: 'calls',
       calls: [transfer('1'), transfer('2')],
     });
   });
 
   it('takes a call without args as one with none', () => {
-    expect(readDecision({ calls: [{ scriptHash: gas, operation: 'symbol' }] }, rules)).toEqual({
+    expect(readDecision({ calls: [{ scriptHash: gas, operation: 'symbol' }] }, rules, manual)).toEqual({
       kind: 'calls',
       calls: [{ scriptHash: gas, operation: 'symbol', args: [] }],
     });
   });
 
   it("reads Gelato's shapes as ours", () => {
-    expect(readDecision({ canExec: true, calls: [transfer('1')] }, rules)).toEqual({
+    expect(readDecision({ canExec: true, calls: [transfer('1')] }, rules, manual)).toEqual({
       kind: 'calls',
       calls: [transfer('1')],
     });
-    expect(readDecision({ canExec: false, message: 'price unchanged' }, rules)).toEqual({
+    expect(readDecision({ canExec: false, message: 'price unchanged' }, rules, manual)).toEqual({
       kind: 'skip',
       reason: 'price unchanged',
     });
-    expect(readDecision({ canExec: false }, rules)).toEqual({ kind: 'skip', reason: 'canExec: false' });
+    expect(readDecision({ canExec: false }, rules, manual)).toEqual({ kind: 'skip', reason: 'canExec: false' });
   });
 
   it('reads a skip, its reason cut to what the run keeps', () => {
-    expect(readDecision({ skip: 'nothing to do' }, rules)).toEqual({ kind: 'skip', reason: 'nothing to do' });
-    const long = readDecision({ skip: 'x'.repeat(10_000) }, rules);
+    expect(readDecision({ skip: 'nothing to do' }, rules, manual)).toEqual({ kind: 'skip', reason: 'nothing to do' });
+    const long = readDecision({ skip: 'x'.repeat(10_000) }, rules, manual);
     expect(long).toEqual({ kind: 'skip', reason: 'x'.repeat(maxSkipReasonChars) });
   });
 
+  it('resolves templates in arguments against the trigger, and fails on a path the trigger lacks', () => {
+    const fromEvent = {
+      ...transfer('{{trigger.state.amount}}'),
+      args: transfer('1').args.with(2, { type: 'Integer', value: '{{trigger.state.amount}}' }),
+    };
+    expect(readDecision({ calls: [fromEvent] }, rules, transferEvent)).toEqual({
+      kind: 'calls',
+      calls: [transfer('1500')],
+    });
+    expect(readDecision({ calls: [fromEvent] }, rules, manual)).toEqual({
+      kind: 'invalid',
+      error: { name: 'TemplateError', message: expect.stringContaining('{{trigger.state.amount}}') },
+    });
+  });
+
   it.each<[string, unknown, RegExp]>([
+    [
+      'a template of no known root',
+      { calls: [{ ...transfer('1'), args: [{ type: 'Integer', value: '{{trigger.nope}}' }] }] },
+      /^calls\[0\]\.args\[0\]\.value names trigger\.nope/,
+    ],
     ['undefined', undefined, /must be an object.*; it is undefined/],
     ['null', null, /it is null/],
     ['an array', [transfer('1')], /it is an array/],
@@ -133,26 +156,30 @@ describe('readDecision', () => {
       /args must hold at most 16 arguments/,
     ],
   ])('refuses %s as InvalidDecision, naming what is wrong', (_name, result, message) => {
-    const decision = readDecision(result, rules);
+    const decision = readDecision(result, rules, manual);
     expect(decision.kind).toBe('invalid');
-    expect(decision.kind === 'invalid' && decision.message).toMatch(message);
+    expect(decision.kind === 'invalid' && decision.error.message).toMatch(message);
   });
 
   it('repeats at most 64 characters of a name the result chose, and bounds every message', () => {
     const field = 'k'.repeat(100_000);
-    const unknownField = readDecision({ [field]: 1 }, rules);
-    expect(unknownField.kind === 'invalid' && unknownField.message.length).toBeLessThan(240);
+    const unknownField = readDecision({ [field]: 1 }, rules, manual);
+    expect(unknownField.kind === 'invalid' && unknownField.error.message.length).toBeLessThan(240);
     const argField = readDecision(
       { calls: [{ ...transfer('1'), args: [{ type: 'Any', value: null, [field]: 1 }] }] },
       rules,
+      manual,
     );
     expect(argField.kind).toBe('invalid');
-    expect(argField.kind === 'invalid' && argField.message.length).toBeLessThanOrEqual(maxInvalidMessageChars);
+    expect(argField.kind === 'invalid' && argField.error.message.length).toBeLessThanOrEqual(maxInvalidMessageChars);
   });
 
   it('counts the calls before reading any of them', () => {
     const many = Array.from({ length: 100_000 }, () => null);
-    const decision = readDecision({ calls: many }, rules);
-    expect(decision).toEqual({ kind: 'invalid', message: expect.stringContaining('100000 calls') });
+    const decision = readDecision({ calls: many }, rules, manual);
+    expect(decision).toEqual({
+      kind: 'invalid',
+      error: { name: 'InvalidDecision', message: expect.stringContaining('100000 calls') },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sendsTransactions } from '../automations.schemas.ts';
 import { AutomationRun } from '../run.entity.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
@@ -64,7 +65,7 @@ export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunE
   if (!run || run.status === 'running') return none;
   const { automation } = run;
   const rules = automation.notify;
-  const checkGas = automation.action.type === 'contract' && rules.some((rule) => rule.on.includes('low_gas'));
+  const checkGas = sendsTransactions(automation.action) && rules.some((rule) => rule.on.includes('low_gas'));
   if (!rules.some((rule) => rule.on.includes('failure') || rule.on.includes('recovery'))) {
     return { notifications: [], checkGas };
   }

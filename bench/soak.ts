@@ -57,10 +57,17 @@ await runBench('soak', {
 
     let stopped = false;
     let latencies: number[] = [];
+    let refused = 0;
     const client = async (async: boolean) => {
       while (!stopped) {
         const began = performance.now();
-        await call('POST', `/functions/${ok}/invoke`, { params: {}, async }).catch(() => undefined);
+        const answer = await call('POST', `/functions/${ok}/invoke`, { params: {}, async }).catch(() => undefined);
+        // A full queue answers 429 with Retry-After: a client honours it instead of spinning on refusals.
+        if (answer?.status === 429) {
+          refused++;
+          await sleep(1000);
+          continue;
+        }
         latencies.push(performance.now() - began);
       }
     };
@@ -72,12 +79,13 @@ await runBench('soak', {
     const rows: Minute[] = [];
     for (let minute = 1; minute <= minutes; minute++) {
       await sleep(60_000);
-      const sample = await sampleMinute(stack, automations, minute, latencies);
+      const sample = { ...(await sampleMinute(stack, automations, minute, latencies)), refused };
       latencies = [];
+      refused = 0;
       rows.push(sample);
       progress(
         `minute ${minute}: fires failing ${sample.fires.failing}, succeeding ${sample.fires.succeeding}; ` +
-          `${sample.invokes} invokes p50 ${sample.p50.toFixed(1)} ms; running > 60 s: ${sample.lingering}; ` +
+          `${sample.invokes} invokes p50 ${sample.p50.toFixed(1)} ms, ${sample.refused} refused (429); running > 60 s: ${sample.lingering}; ` +
           `worker ${sample.workerMiB.toFixed(0)} MiB, api ${sample.apiMiB.toFixed(0)} MiB`,
       );
     }

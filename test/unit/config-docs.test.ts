@@ -42,6 +42,22 @@ describe('the configuration, said once in src/config.ts', () => {
     }
   });
 
+  it("each default the docs give beside a variable, `NAME` (default N), is the schema's", () => {
+    const documents = ['README.md', 'docs/api.md', 'docs/deployment.md', 'docs/functions.md', 'docs/security.md'];
+    const stated = documents.flatMap((path) =>
+      [...read(path).matchAll(/`([A-Z_]+)`,? \((?:default )?(\d[\d,]*)/g)].map((match) => ({
+        path,
+        name: match[1]!,
+        value: Number(match[2]!.replaceAll(',', '')),
+      })),
+    );
+    expect(stated.length).toBeGreaterThan(10);
+    const wrong = stated.filter(
+      ({ name, value }) => name in variables && schemaDefault(variables[name as keyof typeof variables]) !== value,
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('every NEOFLOW_ variable the docs and the env example name is one the schema reads', () => {
     const documents = ['README.md', '.env.example', 'docker-compose.yml', 'docs/deployment.md', 'docs/security.md'];
     const named = new Set(

@@ -18,7 +18,8 @@ import type { scheduledFire } from '../../workflows/scheduled-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import type { ScheduleTrigger, TriggerType } from './automations.schemas.ts';
 import { scheduleCron } from './cron.ts';
-import { scheduleStall, stallAfterMs, type RunningFire } from './schedule-stall.ts';
+import { scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule-drift.ts';
+import { scheduleStall, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
 import { scheduleStalls } from '../metrics/metrics.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
@@ -86,24 +87,38 @@ export async function convergeTrigger(control: TriggerControl, automation: Autom
 
 /**
  * Describes the schedule, and writes it only when it differs from the row: missing while active,
- * paused or unpaused against the row, or another spec (the note states the spec it was written
- * with, so one describe tells).
+ * paused or unpaused against the row, another spec (the note states the spec it was written
+ * with, so one describe tells), or changed underneath the row so that it stops firing
+ * (schedule-drift.ts). A schedule gone or changed underneath is a stall: logged and counted.
  */
 async function convergeSchedule(control: TriggerControl, automation: Automation) {
-  const options = scheduleOptions(control, automation);
+  const desired = desiredSchedule(control, automation);
   const described = await control.client.schedule
     .getHandle(automation.id)
     .describe()
     .catch(ignore(ScheduleNotFoundError));
   if (!described) {
-    if (automation.status === 'active') await upsertSchedule(control, automation);
+    if (desired.paused) return;
+    reportStall(control, automation, { kind: 'missing' });
+    await control.client.schedule.create({ scheduleId: automation.id, ...scheduleOptions(desired) });
     return;
   }
-  if (described.state.paused !== options.state.paused || described.state.note !== options.state.note) {
+  const drift = scheduleDrift(described, desired, new Date());
+  for (const kind of drift) reportStall(control, automation, { kind });
+  if (drift.length > 0 || described.state.paused !== desired.paused || described.state.note !== desired.note) {
     await upsertSchedule(control, automation);
     return;
   }
-  if (automation.status === 'active') await unstallSchedule(control, automation, described);
+  if (!desired.paused) await unstallSchedule(control, automation, described);
+}
+
+/** Every way a schedule was found stopped: missing (deleted, or never written), changed underneath (drift) or stalled. */
+type StallKind = 'missing' | ScheduleDriftKind | ScheduleStall['kind'];
+
+/** A schedule found not firing, or changed so that it would not, told to operators. */
+function reportStall(control: TriggerControl, automation: Automation, stall: ScheduleStall | { kind: StallKind }) {
+  control.log.warn('schedule stalled: made to fire again', { automationId: automation.id, stall });
+  scheduleStalls.inc({ kind: stall.kind });
 }
 
 /**
@@ -115,8 +130,7 @@ async function unstallSchedule(control: TriggerControl, automation: Automation, 
   const fires = await Promise.all(described.info.runningActions.map((action) => fireState(control, action)));
   const stall = scheduleStall(described, fires, new Date(), stallAfterMs(control.catchupWindowMs));
   if (!stall) return;
-  control.log.warn('schedule stalled: made to fire again', { automationId: automation.id, stall });
-  scheduleStalls.inc({ kind: stall.kind });
+  reportStall(control, automation, stall);
   if (stall.kind === 'fire-never-ends') {
     await control.client.workflow
       .getHandle(stall.fire.workflowId, stall.fire.runId)
@@ -125,7 +139,10 @@ async function unstallSchedule(control: TriggerControl, automation: Automation, 
     return;
   }
   await control.client.schedule.getHandle(automation.id).delete().catch(ignore(ScheduleNotFoundError));
-  await control.client.schedule.create({ scheduleId: automation.id, ...scheduleOptions(control, automation) });
+  await control.client.schedule.create({
+    scheduleId: automation.id,
+    ...scheduleOptions(desiredSchedule(control, automation)),
+  });
 }
 
 /** A fire the schedule counts as running, as its workflow stands; gone from Temporal, long closed. */
@@ -160,9 +177,11 @@ export async function ensureBlockFollower(control: TriggerControl) {
 }
 
 async function upsertSchedule(control: TriggerControl, automation: Automation) {
-  const options = scheduleOptions(control, automation);
+  const options = scheduleOptions(desiredSchedule(control, automation));
   const handle = control.client.schedule.getHandle(automation.id);
   try {
+    // Every field Neoflow sets is written whole: what another hand added (an end time, a count of
+    // remaining actions, pause-on-failure) goes.
     await handle.update((previous) => ({ ...previous, ...options }));
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
@@ -170,25 +189,44 @@ async function upsertSchedule(control: TriggerControl, automation: Automation) {
   }
 }
 
-function scheduleOptions(control: TriggerControl, automation: Automation) {
+function desiredSchedule(control: TriggerControl, automation: Automation): DesiredSchedule & { accountId: string } {
   const trigger = automation.trigger as ScheduleTrigger;
-  const action: ScheduleOptionsStartWorkflowAction<typeof scheduledFire> = {
-    type: 'startWorkflow',
+  return {
+    paused: automation.status !== 'active',
+    note: scheduleNote(automation.status, trigger),
+    cron: trigger.cron,
+    timezone: trigger.timezone ?? 'UTC',
     workflowType: 'scheduledFire',
     workflowId: automation.id,
     taskQueue: control.taskQueue,
     args: [automation.id],
+    catchupWindowMs: control.catchupWindowMs,
+    accountId: automation.account.id,
+  };
+}
+
+/**
+ * The schedule written for a row. No policy of it ever stops firing: pause-on-failure is off (a
+ * failed run is the run's, told by its notifications) and actions are not counted.
+ */
+function scheduleOptions(desired: ReturnType<typeof desiredSchedule>) {
+  const action: ScheduleOptionsStartWorkflowAction<typeof scheduledFire> = {
+    type: 'startWorkflow',
+    workflowType: 'scheduledFire',
+    workflowId: desired.workflowId,
+    taskQueue: desired.taskQueue,
+    args: [desired.workflowId],
     typedSearchAttributes: labelAttributes({
-      accountId: automation.account.id,
-      automationId: automation.id,
+      accountId: desired.accountId,
+      automationId: desired.workflowId,
       trigger: 'schedule',
     }),
   };
   return {
-    spec: { cronExpressions: [scheduleCron(trigger.cron)], timezone: trigger.timezone ?? 'UTC' },
+    spec: { cronExpressions: [scheduleCron(desired.cron)], timezone: desired.timezone },
     action,
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: control.catchupWindowMs },
-    state: { paused: automation.status !== 'active', note: scheduleNote(automation.status, trigger) },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: desired.catchupWindowMs, pauseOnFailure: false },
+    state: { paused: desired.paused, note: desired.note },
   };
 }
 

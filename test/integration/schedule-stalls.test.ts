@@ -15,9 +15,10 @@ import {
 } from '../support/automations-api.ts';
 import { until } from '../support/polling.ts';
 
-// A 10 s catchup window (Temporal's least): a fire running past 20 s counts as never ending.
+// A 10 s catchup window (Temporal's least): a fire running past 20 s counts as never ending. The
+// recovery sweep's own pass is kept out of the way: the tests converge when they mean to.
 beforeAll(async () => {
-  await startAutomationsApi({ env: { NEOFLOW_SCHEDULE_CATCHUP_SECONDS: '10' } });
+  await startAutomationsApi({ env: { NEOFLOW_SCHEDULE_CATCHUP_SECONDS: '10', NEOFLOW_RECOVERY_SECONDS: '3600' } });
 }, 180_000);
 afterAll(async () => {
   await stopAutomationsApi();
@@ -27,6 +28,96 @@ const stalls = async (kind: string) => {
   const metric = await registry.getSingleMetricAsString('neoflow_schedule_stalls_total');
   return Number(new RegExp(`kind="${kind}"} (\\d+)`).exec(metric)?.[1] ?? 0);
 };
+
+const converge = async (automationId: string) => {
+  const row = await api.database.orm.em.fork().findOneOrFail(Automation, automationId, { populate: ['account'] });
+  await convergeTrigger(triggerControlOf(api.services), row);
+};
+
+const successes = (automationId: string) =>
+  api.database.orm.em.fork().count(AutomationRun, { automation: automationId, status: 'success' });
+
+describe('an active schedule changed underneath its row so that it stops firing', () => {
+  it('is rewritten from its row by the reconciler, each way told by kind: missing, paused, limited actions, policies, action, spec', async () => {
+    const automation = await create({
+      status: 'active',
+      trigger: { type: 'schedule', cron: '* * * * * *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    const handle = api.services.temporal.client.schedule.getHandle(automation.id);
+    const written = await scheduleOf(automation.id);
+    type Described = typeof written;
+    const stops: [string, () => Promise<unknown>, (described: Described) => boolean][] = [
+      [
+        'missing',
+        async () => {
+          await handle.delete();
+          // The server answers describes of a deleted schedule until its scheduler has closed.
+          const gone = () =>
+            scheduleOf(automation.id).then(
+              () => false,
+              () => true,
+            );
+          expect(await until(gone, Boolean, 30_000)).toBe(true);
+        },
+        (described) => !described.state.paused,
+      ],
+      [
+        'paused',
+        // What the pause-on-failure policy does: it pauses and overwrites the note.
+        () => handle.pause('Schedule paused due to workflow failure: scheduledFire failed'),
+        (described) => !described.state.paused && described.state.note === written.state.note,
+      ],
+      [
+        'limited-actions',
+        () => handle.update((previous) => ({ ...previous, state: { ...previous.state, remainingActions: 0 } })),
+        (described) => described.state.remainingActions === undefined,
+      ],
+      [
+        'policies-changed',
+        () => handle.update((previous) => ({ ...previous, policies: { ...previous.policies, pauseOnFailure: true } })),
+        (described) => !described.policies.pauseOnFailure,
+      ],
+      [
+        'action-changed',
+        () =>
+          handle.update((previous) => ({
+            ...previous,
+            action: { ...previous.action, taskQueue: 'a-queue-no-worker-polls' },
+          })),
+        (described) =>
+          described.action.type === 'startWorkflow' && described.action.taskQueue === written.action.taskQueue,
+      ],
+      [
+        'spec-changed',
+        () =>
+          handle.update((previous) => ({
+            ...previous,
+            spec: { ...previous.spec, endAt: new Date(Date.now() - 60_000) },
+          })),
+        (described) => described.info.nextActionTimes.length > 0,
+      ],
+    ];
+    for (const [kind, stop, repaired] of stops) {
+      await stop();
+      const before = await stalls(kind);
+      await converge(automation.id);
+      expect(await stalls(kind), kind).toBe(before + 1);
+      expect(repaired(await scheduleOf(automation.id)), kind).toBe(true);
+      // Once rewritten, nothing differs: the next pass finds no stall.
+      await converge(automation.id);
+      expect(await stalls(kind), kind).toBe(before + 1);
+    }
+    const fired = await successes(automation.id);
+    expect(
+      await until(
+        () => successes(automation.id),
+        (count) => count >= fired + 2,
+        60_000,
+      ),
+    ).toBeGreaterThanOrEqual(fired + 2);
+  }, 240_000);
+});
 
 describe('an active schedule that stopped firing', () => {
   it('is made to fire again by the reconciler when one fire never ends and overlap SKIP drops every fire behind it', async () => {

@@ -8,6 +8,8 @@
   const { stringify, parse } = JSON;
   const { defineProperty, hasOwn, freeze, getPrototypeOf } = Object;
   const { isArray } = Array;
+  // Indirect eval runs a script's top level as global code, as the host's Script.run would.
+  const evaluateGlobal = globalThis.eval;
   const objectPrototype = Object.prototype;
   const callSync = hostCall.applySync.bind(hostCall);
   const callAsync = hostCall.apply.bind(hostCall);
@@ -227,7 +229,20 @@
     return { ok: true, json };
   }
 
+  // A script's top level runs here rather than from the host: what it throws, and the value it
+  // completes with, stay in the isolate (the host would copy either whole before any cap applied).
+  function evaluateScript() {
+    try {
+      evaluateGlobal(`${data.script.code}\n//# sourceURL=${data.script.filename}`);
+      return undefined;
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
   async function settle(namespace) {
+    const failed = data.script === undefined ? undefined : evaluateScript();
+    if (failed) return failed;
     const entry = findEntry(namespace);
     if (!entry) return { ok: false, error: { name: 'EntryPointError', message: data.entryHint, stack: '' } };
     let value;

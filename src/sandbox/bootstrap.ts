@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
+import { userFilename } from './compile.ts';
 import { type HostReply, maxHostArgumentChars } from './host-calls.ts';
 import { outputLimits } from './output.ts';
 import { maxResultBytes } from './result.ts';
@@ -18,8 +19,10 @@ interface Bridge {
  * The data the context is built from; plain values only, copied into the isolate. Texts leave the
  * isolate cut to their cap plus `slackChars`, so that the host masks secrets before its own cut.
  */
-function contextData(request: SandboxRequest, slackChars: number) {
+function contextData(request: SandboxRequest, slackChars: number, scriptCode: string | undefined) {
   return {
+    // A script is run by the isolate itself (a module, whose top level the host evaluates, is not).
+    script: scriptCode === undefined ? undefined : { code: scriptCode, filename: userFilename },
     params: request.params,
     execution: request.execution,
     environment: request.environment,
@@ -55,8 +58,9 @@ export async function installBootstrap(
   request: SandboxRequest,
   bridge: Bridge,
   slackChars: number,
+  scriptCode: string | undefined,
 ): Promise<ivm.Reference<(namespace?: unknown) => Promise<unknown>>> {
-  const data = new ivm.ExternalCopy(contextData(request, slackChars)).copyInto({ release: true });
+  const data = new ivm.ExternalCopy(contextData(request, slackChars, scriptCode)).copyInto({ release: true });
   const args = [new ivm.Reference(bridge.callHost), new ivm.Reference(bridge.log), data];
   return bootstrap.apply(undefined, args, { result: { reference: true } }) as Promise<
     ivm.Reference<(namespace?: unknown) => Promise<unknown>>

@@ -4,6 +4,8 @@ import { type SandboxError } from './types.ts';
 
 const stackFrame = /^\s+at /;
 const userFrame = new RegExp(`[\\s(]${userFilename.replace('.', '\\.')}:\\d+:\\d+\\)?$`);
+// A script's top level runs as global eval code in the isolate: its frame reads as a script's.
+const topLevelFrame = new RegExp(`^(\\s+at )eval \\((${userFilename.replace('.', '\\.')}:\\d+:\\d+)\\)$`);
 
 /** An error raised by the sandbox itself (timeout, memory, result size), not by user code. */
 export function sandboxError(name: string, message: string): SandboxError {
@@ -18,6 +20,7 @@ function trimStack(stack: string): string {
   return stack
     .split('\n')
     .filter((line) => !stackFrame.test(line) || userFrame.test(line))
+    .map((line) => line.replace(topLevelFrame, '$1$2'))
     .join('\n');
 }
 

@@ -1,6 +1,6 @@
 import type ivm from 'isolated-vm';
 import { installBootstrap } from './bootstrap.ts';
-import { type CompiledCode, compileUserCode, importsUnavailable } from './compile.ts';
+import { compileUserCode, importsUnavailable } from './compile.ts';
 import { sandboxError, userError } from './errors.ts';
 import { hostDispatcher } from './host-calls.ts';
 import { LogCollector } from './logs.ts';
@@ -71,23 +71,26 @@ async function execute(
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bounds = { maxCalls: request.maxServiceCalls, signal: runEnded };
   const bridge = { callHost: hostDispatcher(request.services, onSecretRead, bounds), log: logs.add.bind(logs) };
-  const run = await installBootstrap(bootstrap, request, bridge, output.slackChars);
-  const namespace = await evaluate(context, compiled);
+  // A script is compiled here only to know its kind and its syntax: the isolate runs its source.
+  if (compiled.kind === 'script') compiled.script.release();
+  const scriptCode = compiled.kind === 'script' ? request.code : undefined;
+  const run = await installBootstrap(bootstrap, request, bridge, output.slackChars, scriptCode);
+  const namespace = compiled.kind === 'module' ? await evaluateModule(context, compiled.module) : undefined;
   const reply = (await run.apply(undefined, [namespace], { result: { promise: true, copy: true } })) as RunReply;
   return reply.ok ? reply : { ok: false, error: userError(reply.error, output) };
 }
 
-/** Runs the code's top level; for a module, hands its namespace to the isolate's `run`. */
-async function evaluate(context: ivm.Context, compiled: CompiledCode): Promise<ivm.Dereference<unknown> | undefined> {
-  if (compiled.kind === 'script') {
-    await compiled.script.run(context, { release: true });
-    return undefined;
-  }
-  await compiled.module.instantiate(context, () => {
+/**
+ * Runs a module's top level and hands its namespace to the isolate's `run`. What a module's top
+ * level throws crosses whole (isolated-vm copies a rejected evaluation into the host): a limit of
+ * modules, said in docs/functions.md; a script's top level runs inside the isolate instead.
+ */
+async function evaluateModule(context: ivm.Context, module: ivm.Module): Promise<ivm.Dereference<unknown>> {
+  await module.instantiate(context, () => {
     throw new Error(importsUnavailable);
   });
-  await compiled.module.evaluate();
-  return compiled.module.namespace.derefInto();
+  await module.evaluate();
+  return module.namespace.derefInto();
 }
 
 function startWatchdog(isolate: ivm.Isolate, timeoutMs: number, signal: AbortSignal | undefined): Watchdog {

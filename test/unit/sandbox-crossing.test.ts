@@ -38,6 +38,24 @@ async function rssGrowth<T>(work: () => Promise<T>): Promise<{ value: T; grownBy
   }
 }
 
+/**
+ * The most the host's own heap and external memory gained while `work` ran: what the host copied,
+ * without the isolate's heap (in the same process, so in its RSS), where the code made its values.
+ */
+async function hostHeapGrowth<T>(work: () => Promise<T>): Promise<{ value: T; grownBytes: number }> {
+  const host = () => process.memoryUsage().heapUsed + process.memoryUsage().external;
+  const before = host();
+  let most = before;
+  const sampler = setInterval(() => (most = Math.max(most, host())), 1);
+  try {
+    const value = await work();
+    most = Math.max(most, host());
+    return { value, grownBytes: most - before };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 /** Every string field the host's error normaliser was handed, the longest first. */
 const longestErrorFieldReceived = () =>
   Math.max(
@@ -130,5 +148,17 @@ describe('results and thrown values measured in the isolate', () => {
   ])('fails a run with %s, the host receiving the error cut', async (_what, body) => {
     failed(await run(`module.exports = async () => { ${body} };`, { memoryLimitMb: 256 }));
     expect(longestErrorFieldReceived()).toBeLessThanOrEqual(outputLimits.errorStackBytes + 64);
+  });
+
+  it.each([
+    ['throws a 60 MB string', `throw 'x'.repeat(60 * ${mib});`, 'Error'],
+    ['throws an error of a 60 MB message', `throw new TypeError('x'.repeat(60 * ${mib}));`, 'TypeError'],
+    ['completes with a 60 MB string', `module.exports = async () => 1; 'x'.repeat(60 * ${mib});`, undefined],
+  ])('runs a script whose top level %s without the host copying it', async (_what, code, name) => {
+    const { value: outcome, grownBytes } = await hostHeapGrowth(() => run(code, { memoryLimitMb: 256 }));
+    if (name) expect(failed(outcome).name).toBe(name);
+    else expect(outcome).toMatchObject({ status: 'completed', result: 1 });
+    expect(longestErrorFieldReceived()).toBeLessThanOrEqual(outputLimits.errorStackBytes + 64);
+    expect(grownBytes).toBeLessThan(50 * mib);
   });
 });

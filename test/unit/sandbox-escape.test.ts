@@ -105,7 +105,8 @@ module.exports = async (context) => {
       const leaks = [];
       let bootstrapFrames = 0;
       Error.prepareStackTrace = (_error, frames) => {
-        for (const frame of frames.filter((f) => f.getFileName() !== 'function.js')) {
+        // A script's own code runs as eval code named by its sourceURL (its file name is empty).
+        for (const frame of frames.filter((f) => f.getScriptNameOrSourceURL() !== 'function.js')) {
           bootstrapFrames += 1;
           if (frame.getFunction() || frame.getThis()) leaks.push(frame.getFileName());
         }

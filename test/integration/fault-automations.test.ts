@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { startApiProcess } from '../support/api-process.ts';
 import { automationsClient, gasHash as gas, gasTransferAction, settled } from '../support/automations.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
+import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 let api: TestApi;
@@ -23,12 +26,14 @@ let taskQueue: string;
 let workerCount = 0;
 const workers: WorkerProcess[] = [];
 
-const startWorker = async () => {
+/** A worker process; `env` over the tests' defaults. */
+const startWorker = async (env: Record<string, string> = {}) => {
   const worker = await startWorkerProcess(
     api.database.url,
     taskQueue,
     join(scratch, 'data'),
     join(scratch, `worker-${++workerCount}.log`),
+    { ...testWorkerEnv(api.database.url), ...env },
   );
   workers.push(worker);
   return worker;
@@ -127,6 +132,89 @@ describe('fault: kill -9 of the worker right after a contract transaction is sen
     expect(received.amount).toBe('777');
   }, 180_000);
 });
+
+describe('fault: kill -9 of the worker between signing a contract transaction and relaying it', () => {
+  it('sends the signed transaction once, the same hash, from the next worker', async () => {
+    const neo = createNeoRpc(inject('neoRpcUrl'));
+    const { signer } = (await client.call('GET', '/account')).body as { signer: { address: string } };
+    await fundFromDevWallet(neo.url, inject('devWallet'), signer.address, 10n ** 9n);
+    const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
+    const id = await client.create({
+      name: 'pay once',
+      status: 'inactive',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action: gasTransferAction(signer.address, recipient, '4242'),
+    });
+    // The only worker is one whose node never receives a transaction: it signs, stores, then stalls sending.
+    const node = await nodeHoldingTransactions(neo.url);
+    await workers.at(-1)!.stop();
+    const holding = await startWorker({ NEO_RPC_URL: node.url });
+    let signed: string;
+    try {
+      const fired = await client.call('POST', `/automations/${id}/trigger`);
+      expect(fired.status).toBe(202);
+      const runId = fired.body.run.id as string;
+      const held = await until(
+        async () => node.held,
+        (sends) => sends > 0,
+        30_000,
+      );
+      expect(held).toBeGreaterThan(0);
+      const stored = await api.database.orm.em.fork().findOneOrFail(AutomationRun, { id: runId });
+      signed = stored.txHash!;
+      expect(signed).toMatch(/^0x[0-9a-f]{64}$/);
+      await expect(neo.getTransaction(signed)).rejects.toThrow();
+      await kill(holding);
+    } finally {
+      await node.close();
+    }
+    await startWorker();
+
+    const [run] = await until(() => client.runs(id), settled, 150_000);
+    // The transaction signed before the kill, not one signed anew.
+    expect(run).toMatchObject({ status: 'success', vmState: 'HALT', txHash: signed });
+    expect((await neo.getTransaction(signed)).blockhash).toMatch(/^0x/);
+    // Sent twice (a transaction signed anew), the recipient would hold twice the amount.
+    expect((await neo.getBalance(recipient, 'GAS')).amount).toBe('4242');
+    expect(await client.runs(id)).toHaveLength(1);
+  }, 240_000);
+});
+
+/**
+ * A JSON-RPC proxy to the node at `target` that answers every method but `sendrawtransaction`,
+ * whose requests it holds unanswered (and never forwards); `held` counts them.
+ */
+async function nodeHoldingTransactions(target: string) {
+  const state = { held: 0 };
+  const server = createServer((request, response) => {
+    void (async () => {
+      const body = await bodyOf(request);
+      if ((JSON.parse(body) as { method?: string }).method === 'sendrawtransaction') {
+        state.held++;
+        return;
+      }
+      const answer = await fetch(target, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    })().catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get held() {
+      return state.held;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Waits until the run's transaction is stored and the node knows it (relayed), then answers its hash. */
 async function sentTransaction(runId: string, neo: ReturnType<typeof createNeoRpc>): Promise<string> {

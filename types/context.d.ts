@@ -81,3 +81,19 @@ export interface Context {
 
 /** The function itself, in any of its four forms. */
 export type NeoflowFunction = (context: Context) => unknown;
+
+/** A contract call a sending function decides (docs/functions.md, "Functions that send"). */
+export interface Call {
+  /** One of the action's `allowedContracts`. */
+  scriptHash: string;
+  operation: string;
+  /** As a contract action's: `{type: 'Integer', value: '100'}`; a value may be `{{trigger.<path>}}`. */
+  args?: ContractArgument[];
+}
+
+/**
+ * What a sending function returns: calls to send in one transaction, or a reason to send nothing;
+ * Gelato's `canExec` shape is read the same.
+ */
+export type Decision =
+  { calls: Call[] } | { skip: string } | { canExec: true; calls: Call[] } | { canExec: false; message?: string };

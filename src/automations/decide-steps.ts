@@ -17,33 +17,30 @@ interface DecideRow {
   /** The run holds calls (decided by an earlier attempt) or a transaction: nothing is decided again. */
   decided: boolean;
   execution_id: string | null;
-  execution_status: string | null;
   trigger: FirePayload;
   action: Action;
 }
 
 const readSql = `select r."status", (r."calls" is not null or r."tx_raw" is not null) as "decided",
-  r."execution_id", e."status" as "execution_status", r."trigger", a."action"
+  r."execution_id", r."trigger", a."action"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
-left join "executions" e on e."id" = r."execution_id"
 where r."id" = ?`;
 
 /**
- * A sending function's run once its execution ended: the execution's result is the decision. A
- * skip ends the run a success that sent nothing (`skipped`); a result of another shape, or a call
- * whose template the trigger cannot fill, ends it a failure (`InvalidDecision`, `TemplateError`);
- * calls are stored on the run, which then sends them as a contract action's (`send`). A run that
- * holds calls or a transaction already decided: it is never decided again. An execution that
- * failed ends the run as it does for any function action.
+ * A sending function's run once its execution completed (its workflow knows, and asks only then):
+ * the execution's result is the decision. A skip ends the run a success that sent nothing
+ * (`skipped`); a result of another shape, or a call whose template the trigger cannot fill, ends
+ * it a failure (`InvalidDecision`, `TemplateError`); calls are stored on the run, which then sends
+ * them as a contract action's (`send`). A run that holds calls or a transaction already decided:
+ * it is never decided again.
  */
 export async function decideRun(deps: DecideDeps, runId: string): Promise<RunStatus | 'send'> {
   const [run] = await deps.em.execute<DecideRow[]>(readSql, [runId]);
   if (!run || run.status !== 'running' || run.decided) return standing(run);
   const { action } = run;
-  if (action.type !== 'function' || !action.execute || !run.execution_id || run.execution_status !== 'completed') {
-    return finishFunctionRun(deps.em, runId);
-  }
+  // Its action replaced meanwhile by one that sends nothing: the run ends as a function run does.
+  if (action.type !== 'function' || !action.execute || !run.execution_id) return finishFunctionRun(deps.em, runId);
   const result = await openStoredResult(deps.em, deps.masterKeys, run.execution_id);
   const decision = readDecision(result, action.execute, run.trigger);
   // Each write is conditional on the run holding no calls: of two attempts, the first decides.

@@ -120,9 +120,7 @@ export const runSchema = z.strictObject({
   trigger: runTriggerSchema,
   retryOf: z.string().optional(),
   executionId: z.string().optional(),
-  /** Why a deciding function sent nothing. */
-  skipped: z.string().optional(),
-  /** What the run's transaction calls, as sent: templates resolved, a function's decision. */
+  skipped: z.string().optional().describe('Why a deciding function sent nothing; the run is a success.'),
   calls: z
     .array(
       z.strictObject({
@@ -131,7 +129,10 @@ export const runSchema = z.strictObject({
         args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
       }),
     )
-    .optional(),
+    .optional()
+    .describe(
+      "What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.",
+    ),
   txHash: z.string().nullable().optional(),
   vmState: z.string().nullable().optional(),
   gasConsumed: z.string().nullable().optional(),

@@ -128,7 +128,12 @@ const contractAction = z.strictObject({
   scriptHash,
   operation: text(64),
   // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
-  args: contractArgsSchema(templateValue).default([]),
+  args: contractArgsSchema(templateValue)
+    .describe(
+      'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). ' +
+        'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',
+    )
+    .default([]),
 });
 
 /** POSTs what fired the run to a URL of the tenant's, signed with one of its secrets. */

@@ -12,6 +12,7 @@ import {
   stopAutomationsApi,
 } from '../support/automations-api.ts';
 import { gasTransferCall } from '../support/automations.ts';
+import { until } from '../support/polling.ts';
 
 // Function actions that send: the function's result decides the calls, sent as one transaction.
 let signer: string;
@@ -124,6 +125,26 @@ describe('a function action that sends', () => {
     const run = await runDeciding(decision);
     expect(run).toMatchObject({ status: 'success', skipped: reason, error: null });
     expect(run.txHash ?? null).toBeNull();
+  });
+
+  it("checks the signer's GAS after a run, as after a contract action's: low_gas told under the threshold", async () => {
+    const action = {
+      type: 'function',
+      functionId: decider,
+      parameters: { decision: { calls: [transfer(newAddress(), '1')] } },
+      execute: { allowedContracts: [gas] },
+    };
+    const channel = { type: 'slack', url: 'https://hooks.slack.test/services/x' };
+    const automation = await create({ action, notify: [{ on: ['low_gas'], belowGas: '1000000000', channel }] });
+    const id = automation.id as string;
+    expect((await call('POST', `/automations/${id}/trigger`)).status).toBe(202);
+    const [run] = await settledRuns(id, 1);
+    expect(run).toMatchObject({ status: 'success', vmState: 'HALT' });
+    const told = await until(
+      async () => (await call('GET', `/automations/${id}/runs/${run.id as string}`)).body.notifications as unknown[],
+      (notifications) => notifications.length > 0,
+    );
+    expect(told).toEqual([expect.objectContaining({ event: 'low_gas' })]);
   });
 
   it('fails a run whose function throws as a function run fails, deciding and sending nothing', async () => {

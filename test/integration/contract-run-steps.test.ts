@@ -1,9 +1,8 @@
 import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
+import type { Automation } from '../../src/automations/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
 import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
 import { systemFeeFor } from '../../src/chain/transaction.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
@@ -11,6 +10,7 @@ import { gasTransferAction } from '../support/automations.ts';
 import { callContract, compileContract, deployContract, fundedSender } from '../support/contracts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
+import { storeFiredRun } from '../support/run-rows.ts';
 
 let db: TestDatabase;
 let accountId: string;
@@ -32,31 +32,12 @@ const deps = (rpc: NeoRpc = neo()): ChainDeps => ({ em: fork(), neo: rpc, master
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
 const newAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
 
-let fires = 0;
 /** A contract automation sending `amount` GAS fractions to `recipient`, with one run fired and not begun. */
 const firedContractRun = (recipient: string, amount = '1000') =>
   firedRun(gasTransferAction(signerAddress, recipient, amount) as Automation['action']);
 
 /** An automation of `action`, with one run fired and not begun. */
-async function firedRun(action: Automation['action']) {
-  const em = fork();
-  const automation = em.create(Automation, {
-    account: accountId,
-    name: `transfer ${++fires}`,
-    status: 'active',
-    triggerType: 'schedule',
-    trigger: { type: 'schedule', cron: '@yearly' },
-    action,
-    functionId: null,
-    watchFromBlock: null,
-    errorDetails: null,
-    notify: [],
-    gasBelow: [],
-  });
-  await em.flush();
-  const [run] = await recordRuns(em, [{ automation, fireKey: `manual:${fires}`, payload: { type: 'manual' } }]);
-  return run!.runId;
-}
+const firedRun = (action: Automation['action']) => storeFiredRun(db.orm, accountId, action);
 
 /**
  * A node whose test invocation, height and network magic wait until `release`: the attempt that

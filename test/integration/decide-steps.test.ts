@@ -1,12 +1,10 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
 import { prepareContractRun, relayContractRun } from '../../src/automations/contract-steps.ts';
 import { endSkipped, failUncalled } from '../../src/automations/contract-run-rows.ts';
 import { decideRun } from '../../src/automations/decide-steps.ts';
 import { beginRun } from '../../src/automations/run-steps.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { sealResult } from '../../src/functions/result-seal.ts';
 import { storeEnd } from '../../src/functions/store-end.ts';
@@ -15,6 +13,7 @@ import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
+import { storeFiredRun } from '../support/run-rows.ts';
 
 let db: TestDatabase;
 let accountId: string;
@@ -39,28 +38,13 @@ const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runI
 /** A run of a sending function action, begun, whose execution completed with `result`. */
 async function decidedRun(result: unknown) {
   const fn = await storeFunction(db.orm, accountId, `decides-${Math.random().toString(36).slice(2)}`);
-  const em = fork();
-  const automation = em.create(Automation, {
-    account: accountId,
-    name: `decided by ${fn.id}`,
-    status: 'active',
-    triggerType: 'schedule',
-    trigger: { type: 'schedule', cron: '@yearly' },
-    action: {
-      type: 'function',
-      functionId: fn.id,
-      parameters: {},
-      execute: { allowedContracts: [gasHash], maxCalls: 4 },
-    },
+  const action = {
+    type: 'function' as const,
     functionId: fn.id,
-    watchFromBlock: null,
-    errorDetails: null,
-    notify: [],
-    gasBelow: [],
-  });
-  await em.flush();
-  const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:1', payload: { type: 'manual' } }]);
-  const runId = fired!.runId;
+    parameters: {},
+    execute: { allowedContracts: [gasHash], maxCalls: 4 },
+  };
+  const runId = await storeFiredRun(db.orm, accountId, action);
   const plan = await beginRun(fork(), runId);
   if (plan.kind !== 'function') throw new Error(`planned ${plan.kind}`);
   expect(plan.sends).toBe(true);

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
+import type { Budget } from '../automations/budget.schemas.ts';
 
 export const Account = defineEntity({
   name: 'Account',
@@ -7,6 +8,8 @@ export const Account = defineEntity({
   properties: {
     id: prefixedId('acct'),
     name: p.string().unique(),
+    /** The budget of its automations that send and set none of their own. */
+    budget: p.json<Budget>().nullable(),
     ...timestamps(),
   },
 });

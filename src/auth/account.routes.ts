@@ -3,28 +3,87 @@ import { z } from 'zod';
 import { isoTime } from '../api/response-schemas.ts';
 import type { Services } from '../services.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
-import { findSigner } from './signer.ts';
+import { budgetSchema } from '../automations/budget.schemas.ts';
+import { accountSpend } from '../automations/gas-spend.ts';
+import { gasText } from '../chain/gas-amount.ts';
+import type { NeoRpc } from '../chain/rpc.ts';
+import { findSigner, type SignerSummary } from './signer.ts';
 import { Account } from './account.entity.ts';
 
 const accountSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
-  signer: z.strictObject({ address: z.string(), scriptHash: z.string() }).nullable(),
+  signer: z
+    .strictObject({
+      address: z.string(),
+      scriptHash: z.string(),
+      /** The signer's GAS as the chain has it now; null when the node did not answer in time. */
+      gasBalance: z.string().nullable(),
+    })
+    .nullable(),
+  /** The default budget of its automations that send and set none of their own. */
+  budget: budgetSchema.nullable(),
+  /** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
+  spend: z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() }),
   createdAt: isoTime,
 });
 
-/** GET /v1/account: the caller's own account; any valid key may read it. */
+const updateAccountBody = z.strictObject({
+  /** null: automations without a budget of their own spend unbounded again. */
+  budget: budgetSchema.nullable(),
+});
+
+/** How long GET /v1/account waits for the signer's balance before answering without it. */
+const balanceWaitMs = 2_000;
+
+/** The signer's GAS, in GAS; null when the node cannot tell in time (the account still answers). */
+async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary): Promise<string | null> {
+  try {
+    const balance = await neo.getBalance(signer.address, 'GAS', AbortSignal.timeout(balanceWaitMs));
+    return gasText(BigInt(balance.amount));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GET /v1/account: the caller's own account; any valid key may read it. PATCH sets the account's
+ * default budget (a key that may change automations).
+ */
 export function accountRoutes(services: Services): Router {
+  const view = async (accountId: string) => {
+    const em = services.em();
+    const account = await em.findOneOrFail(Account, { id: accountId });
+    const signer = await findSigner(em, account.id);
+    const [gasBalance, spend] = await Promise.all([
+      signer ? gasBalanceOf(services.neo, signer) : null,
+      accountSpend(em, account.id),
+    ]);
+    return {
+      id: account.id,
+      name: account.name,
+      signer: signer && { ...signer, gasBalance },
+      budget: account.budget ?? null,
+      spend: { today: gasText(spend.today), total: gasText(spend.total), reserved: gasText(spend.reserved) },
+      createdAt: account.createdAt.toISOString(),
+    };
+  };
   return areaRouter('/v1/account', [
     route({
       method: 'get',
       path: '/',
       responses: { 200: accountSchema },
-      handle: async ({ accountId }) => {
-        const em = services.em();
-        const account = await em.findOneOrFail(Account, { id: accountId });
-        const signer = await findSigner(em, account.id);
-        return bare({ id: account.id, name: account.name, signer, createdAt: account.createdAt.toISOString() });
+      handle: async ({ accountId }) => bare(await view(accountId)),
+    }),
+    route({
+      method: 'patch',
+      path: '/',
+      scope: 'automations:write',
+      body: updateAccountBody,
+      responses: { 200: accountSchema },
+      handle: async ({ accountId, body }) => {
+        await services.em().nativeUpdate(Account, { id: accountId }, { budget: body.budget, updatedAt: new Date() });
+        return bare(await view(accountId));
       },
     }),
   ]);

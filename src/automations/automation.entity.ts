@@ -4,10 +4,11 @@ import { Account } from '../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
 import type { NotifyRule } from './notifications/notify.schemas.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
+import type { Budget } from './budget.schemas.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
 interface ErrorDetails {
-  reason: 'function_deleted' | 'trigger_unavailable';
+  reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
   message: string;
   /** trigger_unavailable: when the trigger began to fail, and its last problem. */
   since?: string;
@@ -36,6 +37,8 @@ export const Automation = defineEntity({
     notify: p.json<NotifyRule[]>(),
     /** The low_gas rules, by index, whose threshold the signer was under at the last check. */
     gasBelow: p.json<number[]>(),
+    /** What its transactions may cost (an action that sends); null: its account's default holds. */
+    budget: p.json<Budget>().nullable(),
     ...timestamps(),
   },
 });

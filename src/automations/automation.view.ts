@@ -3,6 +3,8 @@ import { isoTime } from '../api/response-schemas.ts';
 import type { Notification } from './notifications/notification.entity.ts';
 import { notifyEvents, notifySchema } from './notifications/notify.schemas.ts';
 import { actionSchema, triggerSchema } from './automations.schemas.ts';
+import { budgetSchema } from './budget.schemas.ts';
+import { gasSchema } from './budget.view.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';
 import type { ExecutionStats } from './stats.ts';
@@ -16,6 +18,7 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
     trigger: automation.trigger,
     action: automation.action,
     notify: automation.notify,
+    ...(automation.budget ? { budget: automation.budget } : {}),
     ...(automation.errorDetails ? { details: automation.errorDetails } : {}),
     ...(stats ? { executionStats: stats } : {}),
     createdAt: automation.createdAt.toISOString(),
@@ -69,9 +72,13 @@ export const automationSchema = z.strictObject({
   trigger: triggerSchema,
   action: actionSchema,
   notify: notifySchema,
+  /** As set on the automation; without it, its account's default holds. */
+  budget: budgetSchema.optional(),
+  /** GET of one automation whose action sends: its budget in force and what is left of it. */
+  gas: gasSchema.optional(),
   details: z
     .strictObject({
-      reason: z.enum(['function_deleted', 'trigger_unavailable']),
+      reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted']),
       message: z.string(),
       since: isoTime.optional(),
       lastError: z.string().optional(),

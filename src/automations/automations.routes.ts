@@ -34,6 +34,7 @@ import { triggerControlOf } from './trigger-control.ts';
 import { nextFireOf } from './next-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
+import { gasView } from './budget.view.ts';
 
 /** The automations area: bare responses and upper-case error codes. */
 export function automationsRoutes(services: Services): Router {
@@ -78,7 +79,11 @@ export function automationsRoutes(services: Services): Router {
       path: '/:id',
       scope: 'automations:read',
       responses: { 200: automationSchema },
-      handle: async ({ accountId, params }) => bare(await withStats(await getAutomation(em(), accountId, params.id))),
+      handle: async ({ accountId, params }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        const gas = await gasView(em(), automation);
+        return bare({ ...(await withStats(automation)), ...(gas ? { gas } : {}) });
+      },
     }),
     route({
       method: 'patch',
@@ -90,7 +95,8 @@ export function automationsRoutes(services: Services): Router {
         if (body.trigger) assertTriggerInterval(quotas, body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body, services.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
-        return bare(automationView(updated.automation, stats));
+        const gas = await gasView(em(), updated.automation);
+        return bare({ ...automationView(updated.automation, stats), ...(gas ? { gas } : {}) });
       },
     }),
     route({

@@ -7,6 +7,7 @@ import { credentialUrl, notifySchema, webhookTarget } from './notifications/noti
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';
+import { budgetSchema } from './budget.schemas.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
 const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
@@ -155,6 +156,8 @@ export const createAutomationBody = z.strictObject({
   trigger: triggerSchema,
   action: actionSchema,
   notify: notifySchema.default([]),
+  /** Only for an action that sends (budget-rules.ts sendsTransactions). */
+  budget: budgetSchema.optional(),
 });
 
 export const updateAutomationBody = z
@@ -164,6 +167,8 @@ export const updateAutomationBody = z
     trigger: triggerSchema.optional(),
     action: actionSchema.optional(),
     notify: notifySchema.optional(),
+    /** null: the account's default budget holds again. */
+    budget: budgetSchema.nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
 

@@ -8,12 +8,20 @@ import { sealCredentials } from './credential-store.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { AutomationRun } from './run.entity.ts';
 import { templateRootProblem } from './arg-templates.ts';
-import type { Action, CreateAutomation, ListAutomations, Trigger, UpdateAutomation } from './automations.schemas.ts';
+import {
+  sendsTransactions,
+  type Action,
+  type CreateAutomation,
+  type ListAutomations,
+  type Trigger,
+  type UpdateAutomation,
+} from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
 import { nextFireOf } from './next-fire.ts';
+import type { Budget } from './budget.schemas.ts';
 import {
   applyTrigger,
   ensureBlockFollower,
@@ -33,6 +41,7 @@ export async function createAutomation(
 ) {
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
+  assertBudgetApplies(input.action, input.budget ?? null);
   await assertActionRunnable(em, accountId, input.action);
   await assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify);
   const automation = em.create(Automation, {
@@ -47,6 +56,7 @@ export async function createAutomation(
     errorDetails: null,
     notify: input.notify,
     gasBelow: [],
+    budget: input.budget ?? null,
   });
   await sealCredentials(em, masterKeys, automation, input);
   await arm(control, automation);
@@ -91,6 +101,7 @@ export async function updateAutomation(
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
+    assertBudgetApplies(action, input.budget === undefined ? (automation.budget ?? null) : input.budget);
     if (input.action || input.status === 'active') await assertActionRunnable(tx, accountId, action);
     await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
@@ -100,6 +111,7 @@ export async function updateAutomation(
     if (input.trigger || input.action) assertTemplatesFit(automation.trigger, automation.action);
     // Rules are told by index: new rules start with no balance seen under their thresholds.
     if (input.notify) Object.assign(automation, { notify: input.notify, gasBelow: [] });
+    if (input.budget !== undefined) automation.budget = input.budget;
     await sealCredentials(tx, masterKeys, automation, input);
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
@@ -188,6 +200,16 @@ async function arm(control: TriggerControl, automation: Automation) {
   if (automation.triggerType === 'blockchain' && automation.status === 'active') {
     automation.watchFromBlock = await control.neo.getBlockCount();
   }
+}
+
+/** A budget bounds what transactions cost: an action that sends none has nothing to bound. */
+function assertBudgetApplies(action: Action, budget: Budget | null) {
+  if (budget === null || sendsTransactions(action)) return;
+  throw new AppError(
+    'invalid_request',
+    'A budget applies only to an action that sends transactions: a contract action, or a function action with execute.',
+    { field: 'budget' },
+  );
 }
 
 async function assertActionRunnable(em: EntityManager, accountId: string, action: Action) {

@@ -1,12 +1,13 @@
 import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
 import { wallet } from '@cityofzion/neon-js';
 import { callsScript, type ContractCall } from '../chain/contract-calls.ts';
-import { prepareContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
+import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
 import { NeoRpcError, type NeoRpc } from '../chain/rpc.ts';
 import { openSigner } from '../auth/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
 import { resolveCalls } from './resolve-calls.ts';
+import { reserveRunGas, settleRunGas } from './budget-steps.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import {
   contractRunState,
@@ -26,7 +27,7 @@ export interface ChainDeps {
 
 /**
  * Test-invokes the contract call as the account's signer: a FAULT ends the run with the VM's
- * exception and nothing is sent. Otherwise the signed transaction is stored before anything is
+ * exception and nothing is sent, and so does a fee over the budget. Otherwise the signed transaction is stored before anything is
  * relayed, and a repeated call finds it: one run, one transaction. Every write is conditional on
  * the run holding no transaction yet, and the answer is what the run holds after it: an attempt
  * that signed late (its activity retried meanwhile) neither replaces the stored transaction nor
@@ -38,6 +39,7 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
   if (run.status !== 'running') return run.status;
   if (run.txRaw) return 'sent';
   await prepareOrEnd(deps, run);
+  await settleRunGas(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
   if (!state) return gone;
   return state.status === 'running' && state.sent ? 'sent' : state.status;
@@ -56,12 +58,14 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
     const error = { name: 'NoSigner', message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);
   }
-  const prepared = await prepareContractCall(deps.neo, callsScript(calls), sender);
-  if ('fault' in prepared) {
-    const error = { name: 'ContractFault', message: prepared.fault };
-    return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: prepared.gasConsumed });
+  const priced = await priceContractCall(deps.neo, callsScript(calls), sender);
+  if ('fault' in priced) {
+    const error = { name: 'ContractFault', message: priced.fault };
+    return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
   }
-  await storeTransaction(deps.em, run.id, prepared);
+  // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
+  if (!(await reserveRunGas(deps.em, run.id, priced))) return;
+  await storeTransaction(deps.em, run.id, priced.sign());
 }
 
 /**
@@ -120,6 +124,7 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
     const error = vmState === 'HALT' ? null : { name: 'ContractFault', message: exception ?? 'FAULT' };
     await endSent(deps.em, runId, error ? 'failure' : 'success', error, inBlock);
   }
+  await settleRunGas(deps.em, runId);
   return (await contractRunState(deps.em, runId))?.status ?? gone;
 }
 

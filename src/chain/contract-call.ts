@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rpcErrorCode, type NeoRpc, type TransactionStatus } from './rpc.ts';
-import { testAndSign, type Fault, type Sender } from './transaction.ts';
+import { feeOf, sign, testAndPrice, type Fault, type Sender } from './transaction.ts';
 
 /** A signed transaction, kept so that every relay of one call sends the same bytes. */
 export interface PreparedCall {
@@ -76,18 +76,43 @@ export class TransactionRejectedError extends Error {
 /** neo-go's verification errors (-500 to -512) that are not in harmlessRelayErrors. */
 const isRejection = (code: number) => code <= -500 && code >= -599 && !harmlessRelayErrors.has(code);
 
+/** A call whose test run HALTed: its transaction's hash and price are known, and nothing is signed yet. */
+export interface PricedCall {
+  /** `0x…`: the hash of the transaction `sign` answers (a signature is not part of it). */
+  hash: string;
+  /** Its system fee plus its network fee, in GAS fractions: what the sender pays once it is in a block. */
+  fee: bigint;
+  sign(): PreparedCall;
+}
+
+/**
+ * Test-runs `script` (hex) as `sender` would and, unless it faults, answers what its transaction
+ * costs, to be signed after that cost is accepted; nothing is sent.
+ */
+export async function priceContractCall(neo: NeoRpc, script: string, sender: Sender): Promise<PricedCall | Fault> {
+  const priced = await testAndPrice(neo, script, sender);
+  if ('fault' in priced) return priced;
+  return {
+    hash: `0x${priced.transaction.hash()}`,
+    fee: feeOf(priced.transaction),
+    sign: () => {
+      const signed = sign(priced, sender);
+      return {
+        hash: `0x${signed.hash()}`,
+        rawTransaction: signed.serialize(true),
+        validUntilBlock: signed.validUntilBlock,
+      };
+    },
+  };
+}
+
 /**
  * Test-runs `script` (hex) as `sender` would and, unless it faults, signs the transaction that runs
  * it; nothing is sent. Store the answer before relaying it: it is the one transaction of this call.
  */
 export async function prepareContractCall(neo: NeoRpc, script: string, sender: Sender): Promise<PreparedCall | Fault> {
-  const signed = await testAndSign(neo, script, sender);
-  if ('fault' in signed) return signed;
-  return {
-    hash: `0x${signed.hash()}`,
-    rawTransaction: signed.serialize(true),
-    validUntilBlock: signed.validUntilBlock,
-  };
+  const priced = await priceContractCall(neo, script, sender);
+  return 'fault' in priced ? priced : priced.sign();
 }
 
 /**

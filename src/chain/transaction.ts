@@ -41,12 +41,20 @@ export interface Fault {
   gasConsumed: string;
 }
 
+/** A transaction whose test run HALTed, its fees set and not yet signed: what it costs is known. */
+export interface Priced {
+  transaction: Transaction;
+  /** The network's magic number, which the signature covers. */
+  magic: number;
+}
+
 /**
  * Test-runs `script` (hex) as `sender` would; unless it faults, answers the transaction that runs
- * it, its system fee the GAS the test run used plus a margin (systemFeeFor), signed by `sender`
- * and valid for the next blocks.
+ * it, unsigned: its system fee the GAS the test run used plus a margin (systemFeeFor), its network
+ * fee the node's price of `sender`'s witness, valid for the next blocks. Its hash is final already
+ * (a witness is not part of it).
  */
-export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): Promise<Transaction | Fault> {
+export async function testAndPrice(neo: NeoRpc, script: string, sender: Sender): Promise<Priced | Fault> {
   const signers = signedBy(wallet.getScriptHashFromVerificationScript(sender.verificationScript));
   const [invocation, height, magic] = await Promise.all([
     neo.invokeScript(script, signers),
@@ -65,6 +73,15 @@ export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): 
     witnesses: [{ invocationScript: '', verificationScript: sender.verificationScript }],
   });
   transaction.networkFee = u.BigInteger.fromNumber(await neo.calculateNetworkFee(transaction));
+  return { transaction, magic };
+}
+
+/** What the sender pays for `transaction` once it is in a block, in GAS fractions: both fees, in full. */
+export const feeOf = (transaction: Transaction): bigint =>
+  BigInt(transaction.systemFee.toString()) + BigInt(transaction.networkFee.toString());
+
+/** Signs a priced transaction as `sender`. */
+export function sign({ transaction, magic }: Priced, sender: Sender): Transaction {
   const signature = wallet.sign(transaction.getMessageForSigning(magic), sender.privateKey);
   transaction.witnesses = [
     new tx.Witness({
@@ -73,4 +90,10 @@ export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): 
     }),
   ];
   return transaction;
+}
+
+/** testAndPrice, then sign: the transaction that runs `script`, signed by `sender`, unless it faults. */
+export async function testAndSign(neo: NeoRpc, script: string, sender: Sender): Promise<Transaction | Fault> {
+  const priced = await testAndPrice(neo, script, sender);
+  return 'fault' in priced ? priced : sign(priced, sender);
 }

@@ -24,7 +24,7 @@ afterAll(() => api.close());
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
 const accountOf = async (key: string) =>
   (await (await fetch(`${api.url}/v1/account`, { headers: { 'X-API-Key': key } })).json()) as {
-    signer: { address: string; scriptHash: string } | null;
+    signer: { address: string; scriptHash: string; gasBalance: string | null } | null;
   };
 
 describe('account signers', () => {
@@ -34,6 +34,8 @@ describe('account signers', () => {
     expect(signer).toEqual({
       address: expect.stringMatching(/^N[1-9A-HJ-NP-Za-km-z]{33}$/),
       scriptHash: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      // Read from the chain: a new signer holds none.
+      gasBalance: '0',
     });
     const opened = new wallet.Account(await openSigner(api.database.orm.em.fork(), testMasters, accountId));
     expect(opened.address).toBe(signer!.address);
@@ -44,7 +46,7 @@ describe('account signers', () => {
     const first = await issueKey(api.database.orm);
     const second = await issueKey(api.database.orm, ['*'], first.account);
     expect(second.signer).toEqual(first.signer);
-    expect((await accountOf(second.key)).signer).toEqual(first.signer);
+    expect((await accountOf(second.key)).signer).toEqual({ ...first.signer, gasBalance: '0' });
   });
 
   it('binds a sealed key to its account: moved into another account, it no longer opens', async () => {

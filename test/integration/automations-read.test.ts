@@ -108,6 +108,16 @@ describe('GET /v1/automations/{id}', () => {
         failureCount: 0,
         nextExecution: expect.stringMatching(/-01-01T00:00:00\.000Z$/),
       },
+      // A contract action sends: what it may spend, with no budget in force.
+      gas: {
+        budget: null,
+        budgetFrom: null,
+        spentToday: '0',
+        spentTotal: '0',
+        reserved: '0',
+        leftToday: null,
+        leftTotal: null,
+      },
     });
     expect(Date.parse(got.executionStats.nextExecution)).toBeGreaterThan(Date.now());
     const inactive = await create();

@@ -39,6 +39,16 @@ describe('PATCH /v1/automations/{id}', () => {
         failureCount: 0,
         nextExecution: expect.stringMatching(isoMillis),
       },
+      // A contract action sends: what it may spend, with no budget in force.
+      gas: {
+        budget: null,
+        budgetFrom: null,
+        spentToday: '0',
+        spentTotal: '0',
+        reserved: '0',
+        leftToday: null,
+        leftTotal: null,
+      },
     });
     expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
     expect((await get(created.id)).body).toEqual(renamed.body);

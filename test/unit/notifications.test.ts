@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { channelRequest } from '../../src/automations/notifications/channel-requests.ts';
-import { gasText, gasUnits } from '../../src/automations/notifications/low-gas.ts';
+import { gasText, gasUnits } from '../../src/chain/gas-amount.ts';
 import type { NotificationMessage } from '../../src/automations/notifications/notification.entity.ts';
 import { notifySchema, type NotifyRule } from '../../src/automations/notifications/notify.schemas.ts';
 import { signatureHeader } from '../../src/automations/notifications/signature.ts';

@@ -1,20 +1,10 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findSigner } from '../../auth/signer.ts';
 import { Automation } from '../automation.entity.ts';
-import { formatDecimal, parseDecimal } from '../decimal.ts';
+import { gasText, gasUnits } from '../../chain/gas-amount.ts';
 import { AutomationRun } from '../run.entity.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { notificationsOf, recordNotifications, rulesFor } from './record.ts';
-
-const gasDecimals = 8;
-
-/** `"5.5"` GAS in its smallest unit; the schema allows at most 8 decimals. */
-export function gasUnits(text: string): bigint {
-  const { digits, scale } = parseDecimal(text)!;
-  return digits * 10n ** BigInt(gasDecimals - scale);
-}
-
-export const gasText = (units: bigint) => formatDecimal({ digits: units, scale: gasDecimals });
 
 /**
  * After a contract run: reads the signer's GAS and records a low_gas notification for each rule

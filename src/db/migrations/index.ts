@@ -14,6 +14,7 @@ import { ContractFees } from './0012-contract-fees.ts';
 import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
 import { RunCalls } from './0015-run-calls.ts';
+import { GasBudgets } from './0016-gas-budgets.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrations: MigrationObject[] = [
   { name: '0013-running-executions', class: RunningExecutions },
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },
   { name: '0015-run-calls', class: RunCalls },
+  { name: '0016-gas-budgets', class: GasBudgets },
 ];

@@ -106,18 +106,24 @@ describe('fault: kill -9 of the worker while a watcher follows blocks', () => {
   }, 180_000);
 });
 
+/** An inactive automation of the account's funded signer paying `amount` GAS fractions to a new address. */
+async function payingAutomation(amount: string) {
+  const neo = createNeoRpc(inject('neoRpcUrl'));
+  const { signer } = (await client.call('GET', '/account')).body as { signer: { address: string } };
+  await fundFromDevWallet(neo.url, inject('devWallet'), signer.address, 10n ** 9n);
+  const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
+  const id = await client.create({
+    name: `pay ${amount}`,
+    status: 'inactive',
+    trigger: { type: 'schedule', cron: '@yearly' },
+    action: gasTransferAction(signer.address, recipient, amount),
+  });
+  return { neo, recipient, id };
+}
+
 describe('fault: kill -9 of the worker right after a contract transaction is sent', () => {
   it('leaves exactly one transaction on chain for the run after the restart', async () => {
-    const neo = createNeoRpc(inject('neoRpcUrl'));
-    const { signer } = (await client.call('GET', '/account')).body as { signer: { address: string } };
-    await fundFromDevWallet(neo.url, inject('devWallet'), signer.address, 10n ** 9n);
-    const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
-    const id = await client.create({
-      name: 'pay the recipient',
-      status: 'inactive',
-      trigger: { type: 'schedule', cron: '@yearly' },
-      action: gasTransferAction(signer.address, recipient, '777'),
-    });
+    const { neo, recipient, id } = await payingAutomation('777');
     const fired = await client.call('POST', `/automations/${id}/trigger`);
     expect(fired.status).toBe(202);
     const runId = fired.body.run.id as string;
@@ -135,16 +141,7 @@ describe('fault: kill -9 of the worker right after a contract transaction is sen
 
 describe('fault: kill -9 of the worker between signing a contract transaction and relaying it', () => {
   it('sends the signed transaction once, the same hash, from the next worker', async () => {
-    const neo = createNeoRpc(inject('neoRpcUrl'));
-    const { signer } = (await client.call('GET', '/account')).body as { signer: { address: string } };
-    await fundFromDevWallet(neo.url, inject('devWallet'), signer.address, 10n ** 9n);
-    const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
-    const id = await client.create({
-      name: 'pay once',
-      status: 'inactive',
-      trigger: { type: 'schedule', cron: '@yearly' },
-      action: gasTransferAction(signer.address, recipient, '4242'),
-    });
+    const { neo, recipient, id } = await payingAutomation('4242');
     // The only worker is one whose node never receives a transaction: it signs, stores, then stalls sending.
     const node = await nodeHoldingTransactions(neo.url);
     await workers.at(-1)!.stop();

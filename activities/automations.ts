@@ -21,6 +21,7 @@ import { deliveryAttempts } from '../src/automations/notifications/delivery-poli
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
 import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
 import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
+import type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';
@@ -117,7 +118,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     beginRun: (runId: string) => steps.beginRun(em(), runId),
-    finishFunctionRun: (runId: string) => steps.finishFunctionRun(em(), runId),
+    finishFunctionRun: (runId: string, outcome: ExecutionOutcome) => steps.finishFunctionRun(em(), runId, outcome),
     decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),
     prepareContractRun: async (runId: string) =>
       inTurn(await accountOfRun(em(), runId), 0, () => contract.prepareContractRun(chain(), runId)),

@@ -6,6 +6,7 @@ import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
+import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { RunTurns } from '../src/functions/run-turns.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
@@ -38,6 +39,8 @@ export interface ActivityDeps {
   runSlots: number;
   /** NEOFLOW_WORKER_MAX_RUNS: how many of those run their code at once, all accounts together. */
   maxRuns: number;
+  /** The API process's worker only: the runs its API starts eagerly, handed over in process. */
+  localRuns?: LocalRuns;
 }
 
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
@@ -88,7 +91,8 @@ export function createActivities(deps: ActivityDeps) {
       return claimRunTurn(runDeps, executionId, turnWaitMs);
     },
 
-    failExecution: (executionId: string, message: string) => failExecution(deps.orm.em.fork(), executionId, message),
+    failExecution: (executionId: string, message: string) =>
+      failExecution(deps.orm.em.fork(), executionId, message, deps.localRuns),
   };
 }
 

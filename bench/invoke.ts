@@ -272,8 +272,16 @@ function report(figures: {
       latency.map((r) => ms(r.sync.p50)),
     ),
     rounds(
+      'sync invoke over HTTP, c=1, p95 per round',
+      latency.map((r) => ms(r.sync.p95)),
+    ),
+    rounds(
       'floor a: eager start + local no-op, c=1, p50',
       latency.map((r) => ms(r.floorA.p50)),
+    ),
+    rounds(
+      'floor a: eager start + local no-op, c=1, p95',
+      latency.map((r) => ms(r.floorA.p95)),
     ),
     rounds(
       'floor c: isolate create-run-dispose, p50',

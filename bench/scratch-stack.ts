@@ -118,7 +118,7 @@ export async function startInProcessApi(
   // Its own connections, as in `neoflow api`: the bench's queries do not share its pool.
   const runtime = await openRuntime(config);
   base.onStop(() => runtime.close());
-  const services = servicesOf(config, createLogger('api-bench', 'warn'), runtime, false);
+  const services = servicesOf(config, createLogger('api-bench', 'warn'), runtime);
   const handle = createApp(services).callback();
   const server = createServer((request, response) => void handle(request, response));
   const apiUrl = await listenLocal(server);

@@ -4,6 +4,7 @@ import type { Logger } from './log.ts';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { TemporalHandle } from './temporal/connect.ts';
 import type { MasterKeys } from './secrets/envelope.ts';
+import type { LocalRuns } from './functions/local-runs.ts';
 
 /** What the API's areas share; built once at start-up. */
 export interface Services {
@@ -13,8 +14,11 @@ export interface Services {
   /** The request's EntityManager (MikroORM's RequestContext resolves the global one per request). */
   em: () => EntityManager;
   temporal: TemporalHandle;
-  /** A worker of this process shares `temporal`'s connection: workflows are started eagerly. */
-  hostsWorker: boolean;
+  /**
+   * Set when a worker of this process shares `temporal`'s connection and was given the same
+   * instance: workflows are started eagerly, and their ends handed over in process.
+   */
+  localRuns: LocalRuns | undefined;
   neo: NeoRpc;
   /** Seal and open secret values (NEOFLOW_MASTER_KEY, plus previous keys during a rotation). */
   masterKeys: MasterKeys;

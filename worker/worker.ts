@@ -5,6 +5,7 @@ import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities } from '../activities/reconciler.ts';
+import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -25,13 +26,21 @@ export interface WorkerHandle {
  */
 export type WorkerRole = 'worker' | 'api';
 
-/** A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet running. */
-export async function createWorker(config: Config, runtime: Runtime, role: WorkerRole): Promise<Worker> {
-  return mainWorker(config, role, await workerBasics(config, runtime));
+/**
+ * A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet
+ * running. The API's is given the process's `localRuns`, which its API's invokes share.
+ */
+export async function createWorker(
+  config: Config,
+  runtime: Runtime,
+  role: WorkerRole,
+  localRuns?: LocalRuns,
+): Promise<Worker> {
+  return mainWorker(config, role, await workerBasics(config, runtime, localRuns));
 }
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
-async function workerBasics(config: Config, runtime: Runtime) {
+async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalRuns) {
   const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {
@@ -50,6 +59,7 @@ async function workerBasics(config: Config, runtime: Runtime) {
     activitiesPerAccount: config.worker.activitiesPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
+    localRuns,
   };
   const activities = { ...createActivities(deps), ...createReconcilerActivities(deps) };
   const options = {

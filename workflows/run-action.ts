@@ -72,7 +72,7 @@ async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> 
     if (plan.kind === 'function') {
       upsertSearchAttributes(plan.labels);
       const outcome = await runFunction(plan.executionId);
-      if (!plan.sends || outcome.status !== 'completed') return await finishFunctionRun(runId);
+      if (!plan.sends || outcome.status !== 'completed') return await finishFunctionRun(runId, outcome);
       // Its result decides: nothing, or calls sent below exactly as a contract action's.
       const decided = await decideRun(runId);
       if (decided !== 'send') return decided;

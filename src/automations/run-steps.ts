@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
 import { jsonbParam } from '../db/jsonb-param.ts';
+import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
 import { executionColumns, executionRow, newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
@@ -129,35 +130,35 @@ async function recordExecution(
 }
 
 const lostExecution: RunError = { name: 'ExecutionLost', message: 'The execution was deleted with its function.' };
-const failedExecution: RunError = { name: 'Error', message: 'failed' };
 
 /**
- * The run ends as its execution did, in one statement; an execution still running (never, once
- * its workflow returned) leaves the run as it is.
+ * The run ends as its execution's outcome says, in one statement. A failed execution's error is
+ * copied from its row (`copyError`): the outcome carries only the error's name, since its message
+ * is the code's and stays out of Temporal's history.
  */
-const finishSql = `with "ended" as (
-  select r."id", e."status" as "execution_status", e."error" as "execution_error"
-  from "automation_runs" r left join "executions" e on e."id" = r."execution_id"
-  where r."id" = ? and r."status" = 'running' and (e."id" is null or e."status" <> 'running')
-)
-update "automation_runs" as r set
-  "status" = case when "ended"."execution_status" = 'completed' then 'success' else 'failure' end,
-  "error" = case
-    when "ended"."execution_status" = 'completed' then null
-    when "ended"."execution_status" = 'failed' then coalesce("ended"."execution_error", ?::jsonb)
-    else ?::jsonb end,
+const finishSql = `update "automation_runs" as r set
+  "status" = ?,
+  "error" = coalesce((select e."error" from "executions" e where e."id" = r."execution_id" and ?), ?::jsonb),
   "completed_at" = now(),
   "duration" = (extract(epoch from now() - r."started_at") * 1000)::int
-from "ended" where r."id" = "ended"."id"
-returning r."status", r."trigger"->>'type' as "trigger_type"`;
+where r."id" = ? and r."status" = 'running'
+returning r."trigger"->>'type' as "trigger_type"`;
 
-/** The run ends as its execution did. */
-export async function finishFunctionRun(em: EntityManager, runId: string): Promise<RunStatus> {
-  const params = [runId, jsonbParam(failedExecution), jsonbParam(lostExecution)];
-  const [ended] = await em.execute<{ status: RunStatus; trigger_type: string }[]>(finishSql, params);
+/** The run ends as its execution did, as the execution's workflow returned it. */
+export async function finishFunctionRun(
+  em: EntityManager,
+  runId: string,
+  outcome: ExecutionOutcome,
+): Promise<RunStatus> {
+  const status: RunStatus = outcome.status === 'completed' ? 'success' : 'failure';
+  const copyError = outcome.status === 'failed';
+  const otherwise = copyError ? { name: outcome.errorName ?? 'Error', message: 'failed' } : lostExecution;
+  const error = outcome.status === 'completed' ? null : otherwise;
+  const params = [status, copyError, jsonbParam(error), runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(finishSql, params);
   if (ended) {
-    countRunEnd(ended.trigger_type, ended.status);
-    return ended.status;
+    countRunEnd(ended.trigger_type, status);
+    return status;
   }
   const [run] = await em.execute<{ status: RunStatus }[]>(`select "status" from "automation_runs" where "id" = ?`, [
     runId,

@@ -1,6 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { startApi } from '../app/server.ts';
 import type { Config } from '../config.ts';
+import { LocalRuns } from '../functions/local-runs.ts';
 import { createLogger } from '../log.ts';
 import { temporalLogging } from '../temporal/runtime-logger.ts';
 import { openRuntime } from '../runtime.ts';
@@ -19,9 +20,11 @@ export async function runApiProcess(config: Config): Promise<void> {
   Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: [] });
   const runtime = await openRuntime(config);
   try {
-    const worker = await createWorker(config, runtime, 'api');
+    // The runs the API starts and its worker runs: one instance, given to both.
+    const localRuns = new LocalRuns();
+    const worker = await createWorker(config, runtime, 'api', localRuns);
     const running = worker.run();
-    const api = await startApi(servicesOf(config, log, runtime, true)).catch(async (error: unknown) => {
+    const api = await startApi(servicesOf(config, log, runtime, localRuns)).catch(async (error: unknown) => {
       worker.shutdown();
       await running;
       throw error;

@@ -1,11 +1,11 @@
 import { errorNameLabel, executionDuration, executions, sandboxFailures } from '../metrics/metrics.ts';
-import type { Execution } from './execution.entity.ts';
+import type { ExecutionOutcome } from './execution-outcome.ts';
 import type { ExecutionTrigger } from './execution-record.ts';
 
-/** Counts an execution once its end is stored, in the process that ran it. */
-export function countEnded(execution: Execution) {
-  const status = execution.status;
-  executions.inc({ status, trigger: (execution.trigger as ExecutionTrigger).type });
-  executionDuration.observe({ status }, (execution.duration ?? 0) / 1000);
-  if (status === 'failed') sandboxFailures.inc({ name: errorNameLabel(execution.error?.name ?? 'Error') });
+/** Counts an execution's outcome once its end is stored, in the process that ran it. */
+export function countEnded(outcome: ExecutionOutcome, trigger: ExecutionTrigger) {
+  const { status } = outcome;
+  executions.inc({ status, trigger: trigger.type });
+  executionDuration.observe({ status }, (outcome.durationMs ?? 0) / 1000);
+  if (status === 'failed') sandboxFailures.inc({ name: errorNameLabel(outcome.errorName ?? 'Error') });
 }

@@ -15,9 +15,15 @@ import {
   executionListItemSchema,
 } from './execution.view.ts';
 import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
-import { getExecution, invokeAndWait, invokerOf, listExecutions, startExecution } from './executions.service.ts';
+import {
+  getExecution,
+  invokeAndWait,
+  invokerOf,
+  listExecutions,
+  startExecution,
+  type Invoked,
+} from './executions.service.ts';
 import { functionRead, getFunction } from './functions.service.ts';
-import type { EndedExecution } from './local-runs.ts';
 import { assertQueueRoom } from './queued-executions.ts';
 import { openResult } from './result-seal.ts';
 import { idempotent } from '../api/idempotency.ts';
@@ -114,9 +120,9 @@ export function executionsRoutes(services: Services): Router {
 const accepted = (execution: Execution) => data({ execution: executionHandle(execution) }, 202);
 
 /** 200 with the result; 500 execution_error for a failed run; 202 when it outlived the wait. */
-function answerSync({ execution, result }: EndedExecution): Answer {
-  if (execution.status === 'running') return accepted(execution);
-  if (execution.status === 'failed') {
+function answerSync({ outcome, execution, result }: Invoked): Answer {
+  if (!outcome) return accepted(execution);
+  if (outcome.status === 'failed') {
     throw new AppError('execution_error', execution.error!.message, { ...execution.error, executionId: execution.id });
   }
   return data({ execution: executionHandle(execution), result });

@@ -7,11 +7,12 @@ import type { Services } from '../services.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
+import { outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
 import { Execution } from './execution.entity.ts';
 import { newExecution, type ExecutionTrigger } from './execution-record.ts';
 import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
-import { expectLocalRun, type EndedExecution } from './local-runs.ts';
+import type { LocalRuns, RunEnd } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
@@ -22,10 +23,11 @@ export interface Invoker {
   /** Where a start Temporal refused is told (the reconciler starts the execution). */
   log: Pick<Logger, 'warn'>;
   /**
-   * A worker of this process shares the client's native connection, so workflows are started
-   * eagerly: the server hands their first task straight back, and the code runs here.
+   * Set when a worker of this process shares the client's native connection: workflows are then
+   * started eagerly (the server hands their first task straight back, and the code runs here), and
+   * their ends are handed over through it.
    */
-  eager: boolean;
+  localRuns: LocalRuns | undefined;
 }
 
 /** The Temporal client and the task queue workflows are started on. */
@@ -33,7 +35,7 @@ export const invokerOf = (services: Services): Invoker => ({
   client: services.temporal.client,
   taskQueue: services.config.temporal.taskQueue,
   log: services.log,
-  eager: services.hostsWorker,
+  localRuns: services.localRuns,
 });
 
 /**
@@ -57,12 +59,16 @@ export async function startExecution(
   }
 }
 
+/** What a synchronous invoke answers: the run's end, or (no outcome) the row while it still runs. */
+export type Invoked = RunEnd | { outcome: undefined; execution: Execution; result?: undefined };
+
 /**
  * A synchronous invoke: records and starts the execution, then waits up to `waitMs` for its end.
- * Started eagerly, the run ends in this process and is handed over with its result: no long poll
- * of the history, no read of the row. Otherwise the workflow's outcome says when to read the row.
- * Still running after the wait: the row as it is, for a 202. However the workflow ended (even
- * cancelled when its function was deleted), the row is the answer, never an error here.
+ * Started eagerly, the run ends in this process and is handed over with its outcome and result: no
+ * long poll of the history, no read of the row. Otherwise the workflow's outcome says the run
+ * ended, and the row is read for what that outcome leaves out of the history (the end's details,
+ * the result). Still running after the wait: the row as it is, for a 202. However the workflow
+ * ended (even cancelled when its function was deleted), the row is the answer, never an error here.
  */
 export async function invokeAndWait(
   em: EntityManager,
@@ -71,17 +77,20 @@ export async function invokeAndWait(
   fn: FunctionDef,
   params: Record<string, unknown>,
   waitMs: number,
-): Promise<EndedExecution> {
+): Promise<Invoked> {
   const { execution, local, started } = recordAndStart(em, invoker, fn, params, { type: 'api' });
   let timer: NodeJS.Timeout | undefined;
   try {
     const handle = await started;
     // Stored but not started: the reconciler starts it; the answer is the row (202).
-    if (!handle) return { execution, result: undefined };
+    if (!handle) return { outcome: undefined, execution };
     const waited = new Promise<void>((resolveTimer) => (timer = setTimeout(resolveTimer, waitMs)));
-    // Not started here, or deferred (its next attempt may run elsewhere): the workflow's outcome
-    // says when the row holds the end.
-    const followed = () => handle.result().then(nothing, nothing);
+    // Not started here, or deferred (its next attempt may run elsewhere): the workflow's outcome.
+    const followed = () =>
+      handle.result().then(
+        (outcome) => readEnd(em, masterKeys, execution, outcome),
+        () => readEnd(em, masterKeys, execution),
+      );
     const here = local ? [local.ended, local.deferred.then(followed)] : [];
     const ended = await Promise.race([...here, ...(handle.eagerlyStarted ? [] : [followed()]), waited.then(nothing)]);
     return ended ?? (await readEnd(em, masterKeys, execution));
@@ -109,13 +118,13 @@ function recordAndStart(
   const execution = newExecution(em, fn, fn.account.id, params, trigger);
   // One statement, outside the unit of work: no transaction around it, one round trip.
   const recorded = em.insert(execution);
-  if (!invoker.eager) {
+  if (!invoker.localRuns) {
     const started = recorded.then(() =>
       leftToReconciler(invoker, execution, startExecutionWorkflow(invoker, execution, fn)),
     );
     return { execution, local: undefined, started };
   }
-  const local = expectLocalRun(execution, recorded);
+  const local = invoker.localRuns.expect(execution, recorded);
   const starting = startExecutionWorkflow(invoker, execution, fn);
   const started = Promise.allSettled([recorded, starting]).then(async () => {
     await recorded;
@@ -147,15 +156,26 @@ function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: Func
       functionId: fn.id,
       trigger: (execution.trigger as ExecutionTrigger).type,
     }),
-    requestEagerStart: invoker.eager,
+    requestEagerStart: invoker.localRuns !== undefined,
   });
 }
 
 const nothing = () => undefined;
 
-async function readEnd(em: EntityManager, masterKeys: MasterKeys, execution: Execution): Promise<EndedExecution> {
+/**
+ * A run that did not end in this process, as stored: the row holds what its workflow's outcome
+ * keeps out of the history (the end's details, the result). Without an outcome (the wait ran out,
+ * or the workflow was cancelled), the row says whether it ended.
+ */
+async function readEnd(
+  em: EntityManager,
+  masterKeys: MasterKeys,
+  execution: Execution,
+  outcome?: ExecutionOutcome,
+): Promise<Invoked> {
   await em.refresh(execution);
-  return { execution, result: await openResult(em, masterKeys, execution) };
+  if (execution.status === 'running') return { outcome: undefined, execution };
+  return { outcome: outcome ?? outcomeOf(execution), execution, result: await openResult(em, masterKeys, execution) };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { countEnded } from './execution-metrics.ts';
+import type { ExecutionTrigger } from './execution-record.ts';
 import type { AccountSlots } from './account-slots.ts';
 import type { RunTurns } from './run-turns.ts';
 import {
@@ -20,7 +21,7 @@ import {
   type ExecutionOutcome,
   type RunAttempt,
 } from './execution-outcome.ts';
-import { announceDeferred, announceEnd, takeLocalExecution } from './local-runs.ts';
+import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { storeEnd } from './store-end.ts';
 
@@ -38,6 +39,8 @@ export interface RunDeps {
   turns: RunTurns;
   /** Aborted when the execution's workflow is cancelled. */
   signal?: AbortSignal;
+  /** The API process's: the runs it started, their rows as built and their waiting invokes. */
+  localRuns?: LocalRuns;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface RunDeps {
  * that died after recording it) is left as it is.
  */
 export async function runExecution(deps: RunDeps, executionId: string): Promise<RunAttempt> {
-  const execution = await loadExecution(deps.em, executionId);
+  const execution = await loadExecution(deps, executionId);
   // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
@@ -55,7 +58,7 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   // against the time its code has (claimRunTurn waits instead, before this starts).
   const release = deps.turns.take(executionId) ?? deps.slots.tryTake(execution.account.id);
   if (!release) {
-    announceDeferred(executionId);
+    deps.localRuns?.deferred(executionId);
     return deferred;
   }
   let ran: Ran;
@@ -101,18 +104,20 @@ export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: n
 const runMarginMs = 30_000;
 
 /**
- * Stores the run's end and hands it to a synchronous invoke waiting in this process. What the code
+ * Stores the run's end; its outcome, the one its workflow returns, is what the statistics count
+ * and what a synchronous invoke waiting in this process answers, with the result. What the code
  * produced is made storable (db/storable.ts) before either, so the answer is what a read shows.
  */
 async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
   record(execution, ran.outcome, ran.secrets);
-  const { outcome } = ran;
-  const result = outcome.status === 'completed' ? storable(outcome.result ?? null) : undefined;
-  const sealed = outcome.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
+  const ended = ran.outcome;
+  const result = ended.status === 'completed' ? storable(ended.result ?? null) : undefined;
+  const sealed = ended.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
   if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
-  countEnded(execution);
-  announceEnd({ execution, result });
-  return outcomeOf(execution);
+  const outcome = outcomeOf(execution);
+  countEnded(outcome, execution.trigger as ExecutionTrigger);
+  deps.localRuns?.ended({ outcome, execution, result });
+  return outcome;
 }
 
 interface Ran {
@@ -156,8 +161,8 @@ async function storedOutcome(em: EntityManager, executionId: string): Promise<Ex
 const recordPausesMs = [10, 20, 40, 80, 160, 320, 640, 1280, 2500];
 
 /** The row as this process built it when it started the run, else as stored, with its function. */
-async function loadExecution(em: EntityManager, executionId: string) {
-  const local = await takeLocalExecution(executionId);
+async function loadExecution({ em, localRuns }: RunDeps, executionId: string) {
+  const local = await localRuns?.take(executionId);
   if (local) return em.merge(local);
   const read = () => em.findOne(Execution, { id: executionId }, { populate: ['function'] });
   for (const pauseMs of recordPausesMs) {
@@ -181,7 +186,7 @@ function record(execution: Execution, outcome: SandboxOutcome, secrets: Revealed
 }
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */
-export async function failExecution(em: EntityManager, executionId: string, message: string) {
+export async function failExecution(em: EntityManager, executionId: string, message: string, localRuns?: LocalRuns) {
   const execution = await em.findOne(Execution, { id: executionId });
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
@@ -190,7 +195,8 @@ export async function failExecution(em: EntityManager, executionId: string, mess
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
   if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);
-  countEnded(execution);
-  announceEnd({ execution, result: undefined });
-  return outcomeOf(execution);
+  const outcome = outcomeOf(execution);
+  countEnded(outcome, execution.trigger as ExecutionTrigger);
+  localRuns?.ended({ outcome, execution, result: undefined });
+  return outcome;
 }

@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
-import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
+import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome.ts';
+import type { ExecutionTrigger } from '../functions/execution-record.ts';
 import { storeEnd, type End } from '../functions/store-end.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
@@ -88,7 +89,7 @@ export async function endLost(
     duration: outcome?.durationMs ?? completedAt.getTime() - execution.startedAt.getTime(),
   };
   if (!(await storeEnd(em, executionId, end))) return false;
-  countEnded(Object.assign(execution, end));
+  countEnded(outcomeOf(end), execution.trigger as ExecutionTrigger);
   return true;
 }
 

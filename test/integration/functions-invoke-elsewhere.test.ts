@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeAndWait } from '../../src/functions/executions.service.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
+import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
@@ -62,7 +63,7 @@ describe('a synchronous invoke run by a worker of another process', () => {
       const invoker = {
         client: api.services.temporal.client,
         taskQueue: taskQueue,
-        eager: true,
+        localRuns: new LocalRuns(),
         log: api.services.log,
       };
       const invoked = invokeAndWait(em, invoker, testMasters, fn, { x: 1 }, 30_000);

@@ -111,8 +111,9 @@ describe("a function action's run steps", () => {
       expect(await storeEnd(fork(), plan.executionId, end)).toBe(true);
 
       const status = ending === 'completed' ? 'success' : 'failure';
-      expect(await finishFunctionRun(fork(), runId)).toBe(status);
-      expect(await finishFunctionRun(fork(), runId)).toBe(status);
+      const outcome = { status: ending, durationMs: 3, errorName: error?.name ?? null };
+      expect(await finishFunctionRun(fork(), runId, outcome)).toBe(status);
+      expect(await finishFunctionRun(fork(), runId, outcome)).toBe(status);
       const run = await runRow(runId);
       expect(run).toMatchObject({ status, error });
       expect(run.completedAt).toBeInstanceOf(Date);
@@ -120,11 +121,13 @@ describe("a function action's run steps", () => {
     }
   });
 
-  it('leaves a run running while its execution runs', async () => {
-    const { runId } = await firedRun(await newFunction('still-running'));
+  it("ends the run as its workflow's outcome says, without reading the execution's status back", async () => {
+    const { runId } = await firedRun(await newFunction('outcome-forward'));
     await beginRun(fork(), runId);
-    expect(await finishFunctionRun(fork(), runId)).toBe('running');
-    expect(await runRow(runId)).toMatchObject({ status: 'running', completedAt: null });
+    // The execution's row still says running: only the outcome its workflow returned tells the end.
+    const outcome = { status: 'completed' as const, durationMs: 3, errorName: null };
+    expect(await finishFunctionRun(fork(), runId, outcome)).toBe('success');
+    expect(await runRow(runId)).toMatchObject({ status: 'success', error: null });
   });
 
   it('fails the run of a function deleted before it began, and of an execution deleted with its function', async () => {
@@ -144,7 +147,8 @@ describe("a function action's run steps", () => {
     const during = await firedRun(deletedDuring);
     await beginRun(fork(), during.runId);
     await fork().nativeDelete(FunctionDef, { id: deletedDuring });
-    expect(await finishFunctionRun(fork(), during.runId)).toBe('failure');
+    const deleted = { status: 'deleted' as const, durationMs: null, errorName: null };
+    expect(await finishFunctionRun(fork(), during.runId, deleted)).toBe('failure');
     expect(await runRow(during.runId)).toMatchObject({
       status: 'failure',
       error: { name: 'ExecutionLost', message: 'The execution was deleted with its function.' },

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { createApp } from '../../src/app/app.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
+import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
@@ -34,19 +35,20 @@ export async function startTestApi(
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal(temporalAddress);
   const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
+  const localRuns = hostWorker ? new LocalRuns() : undefined;
   const services: Services = {
     config,
     log: createLogger('api-test', 'warn'),
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
-    hostsWorker: hostWorker,
+    localRuns,
     // A file that runs a chain of its own names it, for the API and its worker alike.
     neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
   };
   const runtime = { ...services, temporal, close: () => temporal.connection.close() };
-  const worker = hostWorker ? await createWorker(config, runtime, 'api') : undefined;
+  const worker = hostWorker ? await createWorker(config, runtime, 'api', localRuns) : undefined;
   const running = worker?.run();
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;

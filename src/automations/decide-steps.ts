@@ -39,8 +39,11 @@ export async function decideRun(deps: DecideDeps, runId: string): Promise<RunSta
   const [run] = await deps.em.execute<DecideRow[]>(readSql, [runId]);
   if (!run || run.status !== 'running' || run.decided) return standing(run);
   const { action } = run;
-  // Its action replaced meanwhile by one that sends nothing: the run ends as a function run does.
-  if (action.type !== 'function' || !action.execute || !run.execution_id) return finishFunctionRun(deps.em, runId);
+  // Its action replaced meanwhile by one that sends nothing: the run ends as a function run does,
+  // as its execution completed (only then is it decided).
+  if (action.type !== 'function' || !action.execute || !run.execution_id) {
+    return finishFunctionRun(deps.em, runId, { status: 'completed', errorName: null });
+  }
   const result = await openStoredResult(deps.em, deps.masterKeys, run.execution_id);
   const decision = readDecision(result, action.execute, run.trigger);
   // Each write is conditional on the run holding no calls: of two attempts, the first decides.

@@ -148,7 +148,7 @@ returning r."trigger"->>'type' as "trigger_type"`;
 export async function finishFunctionRun(
   em: EntityManager,
   runId: string,
-  outcome: ExecutionOutcome,
+  outcome: Pick<ExecutionOutcome, 'status' | 'errorName'>,
 ): Promise<RunStatus> {
   const status: RunStatus = outcome.status === 'completed' ? 'success' : 'failure';
   const copyError = outcome.status === 'failed';

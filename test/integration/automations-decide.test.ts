@@ -127,6 +127,22 @@ describe('a function action that sends', () => {
     expect(run.txHash ?? null).toBeNull();
   });
 
+  it('holds the decided calls to the budget: a perRun below their fee fails BudgetExceeded, and nothing is signed', async () => {
+    const recipient = newAddress();
+    const action = {
+      type: 'function',
+      functionId: decider,
+      parameters: { decision: { calls: [transfer(recipient, '1')] } },
+      execute: { allowedContracts: [gas] },
+    };
+    const automation = await create({ action, budget: { perRun: '0.00000001' } });
+    expect((await call('POST', `/automations/${automation.id as string}/trigger`)).status).toBe(202);
+    const [run] = await settledRuns(automation.id as string, 1);
+    expect(run).toMatchObject({ status: 'failure', error: { name: 'BudgetExceeded' } });
+    expect(run.txHash ?? null).toBeNull();
+    expect(await balance(recipient)).toBe('0');
+  });
+
   it("checks the signer's GAS after a run, as after a contract action's: low_gas told under the threshold", async () => {
     const action = {
       type: 'function',

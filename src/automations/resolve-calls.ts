@@ -51,7 +51,9 @@ function resolveArg(arg: ContractArg, trigger: FirePayload, name: string): { arg
   const problem = contractArgProblem(resolved);
   if (problem) {
     const at = problem.path ? ` ${problem.path}` : '';
-    return { name: 'TemplateError', message: `${name}: with ${used.join(', ')} resolved,${at} ${problem.message}.` };
+    // One template named: an Array argument may hold many.
+    const templates = used.length > 1 ? `${used[0]} and ${used.length - 1} more` : used[0];
+    return { name: 'TemplateError', message: `${name}: with ${templates} resolved,${at} ${problem.message}.` };
   }
   return { arg: resolved };
 }

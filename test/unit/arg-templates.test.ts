@@ -160,10 +160,16 @@ describe('resolving calls against the trigger', () => {
       message:
         'calls.1.args.0: with {{trigger.state.from}} resolved, value must be a whole number as a string that fits in 256 bits.',
     });
-    const nested = { type: 'Array', value: [{ type: 'Boolean', value: '{{trigger.state.amount}}' }] };
+    const nested = {
+      type: 'Array',
+      value: [
+        { type: 'Boolean', value: '{{trigger.state.amount}}' },
+        { type: 'Integer', value: '{{trigger.blockIndex}}' },
+      ],
+    };
     expect(resolveCalls([call([nested])], transfer)).toEqual(
       expect.objectContaining({
-        message: expect.stringContaining('args.0: with {{trigger.state.amount}} resolved, value.0.value'),
+        message: expect.stringContaining('args.0: with {{trigger.state.amount}} and 1 more resolved, value.0.value'),
       }),
     );
   });

@@ -233,4 +233,42 @@ describe('GAS budgets', () => {
     expect(startBalance - balance).toBe(spent + BigInt(landed.length));
     expect(await accountSpend(fork(), accountId)).toEqual({ today: spent, total: spent, reserved: 0n });
   });
+
+  it('releases the reservation of a transaction the node refuses: its budget has the room again', async () => {
+    const unfunded = await issueKey(api.database.orm);
+    const poor = automationsClient(api.url, unfunded.key);
+    const action = gasTransferAction(unfunded.signer.address, recipient, '1');
+    const automationId = await poor.create({
+      name: 'unfunded',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action,
+      budget: { total: '0.5' },
+    });
+    const [runId] = await fire(automationId);
+    expect(await prepareContractRun(deps(), runId!)).toBe('sent');
+    const reserved = (await poor.call('GET', `/automations/${automationId}`)).body.gas;
+    expect(reserved.reserved).not.toBe('0');
+    expect(reserved.spentTotal).toBe(reserved.reserved);
+
+    expect(await relayContractRun(deps(), runId!, () => undefined)).toBe('failure');
+    expect((await runRow(runId!)).error).toMatchObject({ name: 'TransactionRejected' });
+    const released = (await poor.call('GET', `/automations/${automationId}`)).body.gas;
+    expect(released).toMatchObject({ spentToday: '0', spentTotal: '0', reserved: '0', leftTotal: '0.5' });
+    expect((await poor.call('GET', '/account')).body.spend).toEqual({ today: '0', total: '0', reserved: '0' });
+  });
+});
+
+describe('GET /v1/account while the Neo node does not answer', () => {
+  it('answers in time, without the signer`s balance', async () => {
+    const offline = await startTestApi([], { NEO_RPC_URL: 'http://127.0.0.1:9' });
+    try {
+      const issued = await issueKey(offline.database.orm);
+      const account = await automationsClient(offline.url, issued.key).call('GET', '/account');
+      expect(account.status).toBe(200);
+      expect(account.body.signer).toEqual({ ...issued.signer, gasBalance: null });
+      expect(account.body.spend).toEqual({ today: '0', total: '0', reserved: '0' });
+    } finally {
+      await offline.close();
+    }
+  });
 });

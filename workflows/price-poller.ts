@@ -19,24 +19,27 @@ const afterFailureMs = 5_000;
 
 /**
  * The price trigger of one automation (workflow id = automation id). It fires when the
- * condition becomes true and re-arms only once it has been false again; it counts the polls in a
- * row that read no usable price, and stops once the check moved the automation to `error`.
+ * condition becomes true and re-arms only once it has been false again, or once the condition
+ * itself changed (`armedFor`); it counts the polls in a row that read no usable price, and stops
+ * once the check moved the automation to `error`.
  */
 export async function pricePoller(
   automationId: string,
   armed = true,
   failures = 0,
   failingSince: string | null = null,
+  armedFor: string | null = null,
 ): Promise<void> {
   const { runId } = workflowInfo();
   for (let poll = 0; poll < pollsPerRun; poll++) {
     const fireKey = `price:${runId}:${poll}`;
-    const check = await checkPrice({ automationId, armed, fireKey, failures, failingSince }).catch(() => null);
+    const input = { automationId, armed, fireKey, failures, failingSince, armedFor };
+    const check = await checkPrice(input).catch(() => null);
     if (check?.kind === 'stopped') return;
-    if (check) ({ armed, failures, failingSince } = check);
+    if (check) ({ armed, failures, failingSince, armedFor } = check);
     if (check?.run) await startAction(check.run);
     await sleep(check?.intervalMs ?? afterFailureMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  await continueAsNew<typeof pricePoller>(automationId, armed, failures, failingSince);
+  await continueAsNew<typeof pricePoller>(automationId, armed, failures, failingSince, armedFor);
 }

@@ -19,6 +19,8 @@ export interface PriceCheckInput {
   /** Polls in a row before this one that read no usable price, and when the first of them ran. */
   failures?: number;
   failingSince?: string | null;
+  /** The condition `armed` was decided for (conditionKey); null from a poller started before it. */
+  armedFor?: string | null;
 }
 
 export type PriceCheck =
@@ -31,6 +33,7 @@ export type PriceCheck =
       problem?: string;
       failures: number;
       failingSince: string | null;
+      armedFor: string;
     };
 
 const fetchTimeoutMs = 10_000;
@@ -55,7 +58,11 @@ export async function checkPrice(deps: PriceCheckDeps, input: PriceCheckInput): 
   const { em, defaults } = deps;
   const automation = await activePriceAutomation(em, input.automationId);
   if (!automation) return { kind: 'stopped' };
-  const check = await decide(deps, automation, input);
+  // A condition changed since the poller decided `armed` (a PATCH that could not restart the
+  // poller, Temporal being down) is a new trigger: armed, as a poller started for it would be.
+  const armedFor = conditionKey(automation.trigger);
+  const changed = input.armedFor !== undefined && input.armedFor !== null && input.armedFor !== armedFor;
+  const check = { ...(await decide(deps, automation, changed ? { ...input, armed: true } : input)), armedFor };
   if (check.problem === undefined) return { ...check, failures: 0, failingSince: null };
   const failures = (input.failures ?? 0) + 1;
   const failingSince = input.failingSince ?? new Date().toISOString();
@@ -71,6 +78,10 @@ export async function checkPrice(deps: PriceCheckDeps, input: PriceCheckInput): 
   await stopWithError(em, { id: automation.id, status: 'active', triggerType: 'price' }, errorDetails);
   return { kind: 'stopped' };
 }
+
+/** What a price trigger's armed state is about: its asset, currency, condition and value. */
+export const conditionKey = (trigger: PriceTrigger) =>
+  JSON.stringify([trigger.asset, trigger.currency, trigger.condition, trigger.value]);
 
 interface PriceAutomation {
   id: string;

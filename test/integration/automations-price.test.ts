@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPriceServer } from '../support/price-server.ts';
 import { until } from '../support/polling.ts';
 import {
+  api,
   call,
   create,
   echoFn,
@@ -82,6 +83,24 @@ describe('price trigger firing (local price source)', () => {
     expect((await call('PATCH', `/automations/${automation.id}`, { name: 'renamed' })).status).toBe(200);
     await aPoll();
     expect(await runsOf(automation.id)).toHaveLength(1);
+  });
+
+  it('re-arms when its condition changed while its poller ran on (a PATCH that could not reach Temporal)', async () => {
+    prices.set('15');
+    const automation = await watchPrice();
+    await settledRuns(automation.id, 1);
+    // What a PATCH of the condition leaves while Temporal does not answer: the row changed, and the
+    // running poller, which the request could not start afresh, keeps its state (fired: disarmed).
+    await api.database.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "automations" set "trigger" = jsonb_set("trigger", '{value}', '"13"') where "id" = ?`, [
+        automation.id,
+      ]);
+    const runs = await settledRuns(automation.id, 2);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toMatchObject({ status: 'success', trigger: { price: '15' } });
+    expect((await call('DELETE', `/automations/${automation.id}`)).status).toBe(200);
   });
 
   it('reads a source shared by many pollers about once a second per worker, not once per poll', async () => {

@@ -122,8 +122,12 @@ export function createAutomationActivities(deps: AutomationDeps) {
     decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),
     prepareContractRun: async (runId: string) =>
       inTurn(await accountOfRun(em(), runId), 0, () => contract.prepareContractRun(chain(), runId)),
-    relayContractRun: async (runId: string) =>
-      inTurn(await accountOfRun(em(), runId), 0, () => contract.relayContractRun(chain(), runId, () => heartbeat())),
+    relayContractRun: async (runId: string) => {
+      const endsAt = Date.now() + deps.automations.relayAttemptMs;
+      return inTurn(await accountOfRun(em(), runId), 0, () =>
+        contract.relayContractRun(chain(), runId, () => relayBeat(endsAt)),
+      );
+    },
     failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
 
     deliverRunWebhook: async (runId: string, attemptsMade = 0) =>
@@ -145,4 +149,20 @@ export function createAutomationActivities(deps: AutomationDeps) {
       ),
     failNotification: (notificationId: string, reason: string) => failNotification(em(), notificationId, reason),
   };
+}
+
+/**
+ * Each look of a relay heartbeats. Past its window the attempt ends with a retryable failure, and
+ * Temporal retries the relay without limit (the run keeps its transaction and keeps looking): an
+ * attempt never runs into the activity's timeout, and however long the chain is away, no number
+ * of attempts ends the run.
+ */
+function relayBeat(endsAt: number) {
+  heartbeat();
+  if (Date.now() > endsAt) {
+    throw ApplicationFailure.retryable(
+      'The relay attempt ended; the next attempt goes on looking.',
+      'RelayAttemptEnded',
+    );
+  }
 }

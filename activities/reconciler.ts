@@ -31,9 +31,10 @@ export function createReconcilerActivities(deps: ReconcilerDeps) {
     log: { warn: (message, fields) => void log.warn(message, fields) },
   };
   return {
-    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after),
-    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after),
-    sweepNotifications: (after: Keyset) => sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after),
+    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
+    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
+    sweepNotifications: (after: Keyset) =>
+      sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
 
     async sweepAutomations(after: string) {
       const page = await sweepAutomations(em(), control, after);

@@ -106,6 +106,7 @@ export const variables = {
   NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
   NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
   NEOFLOW_CONTRACT_CHECK_SECONDS: positiveInt.default(30),
+  NEOFLOW_RELAY_ATTEMPT_SECONDS: positiveInt.default(1500),
   NEOFLOW_EGRESS_ALLOW: z
     .string()
     .default('')
@@ -243,6 +244,11 @@ const schema = z
       triggerFailureLimit: e.NEOFLOW_TRIGGER_FAILURES,
       /** How often the block follower checks that the watched contracts are deployed. */
       contractCheckMs: toMs(e.NEOFLOW_CONTRACT_CHECK_SECONDS),
+      /**
+       * How long one attempt of a contract run's relay looks for its transaction before it ends and
+       * Temporal retries it (without limit): under the relay activity's 30-minute timeout.
+       */
+      relayAttemptMs: toMs(e.NEOFLOW_RELAY_ATTEMPT_SECONDS),
       /** Telegram's Bot API, where telegram notifications go (through the egress guard). */
       telegramApiUrl: e.NEOFLOW_TELEGRAM_API_URL,
     },

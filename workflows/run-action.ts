@@ -56,7 +56,7 @@ const { relayContractRun } = proxyActivities<Activities>({
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
 export async function runAction(runId: string): Promise<RunStatus> {
-  const run = { notify: false };
+  const run = { notify: false, holdsTransaction: false };
   const status = await act(runId, run);
   if (status === 'running') return status;
   upsertSearchAttributes([endStatus(status)]);
@@ -64,7 +64,7 @@ export async function runAction(runId: string): Promise<RunStatus> {
   return status;
 }
 
-async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> {
+async function act(runId: string, run: { notify: boolean; holdsTransaction: boolean }): Promise<RunStatus> {
   try {
     const plan = await beginRun(runId);
     run.notify = plan.notify;
@@ -81,13 +81,23 @@ async function act(runId: string, run: { notify: boolean }): Promise<RunStatus> 
     if (plan.kind === 'webhook') return await inTurn((attemptsMade) => deliverRunWebhook(runId, attemptsMade));
     const prepared = await inTurn(() => prepareContractRun(runId));
     if (prepared !== 'sent') return prepared;
+    run.holdsTransaction = true;
     return await inTurn(() => relayContractRun(runId));
   } catch (error) {
+    // What was raised is internal text (an address, a query): the operator's log has it, the
+    // tenant's record a fixed message.
+    log.warn('run action did not finish', { runId, error: rootMessage(error) });
+    // A signed transaction may land yet: cancelled or not, the run stays running, and the recovery
+    // sweep starts its action again (it relays the same transaction until the chain answers).
+    if (run.holdsTransaction) {
+      if (isCancellation(error)) throw error;
+      return 'running';
+    }
     // Cancelled too (its function deleted, or an operator): the run still ends, as a failure.
-    const reason = rootMessage(error);
-    await CancellationScope.nonCancellable(() => failRun(runId, reason));
+    const message = isCancellation(error) ? 'The run was cancelled.' : 'The action could not be run to its end.';
+    const status = await CancellationScope.nonCancellable(() => failRun(runId, message));
     if (isCancellation(error)) throw error;
-    return 'failure';
+    return status;
   }
 }
 

@@ -166,7 +166,14 @@ export async function finishFunctionRun(
   return run?.status ?? gone;
 }
 
-/** The last word when an action could not run at all: the run ends as a failure. */
-export async function failRun(em: EntityManager, runId: string, message: string) {
-  await endRunById(em, runId, 'failure', { name: 'ActionError', message });
+/**
+ * The last word when an action could not run at all: the run ends as a failure, unless it holds a
+ * signed transaction (it stays running, for the recovery sweep to relay). Answers how it stands.
+ */
+export async function failRun(em: EntityManager, runId: string, message: string): Promise<RunStatus> {
+  if (await endRunById(em, runId, 'failure', { name: 'ActionError', message })) return 'failure';
+  const [run] = await em.execute<{ status: RunStatus }[]>(`select "status" from "automation_runs" where "id" = ?`, [
+    runId,
+  ]);
+  return run?.status ?? gone;
 }

@@ -106,12 +106,16 @@ export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>
   countRunEnd((run.trigger as { type: string }).type, status);
 }
 
+// A run holding a signed transaction is ended only from the chain's answer (endSent), never here.
 const endRunSql = `update "automation_runs" set "status" = ?, "error" = ?, "completed_at" = now(),
   "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running'
+where "id" = ? and "status" = 'running' and "tx_raw" is null
 returning "trigger"->>'type' as "trigger_type"`;
 
-/** `endRun` for a run not loaded, in one statement; false when it had already ended. */
+/**
+ * `endRun` for a run not loaded, in one statement; false when it had already ended, or holds a
+ * signed transaction (which may land yet).
+ */
 export async function endRunById(
   em: EntityManager,
   runId: string,

@@ -8,7 +8,8 @@ import type { ExecutionTrigger } from '../functions/execution-record.ts';
 import { storeEnd, type End } from '../functions/store-end.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import { mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import type { Logger } from '../log.ts';
+import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
 
 /** An execution to start: its workflow never started. */
 export interface UnstartedExecution {
@@ -45,6 +46,7 @@ export async function sweepExecutions(
   client: Client,
   graceMs: number,
   after: Keyset,
+  log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<UnstartedExecution>> {
   const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.run_id ?? row.id));
@@ -54,6 +56,7 @@ export async function sweepExecutions(
     const state = states[index]!;
     // An automation's run starts its own execution: the runs' sweep starts the run.
     if (state.state === 'missing' && !row.run_id) unstarted.push(unstartedOf(row));
+    logCause(log, row.id, state);
     if (state.state === 'closed' && (await endLost(em, row.id, state, row.run_id !== null))) finished += 1;
   }
   return { unstarted, finished, next: nextKeyset(rows) };

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { failNotification } from '../automations/notifications/send.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import { mapBounded, workflowState } from './workflow-state.ts';
+import type { Logger } from '../log.ts';
+import { logCause, mapBounded, workflowState } from './workflow-state.ts';
 
 /** Pending notifications whose delivery has not begun, past the grace, over their partial index. */
 const pageSql = `select "id", "created_at"::text as "cursor_at" from "notifications"
@@ -22,6 +23,7 @@ export async function sweepNotifications(
   client: Client,
   graceMs: number,
   after: Keyset,
+  log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<string>> {
   const rows = await em.execute<{ id: string; cursor_at: string }[]>(pageSql, [
     graceMs / 1000,
@@ -35,6 +37,7 @@ export async function sweepNotifications(
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
     if (state.state === 'missing') unstarted.push(row.id);
+    logCause(log, row.id, state);
     if (state.state === 'closed') {
       await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
       finished += 1;

@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import { noteRunEnd } from '../automations/notifications/run-end.ts';
 import { endRunById, type FiredRun } from '../automations/runs.ts';
 import type { RunStatus } from '../automations/run.entity.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { endLost } from './sweep-executions.ts';
-import { mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import type { Logger } from '../log.ts';
+import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
 
 interface RunningRow {
   id: string;
@@ -15,11 +17,12 @@ interface RunningRow {
   trigger_type: string;
   retry_of: string | null;
   execution_id: string | null;
+  holds_transaction: boolean;
 }
 
 /** Running runs that started before the grace, in the order of their partial index. */
 const pageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
-  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id"
+  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction"
 from "automation_runs"
 where "status" = 'running' and "started_at" < now() - make_interval(secs => ?)
   and ("started_at", "id") > (cast(? as timestamptz), ?)
@@ -30,13 +33,17 @@ order by "started_at", "id" limit ?`;
  * its action's workflow (id = run id): one that never started is handed back to be started (a
  * crash between recording the run and starting it); one that closed without ending the run ends
  * it now, from the workflow's outcome or else as a failure (`ExecutionLostError`), with its
- * execution; one still running is left to run.
+ * execution, and records the notifications its end calls for (a failure streak, a recovery; the
+ * notifications' own sweep delivers them); one still running is left to run. A run holding a
+ * signed transaction is never ended here, whatever closed its workflow (an operator's cancel, a
+ * failure): its action is started again, and relays the same transaction until the chain answers.
  */
 export async function sweepRuns(
   em: EntityManager,
   client: Client,
   graceMs: number,
   after: Keyset,
+  log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<FiredRun>> {
   const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
@@ -44,10 +51,15 @@ export async function sweepRuns(
   let finished = 0;
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
-    if (state.state === 'missing') unstarted.push(firedRunOf(row));
-    if (state.state === 'closed') {
+    logCause(log, row.id, state);
+    if (state.state === 'missing' || (state.state === 'closed' && row.holds_transaction)) {
+      unstarted.push(firedRunOf(row));
+    } else if (state.state === 'closed') {
       if (row.execution_id) await endLost(em, row.execution_id, state, true);
-      if (await endLostRun(em, row.id, state)) finished += 1;
+      if (await endLostRun(em, row.id, state)) {
+        finished += 1;
+        await noteRunEnd(em, row.id);
+      }
     }
   }
   return { unstarted, finished, next: nextKeyset(rows) };

@@ -1,12 +1,16 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
+import type { Logger } from '../log.ts';
 
 /** Where a record's workflow stands, as Temporal tells it. */
 export type WorkflowState =
   | { state: 'missing' }
   | { state: 'running' }
-  /** `outcome` is what a completed workflow returned; `reason` says why any other ended. */
-  | { state: 'closed'; outcome: unknown; reason: string };
+  /**
+   * `outcome` is what a completed workflow returned; `reason` says why any other ended, in words
+   * fit for a tenant's record; `cause`, for the operator's log only, what a failed one raised.
+   */
+  | { state: 'closed'; outcome: unknown; reason: string; cause?: string };
 
 /**
  * The workflow named `workflowId`: never started (or its history is gone), still running, or
@@ -33,7 +37,20 @@ export async function workflowState(client: Client, workflowId: string): Promise
     return { state: 'closed', outcome: await handle.result(), reason: 'its workflow completed' };
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
-    return { state: 'closed', outcome: undefined, reason: `its workflow failed: ${rootCause(error) ?? error.message}` };
+    // What a workflow raised is internal text (an address, a query, a stack): never on a record.
+    return {
+      state: 'closed',
+      outcome: undefined,
+      reason: 'its workflow failed',
+      cause: rootCause(error) ?? error.message,
+    };
+  }
+}
+
+/** Logs what a failed workflow raised, which its record does not show, for the operator. */
+export function logCause(log: Pick<Logger, 'warn'>, recordId: string, state: WorkflowState) {
+  if (state.state === 'closed' && state.cause !== undefined) {
+    log.warn('record ended by the recovery sweep: its workflow failed', { recordId, cause: state.cause });
   }
 }
 

@@ -38,7 +38,8 @@ const gasOf = async (address: string) => BigInt((await neo().getBalance(address,
 
 /**
  * A run of a new GAS transfer automation that failed while holding its signed transaction, unsent:
- * what a run cancelled by an operator between its prepare and its relay records.
+ * what an older version recorded for a run cancelled by an operator between its prepare and its
+ * relay (a run holding a transaction is no longer ended but from the chain's answer).
  */
 async function failedHoldingTransaction(recipient: string, amount: string) {
   const automationId = await client.create({
@@ -52,7 +53,14 @@ async function failedHoldingTransaction(recipient: string, amount: string) {
   const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:held', payload: { type: 'manual' } }]);
   const runId = fired!.runId;
   expect(await prepareContractRun({ em: fork(), neo: neo(), masterKeys: testMasters }, runId)).toBe('sent');
-  await failRun(fork(), runId, 'The workflow was cancelled.');
+  await fork()
+    .getConnection()
+    .execute(
+      `update "automation_runs" set "status" = 'failure', "completed_at" = now(),
+      "error" = '{"name":"ActionError","message":"The workflow was cancelled."}'
+    where "id" = ?`,
+      [runId],
+    );
   const run = await fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
   expect(run.status).toBe('failure');
   return { automationId, run };
@@ -66,6 +74,26 @@ async function retry(automationId: string, runId: string, idempotencyKey?: strin
   });
   return { status: response.status, body: (await response.json()) as Loose };
 }
+
+describe('ending a contract run that holds its signed transaction', () => {
+  it('is not done by the last word of an action that could not finish (cancelled): the run stays running', async () => {
+    const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
+    const automationId = await client.create({
+      name: `held ${recipient}`,
+      status: 'inactive',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action: gasTransferAction(signerAddress, recipient, '7'),
+    });
+    const em = fork();
+    const automation = await em.findOneOrFail(Automation, { id: automationId });
+    const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:kept', payload: { type: 'manual' } }]);
+    const runId = fired!.runId;
+    expect(await prepareContractRun({ em: fork(), neo: neo(), masterKeys: testMasters }, runId)).toBe('sent');
+
+    expect(await failRun(fork(), runId, 'The run was cancelled.')).toBe('running');
+    expect(await fork().findOneOrFail(AutomationRun, { id: runId })).toMatchObject({ status: 'running', error: null });
+  });
+});
 
 describe('retrying a contract run', () => {
   it('is refused while the failed run`s transaction may still land, and allowed once the chain proves it expired', async () => {

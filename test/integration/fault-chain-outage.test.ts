@@ -15,12 +15,14 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 import type { TestApi } from '../support/api.ts';
 
 /**
- * Longer than the relay's whole retry budget before this fix (20 attempts, 1 s to 30 s apart:
- * 451 s of back-off, after which the run ended `failure`), shorter than the issue's 10 minutes so
- * that CI pays less for it. The chain makes no block while its only node is down, so the
- * transaction's validUntilBlock cannot pass during the outage.
+ * A minute and more without the node: before the fix the relay's retry budget (20 attempts) ran
+ * out and ended the run `failure`. Here each relay attempt ends after `relayAttemptSeconds` (as one
+ * ends after 25 minutes in production), so the outage spans several attempts and their retries, an
+ * operator's cancel and the recovery sweep's restart of the run's action. The chain makes no block
+ * while its only node is down, so the transaction's validUntilBlock cannot pass during the outage.
  */
-const outageMs = 510_000;
+const outageMs = 70_000;
+const relayAttemptSeconds = 15;
 
 // The node of this file alone: stopping it must not stop the other files' chain.
 let scratch: string;
@@ -42,7 +44,13 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'neoflow-outage-'));
   rpcPort = await freePort();
   const devnet = await startNode();
-  ({ api, worker } = await startApiWithWorker({ env: { NEO_RPC_URL: devnet.rpcUrl } }));
+  const env = {
+    NEO_RPC_URL: devnet.rpcUrl,
+    NEOFLOW_RELAY_ATTEMPT_SECONDS: String(relayAttemptSeconds),
+    // The sweep every 5 s, and a run's action closed over 5 s ago counts as closed.
+    NEOFLOW_RECOVERY_SECONDS: '5',
+  };
+  ({ api, worker } = await startApiWithWorker({ env }));
   let key: string;
   ({ key, signer } = await issueKey(api.database.orm));
   client = automationsClient(api.url, key);
@@ -63,7 +71,7 @@ const runOf = async (automationId: string, runId: string): Promise<Loose> => {
 
 describe('fault: the chain`s only node stops for minutes after a contract run signed its transaction', () => {
   it(
-    'keeps the run running through the outage, refuses its retry, and lands the transaction once afterwards',
+    'keeps the run running through the outage, relay attempts and an operator`s cancel, refuses its retry, and lands the transaction once afterwards',
     async () => {
       const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
       const automationId = await client.create({
@@ -88,7 +96,14 @@ describe('fault: the chain`s only node stops for minutes after a contract run si
       const troubles = new Set<string | null>();
       const retries: number[] = [];
       const outageEnds = Date.now() + outageMs;
+      const action = () => api.services.temporal.client.workflow.getHandle(runId);
+      let cancelled: string | undefined;
       while (Date.now() < outageEnds) {
+        // An operator cancels the run's action while it relays: the transaction may land yet.
+        if (!cancelled && Date.now() > outageEnds - outageMs + 10_000) {
+          cancelled = (await action().describe()).runId;
+          await action().cancel();
+        }
         const run = await runOf(automationId, runId);
         seen.add(run.status);
         troubles.add(run.relayError as string | null);
@@ -105,6 +120,11 @@ describe('fault: the chain`s only node stops for minutes after a contract run si
       });
       // Why it waits is on the run, without the node's address.
       expect([...troubles]).toContain('The Neo node could not be reached.');
+      // The sweep started the cancelled action again; its relay went through attempts that ended.
+      const relaying = await action().describe();
+      expect(relaying.runId).not.toBe(cancelled);
+      expect(relaying.status.name).toBe('RUNNING');
+      expect(relaying.raw.pendingActivities?.[0]?.attempt).toBeGreaterThan(1);
 
       await startNode();
       const landed = await until(

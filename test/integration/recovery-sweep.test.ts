@@ -1,6 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dataConverter } from '../../src/temporal/codec.ts';
+import { testPayloadKey } from '../support/temporal.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs.ts';
@@ -160,6 +164,28 @@ describe('the recovery sweep', () => {
       });
       parked.push(id);
     };
+    /** A workflow under `id` that failed with `message`, run by a worker of its own queue. */
+    const failWorkflow = async (id: string, message: string) => {
+      const queue = `failing-${randomBytes(4).toString('hex')}`;
+      const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+      try {
+        const failing = await Worker.create({
+          connection,
+          namespace: 'default',
+          taskQueue: queue,
+          dataConverter: dataConverter(testPayloadKey),
+          workflowsPath: fileURLToPath(new URL('../support/failing-workflows.ts', import.meta.url)),
+        });
+        const handle = await api.services.temporal.client.workflow.start('failingWorkflow', {
+          workflowId: id,
+          taskQueue: queue,
+          args: [message],
+        });
+        await failing.runUntil(handle.result().catch(() => undefined));
+      } finally {
+        await connection.close();
+      }
+    };
     /** An execution row that started `agoMs` ago, as an invoke records it. */
     const storeExecution = async (agoMs: number, n = 1) => {
       const em = api.database.orm.em.fork();
@@ -226,6 +252,53 @@ describe('the recovery sweep', () => {
         (row) => row.status !== 'running',
       );
       expect(ended).toMatchObject({ status: 'failed', error: { name: 'ExecutionLostError' } });
+    });
+
+    it('ends a run whose workflow failed with a fixed message (the cause logged only) and tells its failure', async () => {
+      const receiver = await startWebhookReceiver();
+      try {
+        const secret = await callApi(api.url, key, 'POST', '/secrets', { name: 'LOSTHOOK', value: 'lost-secret' });
+        expect(secret.status).toBe(201);
+        const created = await callApi(api.url, key, 'POST', '/automations', {
+          name: 'failed under the run',
+          status: 'inactive',
+          trigger: { type: 'schedule', cron: '@yearly' },
+          action: { type: 'function', functionId: fn.id },
+          notify: [
+            { on: ['failure'], channel: { type: 'webhook', url: receiver.url('/failure'), signingSecret: 'LOSTHOOK' } },
+          ],
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const automationId = (created.body as unknown as { id: string }).id;
+        // A run's workflow that failed with internal text: what a worker's lost database raises.
+        const runId = newId('run');
+        const internal = 'connect ECONNREFUSED 10.9.8.7:5432';
+        await failWorkflow(runId, internal);
+        await api.database.orm.em.getConnection().execute(
+          `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger",
+            "dispatched", "started_at")
+          values (?, ?, ?, 'manual:failed', 'running', '{"type":"manual"}', true, now() - interval '10 seconds')`,
+          [runId, automationId, fn.account.id],
+        );
+
+        const run = await until(
+          () => api.database.orm.em.fork().findOneOrFail(AutomationRun, { id: runId }),
+          (row) => row.status !== 'running',
+        );
+        expect(run).toMatchObject({
+          status: 'failure',
+          error: { name: 'ExecutionLostError', message: 'The run could not end: its workflow failed.' },
+        });
+        const [told] = await until(
+          async () => receiver.at('/failure'),
+          (requests) => requests.length > 0,
+          60_000,
+        );
+        expect(JSON.parse(told!.body)).toMatchObject({ event: 'failure', run: { id: runId, status: 'failure' } });
+        expect(told!.body).not.toContain('10.9.8.7');
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('fails a pending notification whose delivery workflow closed before its first attempt', async () => {

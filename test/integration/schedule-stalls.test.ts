@@ -34,16 +34,20 @@ const converge = async (automationId: string) => {
   await convergeTrigger(triggerControlOf(api.services), row);
 };
 
+/** An active automation whose schedule fires every second, running the echo function. */
+const everySecond = () =>
+  create({
+    status: 'active',
+    trigger: { type: 'schedule', cron: '* * * * * *' },
+    action: { type: 'function', functionId: echoFn },
+  });
+
 const successes = (automationId: string) =>
   api.database.orm.em.fork().count(AutomationRun, { automation: automationId, status: 'success' });
 
 describe('an active schedule changed underneath its row so that it stops firing', () => {
   it('is rewritten from its row by the reconciler, each way told by kind: missing, paused, limited actions, policies, action, spec', async () => {
-    const automation = await create({
-      status: 'active',
-      trigger: { type: 'schedule', cron: '* * * * * *' },
-      action: { type: 'function', functionId: echoFn },
-    });
+    const automation = await everySecond();
     const handle = api.services.temporal.client.schedule.getHandle(automation.id);
     const written = await scheduleOf(automation.id);
     type Described = typeof written;
@@ -121,11 +125,7 @@ describe('an active schedule changed underneath its row so that it stops firing'
 
 describe('an active schedule that stopped firing', () => {
   it('is made to fire again by the reconciler when one fire never ends and overlap SKIP drops every fire behind it', async () => {
-    const automation = await create({
-      status: 'active',
-      trigger: { type: 'schedule', cron: '* * * * * *' },
-      action: { type: 'function', functionId: echoFn },
-    });
+    const automation = await everySecond();
     // Holding the automation's row keeps the next fire from recording its run: it hangs, as a fire
     // that never ends would, and the schedule skips every second behind it.
     const holder = new pg.Client({ connectionString: api.database.url });

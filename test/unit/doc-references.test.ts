@@ -70,3 +70,9 @@ describe('every reference in the README and docs/ resolves', () => {
     expect(missing).toEqual([]);
   });
 });
+
+it("docs/performance.md holds today's figures in at most 300 lines, the history left to git", () => {
+  const page = read('docs/performance.md');
+  expect(page.split('\n').length).toBeLessThanOrEqual(300);
+  expect(page).toContain('git log -p docs/performance.md');
+});

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unbudgetedGas } from '../support/automations.ts';
 import {
   call,
   create,
@@ -109,15 +110,7 @@ describe('GET /v1/automations/{id}', () => {
         nextExecution: expect.stringMatching(/-01-01T00:00:00\.000Z$/),
       },
       // A contract action sends: what it may spend, with no budget in force.
-      gas: {
-        budget: null,
-        budgetFrom: null,
-        spentToday: '0',
-        spentTotal: '0',
-        reserved: '0',
-        leftToday: null,
-        leftTotal: null,
-      },
+      gas: unbudgetedGas,
     });
     expect(Date.parse(got.executionStats.nextExecution)).toBeGreaterThan(Date.now());
     const inactive = await create();

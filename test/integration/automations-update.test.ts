@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unbudgetedGas } from '../support/automations.ts';
 import {
   call,
   contractAction,
@@ -40,15 +41,7 @@ describe('PATCH /v1/automations/{id}', () => {
         nextExecution: expect.stringMatching(isoMillis),
       },
       // A contract action sends: what it may spend, with no budget in force.
-      gas: {
-        budget: null,
-        budgetFrom: null,
-        spentToday: '0',
-        spentTotal: '0',
-        reserved: '0',
-        leftToday: null,
-        leftTotal: null,
-      },
+      gas: unbudgetedGas,
     });
     expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
     expect((await get(created.id)).body).toEqual(renamed.body);

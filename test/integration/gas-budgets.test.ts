@@ -4,6 +4,7 @@ import { openSigner } from '../../src/auth/signer.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
 import { accountSpend, automationSpend } from '../../src/automations/gas-spend.ts';
+import { Notification } from '../../src/automations/notifications/notification.entity.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs.ts';
 import { toContractParam } from '../../src/chain/contract-args.ts';
@@ -13,7 +14,7 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
 import { startTestApi } from '../support/api.ts';
-import { automationsClient, gasTransferAction } from '../support/automations.ts';
+import { automationsClient, gasHash, gasTransferAction } from '../support/automations.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
 
 let api: TestApi;
@@ -64,13 +65,20 @@ async function feeOfTransfer(): Promise<bigint> {
 
 let fires = 0;
 /** A contract automation made over the API (active, firing yearly), with `budget`. */
-const transferAutomation = (budget?: Record<string, string>) =>
+const transferAutomation = (budget?: Record<string, string>, notify: unknown[] = []) =>
   client.create({
     name: `budgeted ${++fires}`,
     trigger: { type: 'schedule', cron: '@yearly' },
     action: transfer(),
+    notify,
     ...(budget ? { budget } : {}),
   });
+
+/** A rule telling the automation's `error` to a webhook (never delivered here: no worker runs). */
+const toldOfErrors = {
+  on: ['error'],
+  channel: { type: 'webhook', url: 'https://example.com/hook', signingSecret: 'HOOK' },
+};
 
 /** Runs of `automationId` fired and not begun, as a fire records them. */
 async function fire(automationId: string, count = 1): Promise<string[]> {
@@ -106,7 +114,7 @@ async function send(runId: string) {
 }
 
 describe('GAS budgets', () => {
-  it('refuses a budget on an action that sends nothing, and an empty or zero one', async () => {
+  it('takes a budget on a contract action or a function that sends, refusing it elsewhere and an empty or zero one', async () => {
     const webhook = { type: 'webhook', url: 'https://example.com/hook', signingSecret: 'hook_secret' };
     const refused = await client.call('POST', '/automations', {
       name: 'webhook with a budget',
@@ -116,6 +124,15 @@ describe('GAS budgets', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'budget' } });
+    const functionId = await client.deploy('module.exports = async () => ({ skip: "nothing to do" });');
+    const sending = await client.call('POST', '/automations', {
+      name: 'a function that sends, with a budget',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action: { type: 'function', functionId, execute: { allowedContracts: [gasHash] } },
+      budget: { perDay: '1' },
+    });
+    expect(sending.status, JSON.stringify(sending.body)).toBe(201);
+    expect((await getAutomation(sending.body.id as string)).gas).toMatchObject({ budget: { perDay: '1' } });
     for (const budget of [{}, { perDay: '0' }, { total: '-1' }, { perRun: '1.123456789' }]) {
       const wrong = await client.call('POST', '/automations', {
         name: 'wrong budget',
@@ -155,7 +172,8 @@ describe('GAS budgets', () => {
   it('stops the third run of a day whose perDay allows two, and moves the automation to error', async () => {
     const fee = await feeOfTransfer();
     const perDay = gasText(fee * 2n + fee / 2n);
-    const automationId = await transferAutomation({ perDay });
+    expect((await client.call('POST', '/secrets', { name: 'HOOK', value: 'shared' })).status).toBe(201);
+    const automationId = await transferAutomation({ perDay }, [toldOfErrors]);
     const [first, second, third] = await fire(automationId, 3);
     await send(first!);
     const halfway = await getAutomation(automationId);
@@ -179,6 +197,11 @@ describe('GAS budgets', () => {
       details: { reason: 'budget_exhausted', message: (await runRow(third!)).error!.message },
     });
     expect(stopped.gas).toMatchObject({ spentToday: gasText(fee * 2n), leftToday: gasText(fee / 2n) });
+    // Told by its rules, as any move to error.
+    const told = await fork().find(Notification, { automation: automationId });
+    expect(told.map(({ event, message }) => ({ event, reason: message.reason }))).toEqual([
+      { event: 'error', reason: stopped.details.message },
+    ]);
   });
 
   it('sends at most ten of twenty runs prepared at once against a total for ten', async () => {

@@ -36,6 +36,17 @@ export const neoAboveTen = (url: string) => ({
 /** Bodies of the automations area are bare: tests read them loosely. */
 export type Loose = Record<string, any>;
 
+/** What GET of an automation that sends shows of its GAS before it spent any, with no budget in force. */
+export const unbudgetedGas = {
+  budget: null,
+  budgetFrom: null,
+  spentToday: '0',
+  spentTotal: '0',
+  reserved: '0',
+  leftToday: null,
+  leftTotal: null,
+};
+
 /** Calls of one account's key, and the automations' helpers built on them. */
 export function automationsClient(baseUrl: string, key: string) {
   const call = async (method: string, path: string, body?: unknown) => {

@@ -46,8 +46,14 @@ export interface ActivityDeps {
 export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
 export type { RunTurn } from '../src/functions/run-execution.ts';
 
-/** How long a deferred run waits in the process for its account's share before its workflow waits on a timer. */
-const turnWaitMs = 20_000;
+/**
+ * How long a deferred run waits in the process for its account's share before its workflow waits
+ * on a timer. Below the SDK's workflow-task heartbeat (80% of the 10 s task timeout): a longer wait
+ * ends the task, and the claimed slot waits for the next one. Under a backlog of workflow tasks
+ * that next task came after turnHeldMs, the claim was given back unused, and an account whose runs
+ * all waited this way ran nothing at all (seen in the 60-minute load run on a loaded machine).
+ */
+const turnWaitMs = 5_000;
 /** A claimed slot unused this long (its workflow task moved elsewhere) is given back. */
 const turnHeldMs = 15_000;
 

@@ -20,7 +20,7 @@ const { runExecution } = proxyLocalActivities<Activities>({ startToCloseTimeout:
 const runWithin = (runLimitMs: number) =>
   proxyLocalActivities<Activities>({ startToCloseTimeout: runLimitMs, ...runOptions }).runExecution;
 
-/** A deferred run's wait in the worker for its account's share: 20 s at most, then its timer. */
+/** A deferred run's wait in the worker for its account's share: 5 s at most, then its timer. */
 const { claimRunTurn } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '60 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second', backoffCoefficient: 2 },

@@ -13,7 +13,7 @@ const maxFileBytes = 256 * 1024;
 const defaultTimeoutSeconds = 30;
 
 /**
- * `neoflow fn run <file.js>`: runs the file once in the service's own sandbox (the same context,
+ * `neoflow fn run <file.js|file.ts>`: runs the file once (a `.ts` file as runtime `typescript`) in the service's own sandbox (the same context,
  * limits and errors as an invocation) and prints `{status, result | error, logs, durationMs}` as
  * JSON. Secrets given with `--secret` are granted to the run and masked in its logs and error as
  * the service masks them. With `--execute`, the result is also read as the decision of a function
@@ -23,7 +23,7 @@ const defaultTimeoutSeconds = 30;
 export async function fnRunCommand(config: Config, [sub, file]: string[], options: FnRunOptions): Promise<number> {
   if (sub !== 'run' || !file)
     throw new Error(
-      'usage: neoflow fn run <file.js> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
+      'usage: neoflow fn run <file.js|file.ts> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
     );
   const execute = options.execute === undefined ? undefined : parseExecute(options.execute);
   const signer = options.signer === undefined ? undefined : parseSigner(options.signer);
@@ -31,7 +31,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     throw new Error(`${file} is over ${maxFileBytes} bytes, the limit of a function's code`);
   const fields = createFunctionBody.safeParse({
     name: 'local',
-    runtime: 'node18',
+    runtime: runtimeOf(file),
     code: await readFile(file, 'utf8'),
     timeout: options.timeout === undefined ? defaultTimeoutSeconds : Number(options.timeout),
     environment: pairs(options.env, '--env'),
@@ -39,13 +39,15 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   if (!fields.success)
     throw new Error(fields.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
   // What the API refuses at create (400 invalid_function_code), refused here too.
-  const valid = validateFunctionCode(fields.data.code);
+  const typescript = fields.data.runtime === 'typescript';
+  const valid = validateFunctionCode(fields.data.code, typescript);
   if (!valid.ok) throw new Error(valid.message);
   const rpcUrl = options.rpc ?? config.neo.rpcUrl ?? `http://127.0.0.1:${config.neo.devRpcPort}`;
   const neo = createNeoRpc(rpcUrl);
   const params = parseParams(options.params);
   const outcome = await runInSandbox({
     code: fields.data.code,
+    typescript,
     params,
     execution: { id: 'exec_local', startedAt: new Date().toISOString(), functionId: 'func_local' },
     environment: fields.data.environment,
@@ -72,6 +74,11 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   };
   process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
   return decided?.failed ? 1 : 0;
+}
+
+/** A file's runtime, by its extension: TypeScript runs stripped of its types, as the service runs it. */
+export function runtimeOf(file: string): 'node18' | 'typescript' {
+  return /\.[cm]?ts$/.test(file) ? 'typescript' : 'node18';
 }
 
 function parseParams(text: string | undefined): Record<string, unknown> {

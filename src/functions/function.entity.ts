@@ -3,8 +3,9 @@ import { Account } from '../auth/account.entity.ts';
 import { TextArrayType } from '../db/text-array.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
 
-export const runtimes = ['node16', 'node18'] as const;
-type Runtime = (typeof runtimes)[number];
+/** `typescript`: the code is TypeScript, run once stripped of its types (src/sandbox/typescript.ts). */
+export const runtimes = ['node16', 'node18', 'typescript'] as const;
+export type Runtime = (typeof runtimes)[number];
 
 /** A stored JavaScript function of an account. */
 export const FunctionDef = defineEntity({

@@ -9,7 +9,7 @@ const maxCodeBytes = 256 * 1024;
 const name = z
   .string({ error: 'must be a string' })
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be 1 to 64 letters, digits or hyphens');
-const runtime = z.enum(runtimes, { error: 'must be node16 or node18' });
+const runtime = z.enum(runtimes, { error: 'must be node16, node18 or typescript' });
 const timeout = integerIn(1, 300);
 const code = z
   .string({ error: 'must be a string' })

@@ -11,7 +11,7 @@ import type { CreateFunction, ListFunctions, UpdateFunction } from './functions.
 export const functionNotFound = () => new AppError('function_not_found', 'Function not found.');
 
 export async function createFunction(em: EntityManager, accountId: string, input: CreateFunction) {
-  assertValidCode(input.code);
+  assertValidCode(input.code, input.runtime);
   await assertSecretsExist(em, accountId, input.secrets);
   const fn = em.create(FunctionDef, {
     account: accountId,
@@ -49,7 +49,10 @@ export function functionRead(em: EntityManager, row: Record<string, unknown> | n
 
 export async function updateFunction(em: EntityManager, accountId: string, id: string, input: UpdateFunction) {
   const fn = await getFunction(em, accountId, id);
-  if (input.code !== undefined) assertValidCode(input.code);
+  // A change of runtime alone re-reads the stored code: JavaScript may not parse as TypeScript.
+  if (input.code !== undefined || input.runtime !== undefined) {
+    assertValidCode(input.code ?? fn.code, input.runtime ?? fn.runtime);
+  }
   if (input.secrets !== undefined) await assertSecretsExist(em, accountId, input.secrets);
   Object.assign(fn, input);
   fn.updatedAt = new Date();

@@ -131,6 +131,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const outcome = await runInSandbox(
     {
       code: fn.code,
+      typescript: fn.runtime === 'typescript',
       params: execution.params,
       execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
       environment: fn.environment,

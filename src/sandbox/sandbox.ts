@@ -7,6 +7,7 @@ import { LogCollector } from './logs.ts';
 import { outputText, type OutputText } from './output.ts';
 import { freshIsolates, type IsolateSource, type PreparedIsolate } from './prepared-isolate.ts';
 import { decodeResult } from './result.ts';
+import { stripTypesForRun } from './typescript.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
 
 /** What the isolate's `run` resolves to (see bootstrap.js). */
@@ -31,13 +32,19 @@ export async function runInSandbox(
   const output = outputText(request.secrets);
   const logs = new LogCollector(output);
   const secretsRead = new Set<string>();
+  const code = request.typescript ? stripTypesForRun(request.code) : { ok: true as const, code: request.code };
+  if (!code.ok) {
+    // Code that parsed when it was saved, refused by this process's Node: said as a syntax error.
+    const error = sandboxError('SyntaxError', `The code does not parse as TypeScript: ${code.message}.`);
+    return { status: 'failed', error, logs: [], secretsRead: [], durationMs: Math.round(performance.now() - startedAt) };
+  }
   const prepared = await isolates.take(request.memoryLimitMb);
   const { isolate } = prepared;
   const watchdog = startWatchdog(isolate, request.timeoutMs, request.signal);
   const runEnded = new AbortController();
   let reply: RunReply;
   try {
-    reply = await execute(prepared, request, { logs, secretsRead, output, runEnded: runEnded.signal });
+    reply = await execute(prepared, { ...request, code: code.code }, { logs, secretsRead, output, runEnded: runEnded.signal });
   } catch (error) {
     reply = { ok: false, error: failureOf(error, isolate, watchdog, request, output) };
   } finally {

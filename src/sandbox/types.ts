@@ -13,6 +13,8 @@ export interface SandboxServices {
 export interface SandboxRequest {
   /** User code in one of the four entry forms of contract.md. */
   code: string;
+  /** The code is TypeScript (runtime `typescript`): it runs stripped of its types. */
+  typescript?: boolean;
   params: Record<string, unknown>;
   execution: { id: string; startedAt: string; functionId: string };
   environment: Record<string, string>;

@@ -1,5 +1,6 @@
 import ivm from 'isolated-vm';
 import { compileUserCode, describeSyntaxError, importsUnavailable } from './compile.ts';
+import { stripTypes } from './typescript.ts';
 
 type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
 
@@ -20,8 +21,17 @@ const entryForms = [
 // Compiling needs a heap; 16 MiB comfortably holds the 256 KiB the contract allows.
 const validationMemoryMb = 16;
 
-/** Parses the code in a throwaway isolate (nothing runs) and checks that it defines an entry point. */
-export function validateFunctionCode(code: string): CodeValidation {
+/**
+ * Parses the code in a throwaway isolate (nothing runs) and checks that it defines an entry point;
+ * TypeScript is first stripped of its types, which keeps every position of the code.
+ */
+export function validateFunctionCode(source: string, typescript = false): CodeValidation {
+  const stripped = typescript ? stripTypes(source) : { ok: true as const, code: source };
+  if (!stripped.ok) {
+    const { message, line, column } = stripped;
+    return { ok: false, message: `The code does not parse as TypeScript: ${message}.`, line, column };
+  }
+  const { code } = stripped;
   const isolate = new ivm.Isolate({ memoryLimit: validationMemoryMb });
   try {
     const compiled = compileUserCode(isolate, code);

@@ -1,8 +1,9 @@
 // Runs inside the isolate, before the user's code. It turns plain data and two host references into
 // the runtime context. The references stay in this closure: user code can reach neither, only the
-// wrappers below, which copy arguments and results by value.
+// wrappers below, which copy arguments and results by value. `installGlobals` (globals.js, url.js)
+// adds the standard globals, given the two host calls they need.
 // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the host evaluates this expression.
-(function bootstrap(hostCall, hostLog, data) {
+(function bootstrap(hostCall, hostLog, data, installGlobals) {
   'use strict';
   // Captured now, so that user code replacing globals cannot change how results and logs leave.
   const { stringify, parse } = JSON;
@@ -10,6 +11,7 @@
   const { isArray } = Array;
   // Indirect eval runs a script's top level as global code, as the host's Script.run would.
   const evaluateGlobal = globalThis.eval;
+  const race = Promise.race.bind(Promise);
   const objectPrototype = Object.prototype;
   const callSync = hostCall.applySync.bind(hostCall);
   const callAsync = hostCall.apply.bind(hostCall);
@@ -175,6 +177,21 @@
   guardConstructor('ArrayBuffer');
   guardConstructor('SharedArrayBuffer');
 
+  // A timer is a wait on the host, uncounted (globals.js bounds how many); randomness is the
+  // counted random.bytes call.
+  const { timerFailure } = installGlobals(
+    freeze({
+      __proto__: null,
+      wait: async (ms) => unwrap(await callAsync(undefined, ['timers.wait', stringify([ms])], asyncOptions)),
+      randomHex: (n) => random('bytes', [n]),
+    }),
+    data.globals,
+  );
+  // The first error a timer's callback throws fails the run, as it would end a Node process.
+  const timerThrew = timerFailure.then((error) => {
+    throw error;
+  });
+
   // CommonJS forms assign to these; they are the user's own objects, nothing of the host.
   const commonJs = { exports: {} };
   globalThis.module = commonJs;
@@ -247,7 +264,7 @@
     if (!entry) return { ok: false, error: { name: 'EntryPointError', message: data.entryHint, stack: '' } };
     let value;
     try {
-      value = await entry(context);
+      value = await race([entry(context), timerThrew]);
     } catch (error) {
       return failure(error);
     }

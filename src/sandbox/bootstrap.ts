@@ -3,12 +3,15 @@ import ivm from 'isolated-vm';
 import { userFilename } from './compile.ts';
 import { type HostReply, maxHostArgumentChars } from './host-calls.ts';
 import { outputLimits } from './output.ts';
+import { timerLimits } from './timers.ts';
 import { maxResultBytes } from './result.ts';
 import { type SandboxRequest } from './types.ts';
 import { entryFormsHint } from './validate.ts';
 
-// Plain JavaScript that runs inside the isolate; kept in its own file so it reads (and lints) as code.
+// Plain JavaScript that runs inside the isolate; kept in its own files so it reads (and lints) as code.
 const bootstrapSource = readFileSync(new URL('./bootstrap.js', import.meta.url), 'utf8');
+const globalsSource = readFileSync(new URL('./globals.js', import.meta.url), 'utf8');
+const urlSource = readFileSync(new URL('./url.js', import.meta.url), 'utf8');
 
 interface Bridge {
   callHost: (name: unknown, json: unknown) => HostReply | Promise<HostReply>;
@@ -38,15 +41,36 @@ function contextData(request: SandboxRequest, slackChars: number, scriptCode: st
       resultChars: maxResultBytes,
     },
     entryHint: entryFormsHint,
+    globals: {
+      pendingTimers: timerLimits.pending,
+      timersPerRun: timerLimits.perRun,
+      maxDelayMs: request.timeoutMs,
+      // An encoding's answer is a few times its input: a quarter of the heap bounds any input.
+      maxInputChars: Math.floor((request.memoryLimitMb * 1024 * 1024) / 4),
+    },
   };
 }
 
 /** The bootstrap expression, evaluated in a context: it installs the runtime once given a run's data. */
 export type BootstrapEntry = ivm.Reference<(...args: unknown[]) => unknown>;
 
-/** Evaluates the bootstrap in `context`; nothing of a run is in it yet, so it can be done ahead. */
-export function evaluateBootstrap(context: ivm.Context): Promise<BootstrapEntry> {
-  return context.eval(bootstrapSource, { filename: 'neoflow:bootstrap', reference: true }) as Promise<BootstrapEntry>;
+/**
+ * Evaluates the bootstrap and the globals' installers in `context`, the bootstrap given the
+ * installers; nothing of a run is in it yet, so it can be done ahead.
+ */
+export async function evaluateBootstrap(context: ivm.Context): Promise<BootstrapEntry> {
+  const [bootstrap, globals, url] = await Promise.all(
+    [
+      [bootstrapSource, 'neoflow:bootstrap'],
+      [globalsSource, 'neoflow:globals'],
+      [urlSource, 'neoflow:url'],
+    ].map(([source, filename]) => context.eval(source!, { filename, reference: true })),
+  );
+  return context.evalClosure(
+    'return (hostCall, hostLog, data) => $0(hostCall, hostLog, data, (host, limits) => { const shared = $1(host, limits); $2(shared); return shared; });',
+    [bootstrap!.derefInto(), globals!.derefInto(), url!.derefInto()],
+    { filename: 'neoflow:bootstrap', result: { reference: true } },
+  ) as Promise<BootstrapEntry>;
 }
 
 /**

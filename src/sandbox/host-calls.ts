@@ -1,5 +1,6 @@
 import { maxAddressChars } from '../chain/contract-args.ts';
 import { random } from './random.ts';
+import { timerLimits, waitFor } from './timers.ts';
 import { type SandboxServices } from './types.ts';
 
 /**
@@ -39,6 +40,8 @@ export interface ServiceCallBounds {
   maxCalls: number;
   /** Aborted when the run ends: a call still in flight (an RPC request) stops then. */
   signal: AbortSignal;
+  /** The run's timeout: no timer waits longer. */
+  timeoutMs: number;
 }
 
 const serviceCall = /^(random|blockchain)\./;
@@ -50,9 +53,10 @@ const serviceCall = /^(random|blockchain)\./;
 export function hostDispatcher(
   services: SandboxServices,
   onSecretRead: (name: string) => void,
-  { maxCalls, signal }: ServiceCallBounds,
+  { maxCalls, signal, timeoutMs }: ServiceCallBounds,
 ): (name: unknown, json: unknown) => HostReply | Promise<HostReply> {
   let calls = 0;
+  let timers = 0;
   const table: Record<string, HostFunction> = {
     'secrets.read': (name) => onSecretRead(shortText(name, 'the secret name', 256)),
     'random.bytes': (n) => random.bytes(n),
@@ -64,6 +68,10 @@ export function hostDispatcher(
         shortText(asset, 'getBalance(address, asset)', maxAddressChars),
         signal,
       ),
+    'timers.wait': (ms) => {
+      if (++timers > timerLimits.perRun) throw new Error(`A run may set at most ${timerLimits.perRun} timers.`);
+      return waitFor(ms, timeoutMs, signal);
+    },
     'blockchain.getBlockCount': () => services.blockchain.getBlockCount(signal),
     'blockchain.invokeRead': (scriptHash, operation, args) =>
       services.blockchain.invokeRead(

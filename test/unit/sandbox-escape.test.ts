@@ -122,9 +122,72 @@ module.exports = async (context) => {
     expect(result.bootstrapFrames).toBeGreaterThan(0);
   });
 
+  it('reaches only the isolate realm from every standard global, its results and its callbacks', async () => {
+    const code = `${PROBES}
+module.exports = async () => {
+  const callbackThis = await new Promise((resolve) => setTimeout(function () { resolve(this); }, 0));
+  const callbackArgs = await new Promise((resolve) => setTimeout((...args) => resolve(args), 0, 'a'));
+  const waitResult = await new Promise((resolve) => setTimeout(resolve, 0));
+  const url = new URL('https://example.com/?a=1');
+  const made = {
+    setTimeout, clearTimeout, TextEncoder, TextDecoder, atob, btoa, structuredClone, URL, URLSearchParams,
+    getRandomValues: crypto.getRandomValues, randomUUID: crypto.randomUUID, crypto,
+    encoded: new TextEncoder().encode('x'), decoded: new TextDecoder().decode(new Uint8Array([120])),
+    random: crypto.getRandomValues(new Uint8Array(2)), uuid: crypto.randomUUID(),
+    url, searchParams: url.searchParams, entriesNext: url.searchParams.entries().next,
+    cloned: structuredClone({ m: new Map([[1, new Date(0)]]) }), timerId: setTimeout(() => {}, 0),
+    base64: atob(btoa('x')), callbackArgs, waitResult,
+    callbackThis: callbackThis ?? {}, timerError: structuredClone(new RangeError('r')),
+  };
+  const found = {};
+  for (const [name, value] of Object.entries(made)) {
+    const F = Object(value).constructor.constructor;
+    found[name] = await inspectRealm(F);
+  }
+  found.callbackThisIsGlobal = { types: 'undefined,undefined,undefined,undefined', sameRealm: callbackThis === undefined || callbackThis === globalThis };
+  return found;
+};`;
+    const result = (await resultOf(code)) as Record<string, unknown>;
+    expect(Object.keys(result)).toHaveLength(27);
+    for (const [name, realm] of Object.entries(result)) {
+      expect([name, realm]).toEqual([name, { types: 'undefined,undefined,undefined,undefined', sameRealm: true }]);
+    }
+  });
+
+  it('keeps no host object in the standard globals: a walk finds only the isolate\'s own objects', async () => {
+    const code = `module.exports = async () => {
+      const isolatedVmClasses = ['Reference', 'ExternalCopy', 'Dereference', 'Isolate', 'Context', 'Callback', 'Script', 'Module'];
+      const names = ['setTimeout', 'clearTimeout', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone',
+        'URL', 'URLSearchParams', 'crypto'];
+      const seen = new Set();
+      const foreign = [];
+      const walk = (value, path) => {
+        if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return;
+        seen.add(value);
+        const prototype = Object.getPrototypeOf(value);
+        if (prototype !== null && ![Object.prototype, Function.prototype].includes(prototype) && !seen.has(prototype)) {
+          walk(prototype, path + '.__proto__');
+        }
+        for (const key of Reflect.ownKeys(value)) {
+          const descriptor = Object.getOwnPropertyDescriptor(value, key);
+          for (const part of [descriptor.value, descriptor.get, descriptor.set]) walk(part, path + '.' + String(key));
+        }
+        // Another realm's object is no instance of this realm's Object; isolated-vm's own handles
+        // (a Reference to a host function) are known by their class.
+        const className = typeof value.constructor === 'function' ? value.constructor.name : '';
+        if (!(value instanceof Object) || isolatedVmClasses.includes(className)) foreign.push(path);
+      };
+      for (const name of names) walk(globalThis[name], name);
+      return { foreign, objects: seen.size };
+    };`;
+    const result = (await resultOf(code)) as { foreign: string[]; objects: number };
+    expect(result.foreign).toEqual([]);
+    expect(result.objects).toBeGreaterThan(40);
+  });
+
   it('has no require, process, global or dynamic import()', async () => {
     const code = `
-const topLevel = [typeof require, typeof process, typeof global, typeof setTimeout];
+const topLevel = [typeof require, typeof process, typeof global, typeof setInterval];
 module.exports = async () => ({
   topLevel,
   inside: [typeof require, typeof process, typeof global],

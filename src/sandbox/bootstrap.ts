@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import ivm from 'isolated-vm';
+import { runCached } from './code-cache.ts';
 import { userFilename } from './compile.ts';
 import { type HostReply, maxHostArgumentChars } from './host-calls.ts';
 import { outputLimits } from './output.ts';
@@ -58,17 +59,13 @@ export type BootstrapEntry = ivm.Reference<(...args: unknown[]) => unknown>;
  * Evaluates the bootstrap and the globals' installers in `context`, the bootstrap given the
  * installers; nothing of a run is in it yet, so it can be done ahead.
  */
-export async function evaluateBootstrap(context: ivm.Context): Promise<BootstrapEntry> {
-  const [bootstrap, globals, url] = await Promise.all(
-    [
-      [bootstrapSource, 'neoflow:bootstrap'],
-      [globalsSource, 'neoflow:globals'],
-      [urlSource, 'neoflow:url'],
-    ].map(([source, filename]) => context.eval(source!, { filename, reference: true })),
-  );
+export async function evaluateBootstrap(isolate: ivm.Isolate, context: ivm.Context): Promise<BootstrapEntry> {
+  const bootstrap = await runCached(isolate, context, bootstrapSource, 'neoflow:bootstrap');
+  const globals = await runCached(isolate, context, globalsSource, 'neoflow:globals');
+  const url = await runCached(isolate, context, urlSource, 'neoflow:url');
   return context.evalClosure(
     'return (hostCall, hostLog, data) => $0(hostCall, hostLog, data, (host, limits) => { const shared = $1(host, limits); $2(shared); return shared; });',
-    [bootstrap!.derefInto(), globals!.derefInto(), url!.derefInto()],
+    [bootstrap.derefInto(), globals.derefInto(), url.derefInto()],
     { filename: 'neoflow:bootstrap', result: { reference: true } },
   ) as Promise<BootstrapEntry>;
 }

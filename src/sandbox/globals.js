@@ -276,7 +276,14 @@
     }
   }
 
-  const utf8Labels = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+  const utf8Labels = new Set([
+    'utf-8',
+    'utf8',
+    'unicode-1-1-utf-8',
+    'unicode11utf8',
+    'unicode20utf8',
+    'x-unicode20utf8',
+  ]);
 
   class TextDecoder {
     #fatal;
@@ -286,7 +293,8 @@
 
     constructor(label = 'utf-8', options = {}) {
       const name = String(label).trim().toLowerCase();
-      if (!utf8Labels.has(name)) throw new RangeError(`The "${name}" encoding is not supported: functions decode UTF-8.`);
+      if (!utf8Labels.has(name))
+        throw new RangeError(`The "${name}" encoding is not supported: functions decode UTF-8.`);
       this.#fatal = Boolean(options && options.fatal);
       this.#ignoreBOM = Boolean(options && options.ignoreBOM);
     }
@@ -429,7 +437,8 @@
       if (input instanceof Error) {
         const Type = errorTypes[input.name] ?? Error;
         const copy = remember(input, new Type(String(input.message)));
-        if (typeof input.stack === 'string') defineProperty(copy, 'stack', { value: input.stack, writable: true, configurable: true });
+        if (typeof input.stack === 'string')
+          defineProperty(copy, 'stack', { value: input.stack, writable: true, configurable: true });
         if (Object.hasOwn(input, 'cause')) copy.cause = clone(input.cause);
         return copy;
       }

@@ -19,7 +19,7 @@ export async function prepareIsolate(memoryLimitMb: number): Promise<PreparedIso
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb });
   try {
     const context = await isolate.createContext();
-    return { isolate, context, bootstrap: await evaluateBootstrap(context) };
+    return { isolate, context, bootstrap: await evaluateBootstrap(isolate, context) };
   } catch (error) {
     isolate.dispose();
     throw error;

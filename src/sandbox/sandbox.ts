@@ -36,7 +36,13 @@ export async function runInSandbox(
   if (!code.ok) {
     // Code that parsed when it was saved, refused by this process's Node: said as a syntax error.
     const error = sandboxError('SyntaxError', `The code does not parse as TypeScript: ${code.message}.`);
-    return { status: 'failed', error, logs: [], secretsRead: [], durationMs: Math.round(performance.now() - startedAt) };
+    return {
+      status: 'failed',
+      error,
+      logs: [],
+      secretsRead: [],
+      durationMs: Math.round(performance.now() - startedAt),
+    };
   }
   const prepared = await isolates.take(request.memoryLimitMb);
   const { isolate } = prepared;
@@ -44,7 +50,11 @@ export async function runInSandbox(
   const runEnded = new AbortController();
   let reply: RunReply;
   try {
-    reply = await execute(prepared, { ...request, code: code.code }, { logs, secretsRead, output, runEnded: runEnded.signal });
+    reply = await execute(
+      prepared,
+      { ...request, code: code.code },
+      { logs, secretsRead, output, runEnded: runEnded.signal },
+    );
   } catch (error) {
     reply = { ok: false, error: failureOf(error, isolate, watchdog, request, output) };
   } finally {

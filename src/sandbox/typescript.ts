@@ -34,7 +34,11 @@ function position(stack: string, code: string): { line?: number; column?: number
   const caret = caretLine.exec(snippet);
   const source = code.split('\n')[line - 1];
   if (!caret || source === undefined) return { line };
-  const shownBefore = snippet.slice(0, caret.index - 1).split('\n').at(-1) ?? '';
+  const shownBefore =
+    snippet
+      .slice(0, caret.index - 1)
+      .split('\n')
+      .at(-1) ?? '';
   // The caret sits under the line shown just above it: the reported line when it matches.
   if (expandTabs(shownBefore) !== expandTabs(source)) return { line };
   const column = columnAt(source, caret[0].indexOf('^'));
@@ -59,7 +63,8 @@ function columnAt(source: string, shown: number): number | undefined {
 }
 
 // East Asian wide and fullwidth ranges and emoji, as a terminal (and the snippet) shows them.
-const wide = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const wide =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
 
 function displayWidth(character: string): number {
   if (character === '\t') return 4;
@@ -94,6 +99,7 @@ export function stripTypesForRun(code: string): StrippedCode {
 
 /** Node warns once per process that type stripping is experimental: not something to log. */
 function quietly<T>(action: () => T): T {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the same object below.
   const emit = process.emitWarning;
   process.emitWarning = () => {};
   try {

@@ -3,6 +3,7 @@
 // Covered: special and opaque schemes, credentials, IPv4 (all its numeric forms), IPv6, domains
 // (lower-cased; non-ASCII labels as Punycode, without the full UTS #46 mapping), dot segments,
 // relative references, percent-encoding sets, and the linked searchParams.
+/* eslint-disable no-control-regex -- the standard names C0 control characters: they are matched here. */
 // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the host evaluates this expression.
 (function installUrl(shared) {
   'use strict';
@@ -105,7 +106,6 @@
         if (v4.length !== 4 || v4.some((part) => !/^(0|[1-9]\d{0,2})$/.test(part) || Number(part) > 255)) return null;
         pieces[index++] = Number(v4[0]) * 256 + Number(v4[1]);
         pieces[index++] = Number(v4[2]) * 256 + Number(v4[3]);
-        i = text.length;
         break;
       }
       i += hex.length;
@@ -154,7 +154,10 @@
 
   function punycode(label) {
     const points = [...label].map((character) => character.codePointAt(0));
-    let output = points.filter((p) => p < 0x80).map((p) => String.fromCharCode(p)).join('');
+    let output = points
+      .filter((p) => p < 0x80)
+      .map((p) => String.fromCharCode(p))
+      .join('');
     const basic = output.length;
     let handled = basic;
     if (basic > 0) output += '-';
@@ -299,7 +302,7 @@
           record.path = parsePath(rest.replace(/^[/\\]/, ''), true);
           return record;
         }
-        const path = parseAuthority(record, withoutSlashes);
+        const path = parseAuthority(record, scheme === 'file' ? rest.slice(2) : withoutSlashes);
         if (path === null) return invalid();
         record.path = parsePath(path.replace(/^[/\\]/, ''), true);
         return record;
@@ -388,7 +391,9 @@
   }
 
   function serializeForm(list) {
-    return list.map(([name, value]) => `${percentEncode(name, formSet, true)}=${percentEncode(value, formSet, true)}`).join('&');
+    return list
+      .map(([name, value]) => `${percentEncode(name, formSet, true)}=${percentEncode(value, formSet, true)}`)
+      .join('&');
   }
 
   function toUSVString(value) {
@@ -564,7 +569,10 @@
     }
 
     #withRecord(change) {
-      const record = { ...this.#record, path: Array.isArray(this.#record.path) ? [...this.#record.path] : this.#record.path };
+      const record = {
+        ...this.#record,
+        path: Array.isArray(this.#record.path) ? [...this.#record.path] : this.#record.path,
+      };
       change(record);
       this.#reparse(serialize(record));
     }
@@ -692,7 +700,8 @@
 
     set hash(value) {
       const text = toUSVString(value);
-      this.#record.fragment = text === '' ? null : percentEncode(text.startsWith('#') ? text.slice(1) : text, fragmentSet);
+      this.#record.fragment =
+        text === '' ? null : percentEncode(text.startsWith('#') ? text.slice(1) : text, fragmentSet);
     }
 
     toString() {

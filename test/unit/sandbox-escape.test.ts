@@ -154,7 +154,7 @@ module.exports = async () => {
     }
   });
 
-  it('keeps no host object in the standard globals: a walk finds only the isolate\'s own objects', async () => {
+  it("keeps no host object in the standard globals: a walk finds only the isolate's own objects", async () => {
     const code = `module.exports = async () => {
       const isolatedVmClasses = ['Reference', 'ExternalCopy', 'Dereference', 'Isolate', 'Context', 'Callback', 'Script', 'Module'];
       const names = ['setTimeout', 'clearTimeout', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone',

@@ -23,7 +23,8 @@ describe('TypeScript functions (runtime typescript)', () => {
   });
 
   it('keeps lines and columns: a stack frame points into the TypeScript as written', async () => {
-    const code = 'interface P { n: number }\nmodule.exports = async (context: { params: P }) => {\n  throw new Error("at line 3");\n};';
+    const code =
+      'interface P { n: number }\nmodule.exports = async (context: { params: P }) => {\n  throw new Error("at line 3");\n};';
     const outcome = await run(code, { typescript: true });
     expect(outcome).toMatchObject({ status: 'failed', error: { message: 'at line 3' } });
     expect(outcome.status === 'failed' && outcome.error.stack).toMatch(/function\.js:3:9/);

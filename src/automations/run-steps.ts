@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
+import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
 import { executionColumns, executionRow, newExecution } from '../functions/execution-record.ts';
@@ -117,11 +118,9 @@ async function recordExecution(
     type: 'automation',
     automationId: run.automation_id,
   });
-  const [recorded] = await em.execute<{ execution_id: string }[]>(recordExecutionSql, [
-    runId,
-    ...executionRow(execution),
-    runId,
-  ]);
+  const recorded = (
+    await executeBound<{ execution_id: string }>(em, recordExecutionSql, [runId, ...executionRow(execution), runId])
+  ).rows[0];
   if (recorded) return functionStep(recorded.execution_id, functionId, action);
   // Another attempt recorded it first, or the run ended (or went) since it was read.
   const [stored] = await em.execute<{ status: RunStatus; execution_id: string | null }[]>(markAndReadSql, [runId]);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
+import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import { newId } from '../ids.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
@@ -49,8 +50,14 @@ export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<
     const { automation, fireKey, payload, error } = firing;
     const params = [newId('run'), automation.id, automation.account.id, fireKey, jsonbParam(payload)];
     const [inserted] = error
-      ? await em.execute<{ id: string }[]>(insertFailedRun, [...params, firing.retryOf ?? null, jsonbParam(error)])
-      : await em.execute<{ id: string }[]>(insertRun, [...params, firing.retryOf ?? null]);
+      ? (
+          await executeBound<{ id: string }>(em, insertFailedRun, [
+            ...params,
+            firing.retryOf ?? null,
+            jsonbParam(error),
+          ])
+        ).rows
+      : (await executeBound<{ id: string }>(em, insertRun, [...params, firing.retryOf ?? null])).rows;
     // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
     if (inserted && error) countRunEnd(payload.type, 'failure');
     const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import { newId } from '../ids.ts';
 import { Execution } from './execution.entity.ts';
@@ -79,4 +80,11 @@ export function executionRow(execution: Execution): unknown[] {
     execution.completedAt,
     execution.duration,
   ];
+}
+
+const insertExecutionSql = `insert into "executions" (${executionColumns.names}) values (${executionColumns.placeholders})`;
+
+/** Stores a row built by `newExecution` in one statement, its params (up to 1 MiB) bound, not escaped. */
+export async function insertExecution(em: EntityManager, execution: Execution) {
+  await executeBound(em, insertExecutionSql, executionRow(execution));
 }

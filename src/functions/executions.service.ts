@@ -9,7 +9,7 @@ import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
 import { outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
 import { Execution } from './execution.entity.ts';
-import { newExecution, type ExecutionTrigger } from './execution-record.ts';
+import { insertExecution, newExecution, type ExecutionTrigger } from './execution-record.ts';
 import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { LocalRuns, RunEnd } from './local-runs.ts';
@@ -117,7 +117,7 @@ function recordAndStart(
 ) {
   const execution = newExecution(em, fn, fn.account.id, params, trigger);
   // One statement, outside the unit of work: no transaction around it, one round trip.
-  const recorded = em.insert(execution);
+  const recorded = insertExecution(em, execution);
   if (!invoker.localRuns) {
     const started = recorded.then(() =>
       leftToReconciler(invoker, execution, startExecutionWorkflow(invoker, execution, fn)),

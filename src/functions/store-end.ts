@@ -1,5 +1,5 @@
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../secrets/envelope.ts';
 import type { Execution } from './execution.entity.ts';
@@ -33,9 +33,7 @@ export async function storeEnd(em: EntityManager, executionId: string, end: End,
     end.duration,
     executionId,
   ];
-  const connection = em.getConnection();
-  if (!sealed) return (await connection.execute<QueryResult>(storeFailureSql, fields, 'run')).affectedRows === 1;
+  if (!sealed) return (await executeBound(em, storeFailureSql, fields)).affectedRows === 1;
   const stored = [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId];
-  const rows = await connection.execute<{ execution_id: string }[]>(storeEndSql, [...fields, ...stored]);
-  return rows.length === 1;
+  return (await executeBound(em, storeEndSql, [...fields, ...stored])).rows.length === 1;
 }

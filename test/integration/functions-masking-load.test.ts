@@ -52,16 +52,22 @@ describe('masking bounded by what the run sends', () => {
     const executionId = invoked.body.data.execution.id as string;
     const read = () => callApi(running.api.url, loggerKey, 'GET', `/functions/${logger}/executions/${executionId}`);
 
-    const durations: number[] = [];
+    // The other account invokes without pause from the logger's start until after its end is
+    // stored (what the host does with the run's output, its end statement included, falls inside).
     let ended = false;
-    for (let x = 0; !ended && x < 500; x++) {
+    const watching = until(read, (answer) => answer.body.data.status !== 'running', 60_000).then(() => {
+      ended = true;
+    });
+    const durations: number[] = [];
+    for (let x = 0, after = 0; after < 3 && x < 2000; x++) {
+      if (ended) after++;
       const began = performance.now();
       const answer = await callApi(running.api.url, otherKey, 'POST', `/functions/${noop}/invoke`, { params: { x } });
       durations.push(performance.now() - began);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body.data.result).toBe(x + 1);
-      ended = (await read()).body.data.status !== 'running';
     }
+    await watching;
     console.log(
       `[masking] run ${(await read()).body.data.duration} ms, ${durations.length} invokes of another account, slowest ${Math.max(...durations).toFixed(0)} ms: ${durations.map((d) => d.toFixed(0)).join(' ')}`,
     );

@@ -19,7 +19,7 @@ export const usage = `Usage: neoflow <command>
                           under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
   schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
                           (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)
-  fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--rpc URL] [--timeout S]
+  fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--allow-host HOST]... [--rpc URL] [--timeout S]
          [--execute JSON [--signer ADDRESS]]
                           run a function once in the service's sandbox and print its outcome as JSON
                           (exit 1 if it failed); --rpc defaults to the local stack's neo-go node;

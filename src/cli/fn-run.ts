@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
+import { egressPolicy } from '../egress/egress-policy.ts';
+import { functionFetch } from '../functions/function-fetch.ts';
 import { sandboxServices } from '../functions/sandbox-services.ts';
 import { createFunctionBody } from '../functions/functions.schemas.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
@@ -16,14 +18,15 @@ const defaultTimeoutSeconds = 30;
  * `neoflow fn run <file.js|file.ts>`: runs the file once (a `.ts` file as runtime `typescript`) in the service's own sandbox (the same context,
  * limits and errors as an invocation) and prints `{status, result | error, logs, durationMs}` as
  * JSON. Secrets given with `--secret` are granted to the run and masked in its logs and error as
- * the service masks them. With `--execute`, the result is also read as the decision of a function
+ * the service masks them. `--allow-host` lists the function's `allowedHosts`: its `fetch` goes
+ * through the same egress guard, under this process's NEOFLOW_EGRESS_ALLOW. With `--execute`, the result is also read as the decision of a function
  * action with that `execute`, printed as `decision` (fn-run-decision.ts). Exit code 1 when the run
  * failed, or its decision would fail a run.
  */
 export async function fnRunCommand(config: Config, [sub, file]: string[], options: FnRunOptions): Promise<number> {
   if (sub !== 'run' || !file)
     throw new Error(
-      'usage: neoflow fn run <file.js|file.ts> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
+      'usage: neoflow fn run <file.js|file.ts> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--allow-host HOST]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
     );
   const execute = options.execute === undefined ? undefined : parseExecute(options.execute);
   const signer = options.signer === undefined ? undefined : parseSigner(options.signer);
@@ -35,6 +38,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     code: await readFile(file, 'utf8'),
     timeout: options.timeout === undefined ? defaultTimeoutSeconds : Number(options.timeout),
     environment: pairs(options.env, '--env'),
+    allowedHosts: options.allowHost ?? [],
   });
   if (!fields.success)
     throw new Error(fields.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
@@ -52,7 +56,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     execution: { id: 'exec_local', startedAt: new Date().toISOString(), functionId: 'func_local' },
     environment: fields.data.environment,
     secrets: Object.entries(pairs(options.secret, '--secret')).map(([name, value]) => ({ name, value })),
-    services: sandboxServices(neo),
+    services: sandboxServices(neo, functionFetch(egressPolicy(config.egress), fields.data.allowedHosts)),
     timeoutMs: fields.data.timeout * 1000,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     maxServiceCalls: config.worker.sandboxServiceCalls,

@@ -15,6 +15,7 @@ async function main(argv: string[]) {
       params: { type: 'string' },
       env: { type: 'string', multiple: true },
       secret: { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
       rpc: { type: 'string' },
       timeout: { type: 'string' },
       execute: { type: 'string' },
@@ -28,7 +29,7 @@ async function main(argv: string[]) {
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
   const { account, scopes, rate, params, env: environment, secret, rpc, timeout, execute, signer } = values;
-  const fn = { params, env: environment, secret, rpc, timeout, execute, signer };
+  const fn = { params, env: environment, secret, allowHost: values['allow-host'], rpc, timeout, execute, signer };
   await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn });
 }
 

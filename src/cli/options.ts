@@ -6,11 +6,13 @@ export interface Options {
   fn: FnRunOptions;
 }
 
-/** `neoflow fn run`'s flags: `--env` and `--secret` may repeat. */
+/** `neoflow fn run`'s flags: `--env`, `--secret` and `--allow-host` may repeat. */
 export interface FnRunOptions {
   params: string | undefined;
   env: string[] | undefined;
   secret: string[] | undefined;
+  /** The function's `allowedHosts`, one host (or `*.suffix`) a flag. */
+  allowHost: string[] | undefined;
   rpc: string | undefined;
   timeout: string | undefined;
   /** JSON: read the result as the decision of a function action with this `execute`. */

@@ -4,7 +4,8 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { bareHost, type EgressPolicy } from './egress-policy.ts';
 
-export type EgressFailure = 'refused' | 'unreachable' | 'timeout' | 'too_large' | 'redirect';
+export type EgressFailure =
+  'refused' | 'not_allowed' | 'unreachable' | 'timeout' | 'cancelled' | 'too_large' | 'redirect';
 
 /** Why a tenant's request did not get an answer; the message names the host, never the full URL. */
 export class EgressError extends Error {
@@ -17,17 +18,28 @@ export class EgressError extends Error {
   }
 }
 
+/** Methods a tenant's request may use; redirects are followed for the safe ones only. */
+export const egressMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type EgressMethod = (typeof egressMethods)[number];
+
 export interface EgressRequest {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: EgressMethod;
   headers?: Record<string, string>;
   body?: string;
   /** For the whole exchange: lookup, connect, every redirect, the last byte of the body. */
   timeoutMs: number;
   /** The largest body read; a longer one fails as `too_large` without being read to its end. */
   maxBytes: number;
-  /** Redirects followed (GET only), each through the same checks. */
+  /** Redirects followed (GET and HEAD only), each through the same checks. */
   maxRedirects?: number;
+  /**
+   * Why the tenant did not allow this URL's host, the policy aside (a function's `allowedHosts`);
+   * asked before each hop's lookup: a refused first URL is `not_allowed`, a refused redirect `redirect`.
+   */
+  hostRefusal?: (url: URL) => string | undefined;
+  /** Aborted when nobody waits for the answer any more (the run that asked ended): the exchange stops. */
+  signal?: AbortSignal;
 }
 
 export interface EgressResponse {
@@ -58,9 +70,13 @@ export async function egressFetch(
   request: EgressRequest,
   resolve: Resolver = systemResolver,
 ): Promise<EgressResponse> {
-  const deadline = AbortSignal.timeout(request.timeoutMs);
-  const maxRedirects = request.method === 'POST' ? 0 : (request.maxRedirects ?? 3);
+  const timedOut = AbortSignal.timeout(request.timeoutMs);
+  const deadline = request.signal ? AbortSignal.any([timedOut, request.signal]) : timedOut;
+  const method = request.method ?? 'GET';
+  const maxRedirects = method === 'GET' || method === 'HEAD' ? (request.maxRedirects ?? 3) : 0;
   let url = httpUrl(request.url);
+  const firstRefusal = request.hostRefusal?.(url);
+  if (firstRefusal) throw new EgressError('not_allowed', `${url.host} is not allowed: ${firstRefusal}`);
   for (let hop = 0; ; hop++) {
     const { host } = url;
     try {
@@ -72,8 +88,10 @@ export async function egressFetch(
         throw new EgressError('redirect', `${host} answered a redirect (HTTP ${response.status}), not followed`);
       }
       url = httpUrl(new URL(location, url).href);
+      const refusal = request.hostRefusal?.(url);
+      if (refusal) throw new EgressError('redirect', `${host} redirected to ${url.host}, not followed: ${refusal}`);
     } catch (error) {
-      throw failure(error, host, request.timeoutMs, deadline);
+      throw failure(error, host, request, timedOut);
     }
   }
 }
@@ -153,9 +171,10 @@ function send(url: URL, target: ResolvedAddress, request: EgressRequest, deadlin
   });
 }
 
-function failure(error: unknown, host: string, timeoutMs: number, deadline: AbortSignal): EgressError {
+function failure(error: unknown, host: string, request: EgressRequest, timedOut: AbortSignal): EgressError {
   if (error instanceof EgressError) return error;
-  if (deadline.aborted) return new EgressError('timeout', `${host} did not answer within ${timeoutMs} ms`);
+  if (request.signal?.aborted) return new EgressError('cancelled', `the request to ${host} was cancelled`);
+  if (timedOut.aborted) return new EgressError('timeout', `${host} did not answer within ${request.timeoutMs} ms`);
   const code = (error as { code?: unknown }).code;
   const cause = typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
   return new EgressError('unreachable', `${host} could not be reached: ${cause}`);

@@ -32,6 +32,7 @@ export function newExecution(
       status: 'running',
       params,
       secretsRead: [],
+      httpRequests: [],
       error: null,
       logs: [],
       trigger,

@@ -3,6 +3,7 @@ import { StorableJson } from '../db/storable.ts';
 import { Account } from '../auth/account.entity.ts';
 import { prefixedId } from '../db/resource-properties.ts';
 import { FunctionDef } from './function.entity.ts';
+import type { HttpRequestRecord } from './function-fetch.ts';
 
 export const executionStatuses = ['running', 'completed', 'failed'] as const;
 type ExecutionStatus = (typeof executionStatuses)[number];
@@ -22,6 +23,8 @@ export const Execution = defineEntity({
     trigger: p.type(StorableJson).$type<Record<string, unknown>>(),
     /** The granted secrets the code actually read, with the version it got. */
     secretsRead: p.type(StorableJson).$type<{ name: string; version: number }[]>(),
+    /** The run's `fetch` requests: method, host, status, bytes, duration (function-fetch.ts). */
+    httpRequests: p.type(StorableJson).$type<HttpRequestRecord[]>(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),

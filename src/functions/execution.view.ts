@@ -31,6 +31,7 @@ export function executionDetails(execution: Execution, result: unknown) {
     ...(execution.error ? { error: execution.error } : {}),
     logs: execution.logs,
     secretsRead: execution.secretsRead.map((read) => read.name),
+    httpRequests: execution.httpRequests,
     trigger: execution.trigger,
   };
 }
@@ -62,6 +63,16 @@ export const executionDetailsSchema = executionHandleSchema.extend({
   error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
   logs: z.array(logLineSchema),
   secretsRead: z.array(z.string()),
+  httpRequests: z.array(
+    z.strictObject({
+      method: z.string(),
+      host: z.string(),
+      status: z.number().int().nullable(),
+      bytes: z.number().int(),
+      durationMs: z.number().int(),
+      error: z.string().optional(),
+    }),
+  ),
   trigger: z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('api') }),
     z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),

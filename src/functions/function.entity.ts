@@ -24,6 +24,8 @@ export const FunctionDef = defineEntity({
     tags: p.type(TextArrayType),
     environment: p.json<Record<string, string>>(),
     secrets: p.type(TextArrayType),
+    /** The hosts `context.services.http.fetch` may reach (allowed-hosts.ts); none by default. */
+    allowedHosts: p.type(TextArrayType),
     ...timestamps(),
   },
 });

@@ -25,6 +25,7 @@ export function functionView(fn: FunctionDef, options: { code: boolean; stats?: 
     timeout: fn.timeout,
     environment: fn.environment,
     secrets: fn.secrets,
+    allowedHosts: fn.allowedHosts,
     ...(options.code ? { code: fn.code } : {}),
     ...(options.stats ? { stats: options.stats } : {}),
   };
@@ -62,6 +63,7 @@ export const functionSchema = z.strictObject({
   timeout: z.number().int(),
   environment: z.record(z.string(), z.string()),
   secrets: z.array(z.string()),
+  allowedHosts: z.array(z.string()),
   code: z.string().optional(),
   stats: statsSchema.optional(),
 });

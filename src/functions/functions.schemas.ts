@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
 import { secretName } from '../secrets/secrets.schemas.ts';
+import { allowedHosts } from './allowed-hosts.ts';
 import { runtimes } from './function.entity.ts';
 
 const maxCodeBytes = 256 * 1024;
@@ -48,7 +49,7 @@ export const secretNames = z
     });
   });
 
-const fields = { name, code, runtime, description, timeout, environment, secrets: secretNames, tags };
+const fields = { name, code, runtime, description, timeout, environment, secrets: secretNames, tags, allowedHosts };
 
 export const createFunctionBody = z.strictObject({
   ...fields,
@@ -57,6 +58,7 @@ export const createFunctionBody = z.strictObject({
   environment: environment.default({}),
   secrets: secretNames.default([]),
   tags: tags.default([]),
+  allowedHosts: allowedHosts.default([]),
 });
 
 export const updateFunctionBody = z
@@ -69,6 +71,7 @@ export const updateFunctionBody = z
     environment: environment.optional(),
     secrets: secretNames.optional(),
     tags: tags.optional(),
+    allowedHosts: allowedHosts.optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
 

@@ -2,10 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { storable } from '../db/storable.ts';
+import type { EgressPolicy } from '../egress/egress-policy.ts';
+import { outputText } from '../sandbox/output.ts';
 import type { IsolateSource } from '../sandbox/prepared-isolate.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
 import { sandboxServices } from './sandbox-services.ts';
+import { functionFetch, type HttpRequestRecord } from './function-fetch.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
@@ -29,6 +32,11 @@ export interface RunDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
   neo: NeoRpc;
+  /**
+   * What a run's `fetch` may reach (NEOFLOW_EGRESS_ALLOW): the API's process, which runs the
+   * invokes it starts eagerly, holds the same policy as a worker's, never one of its own.
+   */
+  egress: EgressPolicy;
   memoryLimitMb: number;
   serviceCallsPerRun: number;
   /** Where each run takes its (fresh) isolate. */
@@ -100,6 +108,9 @@ export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: n
   return { status: 'claimed', runLimitMs: execution.function.timeout * 1000 + runMarginMs };
 }
 
+/** A host name is at most 253 characters; an address or a longer name is the code's own. */
+const maxHostBytes = 256;
+
 /** Beyond the function's timeout: reading its secrets, making its isolate, storing its end. */
 const runMarginMs = 30_000;
 
@@ -109,7 +120,7 @@ const runMarginMs = 30_000;
  * produced is made storable (db/storable.ts) before either, so the answer is what a read shows.
  */
 async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
-  record(execution, ran.outcome, ran.secrets);
+  record(execution, ran);
   const ended = ran.outcome;
   const result = ended.status === 'completed' ? storable(ended.result ?? null) : undefined;
   const sealed = ended.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
@@ -123,11 +134,13 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
 interface Ran {
   outcome: SandboxOutcome;
   secrets: RevealedSecret[];
+  httpRequests: HttpRequestRecord[];
 }
 
 async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const fn = execution.function;
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
+  const http = functionFetch(deps.egress, fn.allowedHosts);
   const outcome = await runInSandbox(
     {
       code: fn.code,
@@ -136,7 +149,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
       environment: fn.environment,
       secrets,
-      services: sandboxServices(deps.neo),
+      services: sandboxServices(deps.neo, http),
       timeoutMs: fn.timeout * 1000,
       memoryLimitMb: deps.memoryLimitMb,
       maxServiceCalls: deps.serviceCallsPerRun,
@@ -144,7 +157,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
     },
     deps.isolates,
   );
-  return { outcome, secrets };
+  return { outcome, secrets, httpRequests: http.requests() };
 }
 
 /** The outcome another process stored first (it ran the same execution), or `deleted`. */
@@ -174,12 +187,17 @@ async function loadExecution({ em, localRuns }: RunDeps, executionId: string) {
   return read();
 }
 
-/** The sandbox already masked granted values in the logs and the error; the result is sealed. */
-function record(execution: Execution, outcome: SandboxOutcome, secrets: RevealedSecret[]) {
+/**
+ * The sandbox already masked granted values in the logs and the error; a request's host is the
+ * code's too (a URL built from a secret), masked and cut here the same way. The result is sealed.
+ */
+function record(execution: Execution, { outcome, secrets, httpRequests }: Ran) {
   execution.status = outcome.status;
   execution.secretsRead = secrets
     .filter((secret) => outcome.secretsRead.includes(secret.name))
     .map(({ name, version }) => ({ name, version }));
+  const output = outputText(secrets);
+  execution.httpRequests = httpRequests.map((request) => ({ ...request, host: output.text(request.host, maxHostBytes) }));
   execution.logs = storable(outcome.logs);
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;

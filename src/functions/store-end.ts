@@ -4,17 +4,20 @@ import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../secrets/envelope.ts';
 import type { Execution } from './execution.entity.ts';
 
-/** How an execution ended, as its row stores it. */
-export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'>;
+/** How an execution ended, as its row stores it; `httpRequests` stays as it is when not given (a lost run's). */
+export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'> &
+  Partial<Pick<Execution, 'httpRequests'>>;
 
 const storeEndSql = `with "ended" as (
-  update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?
+  update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
+    "http_requests" = coalesce(?, "http_requests")
   where "id" = ? and "status" = 'running' returning "id")
 insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
 select "id", ?, ?, ? from "ended"
 returning "execution_id"`;
 
-const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?
+const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
+    "http_requests" = coalesce(?, "http_requests")
   where "id" = ? and "status" = 'running'`;
 
 /**
@@ -31,6 +34,7 @@ export async function storeEnd(em: EntityManager, executionId: string, end: End,
     jsonbParam(end.error ?? null),
     end.completedAt,
     end.duration,
+    end.httpRequests === undefined ? null : jsonbParam(end.httpRequests),
     executionId,
   ];
   if (!sealed) return (await executeBound(em, storeFailureSql, fields)).affectedRows === 1;

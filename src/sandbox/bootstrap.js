@@ -80,6 +80,20 @@
     return unwrap(await callAsync(undefined, [call, encodeArguments(call, args)], asyncOptions));
   }
 
+  // The host bounded the answer and decoded its body; the body is read as text or JSON here.
+  async function httpFetch(url, init) {
+    const call = 'http.fetch';
+    const args = encodeArguments(call, init === undefined ? [url] : [url, init]);
+    const { status, headers, body } = unwrap(await callAsync(undefined, [call, args], asyncOptions));
+    return {
+      status,
+      ok: status >= 200 && status < 300,
+      headers,
+      text: async () => body,
+      json: async () => parse(body),
+    };
+  }
+
   function formatError(error) {
     const stack = typeof error.stack === 'string' ? error.stack : `${error.name}: ${error.message}`;
     return stack
@@ -149,6 +163,7 @@
         getBlockCount: () => blockchain('getBlockCount', []),
         invokeRead: (scriptHash, operation, args) => blockchain('invokeRead', [scriptHash, operation, args]),
       },
+      http: { fetch: httpFetch },
     },
   };
 

@@ -1,6 +1,7 @@
 import { maxAddressChars } from '../chain/contract-args.ts';
 import { random } from './random.ts';
 import { timerLimits, waitFor } from './timers.ts';
+import { ServiceError } from './service-error.ts';
 import { type SandboxServices } from './types.ts';
 
 /**
@@ -36,15 +37,15 @@ function argumentList(args: unknown): unknown[] {
 
 /** What bounds one run's calls to `context.services`. */
 export interface ServiceCallBounds {
-  /** Calls the run may make, `random` and `blockchain` alike; each further one fails at once. */
+  /** Calls the run may make, `random`, `blockchain` and `http` alike; each further one fails at once. */
   maxCalls: number;
-  /** Aborted when the run ends: a call still in flight (an RPC request) stops then. */
+  /** Aborted when the run ends: a call still in flight (an RPC request, a fetch) stops then. */
   signal: AbortSignal;
   /** The run's timeout: no timer waits longer. */
   timeoutMs: number;
 }
 
-const serviceCall = /^(random|blockchain)\./;
+const serviceCall = /^(random|blockchain|http)\./;
 
 /**
  * Builds the one dispatcher the isolate may call, by name, with arguments as JSON text. Random
@@ -80,6 +81,7 @@ export function hostDispatcher(
         argumentList(args),
         signal,
       ),
+    'http.fetch': (url, init) => services.http.fetch(url, init, signal),
   };
   return (name, json) => {
     const target = typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
@@ -118,5 +120,6 @@ function success(value: unknown): HostReply {
 }
 
 function failure(error: unknown): HostReply {
+  if (error instanceof ServiceError) return { ok: false, name: error.name, message: error.message };
   return { ok: false, message: error instanceof Error ? error.message : String(error) };
 }

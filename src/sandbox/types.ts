@@ -1,5 +1,6 @@
 /**
- * Host implementations the sandbox exposes to user code as `context.services.blockchain`. Each
+ * Host implementations the sandbox exposes to user code as `context.services.blockchain` and
+ * `context.services.http`. Each
  * call gets the run's signal, aborted when the run ends: a call still in flight stops then.
  */
 export interface SandboxServices {
@@ -8,6 +9,20 @@ export interface SandboxServices {
     getBlockCount(signal: AbortSignal): Promise<number>;
     invokeRead(scriptHash: string, operation: string, args: unknown[], signal: AbortSignal): Promise<unknown>;
   };
+  /**
+   * `context.services.http.fetch(url, init)`, given the arguments as the isolate sent them (JSON
+   * data, not yet checked); answers `{status, headers, body}` with the body bounded and decoded.
+   */
+  http: {
+    fetch(url: unknown, init: unknown, signal: AbortSignal): Promise<HttpAnswer>;
+  };
+}
+
+/** What a function's request answered, as it crosses into the isolate (JSON data only). */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
 export interface SandboxRequest {

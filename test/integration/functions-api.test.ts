@@ -51,6 +51,7 @@ function storedExecution(
     logs: [],
     trigger: { type: 'api' },
     secretsRead: [],
+    httpRequests: [],
     error: null,
     ...end,
   });

@@ -15,6 +15,7 @@ export async function storeFunction(orm: MikroORM, accountId: string, name: stri
     tags: [],
     environment: {},
     secrets: [],
+    allowedHosts: [],
   });
   await em.flush();
   return fn;

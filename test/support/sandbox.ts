@@ -13,6 +13,12 @@ export function fakeServices(calls: unknown[][] = []): SandboxServices {
       getBlockCount: async () => 4242,
       invokeRead: async (scriptHash, operation, args) => ({ state: 'HALT', scriptHash, operation, args }),
     },
+    http: {
+      fetch: async (url, init) => {
+        calls.push(['fetch', url, init]);
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) };
+      },
+    },
   };
 }
 

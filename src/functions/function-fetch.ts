@@ -45,15 +45,20 @@ const init = z
       .default('GET'),
     headers: z
       .record(
-        z
-          .string()
-          .regex(headerName, 'names must be HTTP tokens')
-          .refine((name) => !reservedHeaders.has(name.toLowerCase()), 'names the service sets itself'),
+        z.string(),
         z.string({ error: 'values must be strings' }).regex(headerValue, 'values must not hold line breaks'),
         { error: 'must be an object of string values' },
       )
-      .refine((headers) => Object.keys(headers).length <= fetchLimits.maxHeaders, {
-        message: `must hold at most ${fetchLimits.maxHeaders} headers`,
+      .superRefine((headers, context) => {
+        const names = Object.keys(headers);
+        if (names.length > fetchLimits.maxHeaders)
+          context.addIssue({ code: 'custom', message: `must hold at most ${fetchLimits.maxHeaders} headers` });
+        for (const name of names) {
+          if (!headerName.test(name))
+            context.addIssue({ code: 'custom', path: [name], message: 'is not an HTTP token' });
+          else if (reservedHeaders.has(name.toLowerCase()))
+            context.addIssue({ code: 'custom', path: [name], message: 'is set by the service itself' });
+        }
       })
       .default({}),
     body: z.string({ error: 'must be a string (JSON.stringify an object)' }).optional(),

@@ -192,6 +192,52 @@ describe('the egress guard', () => {
     expect(error.message).toBe(`127.0.0.1:${internal.port} did not answer within 300 ms`);
   });
 
+  it("asks the caller's hostRefusal before the first hop and each redirect: refused, never requested", async () => {
+    const allowed = egressPolicy(parseEgressAllow('prices.example'));
+    const onlyPrices = (url: URL) => (url.hostname === 'prices.example' ? undefined : 'not listed');
+    const request = (url: string) =>
+      egressFetch(allowed, { url, timeoutMs: 5_000, maxBytes: 64 * 1024, hostRefusal: onlyPrices }, resolver);
+    const before = internal.requests.length;
+    const first = await refusal(request(`http://other.example:${internal.port}/secret`));
+    expect(first).toMatchObject({
+      reason: 'not_allowed',
+      message: `other.example:${internal.port} is not allowed: not listed`,
+    });
+    const target = encodeURIComponent(`http://mixed.example:${internal.port}/secret`);
+    const redirected = await refusal(request(`http://prices.example:${internal.port}/redirect?to=${target}`));
+    expect(redirected.reason).toBe('redirect');
+    expect(redirected.message).toContain(`redirected to mixed.example:${internal.port}, not followed: not listed`);
+    expect(internal.requests.slice(before).map((r) => r.url)).toEqual([`/redirect?to=${target}`]);
+  });
+
+  it('follows no redirect of a PUT, and stops when the caller aborts', async () => {
+    const loopback = egressPolicy(parseEgressAllow('127.0.0.1'));
+    const to = encodeURIComponent(`http://127.0.0.1:${internal.port}/secret`);
+    const put = egressFetch(
+      loopback,
+      {
+        url: `http://127.0.0.1:${internal.port}/redirect?to=${to}`,
+        method: 'PUT',
+        body: '{}',
+        timeoutMs: 5_000,
+        maxBytes: 1024,
+      },
+      resolver,
+    );
+    expect((await refusal(put)).reason).toBe('redirect');
+    const caller = new AbortController();
+    const slow = egressFetch(
+      loopback,
+      { url: `http://127.0.0.1:${internal.port}/slow`, timeoutMs: 30_000, maxBytes: 64 * 1024, signal: caller.signal },
+      resolver,
+    );
+    caller.abort();
+    expect(await refusal(slow)).toMatchObject({
+      reason: 'cancelled',
+      message: `the request to 127.0.0.1:${internal.port} was cancelled`,
+    });
+  });
+
   it('never names more of the URL than its host', async () => {
     const error = await refusal(get('http://inside.example/p?apiKey=hunter2'));
     expect(error.message).not.toContain('hunter2');

@@ -47,6 +47,41 @@ export interface Random {
   uuid(): string;
 }
 
+/** `fetch`'s options; all optional (docs/functions.md, "Fetch"). */
+export interface FetchInit {
+  /** `GET` (the default), `HEAD`, `POST`, `PUT`, `PATCH` or `DELETE`; redirects are followed for GET and HEAD. */
+  method?: string;
+  /** At most 50; `host`, `content-length`, `transfer-encoding` and `connection` are the service's. */
+  headers?: Record<string, string>;
+  /** Text only: `JSON.stringify` an object. Counted in the 64 Ki characters of a call's arguments. */
+  body?: string;
+  /** Milliseconds for the whole request, redirects included: 1 to 10,000 (the default). */
+  timeout?: number;
+}
+
+/** An answer, its body already read (at most 1 MiB) and decoded as UTF-8. */
+export interface HttpResponse {
+  status: number;
+  /** `status` in 200–299. */
+  ok: boolean;
+  /** Names in lower case; a repeated header's values joined with `, `. */
+  headers: Record<string, string>;
+  text(): Promise<string>;
+  /** The body parsed as JSON (a `SyntaxError` if it is not). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as the Fetch standard's: the shape is the server's.
+  json(): Promise<any>;
+}
+
+export interface Http {
+  /**
+   * Requests `url` (http or https) if its host is in the function's `allowedHosts`, through the
+   * service's egress guard; 10 requests a run. Fails with `HostNotAllowedError`,
+   * `RedirectNotAllowedError`, `EgressRefusedError`, `ResponseTooLargeError`, `FetchTimeoutError`,
+   * `FetchNetworkError` or `FetchQuotaError`.
+   */
+  fetch(url: string, init?: FetchInit): Promise<HttpResponse>;
+}
+
 export type LogFunction = (...values: unknown[]) => void;
 
 export interface Log {
@@ -76,7 +111,7 @@ export interface Context {
    * booleans, null), at most 64 Ki characters as JSON, else the call throws `ServiceArgumentError`;
    * a run makes at most `NEOFLOW_SANDBOX_SERVICE_CALLS` (1,000) of them, then `ServiceQuotaError`.
    */
-  services: { blockchain: Blockchain; random: Random };
+  services: { blockchain: Blockchain; random: Random; http: Http };
 }
 
 /** The function itself, in any of its four forms. */

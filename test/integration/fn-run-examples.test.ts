@@ -1,4 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,6 +16,8 @@ interface Example {
   execute?: Record<string, unknown>;
   /** `--signer`: whose signature the decided calls' test invocation assumes. */
   signer?: string;
+  /** `--allow-host`: the function's allowedHosts. */
+  allowHosts?: string[];
   expect: { status: 'completed' | 'failed'; result?: unknown; errorName?: string; log?: string; decision?: object };
 }
 
@@ -27,13 +31,28 @@ async function examples(): Promise<Example[]> {
 }
 
 let dir: string;
+/** `$ORIGIN` of the examples: an HTTP API on loopback answering `/price?pair=…` with a quote. */
+let origin: Server;
+let originUrl: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'neoflow-fn-run-'));
+  origin = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://origin');
+    if (url.pathname !== '/price') return void response.writeHead(404).end();
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ pair: url.searchParams.get('pair'), price: 12.5 }));
+  });
+  await new Promise<void>((listening) => origin.listen(0, '127.0.0.1', listening));
+  originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await new Promise((closed) => origin.close(closed));
+  await rm(dir, { recursive: true, force: true });
+});
 
+/** As the test stack runs: loopback allowed to tenants' requests, where the examples' origin is. */
 async function fnRun(file: string, flags: string[]) {
-  return neoflow(['fn', 'run', file, '--rpc', inject('neoRpcUrl'), ...flags]);
+  return neoflow(['fn', 'run', file, '--rpc', inject('neoRpcUrl'), ...flags], { NEOFLOW_EGRESS_ALLOW: '127.0.0.1' });
 }
 
 const found = await examples();
@@ -50,6 +69,7 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
       'throw new',
       'canExec',
       'skip:',
+      'http.fetch',
     ];
     for (const call of used) expect(code).toContain(call);
   });
@@ -57,7 +77,8 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
   it.each(found.map((example, index) => [index + 1, example] as const))('example %i', async (index, example) => {
     const file = join(dir, `example-${index}.js`);
     await writeFile(file, example.code);
-    const dev = (text: string) => text.replaceAll('$DEV_WALLET_ADDRESS', inject('devWallet').address);
+    const dev = (text: string) =>
+      text.replaceAll('$DEV_WALLET_ADDRESS', inject('devWallet').address).replaceAll('$ORIGIN', originUrl);
     const flags = [
       '--params',
       dev(JSON.stringify(example.params ?? {})),
@@ -65,6 +86,7 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
       ...(example.signer ? ['--signer', dev(example.signer)] : []),
       ...Object.entries(example.env ?? {}).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
       ...Object.entries(example.secrets ?? {}).flatMap(([name, value]) => ['--secret', `${name}=${value}`]),
+      ...(example.allowHosts ?? []).flatMap((host) => ['--allow-host', host]),
     ];
     const { code, stdout, stderr } = await fnRun(file, flags);
     expect(stderr).toBe('');

@@ -36,6 +36,7 @@ it('types/context.d.ts declares exactly the context the sandbox gives a function
       context: Object.keys(context).sort(),
       blockchain: Object.keys(context.services.blockchain).sort(),
       random: Object.keys(context.services.random).sort(),
+      http: Object.keys(context.services.http).sort(),
       log: Object.keys(context.log).sort(),
       services: Object.keys(context.services).sort(),
       execution: Object.keys(context.execution).sort(),
@@ -48,8 +49,9 @@ it('types/context.d.ts declares exactly the context the sandbox gives a function
   expect(declared.Context).toEqual(given.context);
   expect(declared.Blockchain).toEqual(given.blockchain);
   expect(declared.Random).toEqual(given.random);
+  expect(declared.Http).toEqual(given.http);
   expect(declared.Log).toEqual(given.log);
-  expect(given.services).toEqual(['blockchain', 'random']);
+  expect(given.services).toEqual(['blockchain', 'http', 'random']);
   expect(given.execution).toEqual(['functionId', 'id', 'startedAt']);
   expect(given.secretsGet).toBe('function');
 });

@@ -36,7 +36,10 @@ export const allowedHosts = z
     { error: 'must be an array of host names' },
   )
   .max(maxAllowedHosts, `must name at most ${maxAllowedHosts} hosts`)
-  .transform((hosts) => [...new Set(hosts)]);
+  .transform((hosts) => [...new Set(hosts)])
+  .describe(
+    'Hosts context.services.http.fetch may reach: exact hosts or IP addresses, or *.suffix for any host below it; none by default.',
+  );
 
 /** Whether a URL's host is one of `hosts`: equal to an entry, or below a `*.` entry's name. */
 export function hostAllowed(hosts: readonly string[], url: URL): boolean {

@@ -63,16 +63,20 @@ export const executionDetailsSchema = executionHandleSchema.extend({
   error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
   logs: z.array(logLineSchema),
   secretsRead: z.array(z.string()),
-  httpRequests: z.array(
-    z.strictObject({
-      method: z.string(),
-      host: z.string(),
-      status: z.number().int().nullable(),
-      bytes: z.number().int(),
-      durationMs: z.number().int(),
-      error: z.string().optional(),
-    }),
-  ),
+  httpRequests: z
+    .array(
+      z.strictObject({
+        method: z.string(),
+        host: z.string(),
+        status: z.number().int().nullable(),
+        bytes: z.number().int(),
+        durationMs: z.number().int(),
+        error: z.string().optional(),
+      }),
+    )
+    .describe(
+      "The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.",
+    ),
   trigger: z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('api') }),
     z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),

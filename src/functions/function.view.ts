@@ -63,7 +63,7 @@ export const functionSchema = z.strictObject({
   timeout: z.number().int(),
   environment: z.record(z.string(), z.string()),
   secrets: z.array(z.string()),
-  allowedHosts: z.array(z.string()),
+  allowedHosts: z.array(z.string()).describe('Hosts context.services.http.fetch may reach (docs/functions.md).'),
   code: z.string().optional(),
   stats: statsSchema.optional(),
 });

@@ -197,7 +197,10 @@ function record(execution: Execution, { outcome, secrets, httpRequests }: Ran) {
     .filter((secret) => outcome.secretsRead.includes(secret.name))
     .map(({ name, version }) => ({ name, version }));
   const output = outputText(secrets);
-  execution.httpRequests = httpRequests.map((request) => ({ ...request, host: output.text(request.host, maxHostBytes) }));
+  execution.httpRequests = httpRequests.map((request) => ({
+    ...request,
+    host: output.text(request.host, maxHostBytes),
+  }));
   execution.logs = storable(outcome.logs);
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;

@@ -81,6 +81,7 @@ describe('functions area: create and read', () => {
         tags: ['defi'],
         environment: {},
         secrets: [],
+        allowedHosts: [],
       },
     });
   });

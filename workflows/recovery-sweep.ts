@@ -21,7 +21,7 @@ const {
 const firstKeyset: Keyset = { at: '-infinity', id: '' };
 
 /**
- * One pass of the reconciler (the recovery schedule): rows are the truth, and Temporal is made to
+ * One pass of the reconciler (recoveryLoop): rows are the truth, and Temporal is made to
  * match them, every row in turn, page by page over an index.
  * - Automations: each one's schedule or price poller as its row says, the triggers of deleted or
  *   retyped automations stopped, the block follower running while any automation watches blocks.

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';
-import { ensureRecoverySchedule } from '../recovery/recovery-schedule.ts';
+import { ensureRecoveryLoop } from '../recovery/recovery-loop.ts';
 import type { Services } from '../services.ts';
 import { PortInUseError } from '../net/ports.ts';
 import { createApp } from './app.ts';
@@ -24,8 +24,8 @@ export async function startApi(services: Services): Promise<RunningApi> {
     log.warn('the block follower could not be resumed', { error: String(error) }),
   );
   const { client } = services.temporal;
-  await ensureRecoverySchedule(client, config.temporal.taskQueue, config.recovery.intervalMs).catch((error: unknown) =>
-    log.warn('the recovery schedule could not be created', { error: String(error) }),
+  await ensureRecoveryLoop(client, config.temporal.taskQueue, config.recovery.intervalMs).catch((error: unknown) =>
+    log.warn('the reconciler loop could not be started', { error: String(error) }),
   );
   return {
     url,

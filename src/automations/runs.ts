@@ -157,3 +157,14 @@ export async function getRun(em: EntityManager, automationId: string, runId: str
   const notifications = await em.find(Notification, { runId }, { orderBy: { createdAt: 'asc', rule: 'asc' } });
   return { run, notifications };
 }
+
+const lastRunsSql = `select "a"."id", (select "r"."started_at" from "automation_runs" "r"
+    where "r"."automation_id" = "a"."id" order by "r"."started_at" desc limit 1) as "last_run_at"
+  from unnest(?::text[]) as "a"("id")`;
+
+/** When each automation's last run was recorded (one index probe each); absent: none yet. */
+export async function lastRunTimes(em: EntityManager, automationIds: string[]): Promise<Map<string, Date>> {
+  if (automationIds.length === 0) return new Map();
+  const { rows } = await executeBound<{ id: string; last_run_at: Date | null }>(em, lastRunsSql, [automationIds]);
+  return new Map(rows.flatMap((row) => (row.last_run_at ? [[row.id, row.last_run_at] as const] : [])));
+}

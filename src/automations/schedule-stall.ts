@@ -1,4 +1,5 @@
 import type { ScheduleDescription } from '@temporalio/client';
+import { nextFireTime } from './next-fire.ts';
 
 /** A fire the schedule counts as running (overlap SKIP waits for it), as its workflow stands. */
 export interface RunningFire {
@@ -18,9 +19,13 @@ export interface RunningFire {
  *   missed the close), so overlap SKIP drops every fire since; recreated likewise.
  * - `fire-never-ends`: a fire has run far longer than any fire does (a fire records its run and
  *   starts the action, in seconds), and overlap SKIP drops every fire behind it; that fire is ended.
+ * - `no-fires-recorded`: the rows say it (silentSince): no run recorded since a fire fell due long
+ *   ago, whatever a describe of the schedule says, and when it does not answer at all (a describe
+ *   is a query its scheduler must answer). Recreated likewise.
  */
 export type ScheduleStall =
   | { kind: 'not-processing'; since: Date }
+  | { kind: 'no-fires-recorded'; since: Date }
   | { kind: 'waits-on-closed-fire'; fire: RunningFire }
   | { kind: 'fire-never-ends'; fire: RunningFire };
 
@@ -45,4 +50,19 @@ export function scheduleStall(
     if (!fire.closedAt && fire.startedAt.getTime() < longAgo) return { kind: 'fire-never-ends', fire };
   }
   return undefined;
+}
+
+/**
+ * When an active schedule should have fired, long enough ago, without a run recorded since:
+ * `lastSeen` is its last recorded run, or when its row last changed (it was activated then, or its
+ * cron written) if later. Undefined while its fires are on time.
+ */
+export function silentSince(
+  schedule: { cron: string; timezone: string },
+  lastSeen: Date,
+  now: Date,
+  afterMs: number,
+): Date | undefined {
+  const due = nextFireTime(schedule.cron, schedule.timezone, lastSeen);
+  return due && due.getTime() < now.getTime() - afterMs ? due : undefined;
 }

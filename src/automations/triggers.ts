@@ -19,7 +19,7 @@ import type { Automation } from './automation.entity.ts';
 import type { ScheduleTrigger, TriggerType } from './automations.schemas.ts';
 import { scheduleCron } from './cron.ts';
 import { scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule-drift.ts';
-import { scheduleStall, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
+import { scheduleStall, silentSince, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
 import { scheduleStalls } from '../metrics/metrics.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
@@ -78,9 +78,9 @@ export async function removeTrigger(control: TriggerControl, automationId: strin
  * paused otherwise (or gone); a price poller runs while active and not otherwise. A running
  * poller keeps its state. The block follower is ensured once per pass, not per automation.
  */
-export async function convergeTrigger(control: TriggerControl, automation: Automation) {
+export async function convergeTrigger(control: TriggerControl, automation: Automation, lastRunAt?: Date | null) {
   const active = automation.status === 'active';
-  if (automation.triggerType === 'schedule') await convergeSchedule(control, automation);
+  if (automation.triggerType === 'schedule') await convergeSchedule(control, automation, lastRunAt);
   if (automation.triggerType === 'price' && !active) await stopWorkflow(control, automation.id);
   if (automation.triggerType === 'price' && active) await startPoller(control, automation, false);
 }
@@ -90,13 +90,22 @@ export async function convergeTrigger(control: TriggerControl, automation: Autom
  * paused or unpaused against the row, another spec (the note states the spec it was written
  * with, so one describe tells), or changed underneath the row so that it stops firing
  * (schedule-drift.ts). A schedule gone or changed underneath is a stall: logged and counted.
+ * Given when its last run was recorded (null: none), an active schedule silent since a fire fell
+ * due long ago is a stall too, told by the rows (schedule-stall.ts).
  */
-async function convergeSchedule(control: TriggerControl, automation: Automation) {
+async function convergeSchedule(control: TriggerControl, automation: Automation, lastRunAt?: Date | null) {
   const desired = desiredSchedule(control, automation);
-  const described = await control.client.schedule
-    .getHandle(automation.id)
-    .describe()
-    .catch(ignore(ScheduleNotFoundError));
+  const silent = desired.paused || lastRunAt === undefined ? undefined : silence(control, automation, lastRunAt);
+  let described: ScheduleDescription | undefined;
+  try {
+    described = await control.client.schedule.getHandle(automation.id).describe().catch(ignore(ScheduleNotFoundError));
+  } catch (error) {
+    // A describe is a query its scheduler answers: one that stopped may not answer at all.
+    if (!silent) throw error;
+    reportStall(control, automation, silent);
+    await recreateSchedule(control, automation);
+    return;
+  }
   if (!described) {
     if (desired.paused) return;
     reportStall(control, automation, { kind: 'missing' });
@@ -109,7 +118,16 @@ async function convergeSchedule(control: TriggerControl, automation: Automation)
     await upsertSchedule(control, automation);
     return;
   }
-  if (!desired.paused) await unstallSchedule(control, automation, described);
+  if (!desired.paused) await unstallSchedule(control, automation, described, silent);
+}
+
+/** The stall the rows tell of an active schedule, if any (silentSince). */
+function silence(control: TriggerControl, automation: Automation, lastRunAt: Date | null): ScheduleStall | undefined {
+  const trigger = automation.trigger as ScheduleTrigger;
+  const lastSeen = lastRunAt && lastRunAt > automation.updatedAt ? lastRunAt : automation.updatedAt;
+  const afterMs = stallAfterMs(control.catchupWindowMs);
+  const since = silentSince({ cron: trigger.cron, timezone: trigger.timezone ?? 'UTC' }, lastSeen, new Date(), afterMs);
+  return since && { kind: 'no-fires-recorded', since };
 }
 
 /** Every way a schedule was found stopped: missing (deleted, or never written), changed underneath (drift) or stalled. */
@@ -126,9 +144,14 @@ function reportStall(control: TriggerControl, automation: Automation, stall: Sch
  * never ends is ended, a schedule whose scheduler stopped is created anew with the row's options.
  * Either is logged and counted (`neoflow_schedule_stalls_total`), for operators to see.
  */
-async function unstallSchedule(control: TriggerControl, automation: Automation, described: ScheduleDescription) {
+async function unstallSchedule(
+  control: TriggerControl,
+  automation: Automation,
+  described: ScheduleDescription,
+  silent: ScheduleStall | undefined,
+) {
   const fires = await Promise.all(described.info.runningActions.map((action) => fireState(control, action)));
-  const stall = scheduleStall(described, fires, new Date(), stallAfterMs(control.catchupWindowMs));
+  const stall = scheduleStall(described, fires, new Date(), stallAfterMs(control.catchupWindowMs)) ?? silent;
   if (!stall) return;
   reportStall(control, automation, stall);
   if (stall.kind === 'fire-never-ends') {
@@ -138,6 +161,11 @@ async function unstallSchedule(control: TriggerControl, automation: Automation, 
       .catch(ignore(WorkflowNotFoundError));
     return;
   }
+  await recreateSchedule(control, automation);
+}
+
+/** A schedule whose scheduler stopped, created anew with the row's options: a new scheduler. */
+async function recreateSchedule(control: TriggerControl, automation: Automation) {
   await control.client.schedule.getHandle(automation.id).delete().catch(ignore(ScheduleNotFoundError));
   await control.client.schedule.create({
     scheduleId: automation.id,

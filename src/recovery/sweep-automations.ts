@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Automation } from '../automations/automation.entity.ts';
+import { lastRunTimes } from '../automations/runs.ts';
 import { convergeTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from '../automations/triggers.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { dropTriggerRemoval, triggerRemovals } from './trigger-removals.ts';
@@ -13,14 +14,20 @@ export interface ConvergedPage {
 }
 
 /**
- * One page of every automation, by id: each trigger made to match its row (convergeTrigger).
- * One automation that cannot be converged does not stop the others.
+ * One page of every automation, by id: each trigger made to match its row (convergeTrigger), a
+ * schedule's checked against the runs it recorded too. One automation that cannot be converged
+ * does not stop the others.
  */
 export async function sweepAutomations(em: EntityManager, control: TriggerControl, after: string) {
   const automations = await em.find(Automation, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: pageSize });
+  const schedules = automations.filter((automation) => automation.triggerType === 'schedule');
+  const lastRuns = await lastRunTimes(
+    em,
+    schedules.map((automation) => automation.id),
+  );
   const failed: ConvergedPage['failed'] = [];
   await mapBounded(automations, callsInFlight, (automation) =>
-    convergeTrigger(control, automation).catch((error: unknown) => {
+    convergeTrigger(control, automation, lastRuns.get(automation.id) ?? null).catch((error: unknown) => {
       failed.push({ automationId: automation.id, error: String(error) });
     }),
   );

@@ -11,7 +11,8 @@ import { recordRuns } from '../../src/automations/runs.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { newExecution } from '../../src/functions/execution-record.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
-import { ensureRecoverySchedule } from '../../src/recovery/recovery-schedule.ts';
+import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
@@ -53,8 +54,14 @@ describe('the recovery sweep', () => {
     const orphan = newExecution(em, fn, fn.account.id, { n: 21 }, { type: 'api' });
     await em.insert(orphan);
 
-    // Every API start asks for the schedule; the ones after the first change nothing.
-    await ensureRecoverySchedule(api.services.temporal.client, taskQueue, 1000);
+    // Every API start asks for the loop; the ones after the first change nothing.
+    await ensureRecoveryLoop(api.services.temporal.client, taskQueue, 1000);
+    // A workflow waiting on timers, not a Temporal schedule: it repairs schedules that stop.
+    const loop = await api.services.temporal.client.workflow.getHandle(recoveryWorkflowId(taskQueue)).describe();
+    expect([loop.type, loop.status.name]).toEqual(['recoveryLoop', 'RUNNING']);
+    await expect(
+      api.services.temporal.client.schedule.getHandle(recoveryWorkflowId(taskQueue)).describe(),
+    ).rejects.toThrow(ScheduleNotFoundError);
 
     const deadline = Date.now() + 30_000;
     let status = orphan.status;

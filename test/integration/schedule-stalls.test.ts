@@ -14,6 +14,7 @@ import {
   stopAutomationsApi,
 } from '../support/automations-api.ts';
 import { until } from '../support/polling.ts';
+import { sweepAutomations } from '../../src/recovery/sweep-automations.ts';
 
 // A 10 s catchup window (Temporal's least): a fire running past 20 s counts as never ending. The
 // recovery sweep's own pass is kept out of the way: the tests converge when they mean to.
@@ -157,4 +158,32 @@ describe('an active schedule that stopped firing', () => {
       api.database.orm.em.fork().count(AutomationRun, { automation: automation.id, status: 'success' });
     expect(await until(successes, (count) => count >= 2, 60_000)).toBeGreaterThanOrEqual(2);
   }, 240_000);
+});
+
+describe('an active schedule whose rows show no fire since one fell due long ago', () => {
+  it('is created anew by the reconciler however healthy its describe looks, and one whose fires are on time is left alone', async () => {
+    const automation = await create({
+      status: 'active',
+      trigger: { type: 'schedule', cron: '* * * * *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    const written = (await scheduleOf(automation.id)).info.createdAt;
+    const sweep = () => sweepAutomations(api.database.orm.em.fork(), triggerControlOf(api.services), '');
+    const before = await stalls('no-fires-recorded');
+
+    // Activated just now: its first fire is not due yet, and its schedule stays as written.
+    expect((await sweep()).failed).toEqual([]);
+    expect((await scheduleOf(automation.id)).info.createdAt).toEqual(written);
+
+    // As the rows of a schedule whose scheduler stopped read: activated an hour ago, no run since.
+    await api.database.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "automations" set "updated_at" = now() - interval '1 hour' where "id" = ?`, [automation.id]);
+    expect((await sweep()).failed).toEqual([]);
+    const recreated = await scheduleOf(automation.id);
+    expect(recreated.info.createdAt.getTime()).toBeGreaterThan(written.getTime());
+    expect(recreated.state.paused).toBe(false);
+    expect(await stalls('no-fires-recorded')).toBeGreaterThanOrEqual(before + 1);
+  }, 120_000);
 });

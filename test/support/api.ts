@@ -10,8 +10,8 @@ import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
 import { masterKeysOf } from '../../src/secrets/master-keys.ts';
-import { ScheduleNotFoundError } from '@temporalio/client';
-import { ensureRecoverySchedule, recoveryScheduleId } from '../../src/recovery/recovery-schedule.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -52,7 +52,7 @@ export async function startTestApi(
   const running = worker?.run();
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;
-  await ensureRecoverySchedule(temporal.client, taskQueue, config.recovery.intervalMs);
+  await ensureRecoveryLoop(temporal.client, taskQueue, config.recovery.intervalMs);
   const handle = createApp(services, extraRouters).callback();
   const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -64,11 +64,11 @@ export async function startTestApi(
       await closeServer(server);
       worker?.shutdown();
       await running;
-      await temporal.client.schedule
-        .getHandle(recoveryScheduleId(taskQueue))
-        .delete()
+      await temporal.client.workflow
+        .getHandle(recoveryWorkflowId(taskQueue))
+        .terminate('the test API closed')
         .catch((error: unknown) => {
-          if (!(error instanceof ScheduleNotFoundError)) throw error;
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
         });
       await temporal.connection.close();
       await database.drop();

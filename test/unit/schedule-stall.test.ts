@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleStall, stallAfterMs, type RunningFire } from '../../src/automations/schedule-stall.ts';
+import { scheduleStall, silentSince, stallAfterMs, type RunningFire } from '../../src/automations/schedule-stall.ts';
 
 const now = new Date('2026-11-26T10:00:00.000Z');
 const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);
@@ -37,5 +37,25 @@ describe('scheduleStall: what stops an active schedule from firing', () => {
       kind: 'fire-never-ends',
       fire: endless,
     });
+  });
+});
+
+describe('silentSince: an active schedule whose rows show no fire since one fell due long ago', () => {
+  const everyMinute = { cron: '* * * * *', timezone: 'UTC' };
+  it('nothing while the fire due after its last run is ahead or less than twice the catchup window past', () => {
+    expect(silentSince(everyMinute, ago(30), now, afterMs)).toBeUndefined();
+    expect(silentSince(everyMinute, ago(170), now, afterMs)).toBeUndefined();
+  });
+
+  it('the fire due after its last run, once that lies further past: 09:57:00 after a run at 09:56:10', () => {
+    expect(silentSince(everyMinute, ago(230), now, afterMs)).toEqual(new Date('2026-11-26T09:57:00.000Z'));
+  });
+
+  it('counts from its cron and time zone: a daily 09:00 in Paris (08:00 UTC) run yesterday, silent since today 08:00 UTC', () => {
+    const daily = { cron: '0 9 * * *', timezone: 'Europe/Paris' };
+    expect(silentSince(daily, new Date('2026-11-25T08:00:00.000Z'), now, afterMs)).toEqual(
+      new Date('2026-11-26T08:00:00.000Z'),
+    );
+    expect(silentSince(daily, new Date('2026-11-26T08:00:00.000Z'), now, afterMs)).toBeUndefined();
   });
 });

@@ -14,6 +14,7 @@ import {
   type CreateAutomation,
   type ListAutomations,
   type Trigger,
+  type TriggerType,
   type UpdateAutomation,
 } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
@@ -118,10 +119,27 @@ export async function updateAutomation(
     automation.updatedAt = new Date();
     return { automation, change: { previousType, rearm } };
   });
-  // What another update committed meanwhile is what Temporal must run: apply the row as it is now.
-  const current = await em.fork().findOne(Automation, { id });
-  if (current) await applyOrLeaveToSweep(control, current, change);
+  await applyLatest(em, control, id, change);
   return { automation, nextFireTime: nextFireOf(automation) };
+}
+
+/** Applies made at most per update before the reconciler is left to finish (updates racing on). */
+const appliesPerUpdate = 5;
+
+/**
+ * What another update committed meanwhile is what Temporal must run: applies the row as it is
+ * now, then reads it again and applies it again while another update committed during the apply.
+ * Two updates' applies may interleave (one removing the schedule the other just wrote): the last
+ * apply made is then of the last row, whichever request makes it.
+ */
+async function applyLatest(em: EntityManager, control: TriggerControl, id: string, change: TriggerChange) {
+  let applied: { at: number; type: TriggerType } | undefined;
+  for (let round = 0; round < appliesPerUpdate; round++) {
+    const current = await em.fork().findOne(Automation, { id });
+    if (!current || current.updatedAt.getTime() === applied?.at) return;
+    await applyOrLeaveToSweep(control, current, applied ? { previousType: applied.type, rearm: false } : change);
+    applied = { at: current.updatedAt.getTime(), type: current.triggerType };
+  }
 }
 
 /**

@@ -66,6 +66,8 @@ export const variables = {
   NEOFLOW_BIN_DIR: z.string().min(1).optional(),
   NEOFLOW_API_HOST: z.string().min(1).default('127.0.0.1'),
   NEOFLOW_API_PORT: port.default(8080),
+  NEOFLOW_API_URL: optionalUrl(['http:', 'https:'], 'https://neoflow.example.com'),
+  NEOFLOW_API_KEY: optionalText,
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:'], 'postgres://user@host:5432/neoflow'),
   NEOFLOW_EMBEDDED_PG_PORT: port.default(5433),
   TEMPORAL_ADDRESS: optionalText.refine((value) => value === undefined || /^[\w.-]+:\d{1,5}$/.test(value), {
@@ -166,6 +168,11 @@ const schema = z
       e.NEOFLOW_BIN_DIR ?? join(e.XDG_CACHE_HOME ?? join(e.HOME ?? homedir(), '.cache'), 'neoflow', 'bin'),
     ),
     api: { host: e.NEOFLOW_API_HOST, port: e.NEOFLOW_API_PORT },
+    /** Where `neoflow fn deploy` sends its requests, and the API key it sends them with. */
+    client: {
+      apiUrl: e.NEOFLOW_API_URL ?? `http://${e.NEOFLOW_API_HOST}:${e.NEOFLOW_API_PORT}`,
+      apiKey: e.NEOFLOW_API_KEY,
+    },
     postgres: { url: e.DATABASE_URL, embeddedPort: e.NEOFLOW_EMBEDDED_PG_PORT },
     temporal: {
       address: e.TEMPORAL_ADDRESS,

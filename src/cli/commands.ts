@@ -25,6 +25,10 @@ export const usage = `Usage: neoflow <command>
                           (exit 1 if it failed); --rpc defaults to the local stack's neo-go node;
                           --execute reads the result as a sending action's decision and prints its
                           calls (with --rpc, their test invocation as --signer), sending nothing
+  fn deploy <file.js|ts> --name <name> [--secrets A,B] [--env K=V]... [--allowed-hosts H1,H2]
+                          create the account's function of that name from the file, or update it
+                          (--env, --secrets, --allowed-hosts replace the function's when given); prints its id
+                          and version; talks to NEOFLOW_API_URL with NEOFLOW_API_KEY
 `;
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
@@ -44,6 +48,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'schedules':
       return (await import('./schedules.ts')).schedulesCommand(config, rest);
     case 'fn': {
+      if (rest[0] === 'deploy')
+        return (await import('./fn-deploy.ts')).fnDeployCommand(config, rest[1], options.deploy);
       const failed = (await (await import('./fn-run.ts')).fnRunCommand(config, rest, options.fn)) !== 0;
       if (failed) process.exitCode = 1;
       return;

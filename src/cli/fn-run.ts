@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { createNeoRpc } from '../chain/rpc.ts';
 import { egressPolicy } from '../egress/egress-policy.ts';
@@ -8,10 +7,9 @@ import { createFunctionBody } from '../functions/functions.schemas.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import { validateFunctionCode } from '../sandbox/validate.ts';
 import { parseExecute, parseSigner, printedDecision } from './fn-run-decision.ts';
+import { pairs, readFunctionFile } from './function-file.ts';
 import type { FnRunOptions } from './options.ts';
 
-/** Read before anything else: a function's code is at most 256 KiB, as the API takes it. */
-const maxFileBytes = 256 * 1024;
 const defaultTimeoutSeconds = 30;
 
 /**
@@ -30,12 +28,11 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     );
   const execute = options.execute === undefined ? undefined : parseExecute(options.execute);
   const signer = options.signer === undefined ? undefined : parseSigner(options.signer);
-  if ((await stat(file)).size > maxFileBytes)
-    throw new Error(`${file} is over ${maxFileBytes} bytes, the limit of a function's code`);
+  const { code, runtime } = await readFunctionFile(file);
   const fields = createFunctionBody.safeParse({
     name: 'local',
-    runtime: runtimeOf(file),
-    code: await readFile(file, 'utf8'),
+    runtime,
+    code,
     timeout: options.timeout === undefined ? defaultTimeoutSeconds : Number(options.timeout),
     environment: pairs(options.env, '--env'),
     allowedHosts: options.allowHost ?? [],
@@ -80,11 +77,6 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   return decided?.failed ? 1 : 0;
 }
 
-/** A file's runtime, by its extension: TypeScript runs stripped of its types, as the service runs it. */
-export function runtimeOf(file: string): 'node18' | 'typescript' {
-  return /\.[cm]?ts$/.test(file) ? 'typescript' : 'node18';
-}
-
 function parseParams(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let params: unknown;
@@ -96,13 +88,4 @@ function parseParams(text: string | undefined): Record<string, unknown> {
   if (typeof params !== 'object' || params === null || Array.isArray(params))
     throw new Error('--params must be a JSON object');
   return params as Record<string, unknown>;
-}
-
-function pairs(values: string[] | undefined, flag: string): Record<string, string> {
-  const entries = (values ?? []).map((pair) => {
-    const at = pair.indexOf('=');
-    if (at < 1) throw new Error(`${flag} takes NAME=VALUE, not "${pair}"`);
-    return [pair.slice(0, at), pair.slice(at + 1)] as const;
-  });
-  return Object.fromEntries(entries);
 }

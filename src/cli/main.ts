@@ -20,6 +20,9 @@ async function main(argv: string[]) {
       timeout: { type: 'string' },
       execute: { type: 'string' },
       signer: { type: 'string' },
+      name: { type: 'string' },
+      secrets: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -30,7 +33,13 @@ async function main(argv: string[]) {
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
   const { account, scopes, rate, params, env: environment, secret, rpc, timeout, execute, signer } = values;
   const fn = { params, env: environment, secret, allowHost: values['allow-host'], rpc, timeout, execute, signer };
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn });
+  const deploy = {
+    name: values.name,
+    secrets: values.secrets,
+    env: environment,
+    allowedHosts: values['allowed-hosts'],
+  };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy });
 }
 
 main(process.argv.slice(2)).then(

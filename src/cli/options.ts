@@ -4,6 +4,17 @@ export interface Options {
   scopes: string | undefined;
   rate: string | undefined;
   fn: FnRunOptions;
+  deploy: FnDeployOptions;
+}
+
+/** `neoflow fn deploy`'s flags besides `--env`, which `fn run` shares. */
+export interface FnDeployOptions {
+  name: string | undefined;
+  /** Comma-separated names of the account's secrets to grant; unset keeps what an update had. */
+  secrets: string | undefined;
+  env: string[] | undefined;
+  /** Comma-separated hosts (or `*.suffix`) the function may fetch from; unset keeps an update's. */
+  allowedHosts: string | undefined;
 }
 
 /** `neoflow fn run`'s flags: `--env`, `--secret` and `--allow-host` may repeat. */

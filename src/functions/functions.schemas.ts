@@ -80,6 +80,8 @@ export const functionSecretsBody = z.strictObject({ secrets: secretNames });
 export const listFunctionsQuery = z.strictObject({
   ...paginationQuery(10),
   tag: z.string().optional(),
+  /** Exact name: a name is unique in the account, so the answer holds at most one function. */
+  name: name.optional(),
   runtime: runtime.optional(),
   sort: z
     .enum(['createdAt', 'name', 'updatedAt'], { error: 'must be createdAt, name or updatedAt' })

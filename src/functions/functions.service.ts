@@ -28,6 +28,7 @@ export async function listFunctions(em: EntityManager, accountId: string, query:
   const where = {
     account: accountId,
     ...(query.runtime ? { runtime: query.runtime } : {}),
+    ...(query.name ? { name: query.name } : {}),
     ...(query.tag ? { tags: { $contains: [query.tag] } } : {}),
   };
   return em.findAndCount(FunctionDef, where, {

@@ -76,18 +76,23 @@ async function firstRunId(em: EntityManager, automationId: string, fireKey: stri
 }
 
 /**
- * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
- * paused schedule does not fire, so a fire recorded after a pause was scheduled before it.
+ * A schedule's fire, recorded once per scheduled time; null once the automation is deleted, or
+ * when it was no longer active at the fire's time: moved to `error` by a worker (its schedule
+ * fires on until the reconciler pauses it), or made inactive while Temporal did not answer. A
+ * fire scheduled before the row last changed is recorded (a pause stops only later fires).
  */
 export async function recordScheduledRun(
   em: EntityManager,
   automationId: string,
   scheduledAt: string,
 ): Promise<FiredRun | null> {
-  const [automation] = await em.execute<{ account_id: string }[]>(
-    `select "account_id" from "automations" where "id" = ?`,
-    [automationId],
-  );
+  const [automation] = (
+    await executeBound<{ account_id: string }>(
+      em,
+      `select "account_id" from "automations" where "id" = ? and ("status" = 'active' or "updated_at" > ?)`,
+      [automationId, new Date(scheduledAt)],
+    )
+  ).rows;
   if (!automation) return null;
   const firing: Firing = {
     automation: { id: automationId, account: { id: automation.account_id } },

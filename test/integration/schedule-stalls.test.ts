@@ -187,3 +187,40 @@ describe('an active schedule whose rows show no fire since one fell due long ago
     expect(await stalls('no-fires-recorded')).toBeGreaterThanOrEqual(before + 1);
   }, 120_000);
 });
+
+describe('an automation moved to error while its schedule still fires', () => {
+  it('records no fire scheduled after the move, before the reconciler pauses its schedule', async () => {
+    const automation = await everySecond();
+    await until(
+      () => successes(automation.id),
+      (count) => count >= 1,
+      60_000,
+    );
+    // As a worker moves it (budget exhausted, contract gone): the row only; the schedule fires on.
+    const movedAt = new Date();
+    await api.database.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "automations" set "status" = 'error', "updated_at" = ? where "id" = ?`, [
+        movedAt,
+        automation.id,
+      ]);
+    const takenBefore = (await scheduleOf(automation.id)).info.numActionsTaken;
+    // The schedule takes at least three more actions (it is not paused)...
+    await until(
+      async () => (await scheduleOf(automation.id)).info.numActionsTaken,
+      (taken) => taken >= takenBefore + 3,
+      60_000,
+    );
+    await until(
+      async () => (await scheduleOf(automation.id)).info.runningActions.length,
+      (running) => running === 0,
+      30_000,
+    );
+    // ...and none of them is recorded as a run.
+    const runs = await api.database.orm.em.fork().find(AutomationRun, { automation: automation.id });
+    const late = runs.filter((run) => new Date((run.trigger as { scheduledAt: string }).scheduledAt) > movedAt);
+    expect(late).toEqual([]);
+    expect((await scheduleOf(automation.id)).state.paused).toBe(false);
+  }, 120_000);
+});

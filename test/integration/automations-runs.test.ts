@@ -228,6 +228,8 @@ describe('contract actions', () => {
       },
     });
     // Prepared and relayed once each: the refusal is an outcome, not an activity failure retried 20 times.
+    // The run's row ends inside the relay: its history is whole once its workflow has closed.
+    await api.services.temporal.client.workflow.getHandle(run.id).result();
     const history = await rawHistory(api, run.id);
     const activities = history.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual(['prepareContractRun', 'relayContractRun']);

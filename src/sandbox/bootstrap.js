@@ -290,7 +290,11 @@
   // rejects: a rejection would carry whatever user code threw (a proxy's trap, a getter) whole.
   return async function run(namespace) {
     try {
-      return await settle(namespace);
+      const reply = await settle(namespace);
+      // Log lines go as ignored calls, queued on the host: after an awaited service call the run's
+      // end could overtake the last ones. A synchronous call returns once they have run.
+      callSync(undefined, ['log.flush', '[]'], syncOptions);
+      return reply;
     } catch {
       return { ok: false, error: { name: 'Error', message: 'a value that cannot be printed', stack: '' } };
     }

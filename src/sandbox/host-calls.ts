@@ -60,6 +60,8 @@ export function hostDispatcher(
   let timers = 0;
   const table: Record<string, HostFunction> = {
     'secrets.read': (name) => onSecretRead(shortText(name, 'the secret name', 256)),
+    // The run's last call: it returns after the log lines queued before it (bootstrap.js, run).
+    'log.flush': () => undefined,
     'random.bytes': (n) => random.bytes(n),
     'random.int': (min, max) => random.int(min, max),
     'random.uuid': () => random.uuid(),

@@ -13,6 +13,7 @@ export const errorStatus = {
   not_found: 404,
   function_not_found: 404,
   execution_not_found: 404,
+  version_not_found: 404,
   automation_not_found: 404,
   run_not_found: 404,
   method_not_allowed: 405,

@@ -36,7 +36,8 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
     }
     if (!keyPattern.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.');
     const { accountId } = ctx.state.caller as Caller;
-    const requestHash = hashRequest(ctx.method, ctx.path, ctx.request.body);
+    // The query is part of the request: a retry's `?version=latest` runs other code.
+    const requestHash = hashRequest(ctx.method, ctx.url, ctx.request.body);
     const em = services.em();
     const earlier = await claim(em, accountId, key, requestHash);
     const context = sealContext(accountId, key);

@@ -8,6 +8,7 @@ import { stopAutomationsOfFunction } from '../automations/automations.service.ts
 import { triggerControlOf } from '../automations/trigger-control.ts';
 import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
+import { versionsRoutes } from '../functions/versions.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
@@ -41,6 +42,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
       functionDeleted: (functionId) => stopAutomationsOfFunction(services.em(), triggerControlOf(services), functionId),
     }),
     executionsRoutes(services),
+    versionsRoutes(services),
     automationsRoutes(services),
     codecRoutes(services),
     openApiRoutes((): Router[] => areas),

@@ -120,6 +120,8 @@ export const executeSchema = z.strictObject({
 const functionAction = z.strictObject({
   type: z.literal('function'),
   functionId: text(255),
+  /** Pins the function's version the action runs; without it, the function's current one. */
+  functionVersion: integerIn(1, 999_999_999).optional(),
   parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
   execute: executeSchema.optional(),
 });

@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
+import { FunctionVersion } from '../functions/function-version.entity.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
 import { sealCredentials } from './credential-store.ts';
@@ -236,6 +237,12 @@ async function assertActionRunnable(em: EntityManager, accountId: string, action
   if (!fn) {
     throw new AppError('function_not_found', `No function ${action.functionId} exists in this account.`, {
       field: 'action.functionId',
+    });
+  }
+  if (action.functionVersion === undefined) return;
+  if (!(await em.count(FunctionVersion, { function: fn.id, version: action.functionVersion }))) {
+    throw new AppError('invalid_request', `The function has no version ${action.functionVersion}.`, {
+      field: 'action.functionVersion',
     });
   }
 }

@@ -40,11 +40,13 @@ interface BeginRow {
   notify: boolean;
   /** The function a function action names, if it still exists in the run's account. */
   function_id: string | null;
+  /** That function's current version. */
+  function_version: number | null;
 }
 
 /** The run, its automation's action, and the function that action names: one read. */
 const readRunSql = `select r."status", r."dispatched", r."execution_id", r."trigger", r."account_id", r."automation_id",
-  a."action", a."notify" <> '[]'::jsonb as "notify", f."id" as "function_id"
+  a."action", a."notify" <> '[]'::jsonb as "notify", f."id" as "function_id", f."version" as "function_version"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
 left join "functions" f on a."action"->>'type' = 'function'
@@ -114,10 +116,9 @@ async function recordExecution(
 ): Promise<Step> {
   const params = { ...action.parameters, trigger: run.trigger };
   const fn = em.getReference(FunctionDef, functionId);
-  const execution = newExecution(em, fn, run.account_id, params, {
-    type: 'automation',
-    automationId: run.automation_id,
-  });
+  const trigger = { type: 'automation' as const, automationId: run.automation_id };
+  const version = action.functionVersion ?? run.function_version!;
+  const execution = newExecution(em, fn, run.account_id, params, trigger, version);
   const recorded = (
     await executeBound<{ execution_id: string }>(em, recordExecutionSql, [runId, ...executionRow(execution), runId])
   ).rows[0];

@@ -7,6 +7,7 @@ import { AutomationRun } from '../automations/run.entity.ts';
 import { AccountSigner } from '../auth/signer.entity.ts';
 import { Execution, ExecutionResult } from '../functions/execution.entity.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
+import { FunctionVersion } from '../functions/function-version.entity.ts';
 import { Notification } from '../automations/notifications/notification.entity.ts';
 import { Secret, SecretVersion } from '../secrets/secret.entity.ts';
 
@@ -18,6 +19,7 @@ export const entities = [
   Secret,
   SecretVersion,
   FunctionDef,
+  FunctionVersion,
   Execution,
   ExecutionResult,
   Automation,

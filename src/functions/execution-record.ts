@@ -12,7 +12,7 @@ export type ExecutionTrigger =
 /**
  * The one place an execution row is built (invoke, retry, an automation's action): running from
  * now. `fn` is the loaded function where the run starts in this process (its code goes with the
- * row), or a reference. Not yet persisted: the caller stores it (an invoke with one insert of its
+ * row), or a reference (then `functionVersion` says which of its versions runs). Not yet persisted: the caller stores it (an invoke with one insert of its
  * own, an automation's action with `executionRow` in the statement that also records it on the
  * run), then starts its workflow.
  */
@@ -22,6 +22,7 @@ export function newExecution(
   accountId: string,
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
+  functionVersion: number = fn.version,
 ) {
   return em.create(
     Execution,
@@ -36,6 +37,7 @@ export function newExecution(
       error: null,
       logs: [],
       trigger,
+      functionVersion,
       startedAt: new Date(),
       completedAt: null,
       duration: null,
@@ -54,6 +56,7 @@ const columns = [
   'error',
   'logs',
   'trigger',
+  'function_version',
   'started_at',
   'completed_at',
   'duration',
@@ -77,6 +80,7 @@ export function executionRow(execution: Execution): unknown[] {
     jsonbParam(execution.error),
     jsonbParam(execution.logs),
     jsonbParam(execution.trigger),
+    execution.functionVersion,
     execution.startedAt,
     execution.completedAt,
     execution.duration,

@@ -25,6 +25,8 @@ export const Execution = defineEntity({
     secretsRead: p.type(StorableJson).$type<{ name: string; version: number }[]>(),
     /** The run's `fetch` requests: method, host, status, bytes, duration (function-fetch.ts). */
     httpRequests: p.type(StorableJson).$type<HttpRequestRecord[]>(),
+    /** The function's version it runs (null: recorded before versions were kept). */
+    functionVersion: p.integer().nullable(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),

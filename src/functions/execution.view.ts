@@ -17,6 +17,7 @@ export function executionListItem(execution: Execution) {
   return {
     ...executionHandle(execution),
     params: execution.params,
+    functionVersion: execution.functionVersion ?? null,
     hasResult: execution.status === 'completed',
     hasError: execution.error !== null && execution.error !== undefined,
   };
@@ -26,6 +27,7 @@ export function executionDetails(execution: Execution, result: unknown) {
   return {
     ...executionHandle(execution),
     functionId: execution.function.id,
+    functionVersion: execution.functionVersion ?? null,
     params: execution.params,
     ...(execution.status === 'completed' ? { result } : {}),
     ...(execution.error ? { error: execution.error } : {}),
@@ -46,6 +48,8 @@ export const executionHandleSchema = z.strictObject({
 
 export const executionListItemSchema = executionHandleSchema.extend({
   params: z.record(z.string(), z.unknown()),
+  /** The function's version it ran; null for executions recorded before versions were kept. */
+  functionVersion: z.number().int().nullable(),
   hasResult: z.boolean(),
   hasError: z.boolean(),
 });
@@ -58,6 +62,7 @@ const logLineSchema = z.strictObject({
 
 export const executionDetailsSchema = executionHandleSchema.extend({
   functionId: z.string(),
+  functionVersion: z.number().int().nullable(),
   params: z.record(z.string(), z.unknown()),
   result: z.unknown().optional(),
   error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),

@@ -14,7 +14,7 @@ import {
   executionListItem,
   executionListItemSchema,
 } from './execution.view.ts';
-import { invokeBody, listExecutionsQuery } from './executions.schemas.ts';
+import { invokeBody, listExecutionsQuery, retryQuery } from './executions.schemas.ts';
 import {
   getExecution,
   invokeAndWait,
@@ -103,15 +103,18 @@ export function executionsRoutes(services: Services): Router {
       path: '/:id/executions/:executionId/retry',
       scope: 'functions:invoke',
       idempotency: keyed,
+      query: retryQuery,
       responses: { 202: acceptedSchema },
-      handle: async ({ accountId, params }) => {
+      handle: async ({ accountId, params, query }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);
         if (previous.status !== 'failed') {
           throw new AppError('conflict', `Only failed executions can be retried; this one is ${previous.status}.`);
         }
         await assertQueueRoom(em(), accountId, queuedLimit);
         const retryOf = { type: 'retry' as const, retryOf: previous.id };
-        return accepted(await startExecution(em(), invoker, fn, previous.params, retryOf));
+        // An execution recorded before versions were kept ran an unknown one: the current runs.
+        const version = query.version === 'latest' ? fn.version : (previous.functionVersion ?? fn.version);
+        return accepted(await startExecution(em(), invoker, fn, previous.params, retryOf, version));
       },
     }),
   ]);

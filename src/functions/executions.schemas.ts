@@ -19,3 +19,8 @@ export const listExecutionsQuery = z.strictObject({
 });
 
 export type ListExecutions = z.infer<typeof listExecutionsQuery>;
+
+/** A retry runs the version its execution ran, or with `version=latest` the current one. */
+export const retryQuery = z.strictObject({
+  version: z.enum(['latest'], { error: 'must be latest' }).optional(),
+});

@@ -49,8 +49,9 @@ export async function startExecution(
   fn: FunctionDef,
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
+  functionVersion = fn.version,
 ) {
-  const { execution, local, started } = recordAndStart(em, invoker, fn, params, trigger);
+  const { execution, local, started } = recordAndStart(em, invoker, fn, params, trigger, functionVersion);
   try {
     await started;
     return execution;
@@ -114,8 +115,9 @@ function recordAndStart(
   fn: FunctionDef,
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
+  functionVersion = fn.version,
 ) {
-  const execution = newExecution(em, fn, fn.account.id, params, trigger);
+  const execution = newExecution(em, fn, fn.account.id, params, trigger, functionVersion);
   // One statement, outside the unit of work: no transaction around it, one round trip.
   const recorded = insertExecution(em, execution);
   if (!invoker.localRuns) {

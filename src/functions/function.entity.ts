@@ -26,6 +26,8 @@ export const FunctionDef = defineEntity({
     secrets: p.type(TextArrayType),
     /** The hosts `context.services.http.fetch` may reach (allowed-hosts.ts); none by default. */
     allowedHosts: p.type(TextArrayType),
+    /** The version it runs now (function_versions): the latest made, or the one last promoted. */
+    version: p.integer().default(1),
     ...timestamps(),
   },
 });

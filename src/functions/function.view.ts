@@ -26,6 +26,7 @@ export function functionView(fn: FunctionDef, options: { code: boolean; stats?: 
     environment: fn.environment,
     secrets: fn.secrets,
     allowedHosts: fn.allowedHosts,
+    version: fn.version,
     ...(options.code ? { code: fn.code } : {}),
     ...(options.stats ? { stats: options.stats } : {}),
   };
@@ -64,6 +65,8 @@ export const functionSchema = z.strictObject({
   environment: z.record(z.string(), z.string()),
   secrets: z.array(z.string()),
   allowedHosts: z.array(z.string()).describe('Hosts context.services.http.fetch may reach (docs/functions.md).'),
+  /** The version it runs now (function_versions). */
+  version: z.number().int(),
   code: z.string().optional(),
   stats: statsSchema.optional(),
 });

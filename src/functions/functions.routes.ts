@@ -1,5 +1,6 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
+import { callerOf } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
@@ -57,8 +58,8 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       idempotency: keyed,
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
-      handle: async ({ accountId, body }) =>
-        data(functionView(await createFunction(em(), accountId, body), { code: true }), 201),
+      handle: async ({ ctx, body }) =>
+        data(functionView(await createFunction(em(), callerOf(ctx.state), body), { code: true }), 201),
     }),
     route({
       method: 'get',
@@ -77,8 +78,8 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       scope: 'functions:write',
       body: updateFunctionBody,
       responses: { 200: dataEnvelope(functionSchema) },
-      handle: async ({ accountId, params, body }) => {
-        const fn = await updateFunction(em(), accountId, params.id, body);
+      handle: async ({ ctx, params, body }) => {
+        const fn = await updateFunction(em(), callerOf(ctx.state), params.id, body);
         return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
       },
     }),
@@ -106,8 +107,8 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       scope: 'functions:write',
       body: environment,
       responses: { 200: dataEnvelope(environmentSchema) },
-      handle: async ({ accountId, params, body }) =>
-        data((await updateFunction(em(), accountId, params.id, { environment: body })).environment),
+      handle: async ({ ctx, params, body }) =>
+        data((await updateFunction(em(), callerOf(ctx.state), params.id, { environment: body })).environment),
     }),
     route({
       method: 'put',
@@ -115,8 +116,8 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       scope: 'functions:write',
       body: functionSecretsBody,
       responses: { 200: dataEnvelope(z.strictObject({ secrets: z.array(z.string()) })) },
-      handle: async ({ accountId, params, body }) =>
-        data({ secrets: (await updateFunction(em(), accountId, params.id, { secrets: body.secrets })).secrets }),
+      handle: async ({ ctx, params, body }) =>
+        data({ secrets: (await updateFunction(em(), callerOf(ctx.state), params.id, body)).secrets }),
     }),
   ]);
 }

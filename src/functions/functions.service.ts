@@ -1,26 +1,38 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../db/flush-unique-name.ts';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { Secret } from '../secrets/secret.entity.ts';
+import { addVersion } from './add-version.ts';
 import { assertValidCode } from './code.ts';
 import { cancelRunning, type Invoker } from './executions.service.ts';
 import { FunctionDef } from './function.entity.ts';
 import type { CreateFunction, ListFunctions, UpdateFunction } from './functions.schemas.ts';
+import { changesVersion } from './versioned-fields.ts';
 
 export const functionNotFound = () => new AppError('function_not_found', 'Function not found.');
 
-export async function createFunction(em: EntityManager, accountId: string, input: CreateFunction) {
+/** Who changes a function: the account, and the key that signs the versions it makes. */
+export interface Author {
+  accountId: string;
+  keyId: string;
+}
+
+/** A new function, with its version 1. */
+export async function createFunction(em: EntityManager, { accountId, keyId }: Author, input: CreateFunction) {
   assertValidCode(input.code, input.runtime);
   await assertSecretsExist(em, accountId, input.secrets);
-  const fn = em.create(FunctionDef, {
-    account: accountId,
-    ...input,
-    description: input.description ?? null,
-    status: 'active',
+  return em.transactional(async (tx) => {
+    const fn = tx.create(FunctionDef, {
+      account: accountId,
+      ...input,
+      description: input.description ?? null,
+      status: 'active',
+    });
+    await addVersion(tx, fn, keyId, true);
+    await flushUniqueName(tx, nameTaken(input.name));
+    return fn;
   });
-  await flushUniqueName(em, nameTaken(input.name));
-  return fn;
 }
 
 export async function listFunctions(em: EntityManager, accountId: string, query: ListFunctions) {
@@ -48,17 +60,25 @@ export function functionRead(em: EntityManager, row: Record<string, unknown> | n
   return em.map(FunctionDef, row);
 }
 
-export async function updateFunction(em: EntityManager, accountId: string, id: string, input: UpdateFunction) {
-  const fn = await getFunction(em, accountId, id);
-  // A change of runtime alone re-reads the stored code: JavaScript may not parse as TypeScript.
-  if (input.code !== undefined || input.runtime !== undefined) {
-    assertValidCode(input.code ?? fn.code, input.runtime ?? fn.runtime);
-  }
-  if (input.secrets !== undefined) await assertSecretsExist(em, accountId, input.secrets);
-  Object.assign(fn, input);
-  fn.updatedAt = new Date();
-  await flushUniqueName(em, nameTaken(input.name ?? fn.name));
-  return fn;
+/**
+ * A partial update. A change of what the function runs (versioned-fields.ts) makes its next
+ * version, under the function's row lock: one change at a time takes each number.
+ */
+export async function updateFunction(em: EntityManager, author: Author, id: string, input: UpdateFunction) {
+  if (input.secrets !== undefined) await assertSecretsExist(em, author.accountId, input.secrets);
+  return em.transactional(async (tx) => {
+    const fn = await findOwned(tx, FunctionDef, id, author.accountId, functionNotFound, LockMode.PESSIMISTIC_WRITE);
+    // A change of runtime alone re-reads the stored code: JavaScript may not parse as TypeScript.
+    if (input.code !== undefined || input.runtime !== undefined) {
+      assertValidCode(input.code ?? fn.code, input.runtime ?? fn.runtime);
+    }
+    const versioned = changesVersion(fn, input);
+    Object.assign(fn, input);
+    fn.updatedAt = new Date();
+    if (versioned) await addVersion(tx, fn, author.keyId);
+    await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
+    return fn;
+  });
 }
 
 /** The function and its executions go; running ones are cancelled first. */

@@ -26,6 +26,7 @@ import {
 } from './execution-outcome.ts';
 import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
+import { timeoutToRun, versionToRun } from './run-version.ts';
 import { storeEnd } from './store-end.ts';
 
 export interface RunDeps {
@@ -97,7 +98,7 @@ export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: n
   const execution = await deps.em.findOne(
     Execution,
     { id: executionId },
-    { fields: ['status', 'duration', 'error', 'account', 'function.timeout'] },
+    { fields: ['status', 'duration', 'error', 'account', 'functionVersion', 'function.timeout', 'function.version'] },
   );
   if (!execution) return deletedOutcome;
   if (execution.status !== 'running') return outcomeOf(execution);
@@ -105,7 +106,7 @@ export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: n
   const release = await deps.slots.take(execution.account.id, signal);
   if (!release) return deferred;
   deps.turns.hold(executionId, release);
-  return { status: 'claimed', runLimitMs: execution.function.timeout * 1000 + runMarginMs };
+  return { status: 'claimed', runLimitMs: (await timeoutToRun(deps.em, execution)) * 1000 + runMarginMs };
 }
 
 /** A host name is at most 253 characters; an address or a longer name is the code's own. */
@@ -138,7 +139,7 @@ interface Ran {
 }
 
 async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
-  const fn = execution.function;
+  const fn = await versionToRun(deps.em, execution);
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const http = functionFetch(deps.egress, fn.allowedHosts);
   const outcome = await runInSandbox(
@@ -146,7 +147,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       code: fn.code,
       typescript: fn.runtime === 'typescript',
       params: execution.params,
-      execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: fn.id },
+      execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: execution.function.id },
       environment: fn.environment,
       secrets,
       services: sandboxServices(deps.neo, http),

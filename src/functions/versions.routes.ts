@@ -1,0 +1,56 @@
+import type { Router } from '@koa/router';
+import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
+import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
+import type { Services } from '../services.ts';
+import { functionSchema, functionView } from './function.view.ts';
+import { getFunction } from './functions.service.ts';
+import { functionStats } from './stats.ts';
+import { versionSchema, versionView } from './version.view.ts';
+import { getVersionQuery, listVersionsQuery, versionNumber } from './versions.schemas.ts';
+import { getVersion, listVersions, promoteVersion } from './versions.service.ts';
+
+/** A function's immutable versions, and the promote that makes one of them current again. */
+export function versionsRoutes(services: Services): Router {
+  const { em } = services;
+  return areaRouter('/v1/functions', [
+    route({
+      method: 'get',
+      path: '/:id/versions',
+      scope: 'functions:read',
+      query: listVersionsQuery,
+      responses: { 200: dataPageEnvelope(versionSchema) },
+      handle: async ({ accountId, params, query }) => {
+        const fn = await getFunction(em(), accountId, params.id);
+        const [versions, total] = await listVersions(em(), fn, query);
+        return dataPage(
+          versions.map((version) => versionView(version, fn.version)),
+          query,
+          total,
+        );
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/versions/:version',
+      scope: 'functions:read',
+      query: getVersionQuery,
+      responses: { 200: dataEnvelope(versionSchema) },
+      handle: async ({ accountId, params, query }) => {
+        const fn = await getFunction(em(), accountId, params.id);
+        const withCode = query.include_code === 'true';
+        const version = await getVersion(em(), fn, versionNumber(params.version), withCode);
+        return data(versionView(version, fn.version, withCode));
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:id/versions/:version/promote',
+      scope: 'functions:write',
+      responses: { 200: dataEnvelope(functionSchema) },
+      handle: async ({ accountId, params }) => {
+        const fn = await promoteVersion(em(), accountId, params.id, versionNumber(params.version));
+        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
+      },
+    }),
+  ]);
+}

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { paginationQuery } from '../api/pagination.ts';
+
+export const listVersionsQuery = z.strictObject(paginationQuery(10));
+
+export const getVersionQuery = z.strictObject({
+  include_code: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+});
+
+/** A version number in a path; anything but 1, 2, … names no version (0 matches none). */
+export const versionNumber = (text: string) => (/^[1-9]\d{0,8}$/.test(text) ? Number(text) : 0);
+
+export type ListVersions = z.infer<typeof listVersionsQuery>;

@@ -97,6 +97,14 @@ describe('versions of a function', () => {
     expect((await call('GET', `/functions/func_doesnotexist0000000000000/versions`)).status).toBe(404);
   });
 
+  it('gives two changes at once two numbers', async () => {
+    const fn = await deploy(answering('one'));
+    const both = await Promise.all([put(fn.id, { code: answering('a') }), put(fn.id, { code: answering('b') })]);
+    expect(both.map((updated) => updated.version).sort()).toEqual([2, 3]);
+    const listed = await call('GET', `/functions/${fn.id}/versions`);
+    expect(listed.body.pagination?.total).toBe(3);
+  });
+
   it('makes a version on a change of the environment, the secrets granted or the hosts allowed', async () => {
     const fn = await deploy(answering('env'));
     expect((await call('PUT', `/functions/${fn.id}/environment`, { MODE: 'a' })).status).toBe(200);
@@ -167,6 +175,15 @@ describe('versions of a function', () => {
 
     const wrong = await call('POST', `/functions/${fn.id}/executions/${failedId}/retry?version=2`);
     expect(wrong.status).toBe(400);
+
+    // Under one Idempotency-Key, the query is part of the request: another version is another request.
+    const keyed = (query: string) =>
+      fetch(`${api.url}/v1/functions/${fn.id}/executions/${failedId}/retry${query}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Idempotency-Key': `retry-${fn.id}` },
+      });
+    expect((await keyed('')).status).toBe(202);
+    expect((await keyed('?version=latest')).status).toBe(409);
   });
 
   it("runs the version an automation's function action pins", async () => {

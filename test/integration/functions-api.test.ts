@@ -82,6 +82,7 @@ describe('functions area: create and read', () => {
         environment: {},
         secrets: [],
         allowedHosts: [],
+        version: 1,
       },
     });
   });

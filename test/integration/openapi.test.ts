@@ -40,6 +40,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     for (const operation of [
       'POST /v1/functions/{id}/invoke',
       'GET /v1/functions/{id}/executions/{executionId}',
+      'POST /v1/functions/{id}/versions/{version}/promote',
       'POST /v1/secrets',
       'PATCH /v1/automations/{id}',
       'GET /v1/automations/{id}/runs',

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedCall } from '../chain/contract-call.ts';
 import { exhausts, refusalMessage } from './budget-rules.ts';
 import { failUnsent } from './contract-run-rows.ts';
-import { reserve, settleReservationsOf } from './gas-spend.ts';
+import { reserve } from './gas-spend.ts';
 import { stopWithError } from './notifications/error-event.ts';
 
 /**
@@ -22,10 +22,3 @@ export async function reserveRunGas(em: EntityManager, runId: string, call: Pric
   }
   return false;
 }
-
-/**
- * Brings the run's reservations in line with its row, after a step that stored its transaction or
- * ended it: settled from the chain's fees once in a block, released when rejected, expired or never
- * stored. Safe to repeat.
- */
-export const settleRunGas = settleReservationsOf;

@@ -7,7 +7,8 @@ import { openSigner } from '../auth/signer.ts';
 import type { MasterKeys } from '../secrets/envelope.ts';
 import { gone } from './run-steps.ts';
 import { resolveCalls } from './resolve-calls.ts';
-import { reserveRunGas, settleRunGas } from './budget-steps.ts';
+import { reserveRunGas } from './budget-steps.ts';
+import { settleReservationsOf } from './gas-spend.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import {
   contractRunState,
@@ -39,7 +40,7 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
   if (run.status !== 'running') return run.status;
   if (run.txRaw) return 'sent';
   await prepareOrEnd(deps, run);
-  await settleRunGas(deps.em, runId);
+  await settleReservationsOf(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
   if (!state) return gone;
   return state.status === 'running' && state.sent ? 'sent' : state.status;
@@ -124,7 +125,7 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
     const error = vmState === 'HALT' ? null : { name: 'ContractFault', message: exception ?? 'FAULT' };
     await endSent(deps.em, runId, error ? 'failure' : 'success', error, inBlock);
   }
-  await settleRunGas(deps.em, runId);
+  await settleReservationsOf(deps.em, runId);
   return (await contractRunState(deps.em, runId))?.status ?? gone;
 }
 

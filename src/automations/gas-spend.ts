@@ -95,7 +95,11 @@ export async function reserve(
   });
 }
 
-/** Settles or releases what the run's reservations call for now (fateOf); safe to repeat. */
+/**
+ * Brings the run's reservations in line with its row, after a step that stored its transaction or
+ * ended it (fateOf): settled from the chain's fees once in a block, released when rejected,
+ * expired or never stored. Safe to repeat.
+ */
 export async function settleReservationsOf(em: EntityManager, runId: string) {
   await em.transactional((tx) => settleWhere(tx, `g."run_id" = ?`, [runId]));
 }

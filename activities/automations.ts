@@ -12,6 +12,7 @@ import * as steps from '../src/automations/run-steps.ts';
 import * as contract from '../src/automations/contract-steps.ts';
 import { decideRun } from '../src/automations/decide-steps.ts';
 import { followRound } from '../src/automations/follow-blocks.ts';
+import { failReplay, replayPage } from '../src/automations/replay-steps.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
 import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
 import { QuoteCache } from '../src/automations/quote-cache.ts';
@@ -25,6 +26,7 @@ import type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
 import type { MasterKeys } from '../src/secrets/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';
+export type { ReplayStep } from '../src/automations/replay-steps.ts';
 export type { RunStatus } from '../src/automations/run.entity.ts';
 
 export interface AutomationDeps {
@@ -35,6 +37,8 @@ export interface AutomationDeps {
   egress: EgressPolicy;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
   activitiesPerAccount: number;
+  /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: an account's runs not yet ended past which its replays wait. */
+  queuedRunsPerAccount: number;
 }
 
 /**
@@ -105,6 +109,13 @@ export function createAutomationActivities(deps: AutomationDeps) {
     async followBlocks(network: string): Promise<FiredRun[]> {
       return followRound({ em: em(), neo: deps.neo, abi, followed, contracts, beat: () => heartbeat() }, network);
     },
+
+    replayPage: (replayId: string) =>
+      replayPage(
+        { em: em(), neo: deps.neo, beat: () => heartbeat(), queuedRunsPerAccount: deps.queuedRunsPerAccount },
+        replayId,
+      ),
+    failReplay: (replayId: string, message: string) => failReplay(em(), replayId, message),
 
     async checkPrice(input: PriceCheckInput) {
       const check = await checkPrice(

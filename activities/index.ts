@@ -31,6 +31,8 @@ export interface ActivityDeps {
   memoryLimitMb: number;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
   activitiesPerAccount: number;
+  /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: an account's runs not yet ended past which its replays wait. */
+  queuedRunsPerAccount: number;
   /** NEOFLOW_SANDBOX_SERVICE_CALLS: calls to `context.services` one run may make. */
   serviceCallsPerRun: number;
   /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */

@@ -4,6 +4,7 @@ import type { Keyset } from '../src/recovery/keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from '../src/recovery/sweep-automations.ts';
 import { sweepExecutions } from '../src/recovery/sweep-executions.ts';
 import { sweepNotifications } from '../src/recovery/sweep-notifications.ts';
+import { sweepReplays } from '../src/recovery/sweep-replays.ts';
 import { sweepRuns } from '../src/recovery/sweep-runs.ts';
 import type { ActivityDeps } from './index.ts';
 
@@ -33,6 +34,7 @@ export function createReconcilerActivities(deps: ReconcilerDeps) {
   return {
     sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
     sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
+    sweepReplays: (after: Keyset) => sweepReplays(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
     sweepNotifications: (after: Keyset) =>
       sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
 

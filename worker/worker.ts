@@ -57,6 +57,7 @@ async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalR
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
     activitiesPerAccount: config.worker.activitiesPerAccount,
+    queuedRunsPerAccount: config.quotas.queuedExecutionsPerAccount,
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
     localRuns,

@@ -5,5 +5,6 @@ export { pingWorkflow } from './ping.ts';
 export { pricePoller } from './price-poller.ts';
 export { recoveryLoop } from './recovery-loop.ts';
 export { recoverySweep } from './recovery-sweep.ts';
+export { replayBlocks } from './replay-blocks.ts';
 export { runAction } from './run-action.ts';
 export { scheduledFire } from './scheduled-fire.ts';

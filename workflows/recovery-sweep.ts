@@ -1,6 +1,7 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Keyset, ReconcilerActivities } from '../activities/reconciler.ts';
 import { executeFunction } from './execute-function.ts';
+import { replayBlocks } from './replay-blocks.ts';
 import { startAction } from './start-action.ts';
 import { startNotifications } from './start-notifications.ts';
 import { startOnce } from './start-once.ts';
@@ -13,6 +14,7 @@ const {
   sweepExecutions,
   sweepRuns,
   sweepNotifications,
+  sweepReplays,
 } = proxyLocalActivities<ReconcilerActivities>({
   startToCloseTimeout: '60 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
@@ -29,6 +31,7 @@ const firstKeyset: Keyset = { at: '-infinity', id: '' };
  *   record's id is the workflow id): never started, it is started; closed without its end stored,
  *   the row is ended; still running, it is left to run.
  * - Notifications recorded whose delivery never began: started, or failed if their workflow closed.
+ * - Replays running on their rows: started again if their workflow is gone, failed if it closed.
  */
 export async function recoverySweep(): Promise<void> {
   for (let after: string | null = ''; after !== null;) after = await sweepAutomations(after);
@@ -47,6 +50,11 @@ export async function recoverySweep(): Promise<void> {
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepNotifications']>> = await sweepNotifications(after);
     await startNotifications(page.unstarted);
+    after = page.next;
+  }
+  for (let after: Keyset | null = firstKeyset; after;) {
+    const page: Awaited<ReturnType<ReconcilerActivities['sweepReplays']>> = await sweepReplays(after);
+    for (const { replayId, labels } of page.unstarted) await startOnce(replayBlocks, replayId, labels);
     after = page.next;
   }
 }

@@ -35,6 +35,8 @@ import { nextFireOf } from './next-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
 import { gasView } from './budget.view.ts';
+import { createReplayBody, replaySchema } from './replays.schemas.ts';
+import { createReplay, getReplay } from './replays.service.ts';
 
 /** The automations area: bare responses and upper-case error codes. */
 export function automationsRoutes(services: Services): Router {
@@ -152,6 +154,28 @@ export function automationsRoutes(services: Services): Router {
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:id/replays',
+      scope: 'automations:write',
+      idempotency: keyed,
+      body: createReplayBody,
+      responses: { 202: replaySchema },
+      handle: async ({ accountId, params, body }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        return bare(await createReplay(em(), control, automation, body), 202);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/replays/:replayId',
+      scope: 'automations:read',
+      responses: { 200: replaySchema },
+      handle: async ({ accountId, params }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        return bare(await getReplay(em(), automation.id, params.replayId));
       },
     }),
   ]);

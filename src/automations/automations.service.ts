@@ -169,7 +169,7 @@ function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, ch
   return leaveToSweepIfDown(control, () => applyTrigger(control, automation, change));
 }
 
-async function leaveToSweepIfDown(control: TriggerControl, apply: () => Promise<void>) {
+export async function leaveToSweepIfDown(control: TriggerControl, apply: () => Promise<void>) {
   try {
     await control.client.withDeadline(Date.now() + temporalWaitMs, apply);
   } catch (error) {

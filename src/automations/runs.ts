@@ -45,7 +45,18 @@ const insertFailedRun = `insert into "automation_runs"
  * read again after a crash) keeps its first run. Returns the run of every firing, new or not.
  */
 export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
-  const runs: FiredRun[] = [];
+  return (await recordRunsTold(em, firings)).map(({ run }) => run);
+}
+
+/**
+ * `recordRuns`, telling which runs this call recorded: a replay starts the actions of those only,
+ * as the others were started by whatever recorded them first (the follower, an earlier replay).
+ */
+export async function recordRunsTold(
+  em: EntityManager,
+  firings: Firing[],
+): Promise<{ run: FiredRun; recorded: boolean }[]> {
+  const runs: { run: FiredRun; recorded: boolean }[] = [];
   for (const firing of firings) {
     const { automation, fireKey, payload, error } = firing;
     const params = [newId('run'), automation.id, automation.account.id, fireKey, jsonbParam(payload)];
@@ -61,7 +72,8 @@ export async function recordRuns(em: EntityManager, firings: Firing[]): Promise<
     // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
     if (inserted && error) countRunEnd(payload.type, 'failure');
     const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));
-    runs.push(firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type));
+    const run = firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type);
+    runs.push({ run, recorded: inserted !== undefined });
   }
   return runs;
 }

@@ -17,6 +17,7 @@ import { RunCalls } from './0015-run-calls.ts';
 import { GasBudgets } from './0016-gas-budgets.ts';
 import { FunctionVersions } from './0018-function-versions.ts';
 import { FunctionFetch } from './0019-function-fetch.ts';
+import { Replays } from './0020-replays.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: '0016-gas-budgets', class: GasBudgets },
   { name: '0018-function-versions', class: FunctionVersions },
   { name: '0019-function-fetch', class: FunctionFetch },
+  { name: '0020-replays', class: Replays },
 ];

@@ -1,0 +1,58 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import { failReplay } from '../automations/replay-steps.ts';
+import type { Logger } from '../log.ts';
+import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
+import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+
+/** A replay whose workflow the sweep starts, labelled as its API start would have. */
+export interface UnstartedReplay {
+  replayId: string;
+  labels: SearchAttributePair[];
+}
+
+interface RunningReplay {
+  id: string;
+  cursor_at: string;
+  account_id: string;
+  automation_id: string;
+}
+
+const pageSql = `select "id", "created_at"::text as "cursor_at", "account_id", "automation_id"
+from "automation_replays"
+where "status" = 'running' and "created_at" < now() - make_interval(secs => ?)
+  and ("created_at", "id") > (cast(? as timestamptz), ?)
+order by "created_at", "id" limit ?`;
+
+/**
+ * One page of the replays still `running` once `graceMs` has passed, each held against its
+ * workflow (id = replay id): one never started, or whose history is gone, is handed back to be
+ * started, and goes on from its row's progress; one closed with its row still running (terminated
+ * by an operator) fails with why, which frees its automation for another replay.
+ */
+export async function sweepReplays(
+  em: EntityManager,
+  client: Client,
+  graceMs: number,
+  after: Keyset,
+  log: Pick<Logger, 'warn'>,
+): Promise<SweptPage<UnstartedReplay>> {
+  const rows = await em.execute<RunningReplay[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
+  const unstarted: UnstartedReplay[] = [];
+  let finished = 0;
+  for (const [index, row] of rows.entries()) {
+    const state = states[index]!;
+    logCause(log, row.id, state);
+    if (state.state === 'missing') {
+      const labels = labelAttributes({ accountId: row.account_id, automationId: row.automation_id, trigger: 'replay' });
+      unstarted.push({ replayId: row.id, labels });
+    } else if (state.state === 'closed') {
+      await failReplay(em, row.id, `The replay could not go on: ${state.reason}.`);
+      finished += 1;
+    }
+  }
+  return { unstarted, finished, next: nextKeyset(rows) };
+}

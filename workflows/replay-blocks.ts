@@ -1,0 +1,60 @@
+import {
+  ActivityFailure,
+  continueAsNew,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { rootMessage } from './root-message.ts';
+import { startAction } from './start-action.ts';
+
+/**
+ * A page reads up to 100 blocks (two RPC calls each) and heartbeats after each, so a lost worker
+ * is noticed within seconds and the page is read again from the row's progress. A node that fails
+ * for minutes on end fails the replay, with its cause on its row, rather than holding it running.
+ */
+const { replayPage } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: 20 },
+});
+
+const { failReplay } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '10 seconds' },
+});
+
+/** Pages between continue-as-new: a 100,000-block replay is at least 1,000 of them. */
+const pagesPerRun = 200;
+
+/**
+ * One replay of a block range (workflow id = the replay's id), on the deployment's task queue, never
+ * the follower's: page after page it records the runs the range fires and starts their actions,
+ * waiting whenever the follower lags or the account has too many runs in flight (replay-steps.ts).
+ * Its progress lives on its row; this workflow holds none. How it ended is set as `NeoflowStatus`.
+ */
+export async function replayBlocks(replayId: string): Promise<'completed' | 'failed'> {
+  for (let page = 0; page < pagesPerRun; page++) {
+    let step: Awaited<ReturnType<Activities['replayPage']>>;
+    try {
+      step = await replayPage(replayId);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      await failReplay(replayId, rootMessage(error));
+      upsertSearchAttributes([endStatus('failed')]);
+      return 'failed';
+    }
+    await Promise.all(step.runs.map((run) => startAction(run)));
+    if (step.kind === 'done') {
+      upsertSearchAttributes([endStatus('completed')]);
+      return 'completed';
+    }
+    if (step.kind === 'wait') await sleep(step.waitMs);
+    if (workflowInfo().continueAsNewSuggested) break;
+  }
+  return continueAsNew<typeof replayBlocks>(replayId);
+}

@@ -112,7 +112,13 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     replayPage: (replayId: string) =>
       replayPage(
-        { em: em(), neo: deps.neo, beat: () => heartbeat(), queuedRunsPerAccount: deps.queuedRunsPerAccount },
+        {
+          em: em(),
+          neo: deps.neo,
+          beat: () => heartbeat(),
+          queuedRunsPerAccount: deps.queuedRunsPerAccount,
+          blocksPerSecond: deps.automations.replayBlocksPerSecond,
+        },
         replayId,
       ),
     failReplay: (replayId: string, message: string) => failReplay(em(), replayId, message),

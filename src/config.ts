@@ -109,6 +109,7 @@ export const variables = {
   NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
   NEOFLOW_CONTRACT_CHECK_SECONDS: positiveInt.default(30),
   NEOFLOW_RELAY_ATTEMPT_SECONDS: positiveInt.default(1500),
+  NEOFLOW_REPLAY_BLOCKS_PER_SECOND: positiveInt.default(200),
   NEOFLOW_EGRESS_ALLOW: z
     .string()
     .default('')
@@ -256,6 +257,8 @@ const schema = z
        * Temporal retries it (without limit): under the relay activity's 30-minute timeout.
        */
       relayAttemptMs: toMs(e.NEOFLOW_RELAY_ATTEMPT_SECONDS),
+      /** The most blocks one replay reads a second: the node serves live following first. */
+      replayBlocksPerSecond: e.NEOFLOW_REPLAY_BLOCKS_PER_SECOND,
       /** Telegram's Bot API, where telegram notifications go (through the egress guard). */
       telegramApiUrl: e.NEOFLOW_TELEGRAM_API_URL,
     },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, createEventAbiCache, readBlockNotifications } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
@@ -14,6 +15,8 @@ export interface ReplayDeps {
   beat: () => void;
   /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: the account's runs not yet ended past which a replay waits. */
   queuedRunsPerAccount: number;
+  /** NEOFLOW_REPLAY_BLOCKS_PER_SECOND: the pace of the reads. */
+  blocksPerSecond: number;
 }
 
 /** What the replay's workflow does after a page: start the runs' actions, then go on, wait, or end. */
@@ -24,6 +27,8 @@ export type ReplayStep =
 
 /** A page reads at most this many blocks: one activity, heartbeating, committed as one. */
 export const blocksPerPage = 100;
+/** A page ends after the block read this long after it began: progress is committed this often at least. */
+const pageMs = 2_000;
 /** A page ends after the block that brings its runs to this many: their actions start in bounded batches. */
 const runsPerPage = 50;
 /** A dry run lists this many matches at most; it counts them all. */
@@ -77,13 +82,16 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   };
   const abi = createEventAbiCache(deps.neo);
   const firings: Firing[] = [];
+  const began = Date.now();
   let last = Math.min(row.to_block, row.next_block + blocksPerPage - 1);
   for (let index = row.next_block; index <= last; index++) {
+    const early = began + ((index - row.next_block) * 1000) / deps.blocksPerSecond - Date.now();
+    if (early > 0) await sleep(early);
     const block = await readBlockNotifications(deps.neo, index);
     for (const contract of changedContracts(block)) abi.forget(contract);
     firings.push(...(await firingsOfBlock(block, [watcher], abi)));
     deps.beat();
-    if (firings.length >= runsPerPage) last = index;
+    if (firings.length >= runsPerPage || Date.now() - began >= pageMs) last = index;
   }
   const done = last >= row.to_block;
   const runs = await deps.em.transactional(async (em) => {

@@ -92,13 +92,14 @@ export function automationsRoutes(services: Services): Router {
       path: '/:id',
       scope: 'automations:write',
       body: updateAutomationBody,
-      responses: { 200: automationSchema },
+      responses: { 200: automationSchema.extend({ replay: replaySchema.optional() }) },
       handle: async ({ accountId, params, body }) => {
         if (body.trigger) assertTriggerInterval(quotas, body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body, services.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
-        return bare({ ...automationView(updated.automation, stats), ...(gas ? { gas } : {}) });
+        const { replay } = updated;
+        return bare({ ...automationView(updated.automation, stats), ...(gas ? { gas } : {}), ...(replay ? { replay } : {}) });
       },
     }),
     route({

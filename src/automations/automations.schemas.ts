@@ -171,8 +171,18 @@ export const updateAutomationBody = z
     notify: notifySchema.optional(),
     /** null: the account's default budget holds again. */
     budget: budgetSchema.nullable().optional(),
+    /** With `status: 'active'` of a blockchain automation: where its matching resumes (replays.service.ts). */
+    resumeFrom: z
+      .union([z.enum(['lastProcessed', 'current']), integerIn(0, 2 ** 31 - 1)], {
+        error: "must be 'lastProcessed', 'current' or a block index",
+      })
+      .optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
+  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' })
+  .refine((body) => body.resumeFrom === undefined || body.status === 'active', {
+    message: "applies only with status: 'active'",
+    path: ['resumeFrom'],
+  });
 
 export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),

@@ -24,6 +24,8 @@ import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
 import { nextFireOf } from './next-fire.ts';
 import type { Budget } from './budget.schemas.ts';
+import { leaveToSweepIfDown } from './leave-to-sweep.ts';
+import { resumeAt, startReplay } from './replays.service.ts';
 import {
   applyTrigger,
   ensureBlockFollower,
@@ -98,7 +100,7 @@ export async function updateAutomation(
   masterKeys: MasterKeys,
 ) {
   if (input.trigger) assertSourceAllowed(control, input.trigger);
-  const { automation, change } = await em.transactional(async (tx) => {
+  const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
@@ -117,11 +119,13 @@ export async function updateAutomation(
     await sealCredentials(tx, masterKeys, automation, input);
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
+    const resumed = await resume(tx, control, automation, wasActive, input.resumeFrom);
     automation.updatedAt = new Date();
-    return { automation, change: { previousType, rearm } };
+    return { automation, change: { previousType, rearm }, replay: resumed?.replay ?? null };
   });
   await applyLatest(em, control, id, change);
-  return { automation, nextFireTime: nextFireOf(automation) };
+  if (replay) await leaveToSweepIfDown(control, () => startReplay(control, replay, accountId));
+  return { automation, nextFireTime: nextFireOf(automation), replay };
 }
 
 /** Applies made at most per update before the reconciler is left to finish (updates racing on). */
@@ -157,9 +161,6 @@ export async function deleteAutomation(em: EntityManager, control: TriggerContro
   await leaveToSweepIfDown(control, () => removeTrigger(control, id, triggerType));
 }
 
-/** How long a request waits for Temporal before leaving the change to the reconciler. */
-const temporalWaitMs = 5_000;
-
 /**
  * Makes Temporal run the committed row's trigger now, or, when Temporal does not answer, leaves it
  * to the reconciler's next pass (the row is the truth; docs/deployment.md): the request is not
@@ -167,14 +168,6 @@ const temporalWaitMs = 5_000;
  */
 function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, change: TriggerChange) {
   return leaveToSweepIfDown(control, () => applyTrigger(control, automation, change));
-}
-
-export async function leaveToSweepIfDown(control: TriggerControl, apply: () => Promise<void>) {
-  try {
-    await control.client.withDeadline(Date.now() + temporalWaitMs, apply);
-  } catch (error) {
-    control.log.warn('Temporal not updated; the reconciler applies the change', { error: String(error) });
-  }
 }
 
 /**
@@ -212,6 +205,28 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
   const watching = await em.count(Automation, { status: 'active', triggerType: 'blockchain' });
   if (watching > 0) await ensureBlockFollower(control);
+}
+
+/**
+ * A PATCH's `resumeFrom`, which applies only as it activates the automation: where its matching
+ * resumes, and the replay that catches up a gap (replays.service.ts).
+ */
+async function resume(
+  em: EntityManager,
+  control: TriggerControl,
+  automation: Automation,
+  wasActive: boolean,
+  resumeFrom: UpdateAutomation['resumeFrom'],
+) {
+  if (resumeFrom === undefined) return null;
+  if (wasActive) {
+    throw new AppError('invalid_request', '"resumeFrom" applies only when the PATCH activates the automation.', {
+      field: 'resumeFrom',
+    });
+  }
+  const resumed = await resumeAt(em, automation, resumeFrom, await control.neo.getBlockCount());
+  automation.watchFromBlock = resumed.watchFromBlock;
+  return resumed;
 }
 
 /** A blockchain trigger matches blocks from the current height on, not ones before it was armed. */

@@ -5,9 +5,9 @@ import { newId } from '../ids.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { replayBlocks } from '../../workflows/replay-blocks.ts';
 import type { Automation } from './automation.entity.ts';
-import { leaveToSweepIfDown } from './automations.service.ts';
+import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 import { maxListedMatches, type ListedMatch } from './replay-steps.ts';
-import type { CreateReplay, ReplayView } from './replays.schemas.ts';
+import { maxReplayBlocks, type CreateReplay, type ReplayView } from './replays.schemas.ts';
 import type { TriggerControl } from './triggers.ts';
 
 const replayNotFound = () => new AppError('replay_not_found', 'Replay not found.');
@@ -37,8 +37,7 @@ const insertSql = `insert into "automation_replays"
 
 /**
  * Records a replay of the automation's blocks `fromBlock`–`toBlock`, then starts its workflow; a
- * replay recorded whose workflow Temporal did not take is started by the reconciler. One replay
- * runs at a time per automation (a partial unique index): another answers 409 naming it. The range
+ * replay recorded whose workflow Temporal did not take is started by the reconciler. The range
  * must be on the chain already; the automation may be active or not.
  */
 export async function createReplay(
@@ -58,19 +57,70 @@ export async function createReplay(
       field: 'toBlock',
     });
   }
-  const params = [
-    newId('rpl'),
-    automation.id,
-    automation.account.id,
-    input.fromBlock,
-    input.toBlock,
-    input.fromBlock,
-    input.dryRun,
-  ];
+  const replay = await recordReplay(em, automation, input);
+  await leaveToSweepIfDown(control, () => startReplay(control, replay, automation.account.id));
+  return replay;
+}
+
+/** The replay's row, inserted; one replay runs at a time per automation (a partial unique index): 409 naming it. */
+async function recordReplay(em: EntityManager, automation: Automation, input: CreateReplay): Promise<ReplayView> {
+  const id = newId('rpl');
+  const { fromBlock, toBlock, dryRun } = input;
+  const params = [id, automation.id, automation.account.id, fromBlock, toBlock, fromBlock, dryRun];
   const [row] = await em.execute<ReplayRow[]>(insertSql, params);
   if (!row) throw await replayInProgress(em, automation.id);
-  await leaveToSweepIfDown(control, () => startReplay(control, row.id, automation.account.id, automation.id));
   return replayView(row);
+}
+
+/** The replay a PATCH to `active` with `resumeFrom` records, and the block it watches live from. */
+export interface Resumption {
+  watchFromBlock: number;
+  replay: ReplayView | null;
+}
+
+/**
+ * Where an automation a PATCH activates resumes (inside the PATCH's transaction, its row locked):
+ * live matching from the current height (`current`, the default), or from a block ahead; a block
+ * behind (`lastProcessed`: the follower's cursor when it last stopped being active) is caught up by
+ * a replay up to the current height, recorded here and started once the PATCH committed.
+ */
+export async function resumeAt(
+  em: EntityManager,
+  automation: Automation,
+  resumeFrom: number | 'lastProcessed' | 'current',
+  height: number,
+): Promise<Resumption> {
+  if (automation.triggerType !== 'blockchain') {
+    throw new AppError('invalid_request', 'Only an automation with a blockchain trigger resumes from a block.', {
+      field: 'resumeFrom',
+    });
+  }
+  const from = resumeFrom === 'lastProcessed' ? await lastProcessed(em, automation.id) : resumeFrom;
+  if (from === 'current' || from >= height) {
+    return { watchFromBlock: from === 'current' ? height : from, replay: null };
+  }
+  if (height - from > maxReplayBlocks) {
+    throw new AppError(
+      'invalid_request',
+      `Resuming from block ${from} replays ${height - from} blocks, more than ${maxReplayBlocks}: replay the range in parts (POST /v1/automations/{id}/replays), then resume from 'current'.`,
+      { field: 'resumeFrom' },
+    );
+  }
+  const replay = await recordReplay(em, automation, { fromBlock: from, toBlock: height - 1, dryRun: false });
+  return { watchFromBlock: height, replay };
+}
+
+async function lastProcessed(em: EntityManager, automationId: string): Promise<number> {
+  const [row] = await em.execute<{ followed_until: number | null }[]>(
+    `select "followed_until" from "automations" where "id" = ?`,
+    [automationId],
+  );
+  if (row?.followed_until == null) {
+    throw new AppError('invalid_request', 'This automation was never followed while active: no block was processed for it.', {
+      field: 'resumeFrom',
+    });
+  }
+  return row.followed_until;
 }
 
 async function replayInProgress(em: EntityManager, automationId: string) {
@@ -87,7 +137,12 @@ async function replayInProgress(em: EntityManager, automationId: string) {
  * Starts a replay's workflow, on the deployment's task queue (never the follower's), labelled as
  * every workflow is. Once only: a replay whose workflow closed is not replayed again by a retry.
  */
-export async function startReplay(control: Pick<TriggerControl, 'client' | 'taskQueue'>, replayId: string, accountId: string, automationId: string) {
+export async function startReplay(
+  control: Pick<TriggerControl, 'client' | 'taskQueue'>,
+  replay: Pick<ReplayView, 'id' | 'automationId'>,
+  accountId: string,
+) {
+  const { id: replayId, automationId } = replay;
   await control.client.workflow
     .start<typeof replayBlocks>('replayBlocks', {
       workflowId: replayId,

@@ -72,7 +72,10 @@ describe('a replay of the blocks made while an automation was inactive', () => {
     const dry = await replayed(id, { fromBlock, toBlock, dryRun: true });
     expect(dry).toMatchObject({ dryRun: true, matchCount: 5, runsStarted: 0, matchesTruncated: false });
     expect((dry.matches as Loose[]).map((match) => match.txHash as string).sort()).toEqual([...sent].sort());
-    expect(dry.matches[0]).toMatchObject({ notificationIndex: expect.any(Number), state: { to: recipient, amount: '1' } });
+    expect(dry.matches[0]).toMatchObject({
+      notificationIndex: expect.any(Number),
+      state: { to: `0x${wallet.getScriptHashFromAddress(recipient)}`, amount: '1' },
+    });
     expect(await client.runs(id)).toEqual([]);
 
     const first = await replayed(id, { fromBlock, toBlock });

@@ -21,6 +21,7 @@ import { Notification } from '../../src/automations/notifications/notification.e
 import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { until } from '../support/polling.ts';
 import { newId } from '../../src/ids.ts';
+import { gasHash } from '../support/automations.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 let api: TestApi;
@@ -105,6 +106,60 @@ describe('the recovery sweep', () => {
     }
     expect(run.status).toBe('success');
     expect(run.dispatched).toBe(true);
+  });
+
+  it('converges replay rows: one whose workflow never started runs to its end, one whose workflow was terminated fails', async () => {
+    const fn = await callApi(api.url, key, 'POST', '/functions', {
+      name: 'replayed-action',
+      runtime: 'node18',
+      code: 'module.exports = async () => 1;',
+    });
+    const watcher = async () => {
+      const created = await callApi(api.url, key, 'POST', '/automations', {
+        name: 'replayed',
+        status: 'inactive',
+        trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer' },
+        action: { type: 'function', functionId: fn.body.data.id as string },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return (created.body as { id: string; accountId?: string }).id;
+    };
+    const sql = api.database.orm.em.fork().getConnection();
+    // What an API that died right after writing the row leaves: the row, and no workflow.
+    const insertReplay = async (automationId: string) => {
+      const id = newId('rpl');
+      await sql.execute(
+        `insert into "automation_replays" ("id", "automation_id", "account_id", "from_block", "to_block", "next_block", "dry_run")
+          select ?, "id", "account_id", 0, 2, 0, true from "automations" where "id" = ?`,
+        [id, automationId],
+      );
+      return id;
+    };
+    const orphan = await insertReplay(await watcher());
+    const terminated = await insertReplay(await watcher());
+    const temporal = api.services.temporal.client;
+    // Started where no worker polls, then terminated: closed while its row still says running.
+    await temporal.workflow.start('replayBlocks', { workflowId: terminated, taskQueue: `${taskQueue}-none`, args: [terminated] });
+    await temporal.workflow.getHandle(terminated).terminate('an operator ended it');
+    await ensureRecoverySchedule(temporal, taskQueue, 1000);
+
+    const statusOf = async (id: string) => {
+      const [row] = await sql.execute<{ status: string; matches: number; error: { message: string } | null }[]>(
+        `select "status", "matches", "error" from "automation_replays" where "id" = ?`,
+        [id],
+      );
+      return row!;
+    };
+    const ended = await until(
+      async () => [await statusOf(orphan), await statusOf(terminated)],
+      (rows) => rows.every((row) => row.status !== 'running'),
+    );
+    expect(ended[0]).toMatchObject({ status: 'completed', matches: 3, error: null });
+    expect(ended[1]).toMatchObject({
+      status: 'failed',
+      error: { message: 'The replay could not go on: its workflow was terminated.' },
+    });
+    expect((await temporal.workflow.getHandle(orphan).describe()).type).toBe('replayBlocks');
   });
 
   it('delivers the error notifications of an automation a trigger moved to error, once', async () => {

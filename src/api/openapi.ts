@@ -20,7 +20,7 @@ const errorStatuses: Record<number, string> = {
   401: 'No valid API key.',
   403: 'The key lacks the scope in `details.requiredScope`.',
   404: 'No such resource in this account.',
-  409: 'A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, or the account at its number of automations.',
+  409: 'A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.',
   429: "Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.",
   500: 'An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).',
   503: 'PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.',

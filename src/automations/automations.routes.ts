@@ -99,7 +99,11 @@ export function automationsRoutes(services: Services): Router {
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;
-        return bare({ ...automationView(updated.automation, stats), ...(gas ? { gas } : {}), ...(replay ? { replay } : {}) });
+        return bare({
+          ...automationView(updated.automation, stats),
+          ...(gas ? { gas } : {}),
+          ...(replay ? { replay } : {}),
+        });
       },
     }),
     route({

@@ -1,4 +1,5 @@
-import type { TriggerControl } from './triggers.ts';
+import type { Client } from '@temporalio/client';
+import type { Logger } from '../log.ts';
 
 /** How long a request waits for Temporal before leaving the change to the reconciler. */
 const temporalWaitMs = 5_000;
@@ -8,7 +9,10 @@ const temporalWaitMs = 5_000;
  * reconciler's next pass (the row is the truth; docs/deployment.md): the request is not failed for
  * it, and no lock or pooled connection is held while Temporal is asked.
  */
-export async function leaveToSweepIfDown(control: Pick<TriggerControl, 'client' | 'log'>, apply: () => Promise<void>) {
+export async function leaveToSweepIfDown(
+  control: { client: Client; log: Pick<Logger, 'warn'> },
+  apply: () => Promise<void>,
+) {
   try {
     await control.client.withDeadline(Date.now() + temporalWaitMs, apply);
   } catch (error) {

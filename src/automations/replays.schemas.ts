@@ -42,7 +42,9 @@ export const replaySchema = z.strictObject({
   runsStarted: z
     .number()
     .int()
-    .describe('Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.'),
+    .describe(
+      'Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.',
+    ),
   matches: z
     .array(listedMatch)
     .optional()

@@ -116,9 +116,13 @@ async function lastProcessed(em: EntityManager, automationId: string): Promise<n
     [automationId],
   );
   if (row?.followed_until == null) {
-    throw new AppError('invalid_request', 'This automation was never followed while active: no block was processed for it.', {
-      field: 'resumeFrom',
-    });
+    throw new AppError(
+      'invalid_request',
+      'This automation was never followed while active: no block was processed for it.',
+      {
+        field: 'resumeFrom',
+      },
+    );
   }
   return row.followed_until;
 }

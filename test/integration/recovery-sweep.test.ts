@@ -122,7 +122,7 @@ describe('the recovery sweep', () => {
         action: { type: 'function', functionId: fn.body.data.id as string },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      return (created.body as { id: string; accountId?: string }).id;
+      return (created.body as { id: string }).id;
     };
     const sql = api.database.orm.em.fork().getConnection();
     // What an API that died right after writing the row leaves: the row, and no workflow.
@@ -139,13 +139,17 @@ describe('the recovery sweep', () => {
     const terminated = await insertReplay(await watcher());
     const temporal = api.services.temporal.client;
     // Started where no worker polls, then terminated: closed while its row still says running.
-    await temporal.workflow.start('replayBlocks', { workflowId: terminated, taskQueue: `${taskQueue}-none`, args: [terminated] });
+    await temporal.workflow.start('replayBlocks', {
+      workflowId: terminated,
+      taskQueue: `${taskQueue}-none`,
+      args: [terminated],
+    });
     await temporal.workflow.getHandle(terminated).terminate('an operator ended it');
     await ensureRecoverySchedule(temporal, taskQueue, 1000);
 
     const statusOf = async (id: string) => {
-      const [row] = await sql.execute<{ status: string; matches: number; error: { message: string } | null }[]>(
-        `select "status", "matches", "error" from "automation_replays" where "id" = ?`,
+      const [row] = await sql.execute<{ status: string; next_block: number; error: { message: string } | null }[]>(
+        `select "status", "next_block", "error" from "automation_replays" where "id" = ?`,
         [id],
       );
       return row!;
@@ -154,7 +158,7 @@ describe('the recovery sweep', () => {
       async () => [await statusOf(orphan), await statusOf(terminated)],
       (rows) => rows.every((row) => row.status !== 'running'),
     );
-    expect(ended[0]).toMatchObject({ status: 'completed', matches: 3, error: null });
+    expect(ended[0]).toMatchObject({ status: 'completed', next_block: 3, error: null });
     expect(ended[1]).toMatchObject({
       status: 'failed',
       error: { message: 'The replay could not go on: its workflow was terminated.' },

@@ -109,14 +109,17 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   return { kind: done ? 'done' : 'more', runs };
 }
 
-/** The runs this page recorded first; a quarantined one's failure is noted as the follower does. */
+/**
+ * The runs this page recorded first, as the follower records them: a quarantined one's failure is
+ * noted in the same transaction, and its action started too, which tells it at once.
+ */
 async function recordFresh(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
   const recorded = await recordRunsTold(em, firings);
   const fresh: FiredRun[] = [];
   for (const [index, { run, recorded: isNew }] of recorded.entries()) {
     if (!isNew) continue;
     if (firings[index]!.error) await noteRunEnd(em, run.runId);
-    else fresh.push(run);
+    fresh.push(run);
   }
   return fresh;
 }

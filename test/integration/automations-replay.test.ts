@@ -140,3 +140,39 @@ describe('a replay of the blocks made while an automation was inactive', () => {
     expect(unknown.body.error).toMatchObject({ code: 'REPLAY_NOT_FOUND' });
   });
 });
+
+describe('a PATCH to active with resumeFrom', () => {
+  it("'lastProcessed' replays the blocks made while it was inactive: each transfer fires once", async () => {
+    const recipient = freshAddress();
+    const { id } = await watcher({ scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } }, 'active');
+    const live = await transfer(recipient, 1n);
+    await settledRuns(id, 1);
+    const paused = await client.call('PATCH', `/automations/${id}`, { status: 'inactive' });
+    expect(paused.status).toBe(200);
+    const missed = [await transfer(recipient, 2n), await transfer(recipient, 3n)];
+
+    const resumed = await client.call('PATCH', `/automations/${id}`, { status: 'active', resumeFrom: 'lastProcessed' });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body).toMatchObject({ status: 'active', replay: { status: 'running', dryRun: false } });
+    const replayId = resumed.body.replay.id as string;
+    const ended = await until(
+      async () => (await client.call('GET', `/automations/${id}/replays/${replayId}`)).body,
+      (replay) => replay.status !== 'running',
+      90_000,
+    );
+    expect(ended).toMatchObject({ status: 'completed', runsStarted: 2 });
+    const after = await transfer(recipient, 4n);
+    const runs = await settledRuns(id, 4);
+    expect(txHashes(runs)).toEqual([live, ...missed, after].sort());
+  }, 240_000);
+
+  it('is refused without status active, and on an automation already active', async () => {
+    const { id } = await watcher({ scriptHash: gasHash, event: 'Transfer' }, 'active');
+    const alone = await client.call('PATCH', `/automations/${id}`, { resumeFrom: 'current' });
+    expect(alone.status).toBe(400);
+    expect(alone.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'resumeFrom' } });
+    const again = await client.call('PATCH', `/automations/${id}`, { status: 'active', resumeFrom: 0 });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'resumeFrom' } });
+  });
+});

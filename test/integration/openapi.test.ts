@@ -44,6 +44,8 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       'POST /v1/secrets',
       'PATCH /v1/automations/{id}',
       'GET /v1/automations/{id}/runs',
+      'POST /v1/automations/{id}/replays',
+      'GET /v1/automations/{id}/replays/{replayId}',
       'GET /v1/account',
     ])
       expect(documented).toContain(operation);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, createEventAbiCache, readBlockNotifications } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
+import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import { firingsOfBlock, type Watcher } from './block-matching.ts';
@@ -162,7 +163,8 @@ interface Progress {
 async function advanceReplay(em: EntityManager, replayId: string, from: number, progress: Progress) {
   const { next, done, matches, runsStarted, listed } = progress;
   const params = [next, matches, runsStarted, jsonbParam(listed), done, done, replayId, from];
-  const result = await em.execute<{ affectedRows: number }>(advanceSql, params, 'run');
+  // A dry run's matches carry what the chain emitted: sent bound (bound-statement.ts).
+  const result = await executeBound(em, advanceSql, params);
   if (result.affectedRows !== 1) throw new Error(`block ${from} of replay ${replayId} was already replayed`);
 }
 

@@ -87,6 +87,15 @@ describe('a replay of the blocks made while an automation was inactive', () => {
 
     const again = await replayed(id, { fromBlock, toBlock });
     expect(again).toMatchObject({ matchCount: 5, runsStarted: 0 });
+    // In the Web UI as every workflow is, on the deployment's task queue, never the follower's.
+    const workflow = await running.api.services.temporal.client.workflow.getHandle(again.id as string).describe();
+    expect(workflow).toMatchObject({ type: 'replayBlocks', taskQueue: running.taskQueue });
+    expect(workflow.searchAttributes).toMatchObject({
+      NeoflowTrigger: ['replay'],
+      NeoflowAutomationId: [id],
+      NeoflowAccountId: [expect.any(String)],
+      NeoflowStatus: ['completed'],
+    });
     expect(await client.runs(id)).toHaveLength(5);
 
     // Live following from now on; a replay over what it fired and the five before adds nothing.

@@ -145,7 +145,7 @@ describe('the recovery sweep', () => {
       args: [terminated],
     });
     await temporal.workflow.getHandle(terminated).terminate('an operator ended it');
-    await ensureRecoverySchedule(temporal, taskQueue, 1000);
+    await ensureRecoveryLoop(temporal, taskQueue, 1000);
 
     const statusOf = async (id: string) => {
       const [row] = await sql.execute<{ status: string; next_block: number; error: { message: string } | null }[]>(

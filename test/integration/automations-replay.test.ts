@@ -88,7 +88,10 @@ describe('a replay of the blocks made while an automation was inactive', () => {
     const again = await replayed(id, { fromBlock, toBlock });
     expect(again).toMatchObject({ matchCount: 5, runsStarted: 0 });
     // In the Web UI as every workflow is, on the deployment's task queue, never the follower's.
-    const workflow = await running.api.services.temporal.client.workflow.getHandle(again.id as string).describe();
+    const handle = running.api.services.temporal.client.workflow.getHandle(again.id as string);
+    // The row says completed with the last page; the workflow then labels its end and returns.
+    expect(await handle.result()).toBe('completed');
+    const workflow = await handle.describe();
     expect(workflow).toMatchObject({ type: 'replayBlocks', taskQueue: running.taskQueue });
     expect(workflow.searchAttributes).toMatchObject({
       NeoflowTrigger: ['replay'],

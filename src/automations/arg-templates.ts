@@ -20,6 +20,7 @@ const rootsByFire = {
   schedule: ['type', 'scheduledAt'],
   blockchain: ['type', 'scriptHash', 'eventName', 'state', 'txHash', 'blockHash', 'blockIndex', 'notificationIndex'],
   price: ['type', 'asset', 'currency', 'price', 'observedAt'],
+  state: ['type', 'scriptHash', 'operation', 'value', 'blockIndex', 'blockHash'],
   manual: ['type'],
 } satisfies Record<string, readonly string[]>;
 export type FireType = keyof typeof rootsByFire;

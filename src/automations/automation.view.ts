@@ -115,6 +115,14 @@ const runTriggerSchema = z.discriminatedUnion('type', [
     price: z.string(),
     observedAt: isoTime.nullable(),
   }),
+  z.strictObject({
+    type: z.literal('state'),
+    scriptHash: z.string(),
+    operation: z.string(),
+    value: z.string().describe('What was read: a whole number, or base64 for bytes that are none.'),
+    blockIndex: z.number().int(),
+    blockHash: z.string(),
+  }),
   z.strictObject({ type: z.literal('manual') }),
 ]);
 

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
-import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import { contractArgsSchema, hash160Pattern, vmIntegerPattern } from '../chain/contract-args.ts';
 import { templateValue } from './arg-templates.ts';
 import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from './decimal.ts';
 import { isTimeZone } from './time-zones.ts';
 import { budgetSchema } from './budget.schemas.ts';
+import { stateConditions, statePathPattern } from './state-trigger-value.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
-const triggerTypes = ['schedule', 'blockchain', 'price'] as const;
+const triggerTypes = ['schedule', 'blockchain', 'price', 'state'] as const;
 export type AutomationStatus = (typeof automationStatuses)[number];
 export type TriggerType = (typeof triggerTypes)[number];
 
@@ -89,13 +90,50 @@ const priceTrigger = z.strictObject({
   maxAge: integerIn(1, 86_400).optional(),
 });
 
+// Read by the follower at the chain's head (state-trigger-follow.ts): every part bounded here.
+const stateTrigger = z
+  .strictObject({
+    type: z.literal('state'),
+    scriptHash,
+    operation: text(64),
+    args: contractArgsSchema()
+      .describe('At most 16 {type, value} arguments, as a contract action takes them (no templates).')
+      .default([]),
+    path: z
+      .string({ error: 'must be a string' })
+      .max(40, 'must be at most 40 characters')
+      .regex(statePathPattern, 'must be up to 8 item indices separated by dots, such as "0" or "2.1"')
+      .optional()
+      .describe('Where the value is inside the returned Array or Struct; without it, the returned value itself.'),
+    condition: z.enum(stateConditions, { error: 'must be above, below, equals or changed' }),
+    value: z
+      .string({ error: 'must be a string' })
+      .regex(vmIntegerPattern, 'must be a whole number as a string, such as "100000000"')
+      .refine((value) => BigInt(value) >= -(2n ** 255n) && BigInt(value) < 2n ** 255n, 'must fit in 256 bits')
+      .optional()
+      .describe('The threshold, compared as a big integer; required unless the condition is changed.'),
+    everyBlocks: integerIn(1, 1000)
+      .optional()
+      .describe('Evaluated once in each window of this many blocks (default 1: every block).'),
+  })
+  .superRefine((trigger, ctx) => {
+    if (trigger.condition !== 'changed' && trigger.value === undefined) {
+      ctx.addIssue({ code: 'custom', message: `is required when the condition is ${trigger.condition}`, path: ['value'] });
+    }
+    if (trigger.condition === 'changed' && trigger.value !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'is not taken when the condition is changed', path: ['value'] });
+    }
+  });
+
 /** The message of a tagged union: on its `type` when the tag is wrong, else on the whole value. */
 const unionError = (types: string) => (issue: { code?: string }) =>
   issue.code === 'invalid_union' ? `must be ${types}` : `must be an object whose type is ${types}`;
 
-export const triggerSchema = z.discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, priceTrigger], {
-  error: unionError('schedule, blockchain or price'),
-});
+export const triggerSchema = z.discriminatedUnion(
+  'type',
+  [scheduleTrigger, blockchainTrigger, priceTrigger, stateTrigger],
+  { error: unionError('schedule, blockchain, price or state') },
+);
 
 /** How many calls a sending function may decide in one run: the most, and the default bound. */
 export const maxDecidedCalls = 16;
@@ -187,7 +225,7 @@ export const updateAutomationBody = z
 export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),
   status: z.enum(automationStatuses, { error: 'must be active, inactive or error' }).optional(),
-  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain or price' }).optional(),
+  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain, price or state' }).optional(),
 });
 
 export const listRunsQuery = z.strictObject({
@@ -199,6 +237,7 @@ export type Trigger = z.infer<typeof triggerSchema>;
 export type ScheduleTrigger = z.infer<typeof scheduleTrigger>;
 export type PriceTrigger = z.infer<typeof priceTrigger>;
 export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
+export type StateTrigger = z.infer<typeof stateTrigger>;
 export type Action = z.infer<typeof actionSchema>;
 export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;

@@ -23,6 +23,7 @@ import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
 import { nextFireOf } from './next-fire.ts';
+import { blockTriggerTypes, followsBlocks } from './state-trigger-kinds.ts';
 import type { Budget } from './budget.schemas.ts';
 import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays.service.ts';
@@ -203,7 +204,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
  * terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  const watching = await em.count(Automation, { status: 'active', triggerType: 'blockchain' });
+  const watching = await em.count(Automation, { status: 'active', triggerType: { $in: blockTriggerTypes } });
   if (watching > 0) await ensureBlockFollower(control);
 }
 
@@ -229,9 +230,12 @@ async function resume(
   return resumed;
 }
 
-/** A blockchain trigger matches blocks from the current height on, not ones before it was armed. */
+/**
+ * A blockchain trigger matches blocks from the current height on, not ones before it was armed; a
+ * state trigger armed anew (created, changed or activated) starts with nothing seen.
+ */
 async function arm(control: TriggerControl, automation: Automation) {
-  if (automation.triggerType === 'blockchain' && automation.status === 'active') {
+  if (followsBlocks(automation.triggerType) && automation.status === 'active') {
     automation.watchFromBlock = await control.neo.getBlockCount();
   }
 }

@@ -10,6 +10,7 @@ import { followerLag, noteFollowing } from '../metrics/metrics.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from './runs.ts';
+import { evaluateStateTriggers, saveMarks, type StateEvaluation } from './state-trigger-follow.ts';
 
 export interface FollowDeps {
   em: EntityManager;
@@ -63,7 +64,9 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       const block = await readBlockNotifications(deps.neo, index);
       for (const contract of changedContracts(block)) deps.abi.forget(contract);
       const firings = await firingsOfBlock(block, watchers, deps.abi);
-      fired.push(...(await recordBlock(deps, network, index, firings)));
+      // State is read at the head only: a node answers reads of its current state.
+      const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
+      fired.push(...(await recordBlock(deps, network, index, [...firings, ...state.firings], state)));
       deps.followed.next = at.next = index + 1;
       noteFollowing(network, new Date());
       deps.beat();
@@ -77,16 +80,25 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   }
 }
 
+const notEvaluated: StateEvaluation = { firings: [], marks: [] };
+
 /**
- * Records a block's runs and moves the cursor past it, in one transaction: all together first;
+ * Records a block's runs and the state triggers' marks, and moves the cursor past it, in one transaction: all together first;
  * if that fails, each automation's runs on their own (a savepoint each), so that one automation's
  * runs the database refuses are quarantined for it while the others are recorded. A failure of the
  * database itself fails the round: the block is read again, nothing skipped.
  */
-async function recordBlock(deps: FollowDeps, network: string, index: number, firings: Firing[]) {
+async function recordBlock(
+  deps: FollowDeps,
+  network: string,
+  index: number,
+  firings: Firing[],
+  state: StateEvaluation,
+) {
   const record = (isolated: boolean) =>
     deps.em.transactional(async (em) => {
       const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
+      await saveMarks(em, index, state.marks);
       await advanceCursor(em, network, index);
       return runs;
     });

@@ -19,6 +19,7 @@ export type FirePayload =
       notificationIndex: number;
     }
   | { type: 'price'; asset: string; currency: string; price: string; observedAt: string | null }
+  | { type: 'state'; scriptHash: string; operation: string; value: string; blockIndex: number; blockHash: string }
   | { type: 'manual' };
 
 export interface RunError {

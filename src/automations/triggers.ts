@@ -21,6 +21,7 @@ import { scheduleCron } from './cron.ts';
 import { scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule-drift.ts';
 import { scheduleStall, silentSince, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
 import { scheduleStalls } from '../metrics/metrics.ts';
+import { followsBlocks } from './state-trigger-kinds.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
 export interface TriggerControl {
@@ -61,7 +62,7 @@ export async function applyTrigger(control: TriggerControl, automation: Automati
   if (automation.triggerType === 'schedule') await upsertSchedule(control, automation);
   if (automation.triggerType === 'price' && !active) await stopWorkflow(control, automation.id);
   if (automation.triggerType === 'price' && active) await startPoller(control, automation, change.rearm);
-  if (automation.triggerType === 'blockchain' && active) await ensureBlockFollower(control);
+  if (followsBlocks(automation.triggerType) && active) await ensureBlockFollower(control);
 }
 
 /** Stops what runs for a trigger, for good (deleted automation or changed trigger type). */

@@ -4,6 +4,7 @@ import { lastRunTimes } from '../automations/runs.ts';
 import { convergeTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from '../automations/triggers.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { dropTriggerRemoval, triggerRemovals } from './trigger-removals.ts';
+import { blockTriggerTypes } from '../automations/state-trigger-kinds.ts';
 import { mapBounded } from './workflow-state.ts';
 
 /** A page of automations made to run in Temporal as their rows say, and where the next starts. */
@@ -37,7 +38,7 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
 
 /** The network's block follower runs while any active automation watches blocks. */
 export async function convergeBlockFollower(em: EntityManager, control: TriggerControl) {
-  const watching = await em.count(Automation, { status: 'active', triggerType: 'blockchain' });
+  const watching = await em.count(Automation, { status: 'active', triggerType: { $in: blockTriggerTypes } });
   if (watching > 0) await ensureBlockFollower(control);
 }
 

@@ -18,6 +18,7 @@ import { GasBudgets } from './0016-gas-budgets.ts';
 import { FunctionVersions } from './0018-function-versions.ts';
 import { FunctionFetch } from './0019-function-fetch.ts';
 import { Replays } from './0020-replays.ts';
+import { StateTriggers } from './0022-state-triggers.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrations: MigrationObject[] = [
   { name: '0018-function-versions', class: FunctionVersions },
   { name: '0019-function-fetch', class: FunctionFetch },
   { name: '0020-replays', class: Replays },
+  { name: '0022-state-triggers', class: StateTriggers },
 ];

@@ -118,7 +118,11 @@ const stateTrigger = z
   })
   .superRefine((trigger, ctx) => {
     if (trigger.condition !== 'changed' && trigger.value === undefined) {
-      ctx.addIssue({ code: 'custom', message: `is required when the condition is ${trigger.condition}`, path: ['value'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: `is required when the condition is ${trigger.condition}`,
+        path: ['value'],
+      });
     }
     if (trigger.condition === 'changed' && trigger.value !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'is not taken when the condition is changed', path: ['value'] });

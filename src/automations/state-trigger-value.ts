@@ -27,7 +27,8 @@ export function observedValue(invocation: Invocation, path: string | undefined):
   let item: StackItem | undefined = invocation.stack[0];
   if (!item) return { problem: 'the call returned nothing' };
   for (const segment of path ? path.split('.') : []) {
-    const list: StackItem[] | null = item.type === 'Array' || item.type === 'Struct' ? (item.value as StackItem[]) : null;
+    const list: StackItem[] | null =
+      item.type === 'Array' || item.type === 'Struct' ? (item.value as StackItem[]) : null;
     item = list?.[Number(segment)];
     if (!item) return { problem: `the result has no item at path ${path}` };
   }

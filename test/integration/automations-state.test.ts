@@ -159,7 +159,7 @@ describe('a state trigger on a GAS balance above a value', () => {
     await fund(10n * gas);
     await startWorker();
     const runs = await endedRuns(id, 2);
-    expect(runs.map((run: Loose) => [run.status, run.trigger.type])).toEqual([
+    expect(runs.map((run: Loose): unknown[] => [run.status, run.trigger.type])).toEqual([
       ['success', 'state'],
       ['success', 'state'],
     ]);

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Invocation } from '../../src/chain/stack-item.ts';
 import { decideState, freshMark, isDue, observedValue } from '../../src/automations/state-trigger-value.ts';
 
-const halt = (...stack: Invocation['stack']): Invocation => ({ state: 'HALT', gasconsumed: '0', exception: null, stack });
+const halt = (...stack: Invocation['stack']): Invocation => ({
+  state: 'HALT',
+  gasconsumed: '0',
+  exception: null,
+  stack,
+});
 const integer = (value: string) => ({ type: 'Integer', value });
 
 describe('observedValue', () => {
@@ -18,7 +23,10 @@ describe('observedValue', () => {
       problem: 'the call faulted: boom',
     });
     expect(observedValue(halt({ type: 'Map', value: [] }), undefined)).toMatchObject({ problem: expect.any(String) });
-    expect(observedValue(halt({ type: 'ByteString', value: 'AQ==' }), undefined)).toEqual({ value: 'AQ==', numeric: 1n });
+    expect(observedValue(halt({ type: 'ByteString', value: 'AQ==' }), undefined)).toEqual({
+      value: 'AQ==',
+      numeric: 1n,
+    });
   });
 });
 

@@ -108,8 +108,11 @@ const stateTrigger = z
     condition: z.enum(stateConditions, { error: 'must be above, below, equals or changed' }),
     value: z
       .string({ error: 'must be a string' })
-      .regex(vmIntegerPattern, 'must be a whole number as a string, such as "100000000"')
-      .refine((value) => BigInt(value) >= -(2n ** 255n) && BigInt(value) < 2n ** 255n, 'must fit in 256 bits')
+      // One check: the pattern bounds the text BigInt parses, and zod runs every check of a field.
+      .refine(
+        (value) => vmIntegerPattern.test(value) && BigInt(value) >= -(2n ** 255n) && BigInt(value) < 2n ** 255n,
+        'must be a whole number as a string that fits in 256 bits, such as "100000000"',
+      )
       .optional()
       .describe('The threshold, compared as a big integer; required unless the condition is changed.'),
     everyBlocks: integerIn(1, 1000)

@@ -103,6 +103,40 @@ const runsOnceSeen = async (id: string) => {
   return client.runs(id);
 };
 
+describe('creating a state trigger', () => {
+  const holder = 'NXV7ZhHiyM1aHXwpVsRZC6BwNFP2jghXAq';
+  const create = async (trigger: Record<string, unknown>) =>
+    client.call('POST', '/automations', {
+      name: 'state',
+      status: 'inactive',
+      trigger: { ...balanceTrigger(holder, 'above', 1n), ...trigger },
+      action: { type: 'function', functionId: await client.deploy('module.exports = async () => 1;') },
+    });
+
+  it('answers it with its defaults, and lists it by trigger type', async () => {
+    const created = await create({ path: '0', everyBlocks: 10 });
+    expect(created.status).toBe(201);
+    expect(created.body.trigger).toEqual({ ...balanceTrigger(holder, 'above', 1n), path: '0', everyBlocks: 10 });
+    const listed = await client.call('GET', '/automations?triggerType=state');
+    expect(listed.body.automations.map((item: Loose) => item.id as string)).toContain(created.body.id);
+  });
+
+  it.each([
+    ['a threshold condition without value', { value: undefined }, 'trigger.value'],
+    ['changed with a value', { condition: 'changed', value: '1' }, 'trigger.value'],
+    ['a value that is no whole number', { value: '1.5' }, 'trigger.value'],
+    ['a value beyond 256 bits', { value: (2n ** 255n).toString() }, 'trigger.value'],
+    ['everyBlocks beyond 1000', { everyBlocks: 1001 }, 'trigger.everyBlocks'],
+    ['a path that is no list of indices', { path: 'balance' }, 'trigger.path'],
+    ['a bad argument', { args: [{ type: 'Hash160', value: '0x12' }] }, 'trigger.args.0.value'],
+    ['an unknown condition', { condition: 'crosses' }, 'trigger.condition'],
+  ])('refuses %s with 400 naming the field', async (_label, invalid, field) => {
+    const response = await create(invalid);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details.field).toBe(field);
+  });
+});
+
 describe('a state trigger on a GAS balance above a value', () => {
   it('fires once per crossing: not while above, again after below and above, across worker restarts', async () => {
     const holder = new wallet.Account(wallet.generatePrivateKey());

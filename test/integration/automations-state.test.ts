@@ -202,6 +202,45 @@ describe('a state trigger on a GAS balance above a value', () => {
   }, 360_000);
 });
 
+describe('a state trigger whose read fails', () => {
+  it('fails one run with InputQuarantined per streak, while the follower goes on and others fire', async () => {
+    const functionId = await client.deploy('module.exports = async () => 1;');
+    const broken = await client.create({
+      name: 'no such contract',
+      trigger: {
+        ...balanceTrigger(new wallet.Account(wallet.generatePrivateKey()).address, 'changed'),
+        scriptHash: `0x${'11'.repeat(20)}`,
+      },
+      action: { type: 'function', functionId },
+    });
+    const holder = new wallet.Account(wallet.generatePrivateKey()).address;
+    const fine = await client.create({
+      name: 'holder above 1 GAS',
+      trigger: balanceTrigger(holder, 'above', gas),
+      action: { type: 'function', functionId },
+    });
+    await evaluatedAt(fine, (await head()) + 1);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), holder, 2n * gas);
+    const [fired] = await endedRuns(fine, 1);
+    expect(fired).toMatchObject({ status: 'success', trigger: { type: 'state', value: String(2n * gas) } });
+
+    const [first] = await runsOnceSeen(broken);
+    await evaluatedAt(broken, (await head()) + 3);
+    const runs = await client.runs(broken);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      id: first!.id,
+      status: 'failure',
+      error: {
+        name: 'InputQuarantined',
+        message: expect.stringMatching(
+          /^The read of balanceOf at block \d+ could not be processed for this automation: /,
+        ),
+      },
+    });
+  }, 120_000);
+});
+
 describe('100 automations on the same read', () => {
   it('make one invokefunction per evaluated block', async () => {
     const watched = new wallet.Account(wallet.generatePrivateKey());

@@ -43,7 +43,8 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'bin/*.js'] },
+        // types/: what a function's author sees; its globals (setTimeout → number) are not Node's.
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'types/*.d.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -132,3 +132,92 @@ export interface Call {
  */
 export type Decision =
   { calls: Call[] } | { skip: string } | { canExec: true; calls: Call[] } | { canExec: false; message?: string };
+
+/** An integer typed array: what `crypto.getRandomValues` fills. */
+type IntegerArray =
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
+
+/**
+ * The standard globals a function has besides the language (docs/functions.md, "Standard
+ * globals"), for an editor whose `lib` is ES only (no `dom`, which declares them too).
+ */
+declare global {
+  /** Calls `callback` after `delay` ms (at most the run's timeout); a run ends without waiting for it. */
+  function setTimeout(callback: (...args: never[]) => unknown, delay?: number, ...args: unknown[]): number;
+  function clearTimeout(id: number | undefined): void;
+  /** Base64 of a string of one-byte characters; `InvalidCharacterError` for any other. */
+  function btoa(data: string): string;
+  /** The one-byte characters base64 `data` encodes; `InvalidCharacterError` if it is not base64. */
+  function atob(data: string): string;
+  /** A deep copy (Map, Set, Date, RegExp, typed arrays, errors, cycles); `DataCloneError` for functions. */
+  function structuredClone<T>(value: T): T;
+
+  const crypto: {
+    /** Fills `array` (at most 65,536 bytes) with cryptographically random values. */
+    getRandomValues<T extends IntegerArray>(array: T): T;
+    /** A random UUID v4. */
+    randomUUID(): string;
+  };
+
+  class TextEncoder {
+    readonly encoding: 'utf-8';
+    encode(input?: string): Uint8Array;
+    encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+  }
+
+  class TextDecoder {
+    /** UTF-8 only (`RangeError` for another encoding). */
+    constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+    readonly encoding: 'utf-8';
+    readonly fatal: boolean;
+    readonly ignoreBOM: boolean;
+    decode(input?: ArrayBuffer | ArrayBufferView, options?: { stream?: boolean }): string;
+  }
+
+  class URLSearchParams implements Iterable<[string, string]> {
+    constructor(init?: string | Record<string, string> | Iterable<[string, string]>);
+    readonly size: number;
+    append(name: string, value: string): void;
+    delete(name: string, value?: string): void;
+    get(name: string): string | null;
+    getAll(name: string): string[];
+    has(name: string, value?: string): boolean;
+    set(name: string, value: string): void;
+    sort(): void;
+    forEach(callback: (value: string, name: string, parent: URLSearchParams) => void, thisArg?: unknown): void;
+    entries(): IterableIterator<[string, string]>;
+    keys(): IterableIterator<string>;
+    values(): IterableIterator<string>;
+    [Symbol.iterator](): IterableIterator<[string, string]>;
+    toString(): string;
+  }
+
+  class URL {
+    /** Throws `TypeError` for a string that is not a URL (relative ones need `base`). */
+    constructor(url: string | URL, base?: string | URL);
+    static canParse(url: string | URL, base?: string | URL): boolean;
+    static parse(url: string | URL, base?: string | URL): URL | null;
+    href: string;
+    readonly origin: string;
+    protocol: string;
+    username: string;
+    password: string;
+    host: string;
+    hostname: string;
+    port: string;
+    pathname: string;
+    search: string;
+    readonly searchParams: URLSearchParams;
+    hash: string;
+    toString(): string;
+    toJSON(): string;
+  }
+}

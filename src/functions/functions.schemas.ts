@@ -10,7 +10,9 @@ const maxCodeBytes = 256 * 1024;
 const name = z
   .string({ error: 'must be a string' })
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be 1 to 64 letters, digits or hyphens');
-const runtime = z.enum(runtimes, { error: 'must be node16, node18 or typescript' });
+const runtime = z
+  .enum(runtimes, { error: 'must be node16, node18 or typescript' })
+  .describe('node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).');
 const timeout = integerIn(1, 300);
 const code = z
   .string({ error: 'must be a string' })
@@ -81,7 +83,7 @@ export const listFunctionsQuery = z.strictObject({
   ...paginationQuery(10),
   tag: z.string().optional(),
   /** Exact name: a name is unique in the account, so the answer holds at most one function. */
-  name: name.optional(),
+  name: name.describe('Exact name: the answer holds at most one function.').optional(),
   runtime: runtime.optional(),
   sort: z
     .enum(['createdAt', 'name', 'updatedAt'], { error: 'must be createdAt, name or updatedAt' })

@@ -9,6 +9,10 @@ import { neoflow } from '../support/cli.ts';
 
 interface Example {
   code: string;
+  /** The block's language: a `ts` one runs from a `.ts` file, as runtime typescript. */
+  language: 'js' | 'ts';
+  /** `--timeout`, in seconds. */
+  timeout?: number;
   params?: Record<string, unknown>;
   env?: Record<string, string>;
   secrets?: Record<string, string>;
@@ -21,11 +25,12 @@ interface Example {
   expect: { status: 'completed' | 'failed'; result?: unknown; errorName?: string; log?: string; decision?: object };
 }
 
-/** Every `<!-- example: … -->` of docs/functions.md with the js block that follows it. */
+/** Every `<!-- example: … -->` of docs/functions.md with the js or ts block that follows it. */
 async function examples(): Promise<Example[]> {
   const page = await readFile(new URL('../../docs/functions.md', import.meta.url), 'utf8');
-  return [...page.matchAll(/<!-- example: (.*?) -->\s*```js\n([\s\S]*?)```/g)].map(([, spec, code]) => ({
-    ...(JSON.parse(spec!) as Omit<Example, 'code'>),
+  return [...page.matchAll(/<!-- example: (.*?) -->\s*```(js|ts)\n([\s\S]*?)```/g)].map(([, spec, language, code]) => ({
+    ...(JSON.parse(spec!) as Omit<Example, 'code' | 'language'>),
+    language: language as Example['language'],
     code: code!,
   }));
 }
@@ -70,16 +75,24 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
       'canExec',
       'skip:',
       'http.fetch',
+      'interface ',
+      'setTimeout',
+      'new URL',
+      'TextEncoder',
+      'structuredClone',
+      'crypto.randomUUID',
+      'btoa',
     ];
     for (const call of used) expect(code).toContain(call);
   });
 
   it.each(found.map((example, index) => [index + 1, example] as const))('example %i', async (index, example) => {
-    const file = join(dir, `example-${index}.js`);
+    const file = join(dir, `example-${index}.${example.language}`);
     await writeFile(file, example.code);
     const dev = (text: string) =>
       text.replaceAll('$DEV_WALLET_ADDRESS', inject('devWallet').address).replaceAll('$ORIGIN', originUrl);
     const flags = [
+      ...(example.timeout === undefined ? [] : ['--timeout', String(example.timeout)]),
       '--params',
       dev(JSON.stringify(example.params ?? {})),
       ...(example.execute ? ['--execute', JSON.stringify(example.execute)] : []),

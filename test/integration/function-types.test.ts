@@ -58,11 +58,17 @@ it('types/context.d.ts declares exactly the context the sandbox gives a function
 
 it('type-checks every example of docs/functions.md against types/context.d.ts, as an editor would', async () => {
   const page = await readFile(new URL('../../docs/functions.md', import.meta.url), 'utf8');
-  const examples = [...page.matchAll(/```js\n([\s\S]*?)```/g)].map(([, code]) => code!);
+  // Every js block, and the ts blocks `fn run` checks (another ts block shows code from elsewhere).
+  const examples = [...page.matchAll(/(<!-- example: .*? -->\s*)?```(js|ts)\n([\s\S]*?)```/g)]
+    .filter(([, example, language]) => language === 'js' || example !== undefined)
+    .map(([, , language, code]) => ({
+      language: language!,
+      code: code!,
+    }));
   expect(examples.length).toBeGreaterThanOrEqual(6);
   const files = await Promise.all(
-    examples.map(async (code, index) => {
-      const file = join(dir, `example-${index}.js`);
+    examples.map(async ({ language, code }, index) => {
+      const file = join(dir, `example-${index}.${language}`);
       const typed = code.replace(
         /module\.exports = async \(context\) =>/,
         `module.exports = /** @param {import(${JSON.stringify(typesFile)}).Context} context */ async (context) =>`,
@@ -71,7 +77,8 @@ it('type-checks every example of docs/functions.md against types/context.d.ts, a
       return file;
     }),
   );
-  const program = ts.createProgram(files, {
+  // The types file is in the program as an editor's project holds it: its globals apply to every file.
+  const program = ts.createProgram([typesFile, ...files], {
     allowJs: true,
     checkJs: true,
     noEmit: true,

@@ -1,7 +1,7 @@
 import type ivm from 'isolated-vm';
 
 // V8's code cache of each of the sandbox's own scripts, made by the first isolate of the process:
-// every later fresh isolate skips their parse (about 1 ms of the ~1.4 ms they cost uncached,
+// every later fresh isolate skips their parse (about 1.2 of the ~1.4 ms they cost uncached,
 // measured in docs/performance.md). Keyed by file name: the sources never change in a process.
 const codeCache = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
 

@@ -9,6 +9,7 @@ import { triggerControlOf } from '../automations/trigger-control.ts';
 import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { versionsRoutes } from '../functions/versions.routes.ts';
+import { storageRoutes } from '../functions/storage/storage.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
@@ -43,6 +44,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     }),
     executionsRoutes(services),
     versionsRoutes(services),
+    storageRoutes(services),
     automationsRoutes(services),
     codecRoutes(services),
     openApiRoutes((): Router[] => areas),

@@ -27,6 +27,8 @@ export const Execution = defineEntity({
     httpRequests: p.type(StorableJson).$type<HttpRequestRecord[]>(),
     /** The function's version it runs (null: recorded before versions were kept). */
     functionVersion: p.integer().nullable(),
+    /** The storage keys the run read and wrote (its writes applied only when it completed). */
+    storageKeys: p.type(StorableJson).$type<{ read: string[]; written: string[] }>().nullable(),
     startedAt: p.datetime(),
     completedAt: p.datetime().nullable(),
     duration: p.integer().nullable(),

@@ -34,6 +34,7 @@ export function executionDetails(execution: Execution, result: unknown) {
     logs: execution.logs,
     secretsRead: execution.secretsRead.map((read) => read.name),
     httpRequests: execution.httpRequests,
+    ...(execution.storageKeys ? { storage: execution.storageKeys } : {}),
     trigger: execution.trigger,
   };
 }
@@ -82,6 +83,8 @@ export const executionDetailsSchema = executionHandleSchema.extend({
     .describe(
       "The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.",
     ),
+  /** The storage keys the run read and wrote; what it wrote was applied only if it completed. */
+  storage: z.strictObject({ read: z.array(z.string()), written: z.array(z.string()) }).optional(),
   trigger: z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('api') }),
     z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),

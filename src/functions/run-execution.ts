@@ -5,6 +5,7 @@ import { storable } from '../db/storable.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { outputText } from '../sandbox/output.ts';
 import type { IsolateSource } from '../sandbox/prepared-isolate.ts';
+import { sandboxError } from '../sandbox/errors.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
 import { sandboxServices } from './sandbox-services.ts';
@@ -28,6 +29,9 @@ import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { timeoutToRun, versionToRun } from './run-version.ts';
 import { storeEnd } from './store-end.ts';
+import { RunStorage } from './storage/run-storage.ts';
+import { storeEndWithWrites } from './storage/storage-commit.ts';
+import { storeReader } from './storage/storage-store.ts';
 
 export interface RunDeps {
   em: EntityManager;
@@ -123,9 +127,27 @@ const runMarginMs = 30_000;
 async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
   record(execution, ran);
   const ended = ran.outcome;
-  const result = ended.status === 'completed' ? storable(ended.result ?? null) : undefined;
+  let result = ended.status === 'completed' ? storable(ended.result ?? null) : undefined;
   const sealed = ended.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
-  if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
+  const changes = ran.storage.changes();
+  if (sealed && changes) {
+    const committed = await storeEndWithWrites(
+      deps.em,
+      deps.masterKeys,
+      { executionId: execution.id, functionId: execution.function.id },
+      execution,
+      sealed,
+      changes,
+    );
+    if (committed === 'lost') return storedOutcome(deps.em, execution.id);
+    if (committed !== 'stored') {
+      // The writes were refused (a conflict, a quota): the run fails with that error, nothing written.
+      execution.status = 'failed';
+      execution.error = sandboxError(committed.name, committed.message);
+      result = undefined;
+      if (!(await storeEnd(deps.em, execution.id, execution))) return storedOutcome(deps.em, execution.id);
+    }
+  } else if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
   const outcome = outcomeOf(execution);
   countEnded(outcome, execution.trigger as ExecutionTrigger);
   deps.localRuns?.ended({ outcome, execution, result });
@@ -136,12 +158,15 @@ interface Ran {
   outcome: SandboxOutcome;
   secrets: RevealedSecret[];
   httpRequests: HttpRequestRecord[];
+  /** The run's view of its function's store, with the writes it buffered. */
+  storage: RunStorage;
 }
 
 async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const fn = await versionToRun(deps.em, execution);
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const http = functionFetch(deps.egress, fn.allowedHosts);
+  const storage = new RunStorage(storeReader(deps.em, deps.masterKeys, fn.id));
   const outcome = await runInSandbox(
     {
       code: fn.code,
@@ -151,6 +176,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       environment: fn.environment,
       secrets,
       services: sandboxServices(deps.neo, http),
+      storage,
       timeoutMs: fn.timeout * 1000,
       memoryLimitMb: deps.memoryLimitMb,
       maxServiceCalls: deps.serviceCallsPerRun,
@@ -158,7 +184,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
     },
     deps.isolates,
   );
-  return { outcome, secrets, httpRequests: http.requests() };
+  return { outcome, secrets, httpRequests: http.requests(), storage };
 }
 
 /** The outcome another process stored first (it ran the same execution), or `deleted`. */
@@ -192,8 +218,9 @@ async function loadExecution({ em, localRuns }: RunDeps, executionId: string) {
  * The sandbox already masked granted values in the logs and the error; a request's host is the
  * code's too (a URL built from a secret), masked and cut here the same way. The result is sealed.
  */
-function record(execution: Execution, { outcome, secrets, httpRequests }: Ran) {
+function record(execution: Execution, { outcome, secrets, httpRequests, storage }: Ran) {
   execution.status = outcome.status;
+  execution.storageKeys = storage.keys() ?? null;
   execution.secretsRead = secrets
     .filter((secret) => outcome.secretsRead.includes(secret.name))
     .map(({ name, version }) => ({ name, version }));

@@ -6,25 +6,26 @@ import type { Execution } from './execution.entity.ts';
 
 /** How an execution ended, as its row stores it; `httpRequests` stays as it is when not given (a lost run's). */
 export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'> &
-  Partial<Pick<Execution, 'httpRequests'>>;
+  Partial<Pick<Execution, 'httpRequests' | 'storageKeys'>>;
 
 const storeEndSql = `with "ended" as (
   update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
-    "http_requests" = coalesce(?, "http_requests")
+    "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
   where "id" = ? and "status" = 'running' returning "id")
 insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
 select "id", ?, ?, ? from "ended"
 returning "execution_id"`;
 
 const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
-    "http_requests" = coalesce(?, "http_requests")
+    "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
   where "id" = ? and "status" = 'running'`;
 
 /**
  * Writes an execution's end, with its sealed result when it completed, in one statement: one
  * round trip and one commit at the end of every run. Only a running execution ends, once: when
  * two processes ran the same execution (one taken over after a workflow task timed out), the
- * first to store wins and the other learns it got there second (false).
+ * first to store wins and the other learns it got there second (false). A run's storage writes
+ * commit in the transaction of this statement (storage/storage-commit.ts).
  */
 export async function storeEnd(em: EntityManager, executionId: string, end: End, sealed?: Sealed): Promise<boolean> {
   const fields = [
@@ -35,6 +36,7 @@ export async function storeEnd(em: EntityManager, executionId: string, end: End,
     end.completedAt,
     end.duration,
     end.httpRequests === undefined ? null : jsonbParam(end.httpRequests),
+    jsonbParam(end.storageKeys ?? null),
     executionId,
   ];
   if (!sealed) return (await executeBound(em, storeFailureSql, fields)).affectedRows === 1;

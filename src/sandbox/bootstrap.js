@@ -94,6 +94,17 @@
     };
   }
 
+  async function storage(name, args) {
+    const call = `storage.${name}`;
+    return unwrap(await callAsync(undefined, [call, encodeArguments(call, args)], asyncOptions));
+  }
+
+  // JSON would turn an undefined value into null: refused instead, as delete says what it means.
+  async function storageSet(key, value, options) {
+    if (value === undefined) throw namedError('StorageValueError', 'storage.set needs a value; delete removes a key.');
+    return storage('set', [key, value, options ?? {}]);
+  }
+
   function formatError(error) {
     const stack = typeof error.stack === 'string' ? error.stack : `${error.name}: ${error.message}`;
     return stack
@@ -164,6 +175,13 @@
         invokeRead: (scriptHash, operation, args) => blockchain('invokeRead', [scriptHash, operation, args]),
       },
       http: { fetch: httpFetch },
+    },
+    storage: {
+      get: (key) => storage('get', [key]),
+      getEntry: (key) => storage('getEntry', [key]),
+      set: storageSet,
+      delete: (key, options) => storage('delete', [key, options ?? {}]),
+      list: (options) => storage('list', [options ?? {}]),
     },
   };
 

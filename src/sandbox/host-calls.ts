@@ -2,7 +2,7 @@ import { maxAddressChars } from '../chain/contract-args.ts';
 import { random } from './random.ts';
 import { timerLimits, waitFor } from './timers.ts';
 import { ServiceError } from './service-error.ts';
-import { type SandboxServices } from './types.ts';
+import { type SandboxServices, type SandboxStorage } from './types.ts';
 
 /**
  * What a host call hands back to the isolate: its value as JSON text, which the isolate parses.
@@ -15,9 +15,10 @@ type HostFunction = (...args: unknown[]) => unknown;
 
 /**
  * The largest arguments of one call as the JSON text the isolate makes, measures and sends: the
- * only thing that crosses (bootstrap.js), checked again here before it is parsed.
+ * only thing that crosses (bootstrap.js), checked again here before it is parsed. A storage value
+ * may take 64 KiB, with room for its key and options beside it.
  */
-export const maxHostArgumentChars = 64 * 1024;
+export const maxHostArgumentChars = 65 * 1024;
 
 // Neo method names are at most 32 bytes (the manifest's limit); a little room for a clear error.
 const maxOperationChars = 256;
@@ -37,7 +38,7 @@ function argumentList(args: unknown): unknown[] {
 
 /** What bounds one run's calls to `context.services`. */
 export interface ServiceCallBounds {
-  /** Calls the run may make, `random`, `blockchain` and `http` alike; each further one fails at once. */
+  /** Calls the run may make, `random`, `blockchain`, `http` and `storage` alike; each further one fails at once. */
   maxCalls: number;
   /** Aborted when the run ends: a call still in flight (an RPC request, a fetch) stops then. */
   signal: AbortSignal;
@@ -45,7 +46,19 @@ export interface ServiceCallBounds {
   timeoutMs: number;
 }
 
-const serviceCall = /^(random|blockchain|http)\./;
+const serviceCall = /^(random|blockchain|http|storage)\./;
+
+const noStorage: SandboxStorage = {
+  get: unavailable,
+  getEntry: unavailable,
+  set: unavailable,
+  delete: unavailable,
+  list: unavailable,
+};
+
+function unavailable(): Promise<never> {
+  return Promise.reject(new ServiceError('StorageError', 'context.storage is not available to this run.'));
+}
 
 /**
  * Builds the one dispatcher the isolate may call, by name, with arguments as JSON text. Random
@@ -53,6 +66,7 @@ const serviceCall = /^(random|blockchain|http)\./;
  */
 export function hostDispatcher(
   services: SandboxServices,
+  storage: SandboxStorage = noStorage,
   onSecretRead: (name: string) => void,
   { maxCalls, signal, timeoutMs }: ServiceCallBounds,
 ): (name: unknown, json: unknown) => HostReply | Promise<HostReply> {
@@ -84,6 +98,11 @@ export function hostDispatcher(
         signal,
       ),
     'http.fetch': (url, init) => services.http.fetch(url, init, signal),
+    'storage.get': (key) => storage.get(key),
+    'storage.getEntry': (key) => storage.getEntry(key),
+    'storage.set': (key, value, options) => storage.set(key, value, options),
+    'storage.delete': (key, options) => storage.delete(key, options),
+    'storage.list': (options) => storage.list(options),
   };
   return (name, json) => {
     const target = typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;

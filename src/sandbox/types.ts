@@ -25,6 +25,19 @@ export interface HttpAnswer {
   body: string;
 }
 
+/**
+ * `context.storage`: the function's key-value store as one run sees it (src/functions/storage/).
+ * Arguments arrive as the isolate sent them, parsed from bounded JSON text; each method checks
+ * its own. An error it throws with a name (ServiceError) reaches the code under that name.
+ */
+export interface SandboxStorage {
+  get(key: unknown): Promise<unknown>;
+  getEntry(key: unknown): Promise<unknown>;
+  set(key: unknown, value: unknown, options: unknown): Promise<void>;
+  delete(key: unknown, options: unknown): Promise<void>;
+  list(options: unknown): Promise<unknown>;
+}
+
 export interface SandboxRequest {
   /** User code in one of the four entry forms of contract.md. */
   code: string;
@@ -36,6 +49,8 @@ export interface SandboxRequest {
   /** Only the secrets granted to the function, already decrypted. */
   secrets: { name: string; value: string }[];
   services: SandboxServices;
+  /** The function's store; without one, every call of `context.storage` fails. */
+  storage?: SandboxStorage;
   /** Wall-clock limit of the whole run, synchronous and asynchronous code alike. */
   timeoutMs: number;
   /** The isolate's heap limit (`NEOFLOW_SANDBOX_MEMORY_MB`). */

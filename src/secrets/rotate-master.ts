@@ -16,6 +16,8 @@ const sealedTables: SealedTable[] = [
   { table: 'account_signers', key: ['account_id'] },
   { table: 'automation_credentials', key: ['id'] },
   { table: 'execution_results', key: ['execution_id'] },
+  // Functions' stored values (src/functions/storage/).
+  { table: 'function_storage', key: ['function_id', 'key'] },
   // Answers kept for idempotent requests (src/api/idempotency.ts); a claim not answered holds none.
   { table: 'idempotent_requests', key: ['account_id', 'key'] },
 ];
@@ -32,7 +34,7 @@ const passes = 3;
 
 /**
  * Re-wraps every data key not yet under the current master key (secret values, account signers,
- * automations' credentials, execution results and kept idempotent answers) while the service keeps running (readers accept
+ * automations' credentials, execution results, functions' stored values and kept idempotent answers) while the service keeps running (readers accept
  * the previous keys meanwhile). Each table is read once in the order of its primary key, a batch
  * per transaction, each batch going on from where the last ended: the work grows with the rows,
  * never with their square. Values are never decrypted, nor even read: only data keys pass through

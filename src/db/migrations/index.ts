@@ -15,6 +15,7 @@ import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
 import { RunCalls } from './0015-run-calls.ts';
 import { GasBudgets } from './0016-gas-budgets.ts';
+import { FunctionStorage } from './0017-function-storage.ts';
 import { FunctionVersions } from './0018-function-versions.ts';
 import { FunctionFetch } from './0019-function-fetch.ts';
 import { Replays } from './0020-replays.ts';
@@ -38,6 +39,7 @@ export const migrations: MigrationObject[] = [
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },
   { name: '0015-run-calls', class: RunCalls },
   { name: '0016-gas-budgets', class: GasBudgets },
+  { name: '0017-function-storage', class: FunctionStorage },
   { name: '0018-function-versions', class: FunctionVersions },
   { name: '0019-function-fetch', class: FunctionFetch },
   { name: '0020-replays', class: Replays },

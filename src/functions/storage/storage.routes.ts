@@ -1,0 +1,78 @@
+import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { dataEnvelope, dataPageEnvelope } from '../../api/response-schemas.ts';
+import { areaRouter, data, dataPage, route } from '../../api/route-kit.ts';
+import { invalidRequest } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import { getFunction } from '../functions.service.ts';
+import {
+  deleteStorageQuery,
+  listStorageQuery,
+  putStorageBody,
+  storageEntrySchema,
+  storageItemSchema,
+} from './storage.schemas.ts';
+import { keyProblem } from './storage-limits.ts';
+import { deleteStorageValue, getStorageValue, listStorage, putStorageValue } from './storage.service.ts';
+
+/**
+ * A function's key-value store as operators and clients see it (the functions area's envelope):
+ * what its runs read and write through `context.storage`. A key in the path is percent-encoded.
+ */
+export function storageRoutes(services: Services): Router {
+  const { em, masterKeys } = services;
+  /** The function, the caller's, and the key checked as a run checks it. */
+  const target = async (accountId: string, params: { id: string; key: string }) => {
+    const fn = await getFunction(em(), accountId, params.id);
+    const problem = keyProblem(params.key);
+    if (problem) throw invalidRequest(`The key in the path: ${problem}.`, 'key');
+    return { functionId: fn.id, key: params.key };
+  };
+  return areaRouter('/v1/functions', [
+    route({
+      method: 'get',
+      path: '/:id/storage',
+      scope: 'functions:read',
+      query: listStorageQuery,
+      responses: { 200: dataPageEnvelope(storageItemSchema) },
+      handle: async ({ accountId, params, query }) => {
+        const fn = await getFunction(em(), accountId, params.id);
+        const { items, total } = await listStorage(em(), fn.id, query);
+        return dataPage(items, query, total);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/storage/:key',
+      scope: 'functions:read',
+      responses: { 200: dataEnvelope(storageEntrySchema) },
+      handle: async ({ accountId, params }) => {
+        const { functionId, key } = await target(accountId, params);
+        return data(await getStorageValue(em(), masterKeys, functionId, key));
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/:id/storage/:key',
+      scope: 'functions:write',
+      body: putStorageBody,
+      responses: { 200: dataEnvelope(storageItemSchema.omit({ updatedAt: true })) },
+      handle: async ({ accountId, params, body }) => {
+        const { functionId, key } = await target(accountId, params);
+        return data(await putStorageValue(em(), masterKeys, functionId, key, body));
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/:id/storage/:key',
+      scope: 'functions:write',
+      query: deleteStorageQuery,
+      responses: { 200: dataEnvelope(z.strictObject({ key: z.string(), deleted: z.literal(true) })) },
+      handle: async ({ accountId, params, query }) => {
+        const { functionId, key } = await target(accountId, params);
+        await deleteStorageValue(em(), functionId, key, query.ifVersion);
+        return data({ key, deleted: true });
+      },
+    }),
+  ]);
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { integerIn } from '../../api/integer-in.ts';
+import { paginationQuery } from '../../api/pagination.ts';
+import { isoTime } from '../../api/response-schemas.ts';
+import { storageLimits } from './storage-limits.ts';
+
+const maxVersion = 2 ** 31 - 1;
+
+export const listStorageQuery = z.strictObject({
+  ...paginationQuery(100),
+  prefix: z
+    .string({ error: 'must be a string' })
+    .max(storageLimits.keyChars, `must be at most ${storageLimits.keyChars} characters`)
+    .default(''),
+});
+
+/** `value`: any JSON, at most 64 KiB as JSON; `ifVersion`: the version the key must have (0: absent). */
+export const putStorageBody = z.strictObject({
+  value: z
+    .unknown()
+    .refine((value) => value !== undefined, 'is required')
+    .refine(
+      (value) => Buffer.byteLength(JSON.stringify(value)) <= storageLimits.valueBytes,
+      `must be at most ${storageLimits.valueBytes} bytes as JSON`,
+    ),
+  ifVersion: integerIn(0, maxVersion).optional(),
+});
+
+export const deleteStorageQuery = z.strictObject({
+  ifVersion: z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be an integer of 0 or more')
+    .transform(Number)
+    .pipe(z.number().max(maxVersion, `must be at most ${maxVersion}`))
+    .optional(),
+});
+
+export const storageItemSchema = z.strictObject({
+  key: z.string(),
+  version: z.number().int(),
+  size: z.number().int(),
+  updatedAt: isoTime,
+});
+
+export const storageEntrySchema = storageItemSchema.extend({ value: z.unknown() });
+
+export type ListStorage = z.infer<typeof listStorageQuery>;

@@ -5,6 +5,8 @@ import { openSigner } from '../../src/auth/signer.ts';
 import { AccountSigner } from '../../src/auth/signer.entity.ts';
 import { keyId } from '../../src/crypto/key-id.ts';
 import { open, seal } from '../../src/secrets/envelope.ts';
+import { readValue } from '../../src/functions/storage/storage-store.ts';
+import { putStorageValue } from '../../src/functions/storage/storage.service.ts';
 import { rotateMasterKey } from '../../src/secrets/rotate-master.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';
@@ -97,5 +99,17 @@ describe('secret store and master key rotation', () => {
     );
     const rewrapped = { ciphertext: row!.ciphertext, wrappedKey: row!.wrapped_key, masterKeyId: row!.master_key_id };
     expect(open(rewrapped, 'execution-result', { current: newKey, previous: [] })).toBe('a result');
+  });
+
+  it('re-wraps the values of functions\' storage too, which open under the new key alone', async () => {
+    const { accountId } = await issueOldKey();
+    const fn = await storeFunction(db.orm, accountId, 'rotated-storage');
+    for (const key of ['a', 'b/c']) {
+      await putStorageValue(db.orm.em.fork(), oldMasters, fn.id, key, { value: { kept: key } });
+    }
+    const rotation = await rotateMasterKey(db.orm.em.fork(), { current: newKey, previous: [oldKey] });
+    expect(rotation.left).toBe(0);
+    const onlyNew = { current: newKey, previous: [] };
+    expect(await readValue(db.orm.em.fork(), onlyNew, fn.id, 'b/c')).toMatchObject({ value: { kept: 'b/c' }, version: 1 });
   });
 });

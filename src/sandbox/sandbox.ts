@@ -87,7 +87,10 @@ async function execute(
   const compiled = compileUserCode(isolate, request.code);
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bounds = { maxCalls: request.maxServiceCalls, signal: runEnded, timeoutMs: request.timeoutMs };
-  const bridge = { callHost: hostDispatcher(request.services, request.storage, onSecretRead, bounds), log: logs.add.bind(logs) };
+  const bridge = {
+    callHost: hostDispatcher(request.services, request.storage, onSecretRead, bounds),
+    log: logs.add.bind(logs),
+  };
   // A script is compiled here only to know its kind and its syntax: the isolate runs its source.
   if (compiled.kind === 'script') compiled.script.release();
   const scriptCode = compiled.kind === 'script' ? request.code : undefined;

@@ -68,7 +68,9 @@ describe('context.storage, committed with the run', () => {
     await Promise.all(Array.from({ length: 20 }, increment));
     const n = await storageOf(fn, '/n');
     expect(n.body.data).toMatchObject({ key: 'n', value: 20, version: 20 });
-    console.log(`[function-storage] 20 concurrent increments: ${conflicts} runs failed with StorageConflict and were retried`);
+    console.log(
+      `[function-storage] 20 concurrent increments: ${conflicts} runs failed with StorageConflict and were retried`,
+    );
   }, 240_000);
 
   it('writes nothing for a run that throws after set', async () => {
@@ -80,15 +82,17 @@ describe('context.storage, committed with the run', () => {
     expect(invoked.status).toBe(500);
     expect((await storageOf(fn, '/a')).status).toBe(404);
     expect((await storageOf(fn)).body.pagination?.total).toBe(0);
-    const execution = await call('GET', `/functions/${fn}/executions/${invoked.body.error!.details.executionId}`);
+    const execution = await call(
+      'GET',
+      `/functions/${fn}/executions/${String(invoked.body.error!.details.executionId)}`,
+    );
     expect(execution.body.data.storage).toEqual({ read: [], written: ['a'] });
   });
 
   it('writes nothing for a run its timeout ends after set', async () => {
-    const fn = await deploy(
-      `module.exports = async ({ storage }) => { await storage.set('t', 1); for (;;) {} };`,
-      { timeout: 1 },
-    );
+    const fn = await deploy(`module.exports = async ({ storage }) => { await storage.set('t', 1); for (;;) {} };`, {
+      timeout: 1,
+    });
     const invoked = await call('POST', `/functions/${fn}/invoke`, {});
     expect(invoked.body.error?.details.name, JSON.stringify(invoked.body)).toBe('TimeoutError');
     expect((await storageOf(fn, '/t')).status).toBe(404);
@@ -145,7 +149,9 @@ describe('context.storage, committed with the run', () => {
   });
 
   it('fails a run whose writes would exceed the function quota of 1,000 keys, writing none of them', async () => {
-    const fn = await deploy(`module.exports = async ({ storage }) => { await storage.set('one-more', 1); await storage.set('k0', 'new'); };`);
+    const fn = await deploy(
+      `module.exports = async ({ storage }) => { await storage.set('one-more', 1); await storage.set('k0', 'new'); };`,
+    );
     await api.database.orm.em.fork().execute(
       `insert into "function_storage" ("function_id", "key", "version", "size", "ciphertext", "wrapped_key", "master_key_id", "updated_at")
         select ?, 'k' || i, 1, 1, '\\x00', '\\x00', 'none', now() from generate_series(0, 999) as i`,

@@ -101,7 +101,7 @@ describe('secret store and master key rotation', () => {
     expect(open(rewrapped, 'execution-result', { current: newKey, previous: [] })).toBe('a result');
   });
 
-  it('re-wraps the values of functions\' storage too, which open under the new key alone', async () => {
+  it("re-wraps the values of functions' storage too, which open under the new key alone", async () => {
     const { accountId } = await issueOldKey();
     const fn = await storeFunction(db.orm, accountId, 'rotated-storage');
     for (const key of ['a', 'b/c']) {
@@ -110,6 +110,9 @@ describe('secret store and master key rotation', () => {
     const rotation = await rotateMasterKey(db.orm.em.fork(), { current: newKey, previous: [oldKey] });
     expect(rotation.left).toBe(0);
     const onlyNew = { current: newKey, previous: [] };
-    expect(await readValue(db.orm.em.fork(), onlyNew, fn.id, 'b/c')).toMatchObject({ value: { kept: 'b/c' }, version: 1 });
+    expect(await readValue(db.orm.em.fork(), onlyNew, fn.id, 'b/c')).toMatchObject({
+      value: { kept: 'b/c' },
+      version: 1,
+    });
   });
 });

@@ -98,6 +98,41 @@ export interface Secrets {
   readonly [name: string]: string | ((name: string) => Promise<string>);
 }
 
+/** A stored value and its version; `{version: 0}` alone for a key the store does not hold. */
+export interface StorageEntry {
+  // JSON as stored: `any`, as JSON.parse answers.
+  value?: any;
+  version: number;
+}
+
+/** `ifVersion`: write only if the key is still at this version when the run commits (0: absent). */
+export interface StorageWriteOptions {
+  ifVersion?: number;
+}
+
+export interface StorageListOptions {
+  prefix?: string;
+  /** 1 to 1,000; 100 by default. */
+  limit?: number;
+  /** The `cursor` of the page before. */
+  cursor?: string;
+}
+
+/**
+ * The function's key-value store (docs/functions.md, "Storage"): writes wait in the run, which
+ * reads them back at once, and are committed with its end only if it completes.
+ */
+export interface Storage {
+  /** The value (JSON), or undefined. */
+  get(key: string): Promise<any>;
+  getEntry(key: string): Promise<StorageEntry>;
+  /** `value`: JSON data of at most 64 KiB as JSON. */
+  set(key: string, value: unknown, options?: StorageWriteOptions): Promise<void>;
+  delete(key: string, options?: StorageWriteOptions): Promise<void>;
+  /** Keys only, in byte order; `cursor` when more follow. */
+  list(options?: StorageListOptions): Promise<{ keys: string[]; cursor?: string }>;
+}
+
 export interface Context {
   /** The invoke's `params`; for an automation's run, the action's `parameters` and `trigger`. */
   params: Record<string, unknown>;
@@ -112,6 +147,8 @@ export interface Context {
    * a run makes at most `NEOFLOW_SANDBOX_SERVICE_CALLS` (1,000) of them, then `ServiceQuotaError`.
    */
   services: { blockchain: Blockchain; random: Random; http: Http };
+  /** Each call counts as a service call. */
+  storage: Storage;
 }
 
 /** The function itself, in any of its four forms. */

@@ -15,16 +15,18 @@ export const usage = `Usage: neoflow <command>
                           --rate overrides NEOFLOW_RATE_LIMIT for this key
   keys list --account <name>
   keys revoke <keyId>
-  secrets rotate-master   re-wrap the data keys of secrets, signers, results and kept idempotent answers
-                          under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
+  secrets rotate-master   re-wrap the data keys of secrets, signers, results, stored values and kept
+                          idempotent answers under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
   schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
                           (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)
-  fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--allow-host HOST]... [--rpc URL] [--timeout S]
-         [--execute JSON [--signer ADDRESS]]
+  fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--allow-host HOST]...
+         [--storage FILE.json] [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]
                           run a function once in the service's sandbox and print its outcome as JSON
                           (exit 1 if it failed); --rpc defaults to the local stack's neo-go node;
                           --execute reads the result as a sending action's decision and prints its
-                          calls (with --rpc, their test invocation as --signer), sending nothing
+                          calls (with --rpc, their test invocation as --signer), sending nothing;
+                          --storage seeds context.storage from a JSON object of key to value and
+                          writes it back when the run completes
   fn deploy <file.js|ts> --name <name> [--secrets A,B] [--env K=V]... [--allowed-hosts H1,H2]
                           create the account's function of that name from the file, or update it
                           (--env, --secrets, --allowed-hosts replace the function's when given); prints its id

@@ -7,6 +7,7 @@ import { createFunctionBody } from '../functions/functions.schemas.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import { validateFunctionCode } from '../sandbox/validate.ts';
 import { parseExecute, parseSigner, printedDecision } from './fn-run-decision.ts';
+import { localStorage } from './fn-run-storage.ts';
 import { pairs, readFunctionFile } from './function-file.ts';
 import type { FnRunOptions } from './options.ts';
 
@@ -18,13 +19,14 @@ const defaultTimeoutSeconds = 30;
  * JSON. Secrets given with `--secret` are granted to the run and masked in its logs and error as
  * the service masks them. `--allow-host` lists the function's `allowedHosts`: its `fetch` goes
  * through the same egress guard, under this process's NEOFLOW_EGRESS_ALLOW. With `--execute`, the result is also read as the decision of a function
- * action with that `execute`, printed as `decision` (fn-run-decision.ts). Exit code 1 when the run
- * failed, or its decision would fail a run.
+ * action with that `execute`, printed as `decision` (fn-run-decision.ts). With `--storage`, the
+ * run's store is the file's (fn-run-storage.ts), and the keys it read and wrote are printed as
+ * `storage`. Exit code 1 when the run failed, or its decision would fail a run.
  */
 export async function fnRunCommand(config: Config, [sub, file]: string[], options: FnRunOptions): Promise<number> {
   if (sub !== 'run' || !file)
     throw new Error(
-      'usage: neoflow fn run <file.js|file.ts> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--allow-host HOST]… [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
+      'usage: neoflow fn run <file.js|file.ts> [--params JSON] [--env K=V]… [--secret NAME=VALUE]… [--allow-host HOST]… [--storage FILE.json] [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]',
     );
   const execute = options.execute === undefined ? undefined : parseExecute(options.execute);
   const signer = options.signer === undefined ? undefined : parseSigner(options.signer);
@@ -46,7 +48,8 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   const rpcUrl = options.rpc ?? config.neo.rpcUrl ?? `http://127.0.0.1:${config.neo.devRpcPort}`;
   const neo = createNeoRpc(rpcUrl);
   const params = parseParams(options.params);
-  const outcome = await runInSandbox({
+  const local = await localStorage(options.storage);
+  const ran = await runInSandbox({
     code: fields.data.code,
     typescript,
     params,
@@ -54,13 +57,19 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     environment: fields.data.environment,
     secrets: Object.entries(pairs(options.secret, '--secret')).map(([name, value]) => ({ name, value })),
     services: sandboxServices(neo, functionFetch(egressPolicy(config.egress), fields.data.allowedHosts)),
+    storage: local.storage,
     timeoutMs: fields.data.timeout * 1000,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     maxServiceCalls: config.worker.sandboxServiceCalls,
   });
+  const outcome = await local.finish(ran);
   const { status, logs, durationMs } = outcome;
+  const keys = local.storage.keys();
+  const storage = keys ? { storage: keys } : {};
   if (outcome.status !== 'completed') {
-    process.stdout.write(`${JSON.stringify({ status, error: outcome.error, logs, durationMs }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ status, error: outcome.error, logs, ...storage, durationMs }, null, 2)}\n`,
+    );
     return 1;
   }
   // The test invocation only with a node named: without --rpc, the calls are printed alone.
@@ -71,6 +80,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     result: outcome.result,
     ...(decided ? { decision: decided.decision } : {}),
     logs,
+    ...storage,
     durationMs,
   };
   process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);

@@ -23,6 +23,7 @@ async function main(argv: string[]) {
       name: { type: 'string' },
       secrets: { type: 'string' },
       'allowed-hosts': { type: 'string' },
+      storage: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -31,8 +32,9 @@ async function main(argv: string[]) {
     return;
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
-  const { account, scopes, rate, params, env: environment, secret, rpc, timeout, execute, signer } = values;
-  const fn = { params, env: environment, secret, allowHost: values['allow-host'], rpc, timeout, execute, signer };
+  const { account, scopes, rate, params, env: environment, secret, rpc, timeout, execute, signer, storage } = values;
+  const allowHost = values['allow-host'];
+  const fn = { params, env: environment, secret, allowHost, rpc, timeout, execute, signer, storage };
   const deploy = {
     name: values.name,
     secrets: values.secrets,

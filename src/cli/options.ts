@@ -30,4 +30,6 @@ export interface FnRunOptions {
   execute: string | undefined;
   /** The address whose signature the decided calls' test invocation assumes. */
   signer: string | undefined;
+  /** A JSON file of key to value: the run's store, written back when the run completes. */
+  storage: string | undefined;
 }

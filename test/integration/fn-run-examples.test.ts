@@ -22,7 +22,17 @@ interface Example {
   signer?: string;
   /** `--allow-host`: the function's allowedHosts. */
   allowHosts?: string[];
-  expect: { status: 'completed' | 'failed'; result?: unknown; errorName?: string; log?: string; decision?: object };
+  /** `--storage`: the file the run's store is seeded from, and written back to. */
+  storage?: Record<string, unknown>;
+  expect: {
+    status: 'completed' | 'failed';
+    result?: unknown;
+    errorName?: string;
+    log?: string;
+    decision?: object;
+    /** The storage file once the run ended. */
+    stored?: Record<string, unknown>;
+  };
 }
 
 /** Every `<!-- example: … -->` of docs/functions.md with the js or ts block that follows it. */
@@ -82,6 +92,7 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
       'structuredClone',
       'crypto.randomUUID',
       'btoa',
+      'storage.getEntry',
     ];
     for (const call of used) expect(code).toContain(call);
   });
@@ -91,8 +102,11 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
     await writeFile(file, example.code);
     const dev = (text: string) =>
       text.replaceAll('$DEV_WALLET_ADDRESS', inject('devWallet').address).replaceAll('$ORIGIN', originUrl);
+    const storageFile = join(dir, `example-${index}.storage.json`);
+    if (example.storage) await writeFile(storageFile, JSON.stringify(example.storage));
     const flags = [
       ...(example.timeout === undefined ? [] : ['--timeout', String(example.timeout)]),
+      ...(example.storage ? ['--storage', storageFile] : []),
       '--params',
       dev(JSON.stringify(example.params ?? {})),
       ...(example.execute ? ['--execute', JSON.stringify(example.execute)] : []),
@@ -113,10 +127,39 @@ describe('docs/functions.md, run by `neoflow fn run` as written', () => {
     if (example.expect.log)
       expect(outcome.logs.map((line: { message: string }) => line.message)).toContain(example.expect.log);
     for (const value of Object.values(example.secrets ?? {})) expect(JSON.stringify(outcome.logs)).not.toContain(value);
+    if (example.expect.stored)
+      expect(JSON.parse(await readFile(storageFile, 'utf8'))).toMatchObject(example.expect.stored);
   });
 });
 
 describe('neoflow fn run', () => {
+  it('--storage: seeds the store from the file, writes it back when the run completes, never when it fails', async () => {
+    const file = join(dir, 'counter.js');
+    await writeFile(
+      file,
+      `module.exports = async ({ storage, params }) => {
+        const { value = 0, version } = await storage.getEntry('n');
+        await storage.set('n', value + 1, { ifVersion: version });
+        await storage.delete('old');
+        if (params.fail) throw new Error('after set');
+        return value + 1;
+      };`,
+    );
+    const store = join(dir, 'counter.storage.json');
+    await writeFile(store, JSON.stringify({ n: 41, old: true, kept: 'yes' }));
+    const ran = await fnRun(file, ['--storage', store]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ result: 42, storage: { read: ['n'], written: ['n', 'old'] } });
+    expect(JSON.parse(await readFile(store, 'utf8'))).toEqual({ kept: 'yes', n: 42 });
+    const failed = await fnRun(file, ['--storage', store, '--params', '{"fail":true}']);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(await readFile(store, 'utf8'))).toEqual({ kept: 'yes', n: 42 });
+    // A file not there yet is an empty store, made by the first run that writes.
+    const fresh = join(dir, 'fresh.storage.json');
+    expect((await fnRun(file, ['--storage', fresh])).code).toBe(0);
+    expect(JSON.parse(await readFile(fresh, 'utf8'))).toEqual({ n: 1 });
+  });
+
   it('stops a run at its timeout with TimeoutError and exit code 1, and refuses code with no entry point', async () => {
     const spinning = join(dir, 'spin.js');
     await writeFile(spinning, 'module.exports = async () => { for (;;); };');

@@ -39,6 +39,7 @@ it('types/context.d.ts declares exactly the context the sandbox gives a function
       http: Object.keys(context.services.http).sort(),
       log: Object.keys(context.log).sort(),
       services: Object.keys(context.services).sort(),
+      storage: Object.keys(context.storage).sort(),
       execution: Object.keys(context.execution).sort(),
       secretsGet: typeof context.secrets.get,
     });`,
@@ -51,6 +52,7 @@ it('types/context.d.ts declares exactly the context the sandbox gives a function
   expect(declared.Random).toEqual(given.random);
   expect(declared.Http).toEqual(given.http);
   expect(declared.Log).toEqual(given.log);
+  expect(declared.Storage).toEqual(given.storage);
   expect(given.services).toEqual(['blockchain', 'http', 'random']);
   expect(given.execution).toEqual(['functionId', 'id', 'startedAt']);
   expect(given.secretsGet).toBe('function');

@@ -98,10 +98,13 @@ export interface Secrets {
   readonly [name: string]: string | ((name: string) => Promise<string>);
 }
 
+/** A stored value: JSON data, typed as JSON.parse answers, so that plain JavaScript reads it freely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as JSON.parse answers
+export type StoredValue = any;
+
 /** A stored value and its version; `{version: 0}` alone for a key the store does not hold. */
 export interface StorageEntry {
-  // JSON as stored: `any`, as JSON.parse answers.
-  value?: any;
+  value?: StoredValue;
   version: number;
 }
 
@@ -124,7 +127,7 @@ export interface StorageListOptions {
  */
 export interface Storage {
   /** The value (JSON), or undefined. */
-  get(key: string): Promise<any>;
+  get(key: string): Promise<StoredValue>;
   getEntry(key: string): Promise<StorageEntry>;
   /** `value`: JSON data of at most 64 KiB as JSON. */
   set(key: string, value: unknown, options?: StorageWriteOptions): Promise<void>;

@@ -53,7 +53,7 @@ export interface FetchInit {
   method?: string;
   /** At most 50; `host`, `content-length`, `transfer-encoding` and `connection` are the service's. */
   headers?: Record<string, string>;
-  /** Text only: `JSON.stringify` an object. Counted in the 64 Ki characters of a call's arguments. */
+  /** Text only: `JSON.stringify` an object. Counted in the 65 Ki characters of a call's arguments. */
   body?: string;
   /** Milliseconds for the whole request, redirects included: 1 to 10,000 (the default). */
   timeout?: number;
@@ -146,7 +146,7 @@ export interface Context {
   log: Log;
   /**
    * Calls to the host: arguments must be JSON data (plain objects, arrays, strings, numbers,
-   * booleans, null), at most 64 Ki characters as JSON, else the call throws `ServiceArgumentError`;
+   * booleans, null), at most 65 Ki characters as JSON (room for a 64 KiB storage value and its key), else the call throws `ServiceArgumentError`;
    * a run makes at most `NEOFLOW_SANDBOX_SERVICE_CALLS` (1,000) of them, then `ServiceQuotaError`.
    */
   services: { blockchain: Blockchain; random: Random; http: Http };

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound-statement.ts';
 import { open, seal, type MasterKeys, type Sealed } from '../../secrets/envelope.ts';
 import { refusalOf, type HeldKey, type Refusal } from './commit-rules.ts';
 import type { PendingSet, StorageChanges, StorageReader, StoredEntry } from './run-storage.ts';
@@ -76,7 +77,9 @@ export async function applyChanges(
   if (refusal) return refusal;
   const versions = new Map<string, number>();
   if (sealed.length > 0) {
-    const rows = await tx.execute<{ key: string; version: number }[]>(
+    // Bound, not escaped into the text: up to 4 MiB of sealed values (db/bound-statement.ts).
+    const { rows } = await executeBound<{ key: string; version: number }>(
+      tx,
       `insert into "function_storage"
         ("function_id", "key", "version", "size", "ciphertext", "wrapped_key", "master_key_id", "updated_at")
       values ${sealed.map(() => '(?, ?, 1, ?, ?, ?, ?, now())').join(', ')}
@@ -96,10 +99,10 @@ export async function applyChanges(
     for (const row of rows) versions.set(row.key, row.version);
   }
   if (changes.deletes.length > 0) {
-    await tx.execute(
+    await executeBound(
+      tx,
       `delete from "function_storage" where "function_id" = ? and "key" in (${changes.deletes.map(() => '?').join(', ')})`,
       [functionId, ...changes.deletes],
-      'run',
     );
   }
   return versions;

@@ -166,7 +166,8 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const fn = await versionToRun(deps.em, execution);
   const secrets = await revealSecrets(deps.em, deps.masterKeys, execution.account.id, fn.secrets);
   const http = functionFetch(deps.egress, fn.allowedHosts);
-  const storage = new RunStorage(storeReader(deps.em, deps.masterKeys, fn.id));
+  // The store is the function's, shared by all its versions.
+  const storage = new RunStorage(storeReader(deps.em, deps.masterKeys, execution.function.id));
   const outcome = await runInSandbox(
     {
       code: fn.code,

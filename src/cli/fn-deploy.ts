@@ -23,7 +23,7 @@ interface ApiError {
  * `neoflow fn deploy <file> --name NAME`: creates the account's function of that name from the
  * file, or updates it when it exists (its code and runtime, and the environment, secrets and
  * allowed hosts when flags give them), through the API with `NEOFLOW_API_KEY`. Prints the function's id and the
- * version the save made, when the API numbers versions.
+ * version the save made.
  */
 export async function fnDeployCommand(config: Config, file: string | undefined, options: FnDeployOptions) {
   if (!file || !options.name) throw new Error(usage);
@@ -52,7 +52,7 @@ export async function fnDeployCommand(config: Config, file: string | undefined, 
   const printed = {
     id: data.id,
     name: data.name,
-    ...(data.version === undefined ? {} : { version: data.version }),
+    version: data.version,
     created: existing === undefined && saved.status === 201,
   };
   process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);

@@ -7,6 +7,7 @@ import { storableText } from '../db/storable.ts';
 import type { StateTrigger } from './automations.schemas.ts';
 import { quarantine } from './quarantine.ts';
 import type { Firing } from './runs.ts';
+import { conditionKey, readKey } from './state-trigger-keys.ts';
 import { decideState, freshMark, isDue, observedValue, type StateMark } from './state-trigger-value.ts';
 
 /** What the follower writes of one trigger with the block's cursor (state_trigger_marks). */
@@ -124,18 +125,6 @@ async function activeStateTriggers(em: EntityManager): Promise<StateRow[]> {
       where a."status" = 'active' and a."trigger_type" = 'state'`,
   );
 }
-
-/**
- * What a mark was decided for: the trigger as stored and the block it was armed at, so that a
- * changed trigger, or one activated again, starts afresh (armed, nothing seen), as a price
- * poller started for it does.
- */
-const conditionKey = (row: Pick<StateRow, 'trigger' | 'watch_from_block'>) =>
-  JSON.stringify([row.trigger, row.watch_from_block]);
-
-/** The read a trigger makes; triggers with the same key share one call. */
-const readKey = (trigger: StateTrigger) =>
-  JSON.stringify([trigger.scriptHash.toLowerCase(), trigger.operation, trigger.args]);
 
 type Read = Invocation | { problem: string };
 

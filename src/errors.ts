@@ -18,6 +18,7 @@ export const errorStatus = {
   run_not_found: 404,
   replay_not_found: 404,
   storage_key_not_found: 404,
+  contract_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   transaction_pending: 409,

@@ -19,6 +19,7 @@ const segmentPattern = /^[A-Za-z0-9_]{1,64}$/;
 const rootsByFire = {
   schedule: ['type', 'scheduledAt'],
   blockchain: ['type', 'scriptHash', 'eventName', 'state', 'txHash', 'blockHash', 'blockIndex', 'notificationIndex'],
+  transaction: ['type', 'txHash', 'blockHash', 'blockIndex', 'sender', 'vmState', 'exception', 'calls'],
   price: ['type', 'asset', 'currency', 'price', 'observedAt'],
   state: ['type', 'scriptHash', 'operation', 'value', 'blockIndex', 'blockHash'],
   manual: ['type'],

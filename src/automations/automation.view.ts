@@ -109,6 +109,16 @@ const runTriggerSchema = z.discriminatedUnion('type', [
     notificationIndex: z.number().int(),
   }),
   z.strictObject({
+    type: z.literal('transaction'),
+    txHash: z.string(),
+    blockHash: z.string(),
+    blockIndex: z.number().int(),
+    sender: z.string(),
+    vmState: z.enum(['HALT', 'FAULT']),
+    exception: z.string().nullable(),
+    calls: z.array(z.strictObject({ scriptHash: z.string(), operation: z.string() })),
+  }),
+  z.strictObject({
     type: z.literal('price'),
     asset: z.string(),
     currency: z.string(),

@@ -17,6 +17,7 @@ import {
   createAutomationBody,
   listAutomationsQuery,
   listRunsQuery,
+  testAutomationBody,
   updateAutomationBody,
 } from './automations.schemas.ts';
 import {
@@ -27,6 +28,9 @@ import {
   updateAutomation,
 } from './automations.service.ts';
 import { fireManually, retryRun } from './manual-runs.ts';
+import { testAutomation } from './automation-test.ts';
+import { dryRunSlots } from './action-dry-run.ts';
+import { testAnswerSchema } from './automation-test.view.ts';
 import { getRun, listRuns } from './runs.ts';
 import { executionStats } from './stats.ts';
 import { assertAutomationRoom, assertTriggerInterval } from './quotas.ts';
@@ -45,6 +49,18 @@ export function automationsRoutes(services: Services): Router {
   const { em } = services;
   const control = triggerControlOf(services);
   const { quotas } = services.config;
+  const slots = dryRunSlots();
+  const dryRunDeps = () => ({
+    slots,
+    egress: control.egress,
+    em: em(),
+    neo: services.neo,
+    masterKeys: services.masterKeys,
+    sandbox: {
+      memoryLimitMb: services.config.worker.sandboxMemoryMb,
+      serviceCalls: services.config.worker.sandboxServiceCalls,
+    },
+  });
   // Read from the row alone: a read answers while Temporal is down.
   const withStats = async (automation: Automation) =>
     automationView(automation, await executionStats(em(), automation.id, nextFireOf(automation)));
@@ -125,6 +141,17 @@ export function automationsRoutes(services: Services): Router {
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await fireManually(em(), control, automation) }, 202);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:id/test',
+      scope: 'automations:write',
+      body: testAutomationBody,
+      responses: { 200: testAnswerSchema },
+      handle: async ({ accountId, params, body }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        return bare(await testAutomation(dryRunDeps(), automation, body));
       },
     }),
     route({

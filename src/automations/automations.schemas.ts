@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { integerIn } from '../api/integer-in.ts';
 import { paginationQuery } from '../api/pagination.ts';
-import { contractArgsSchema, hash160Pattern, vmIntegerPattern } from '../chain/contract-args.ts';
+import { contractArgsSchema, hash160Pattern, normalizeHash160, vmIntegerPattern } from '../chain/contract-args.ts';
+import { filterSchema, maxListed } from './filter.schemas.ts';
 import { templateValue } from './arg-templates.ts';
 import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
@@ -11,7 +12,7 @@ import { budgetSchema } from './budget.schemas.ts';
 import { stateConditions, statePathPattern } from './state-trigger-value.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
-const triggerTypes = ['schedule', 'blockchain', 'price', 'state'] as const;
+const triggerTypes = ['schedule', 'blockchain', 'transaction', 'price', 'state'] as const;
 export type AutomationStatus = (typeof automationStatuses)[number];
 export type TriggerType = (typeof triggerTypes)[number];
 
@@ -53,26 +54,53 @@ const scheduleTrigger = z.strictObject({
     .optional(),
 });
 
-// Compared with every notification of the contract in the one follower per network: bounded here.
-const maxFilterChars = 1024;
-const filterValue = z
-  .union([z.string(), z.number(), z.boolean(), z.null()], {
-    error: 'values must be strings, numbers, booleans or null',
-  })
-  .refine(
-    (value) => typeof value !== 'string' || value.length <= maxFilterChars,
-    `values must be at most ${maxFilterChars} characters`,
-  );
+/** A value or a list of at most 16 distinct values: a trigger's contracts, its events. */
+const oneOrList = <T extends z.ZodType<string>>(item: T, what: string) =>
+  z.union([
+    item,
+    z
+      .array(item, { error: `must be one ${what} or a list of them` })
+      .min(1, `must name at least one ${what}`)
+      .max(maxListed, `must name at most ${maxListed} ${what}s`)
+      .refine(
+        (list) => new Set(list.map((value) => value.toLowerCase())).size === list.length,
+        `must name each ${what} once`,
+      ),
+  ]);
 
 const blockchainTrigger = z.strictObject({
   type: z.literal('blockchain'),
-  scriptHash,
-  event: text(32).optional(),
-  filter: z
-    .record(z.string().max(256, 'keys must be at most 256 characters'), filterValue, { error: 'must be an object' })
-    .refine((filter) => Object.keys(filter).length <= 16, 'must hold at most 16 keys')
+  scriptHash: oneOrList(scriptHash, 'contract'),
+  event: oneOrList(text(32), 'event').optional(),
+  filter: filterSchema.optional(),
+  /** At least one of these filters holds too (beside `filter`). */
+  anyOf: z
+    .array(filterSchema, { error: 'must be a list of filters' })
+    .min(1, 'must hold at least one filter')
+    .max(maxListed, `must hold at most ${maxListed} filters`)
     .optional(),
 });
+
+const sender = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+  if (normalizeHash160(value) === null) ctx.addIssue('must be a Neo N3 address or a 0x script hash');
+});
+
+/**
+ * Fires on the transactions of a block, FAULTed ones included, that `sender` sent and that call
+ * `operation` of (one of) `scriptHash`. Named by a sender or a contract: every transaction of the
+ * chain is not a trigger.
+ */
+const transactionTrigger = z
+  .strictObject({
+    type: z.literal('transaction'),
+    sender: sender.optional(),
+    scriptHash: oneOrList(scriptHash, 'contract').optional(),
+    operation: text(64).optional(),
+    vmState: z.enum(['HALT', 'FAULT'], { error: 'must be HALT or FAULT' }).optional(),
+  })
+  .refine((trigger) => trigger.sender !== undefined || trigger.scriptHash !== undefined, {
+    message: 'must name a sender or a scriptHash',
+  });
 
 const priceTrigger = z.strictObject({
   type: z.literal('price'),
@@ -138,8 +166,8 @@ const unionError = (types: string) => (issue: { code?: string }) =>
 
 export const triggerSchema = z.discriminatedUnion(
   'type',
-  [scheduleTrigger, blockchainTrigger, priceTrigger, stateTrigger],
-  { error: unionError('schedule, blockchain, price or state') },
+  [scheduleTrigger, blockchainTrigger, transactionTrigger, priceTrigger, stateTrigger],
+  { error: unionError('schedule, blockchain, transaction, price or state') },
 );
 
 /** How many calls a sending function may decide in one run: the most, and the default bound. */
@@ -232,8 +260,31 @@ export const updateAutomationBody = z
 export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),
   status: z.enum(automationStatuses, { error: 'must be active, inactive or error' }).optional(),
-  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain, price or state' }).optional(),
+  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain, transaction, price or state' }).optional(),
 });
+
+/** What a test payload may weigh, as JSON: a fire payload is far smaller. */
+const maxTestPayloadChars = 16_384;
+
+/** `POST /automations/{id}/test`: a transaction, a block, or a fire payload of one's own. */
+export const testAutomationBody = z
+  .strictObject({
+    txHash: z
+      .string({ error: 'must be a string' })
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hexadecimal characters')
+      .optional(),
+    blockIndex: integerIn(0, 2 ** 32 - 1).optional(),
+    payload: z
+      .record(z.string(), z.unknown(), { error: 'must be an object' })
+      .refine(
+        (payload) => JSON.stringify(payload).length <= maxTestPayloadChars,
+        `must be at most ${maxTestPayloadChars} characters as JSON`,
+      )
+      .optional(),
+  })
+  .refine((body) => [body.txHash, body.blockIndex, body.payload].filter((given) => given !== undefined).length === 1, {
+    message: 'must give exactly one of txHash, blockIndex or payload',
+  });
 
 export const listRunsQuery = z.strictObject({
   ...paginationQuery(20),
@@ -245,6 +296,9 @@ export type ScheduleTrigger = z.infer<typeof scheduleTrigger>;
 export type PriceTrigger = z.infer<typeof priceTrigger>;
 export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
 export type StateTrigger = z.infer<typeof stateTrigger>;
+export type TransactionTrigger = z.infer<typeof transactionTrigger>;
+/** What the block follower matches in a block: a notification's trigger or a transaction's. */
+export type FollowedTrigger = BlockchainTrigger | TransactionTrigger;
 export type Action = z.infer<typeof actionSchema>;
 export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;
@@ -254,3 +308,4 @@ export type CreateAutomation = z.infer<typeof createAutomationBody>;
 export type UpdateAutomation = z.infer<typeof updateAutomationBody>;
 export type ListAutomations = z.infer<typeof listAutomationsQuery>;
 export type ListRuns = z.infer<typeof listRunsQuery>;
+export type TestAutomation = z.infer<typeof testAutomationBody>;

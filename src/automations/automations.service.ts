@@ -19,6 +19,7 @@ import {
   type UpdateAutomation,
 } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
+import { assertTriggerNames } from './trigger-names.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
@@ -46,6 +47,7 @@ export async function createAutomation(
 ) {
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
+  await assertTriggerNames(control.neo, input.trigger);
   assertBudgetApplies(input.action, input.budget ?? null);
   await assertActionRunnable(em, accountId, input.action);
   await assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify);
@@ -100,7 +102,10 @@ export async function updateAutomation(
   input: UpdateAutomation,
   masterKeys: MasterKeys,
 ) {
-  if (input.trigger) assertSourceAllowed(control, input.trigger);
+  if (input.trigger) {
+    assertSourceAllowed(control, input.trigger);
+    await assertTriggerNames(control.neo, input.trigger);
+  }
   const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     const previousType = automation.triggerType;
@@ -231,7 +236,7 @@ async function resume(
 }
 
 /**
- * A blockchain trigger matches blocks from the current height on, not ones before it was armed; a
+ * A blockchain or transaction trigger matches blocks from the current height on, not ones before it was armed; a
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {

@@ -21,7 +21,8 @@ export async function readCursor(
   );
   if (row) return { nextIndex: row.next_index, advancedAt: new Date(row.updated_at) };
   const [armed] = await em.execute<{ first: number | null }[]>(
-    `select min("watch_from_block") as "first" from "automations" where "status" = 'active' and "trigger_type" = 'blockchain'`,
+    `select min("watch_from_block") as "first" from "automations"
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')`,
   );
   await em.execute(
     `insert into "block_cursors" ("network", "next_index", "updated_at") values (?, ?, now()) on conflict do nothing`,

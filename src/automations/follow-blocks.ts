@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, readBlockNotifications, type EventAbiCache } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
-import { firingsOfBlock, type Watcher } from './block-matching.ts';
+import { firingsOfBlock, withTransactions, type Watcher } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
-import type { BlockchainTrigger } from './automations.schemas.ts';
+import type { FollowedTrigger } from './automations.schemas.ts';
 import { followerLag, noteFollowing } from '../metrics/metrics.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
@@ -63,7 +63,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
     for (let index = next; index < last; index++) {
       const block = await readBlockNotifications(deps.neo, index);
       for (const contract of changedContracts(block)) deps.abi.forget(contract);
-      const firings = await firingsOfBlock(block, watchers, deps.abi);
+      const firings = await firingsOfBlock(await withTransactions(deps.neo, block, watchers), watchers, deps.abi);
       // State is read at the head only: a node answers reads of its current state.
       const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
       fired.push(...(await recordBlock(deps, network, index, [...firings, ...state.firings], state)));
@@ -151,10 +151,11 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
  */
 async function activeWatchers(em: EntityManager): Promise<Watcher[]> {
   const rows = await em.execute<
-    { id: string; account_id: string; trigger: BlockchainTrigger; watch_from_block: number | null }[]
+    { id: string; account_id: string; trigger: FollowedTrigger; watch_from_block: number | null }[]
   >(
     `select "id", "account_id", "trigger", "watch_from_block" from "automations"
-      where "status" = 'active' and "trigger_type" = 'blockchain' and "watch_from_block" is not null`,
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
+        and "watch_from_block" is not null`,
   );
   return rows.map((row) => ({
     id: row.id,

@@ -29,6 +29,7 @@ export function quarantine(firing: Firing, cause: unknown): Firing {
 
 function inputOf(payload: FirePayload): string {
   if (payload.type === 'state') return `The read of ${payload.operation} at block ${payload.blockIndex}`;
+  if (payload.type === 'transaction') return `Transaction ${payload.txHash} in block ${payload.blockIndex}`;
   if (payload.type !== 'blockchain') return `The ${payload.type} fire`;
   const container = payload.txHash ? `transaction ${payload.txHash}` : 'the block itself';
   return `Notification ${payload.notificationIndex} of ${container} in block ${payload.blockIndex}`;

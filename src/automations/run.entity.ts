@@ -18,6 +18,16 @@ export type FirePayload =
       blockIndex: number;
       notificationIndex: number;
     }
+  | {
+      type: 'transaction';
+      txHash: string;
+      blockHash: string;
+      blockIndex: number;
+      sender: string;
+      vmState: 'HALT' | 'FAULT';
+      exception: string | null;
+      calls: { scriptHash: string; operation: string }[];
+    }
   | { type: 'price'; asset: string; currency: string; price: string; observedAt: string | null }
   | { type: 'state'; scriptHash: string; operation: string; value: string; blockIndex: number; blockHash: string }
   | { type: 'manual' };

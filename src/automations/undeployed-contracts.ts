@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDeployed } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { Watcher } from './block-matching.ts';
+import { listOf } from './explain-match.ts';
 
 interface Misses {
   count: number;
@@ -39,26 +40,27 @@ export class UndeployedContracts {
     const watched = new Set(watchers.map((watcher) => watcher.id));
     for (const id of this.#misses.keys()) if (!watched.has(id)) this.#misses.delete(id);
     for (const watcher of watchers) {
-      const contract = watcher.trigger.scriptHash.toLowerCase();
-      if (presence.get(contract) === 'unanswered') continue;
-      if (presence.get(contract) === 'deployed') {
+      const contracts = contractsOf(watcher);
+      if (contracts.length === 0) continue;
+      const states = contracts.map((contract) => presence.get(contract));
+      // A trigger on several contracts fires while one of them is deployed.
+      if (states.includes('deployed')) {
         this.#misses.delete(watcher.id);
         continue;
       }
+      if (states.includes('unanswered')) continue;
       const misses = this.#misses.get(watcher.id) ?? { count: 0, since: new Date(now).toISOString() };
       misses.count += 1;
       this.#misses.set(watcher.id, misses);
       if (misses.count < this.#limit) continue;
       this.#misses.delete(watcher.id);
-      await moveToError(em, watcher.id, contract, misses);
+      await moveToError(em, watcher, contracts.join(', '), misses);
     }
   }
 
   async #presence(watchers: Watcher[]): Promise<Map<string, 'deployed' | 'missing' | 'unanswered'>> {
     const presence = new Map<string, 'deployed' | 'missing' | 'unanswered'>();
-    for (const watcher of watchers) {
-      const contract = watcher.trigger.scriptHash.toLowerCase();
-      if (presence.has(contract)) continue;
+    for (const contract of new Set(watchers.flatMap(contractsOf))) {
       const deployed = await isDeployed(this.#neo, contract).catch(() => undefined);
       presence.set(contract, deployed === undefined ? 'unanswered' : deployed ? 'deployed' : 'missing');
     }
@@ -66,14 +68,18 @@ export class UndeployedContracts {
   }
 }
 
-async function moveToError(em: EntityManager, automationId: string, contract: string, misses: Misses) {
+/** The contracts a trigger watches, `0x` and lower-case: none for a transaction trigger on a sender alone. */
+const contractsOf = (watcher: Watcher) => listOf(watcher.trigger.scriptHash).map((hash) => hash.toLowerCase());
+
+async function moveToError(em: EntityManager, watcher: Watcher, contracts: string, misses: Misses) {
   const errorDetails = {
     reason: 'trigger_unavailable' as const,
     message: `The contract to watch was not deployed in ${misses.count} checks in a row.`,
     since: misses.since,
-    lastError: `No contract ${contract} is deployed on this network.`,
+    lastError: `No contract ${contracts} is deployed on this network.`,
   };
-  // Only if still active with a blockchain trigger: a PATCH meanwhile wins. Its notifications
+  // Only if still active with the same trigger type: a PATCH meanwhile wins. Its notifications
   // are delivered by the recovery sweep: this activity starts no workflow.
-  await stopWithError(em, { id: automationId, status: 'active', triggerType: 'blockchain' }, errorDetails);
+  const where = { id: watcher.id, status: 'active', triggerType: watcher.trigger.type } as const;
+  await stopWithError(em, where, errorDetails);
 }

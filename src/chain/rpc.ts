@@ -34,6 +34,8 @@ export interface LogExecution {
   gasconsumed: string;
   exception: string | null;
   stack: StackItem[];
+  /** What the execution emitted, in order; none when it faulted (they were undone). */
+  notifications?: { contract: string; eventname: string; state: StackItem }[];
 }
 
 export interface ApplicationLog {
@@ -57,6 +59,13 @@ export interface TransactionStatus {
   netfee: string;
   blockhash?: string;
   vmstate?: 'HALT' | 'FAULT';
+}
+
+/** A block's transactions, as `getblock` (verbose) shows them: only what transaction triggers read. */
+export interface BlockWithTransactions {
+  hash: string;
+  index: number;
+  tx: { hash: string; /** An address. */ sender: string; /** Base64. */ script: string }[];
 }
 
 /** The Neo N3 RPC calls the service makes, typed for its own use. */
@@ -87,6 +96,8 @@ export interface NeoRpc {
   getBlockNotifications(blockHash: string): Promise<BlockNotificationLists>;
   /** Fails with code -105 while the transaction or block is not persisted. */
   getApplicationLog(hash: string): Promise<ApplicationLog>;
+  /** The block `hash` with its transactions, in one call. */
+  getBlock(hash: string): Promise<BlockWithTransactions>;
   /** Fails with code -102 for a contract that is not deployed. */
   getContractState(scriptHash: string): Promise<ContractState>;
 }
@@ -158,6 +169,7 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
       };
     },
     getApplicationLog: (hash) => call<ApplicationLog>(rpc.Query.getApplicationLog(hash)),
+    getBlock: (hash) => call<BlockWithTransactions>(rpc.Query.getBlock(hash, true)),
     getContractState: (scriptHash) => call<ContractState>(rpc.Query.getContractState(scriptHash)),
   };
 }

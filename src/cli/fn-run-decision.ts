@@ -1,17 +1,12 @@
 import { executeSchema } from '../automations/automations.schemas.ts';
-import { readDecision } from '../automations/decision.ts';
+import { dryRunDecision, type DryDecision } from '../automations/decision-dry-run.ts';
 import type { FirePayload } from '../automations/run.entity.ts';
 import { normalizeHash160 } from '../chain/contract-args.ts';
-import { callsScript } from '../chain/contract-calls.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { signedBy } from '../chain/transaction.ts';
 
 /** What `--execute` adds to `neoflow fn run`'s output, and whether the run would fail for it. */
 export interface PrintedDecision {
-  decision:
-    | { calls: unknown[]; testInvocation?: { vmState: string; gasConsumed: string; exception: string | null } }
-    | { skipped: string }
-    | { error: { name: string; message: string } };
+  decision: DryDecision;
   failed: boolean;
 }
 
@@ -40,29 +35,16 @@ export function parseSigner(text: string): string {
 
 /**
  * Reads a completed run's result as the decision an action with `execute` would, its templates
- * resolved against `params.trigger` as a run's are; with `neo`, test-invokes the one script its
- * calls make (as `signer` when given), sending nothing. It fails where the run would: an invalid
- * decision, or a test invocation that faults.
+ * resolved against `params.trigger` as a run's are; with `neo`, test-invokes its calls (as
+ * `signer` when given), sending nothing (decision-dry-run.ts).
  */
-export async function printedDecision(
+export function printedDecision(
   result: unknown,
   params: Record<string, unknown>,
   execute: ReturnType<typeof parseExecute>,
   test: { neo: NeoRpc; signer: string | undefined } | undefined,
 ): Promise<PrintedDecision> {
-  const decision = readDecision(result, execute, triggerOf(params));
-  if (decision.kind === 'skip') return { decision: { skipped: decision.reason }, failed: false };
-  if (decision.kind === 'invalid') return { decision: { error: decision.error }, failed: true };
-  const { calls } = decision;
-  if (!test) return { decision: { calls }, failed: false };
-  const signers = test.signer === undefined ? [] : signedBy(test.signer);
-  const invocation = await test.neo.invokeScript(callsScript(calls), signers);
-  const testInvocation = {
-    vmState: invocation.state,
-    gasConsumed: invocation.gasconsumed,
-    exception: invocation.exception ?? null,
-  };
-  return { decision: { calls, testInvocation }, failed: invocation.state !== 'HALT' };
+  return dryRunDecision(result, execute, triggerOf(params), test);
 }
 
 /** What fired the run, as `--params` gives it under `trigger`; a manual fire when it gives none. */

@@ -9,9 +9,12 @@ import { storedSettings, type Versioned } from './versioned-fields.ts';
  * of that one (nearly all) needs no read of its own. An execution recorded before versions were
  * kept runs the current one.
  */
-export async function versionToRun(em: EntityManager, execution: Execution): Promise<Versioned> {
-  const fn = execution.function;
-  const wanted = execution.functionVersion ?? fn.version;
+export function versionToRun(em: EntityManager, execution: Execution): Promise<Versioned> {
+  return versionOf(em, execution.function, execution.functionVersion ?? execution.function.version);
+}
+
+/** Version `wanted` of `fn`: the function's row for its current one, else the stored version. */
+export async function versionOf(em: EntityManager, fn: Execution['function'], wanted: number): Promise<Versioned> {
   if (wanted === fn.version) return fn;
   // Versions go only with their function, and its executions with it: this one exists.
   const version = await em.findOneOrFail(FunctionVersion, { function: fn.id, version: wanted }, { populate: ['code'] });

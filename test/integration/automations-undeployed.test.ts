@@ -18,7 +18,8 @@ beforeAll(async () => {
 
 const watching = (scriptHash: string) => ({
   name: `watch ${scriptHash}`,
-  trigger: { type: 'blockchain', scriptHash, event: 'Transfer' },
+  // No event: names are checked against a deployed contract's manifest at create.
+  trigger: { type: 'blockchain', scriptHash },
   action: { type: 'function', functionId },
 });
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CONST, experimental, sc, u, wallet } from '@cityofzion/neon-js';
-import { sendAndConfirm } from '../../src/chain/contract-call.ts';
+import { CONST, experimental, sc, tx, u, wallet } from '@cityofzion/neon-js';
+import { relayUntilFinal, sendAndConfirm } from '../../src/chain/contract-call.ts';
 import type { NeoRpc } from '../../src/chain/rpc.ts';
-import type { Sender } from '../../src/chain/transaction.ts';
+import { sign, signedBy, type Sender } from '../../src/chain/transaction.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
 
@@ -82,3 +82,29 @@ export async function callContract(
 /** Updates the contract at `scriptHash` through its own `update(script, manifest)`. */
 export const updateContract = (neo: NeoRpc, sender: Sender, scriptHash: string, contract: CompiledContract) =>
   callContract(neo, sender, scriptHash, 'update', [bytes(contract.nef), bytes(Buffer.from(contract.manifest))]);
+
+/**
+ * Sends `script` from `sender` without a test run, with a fixed system fee, and waits for its
+ * block: a script that faults is then in a block all the same, FAULTed (its fees burned).
+ */
+export async function sendFaulting(neo: NeoRpc, script: string, sender: Sender): Promise<string> {
+  const signers = signedBy(wallet.getScriptHashFromVerificationScript(sender.verificationScript));
+  const [height, magic] = await Promise.all([neo.getBlockCount(), neo.getNetworkMagic()]);
+  const transaction = new tx.Transaction({
+    signers,
+    script,
+    systemFee: '100000000',
+    validUntilBlock: height + 100,
+    witnesses: [{ invocationScript: '', verificationScript: sender.verificationScript }],
+  });
+  transaction.networkFee = u.BigInteger.fromNumber(await neo.calculateNetworkFee(transaction));
+  const signed = sign({ transaction, magic }, sender);
+  const call = { hash: `0x${signed.hash()}`, rawTransaction: signed.serialize(true), validUntilBlock: height + 100 };
+  const result = await relayUntilFinal(neo, call, { pollMs: 200 });
+  if (result.outcome === 'expired') throw new Error(`transaction ${call.hash} expired before a block included it`);
+  return call.hash;
+}
+
+/** The address of `sender`'s account. */
+export const senderAddress = (sender: Sender) =>
+  wallet.getAddressFromScriptHash(wallet.getScriptHashFromVerificationScript(sender.verificationScript));

@@ -1,6 +1,8 @@
-import { CONST, u, wallet } from '@cityofzion/neon-js';
+import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import { firingsOfBlock, type EventAbi, type Watcher } from '../../src/automations/block-matching.ts';
+import type { BlockchainTrigger, TransactionTrigger } from '../../src/automations/automations.schemas.ts';
+import { firingsOfBlock, withTransactions, type EventAbi, type Watcher } from '../../src/automations/block-matching.ts';
+import type { NeoRpc } from '../../src/chain/rpc.ts';
 import type { BlockNotification, BlockNotifications } from '../../src/chain/blocks.ts';
 
 const alice = new wallet.Account('7d128a6d096f0c14c3a25a2b0c41cf79661bfcb4a8cc95aaaea28bde4d732344');
@@ -49,7 +51,7 @@ const block: BlockNotifications = {
 };
 
 let ids = 0;
-const watcher = (trigger: Partial<Watcher['trigger']>, watchFromBlock = 40): Watcher => ({
+const watcher = (trigger: Partial<BlockchainTrigger>, watchFromBlock = 40): Watcher => ({
   id: `auto_${++ids}`,
   account: { id: 'acct_1' },
   watchFromBlock,
@@ -118,5 +120,75 @@ describe('matching a block against blockchain automations', () => {
       expect.objectContaining({ automation: onNeo, fireKey: `event:${tx}:1` }),
     ]);
     expect(firings[1]).not.toHaveProperty('error');
+  });
+});
+
+describe('matching a block against transaction automations', () => {
+  const script = (contract: string, operation: string) =>
+    Buffer.from(
+      new sc.ScriptBuilder().emitContractCall({ scriptHash: contract.slice(2), operation, args: [] }).build(),
+      'hex',
+    ).toString('base64');
+  const txOf = (index: number, from: typeof alice, contract: string, operation: string) => ({
+    hash: `0x${String(index).repeat(64)}`,
+    sender: from.address,
+    script: script(contract, operation),
+  });
+  const transactions = [txOf(1, alice, gas, 'transfer'), txOf(2, bob, gas, 'transfer'), txOf(3, alice, neo, 'vote')];
+
+  /** A node with the block above and its transactions, counting the outcomes read. */
+  function chain(vmState: (hash: string) => 'HALT' | 'FAULT') {
+    const read: string[] = [];
+    const rpc = {
+      getBlock: async () => ({ hash: blockHash, index: 42, tx: transactions }),
+      getApplicationLog: async (hash: string) => {
+        read.push(hash);
+        return {
+          executions: [
+            { trigger: 'Application', vmstate: vmState(hash), gasconsumed: '0', exception: null, stack: [] },
+          ],
+        };
+      },
+    } as unknown as NeoRpc;
+    return { rpc, read };
+  }
+  const txWatcher = (trigger: Omit<TransactionTrigger, 'type'>, watchFromBlock = 40): Watcher => ({
+    id: `auto_${++ids}`,
+    account: { id: 'acct_1' },
+    watchFromBlock,
+    trigger: { type: 'transaction', ...trigger },
+  });
+
+  it('reads outcomes only of the transactions whose sender and calls match, and fires once per transaction', async () => {
+    const { rpc, read } = chain((hash) => (hash.startsWith('0x1') ? 'FAULT' : 'HALT'));
+    const faults = txWatcher({ sender: alice.address, scriptHash: gas, vmState: 'FAULT' });
+    const halts = txWatcher({ sender: alice.address, vmState: 'HALT' });
+    const matched = await withTransactions(rpc, block, [faults, halts, watcher({ scriptHash: gas })]);
+    expect(read).toEqual([transactions[0]!.hash, transactions[2]!.hash]);
+    const firings = await firingsOfBlock(matched, [faults, halts], abi);
+    expect(firings.map((firing) => [firing.automation.id, firing.fireKey])).toEqual([
+      [faults.id, `tx:${transactions[0]!.hash}`],
+      [halts.id, `tx:${transactions[2]!.hash}`],
+    ]);
+    expect(firings[0]!.payload).toEqual({
+      type: 'transaction',
+      txHash: transactions[0]!.hash,
+      blockHash,
+      blockIndex: 42,
+      sender: `0x${alice.scriptHash}`,
+      vmState: 'FAULT',
+      exception: null,
+      calls: [{ scriptHash: gas, operation: 'transfer' }],
+    });
+  });
+
+  it('reads no transaction while no transaction trigger watches the block', async () => {
+    const { rpc, read } = chain(() => 'HALT');
+    const matched = await withTransactions(rpc, block, [
+      watcher({ scriptHash: gas }),
+      txWatcher({ sender: alice.address }, 43),
+    ]);
+    expect(matched).toBe(block);
+    expect(read).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import { decodeState, matches, type Notification } from '../../src/automations/notification-match.ts';
+import { decodeState } from '../../src/automations/notification-match.ts';
+import { matchesNotification as matches, type Notification } from '../../src/automations/explain-match.ts';
+import type { Filter } from '../../src/automations/filter.schemas.ts';
 import type { EventParameter } from '../../src/chain/blocks.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';
 
@@ -118,7 +120,7 @@ describe('blockchain trigger notifications', () => {
   });
 
   describe('matching', () => {
-    const on = (filter?: Record<string, unknown>, event: string | undefined = 'Transfer') => ({
+    const on = (filter?: Filter, event: string | undefined = 'Transfer') => ({
       scriptHash: gas,
       ...(event !== undefined && { event }),
       ...(filter && { filter }),
@@ -205,7 +207,9 @@ describe('blockchain trigger notifications', () => {
       expect(matches({ scriptHash: gas, filter: { ok: false } }, event, abi)).toBe(false);
       expect(matches({ scriptHash: gas, filter: { ok: 1 } }, event, abi)).toBe(false);
       expect(matches({ scriptHash: gas, filter: { symbol: 'neo' } }, event, abi)).toBe(false);
-      expect(matches({ scriptHash: gas, filter: { symbol: { text: 'NEO' } } }, event, abi)).toBe(false);
+      expect(matches({ scriptHash: gas, filter: { symbol: { text: 'NEO' } as Filter[string] } }, event, abi)).toBe(
+        false,
+      );
       expect(matches({ scriptHash: gas, filter: { 1: 'NEO' } }, event, null)).toBe(true);
     });
   });

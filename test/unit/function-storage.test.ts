@@ -75,6 +75,7 @@ describe('context.storage inside a run', () => {
     ],
     ['a negative ifVersion', `storage.set('k', 1, { ifVersion: -1 })`, 'StorageError'],
     ['a list limit over 1,000', `storage.list({ limit: 1001 })`, 'StorageError'],
+    ['a list prefix holding U+0000', `storage.list({ prefix: 'a\\u0000' })`, 'StorageError'],
   ])('throws a named error the code can catch for %s', async (_what, call, name) => {
     const { outcome } = await runWith(
       `module.exports = async ({ storage }) => { try { await ${call}; return 'no error'; } catch (error) { return error.name; } };`,

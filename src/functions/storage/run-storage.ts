@@ -1,7 +1,7 @@
 import { storable } from '../../db/storable.ts';
 import { ServiceError } from '../../sandbox/service-error.ts';
 import type { SandboxStorage } from '../../sandbox/types.ts';
-import { byKeyOrder, storageKey, storageLimits } from './storage-limits.ts';
+import { byKeyOrder, keyProblem, storageKey, storageLimits } from './storage-limits.ts';
 
 /** A stored value and its version (1 for the first write, one more for each after). */
 export interface StoredEntry {
@@ -184,6 +184,10 @@ function listOptions(options: unknown): { prefix: string; limit: number; cursor:
       'StorageError',
       `list's prefix must be a string of at most ${storageLimits.keyChars} characters.`,
     );
+  }
+  // A prefix is compared in SQL as keys are stored: the same characters refused.
+  if (prefix !== '' && keyProblem(prefix)) {
+    throw new ServiceError('StorageError', "list's prefix must not hold control characters or lone surrogates.");
   }
   if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > storageLimits.listLimit) {
     throw new ServiceError('StorageError', `list's limit must be an integer from 1 to ${storageLimits.listLimit}.`);

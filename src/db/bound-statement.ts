@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompiledQuery, type QueryResult } from 'kysely';
+import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 
 /**
  * Runs a plain statement with its values sent as bound parameters. MikroORM's `execute` writes
@@ -14,7 +14,7 @@ export async function executeBound<Row>(em: EntityManager, sql: string, values: 
   if (index !== values.length) throw new Error(`the statement has ${index} values, given ${values.length}`);
   const connection = em.getConnection();
   await connection.ensureConnection();
-  const runner = em.getTransactionContext<typeof connection extends { getClient(): infer K } ? K : never>();
+  const runner = em.getTransactionContext<Kysely<unknown>>();
   const result: QueryResult<Row> = await (runner ?? connection.getClient()).executeQuery(
     CompiledQuery.raw(numbered, [...values]),
   );

@@ -6,8 +6,7 @@ const at = (...globs) => globs.map((glob) => `${import.meta.dirname}/${glob}`);
 
 /** The API side: modules that serve HTTP or start workflows (and the CLI that composes them). */
 const apiSide = at(
-  // Its pure schema helpers (integers, pagination, response shapes) are shared by every area's schemas.
-  'src/api/!(integer-in|http-url|pagination|response-schemas).ts',
+  'src/api/**',
   'src/app/**',
   'src/cli/**',
   'src/services{,.factory}.ts',

@@ -23,7 +23,7 @@ import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
 import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
 import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
 import type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
-import type { MasterKeys } from '../src/secrets/envelope.ts';
+import type { MasterKeys } from '../src/crypto/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';
 export type { ReplayStep } from '../src/automations/replay-steps.ts';

@@ -10,7 +10,7 @@ import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-execution.ts';
 import { RunTurns } from '../src/functions/run-turns.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
-import type { MasterKeys } from '../src/secrets/envelope.ts';
+import type { MasterKeys } from '../src/crypto/envelope.ts';
 import { createAutomationActivities } from './automations.ts';
 
 /** What activities need from the process that runs them. */

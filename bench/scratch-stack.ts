@@ -8,7 +8,7 @@ import { createApp } from '../src/app/app.ts';
 import { createKey, type CreateKeyOptions } from '../src/auth/keys.service.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrate, openOrm } from '../src/db/orm.ts';
+import { migrate, openOrm } from '../src/db.ts';
 import { createLogger } from '../src/log.ts';
 import { openRuntime } from '../src/runtime.ts';
 import { servicesOf } from '../src/services.factory.ts';

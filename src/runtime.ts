@@ -3,10 +3,10 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { createNeoRpc, type NeoRpc } from './chain/rpc.ts';
 import { requireSetting, type Config } from './config.ts';
-import { openOrm } from './db/orm.ts';
+import { openOrm } from './db.ts';
 import { reachable } from './reachable.ts';
-import type { MasterKeys } from './secrets/envelope.ts';
-import { masterKeysOf } from './secrets/master-keys.ts';
+import type { MasterKeys } from './crypto/envelope.ts';
+import { masterKeysOf } from './crypto/master-keys.ts';
 import { connectNativeTemporal } from './temporal/connect.ts';
 
 /** What both the API and the worker process open: PostgreSQL, Neo RPC, Temporal and the keys. */

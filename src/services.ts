@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { TemporalHandle } from './temporal/connect.ts';
-import type { MasterKeys } from './secrets/envelope.ts';
+import type { MasterKeys } from './crypto/envelope.ts';
 import type { LocalRuns } from './functions/local-runs.ts';
 
 /** What the API's areas share; built once at start-up. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, invalidRequest } from '../errors.ts';
-import { open, seal, type Sealed } from '../secrets/envelope.ts';
+import { open, seal, type Sealed } from '../crypto/envelope.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 import type { Services } from '../services.ts';
 import { areaOf, errorBody } from './areas.ts';
 import type { Caller } from '../auth/admission.ts';
@@ -40,7 +41,7 @@ export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middl
     const requestHash = hashRequest(ctx.method, ctx.url, ctx.request.body);
     const em = services.em();
     const earlier = await claim(em, accountId, key, requestHash);
-    const context = sealContext(accountId, key);
+    const context = sealContexts.idempotentAnswer(accountId, key);
     if (earlier === 'claimed') {
       try {
         await next();
@@ -81,9 +82,6 @@ const passing = (thrown: AppError) =>
   thrown.code === 'internal_error' ||
   thrown.code === 'transaction_pending' ||
   thrown.status === 429;
-
-/** Binds a kept answer to its account and key: moved to another row, it no longer opens. */
-export const sealContext = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;
 
 /** The method, the path (ids included) and the body, whatever the order of its fields. */
 function hashRequest(method: string, path: string, body: unknown): string {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import type { Caller } from '../auth/admission.ts';
 import { requireScope } from './auth.ts';
-import { pageEnvelope } from './pagination.ts';
+import { pageEnvelope } from '../wire/pagination.ts';
 import { apiRouter } from './router.ts';
 import { parseBody, parseQuery } from './validate.ts';
 

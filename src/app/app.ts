@@ -2,7 +2,7 @@ import Koa from 'koa';
 import type { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
-import { accountRoutes } from '../auth/account.routes.ts';
+import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.ts';

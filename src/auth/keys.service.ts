@@ -6,7 +6,7 @@ import type { Scope } from './scopes.ts';
 import { addSigner, findSigner, type SignerSummary } from './signer.ts';
 import { newId } from '../ids.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 
 export interface KeySummary {
   id: string;

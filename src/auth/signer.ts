@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { wallet } from '@cityofzion/neon-js';
 import type { Account } from './account.entity.ts';
-import { open, seal, type MasterKeys } from '../secrets/envelope.ts';
+import { open, seal, type MasterKeys } from '../crypto/envelope.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 import { AccountSigner } from './signer.entity.ts';
 
 /** What anyone may know of a signer: where to send it GAS. */
@@ -12,7 +13,6 @@ export interface SignerSummary {
 }
 
 /** Binds a sealed key to its account: copied into another account's row, it no longer opens. */
-const sealContext = (accountId: string) => `signer:${accountId}`;
 
 /** Gives `account` a fresh key pair, sealed under the current master key; the caller flushes. */
 export function addSigner(em: EntityManager, masters: MasterKeys, account: Account): SignerSummary {
@@ -21,7 +21,7 @@ export function addSigner(em: EntityManager, masters: MasterKeys, account: Accou
     account,
     address: key.address,
     scriptHash: `0x${key.scriptHash}`,
-    ...seal(key.WIF, sealContext(account.id), masters),
+    ...seal(key.WIF, sealContexts.signer(account.id), masters),
   });
   return summaryOf(signer);
 }
@@ -35,7 +35,7 @@ export async function findSigner(em: EntityManager, accountId: string): Promise<
 /** The signer's WIF, to sign the account's contract calls; it stays in memory only. */
 export async function openSigner(em: EntityManager, masters: MasterKeys, accountId: string): Promise<string> {
   const signer = await em.findOneOrFail(AccountSigner, { account: accountId });
-  return open(signer, sealContext(accountId), masters);
+  return open(signer, sealContexts.signer(accountId), masters);
 }
 
 function summaryOf(signer: AccountSigner): SignerSummary {

@@ -10,7 +10,7 @@ import { versionOf } from '../functions/run-version.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { LogLine, SandboxError } from '../sandbox/types.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets } from '../secrets/secret-store.ts';
 import type { Automation } from './automation.entity.ts';
 import { dryRunDecision, testInvoke, type DryDecision, type TestInvocation } from './decision-dry-run.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime } from '../api/response-schemas.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 import type { Notification } from './notifications/notification.entity.ts';
 import { notifyEvents, notifySchema } from './notifications/notify.schemas.ts';
 import { actionSchema, triggerSchema } from './automations.schemas.ts';

@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
-import { paginationOf } from '../api/pagination.ts';
-import { deletedMessage, paginationSchema } from '../api/response-schemas.ts';
+import { paginationOf } from '../wire/pagination.ts';
+import { deletedMessage, paginationSchema } from '../wire/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import {

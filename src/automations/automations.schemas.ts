@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { integerIn } from '../api/integer-in.ts';
-import { paginationQuery } from '../api/pagination.ts';
+import { integerIn } from '../wire/integer-in.ts';
+import { paginationQuery } from '../wire/pagination.ts';
 import { contractArgsSchema, hash160Pattern, normalizeHash160, vmIntegerPattern } from '../chain/contract-args.ts';
 import { filterSchema, maxListed } from './filter.schemas.ts';
 import { templateValue } from './arg-templates.ts';
 import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
-import { decimalPattern, maxDecimalChars } from './decimal.ts';
+import { decimalPattern, maxDecimalChars } from '../chain/decimal.ts';
 import { isTimeZone } from './time-zones.ts';
 import { budgetSchema } from './budget.schemas.ts';
 import { stateConditions, statePathPattern } from './state-trigger-value.ts';

@@ -6,7 +6,7 @@ import { FunctionVersion } from '../functions/function-version.entity.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
 import { sealCredentials } from './credential-store.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { AutomationRun } from './run.entity.ts';
 import { templateRootProblem } from './arg-templates.ts';
 import {

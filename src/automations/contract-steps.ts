@@ -4,7 +4,7 @@ import { callsScript, type ContractCall } from '../chain/contract-calls.ts';
 import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../chain/contract-call.ts';
 import { NeoRpcError, type NeoRpc } from '../chain/rpc.ts';
 import { openSigner } from '../auth/signer.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { gone } from './run-steps.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { reserveRunGas } from './budget-steps.ts';

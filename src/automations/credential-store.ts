@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidRequest } from '../errors.ts';
-import { open, seal, type MasterKeys, type Sealed } from '../secrets/envelope.ts';
-import { credentialSealContext } from '../secrets/seal-context.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationCredential } from './credential.entity.ts';
 import {
@@ -35,7 +35,7 @@ export async function sealCredentials(
   const byPath = new Map(stored.map((row) => [row.path, row]));
   const values = new Map<string, string>();
   for (const credential of credentialsOf(sent)) {
-    const context = credentialSealContext(automation.id, credential.path);
+    const context = sealContexts.credential(automation.id, credential.path);
     const row = byPath.get(credential.path);
     if (isMasked(credential.value)) {
       values.set(credential.path, keptValue(credential, row && open(row, context, masterKeys)));
@@ -100,7 +100,7 @@ export async function revealCredentials<T>(
   );
   return walk(({ path, kind, value: mask }) => {
     const sealed = byPath.get(path);
-    const value = sealed && open(sealed, credentialSealContext(automationId, path), masterKeys);
+    const value = sealed && open(sealed, sealContexts.credential(automationId, path), masterKeys);
     if (value === undefined || maskOf(kind, value) !== mask) throw new CredentialChangedError(path);
     return value;
   });

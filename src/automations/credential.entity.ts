@@ -3,7 +3,7 @@ import { Automation } from './automation.entity.ts';
 
 /**
  * One credential of an automation (src/automations/credentials.ts), sealed under its own data key
- * (src/secrets/envelope.ts) and bound to its automation and place; the automation's own columns
+ * (src/crypto/envelope.ts) and bound to its automation and place; the automation's own columns
  * hold its mask.
  */
 export const AutomationCredential = defineEntity({

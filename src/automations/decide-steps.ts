@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStoredResult } from '../functions/result-seal.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import type { Action } from './automations.schemas.ts';
 import { endSkipped, failUncalled, storeCalls } from './contract-run-rows.ts';
 import { readDecision } from './decision.ts';

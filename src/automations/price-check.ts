@@ -6,7 +6,7 @@ import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } f
 import { quoteKey, type QuoteCache } from './quote-cache.ts';
 import { revealCredentials } from './credential-store.ts';
 import { mapTrigger } from './credentials.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { recordRuns, type FiredRun } from './runs.ts';
 import { stopWithError } from './notifications/error-event.ts';
 

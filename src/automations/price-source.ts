@@ -1,6 +1,6 @@
 import { egressFetch, EgressError, type EgressResponse, type Resolver } from '../egress/egress-fetch.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
-import { compareDecimals, formatDecimal, maxDecimalChars, parseDecimal } from './decimal.ts';
+import { compareDecimals, formatDecimal, maxDecimalChars, parseDecimal } from '../chain/decimal.ts';
 
 /** A preset public API, or any JSON endpoint with dotted paths to its price and timestamp. */
 export type PriceSourceSpec =

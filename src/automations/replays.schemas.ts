@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { integerIn } from '../api/integer-in.ts';
-import { isoTime } from '../api/response-schemas.ts';
+import { integerIn } from '../wire/integer-in.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 
 /** The most blocks one replay reads: at two RPC calls a block, minutes of the node's time. */
 export const maxReplayBlocks = 100_000;

@@ -4,7 +4,7 @@ import { revealCredentials } from './credential-store.ts';
 import { mapTarget } from './credentials.ts';
 import { postJson } from './notifications/post-json.ts';
 import { signedPost } from './notifications/signature.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets } from '../secrets/secret-store.ts';
 import { gone } from './run-steps.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';

@@ -1,4 +1,4 @@
-import { formatDecimal, parseDecimal } from '../automations/decimal.ts';
+import { formatDecimal, parseDecimal } from './decimal.ts';
 
 /** GAS has 8 decimals: the chain counts it in fractions of 10^-8. */
 const gasDecimals = 8;

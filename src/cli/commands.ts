@@ -64,8 +64,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
 async function runMigrate(config: Config) {
   const [{ withCliOrm }, { migrate }, { masterKeysIfSet }] = await Promise.all([
     import('./database.ts'),
-    import('../db/orm.ts'),
-    import('../secrets/master-keys.ts'),
+    import('../db.ts'),
+    import('../crypto/master-keys.ts'),
   ]);
   const applied = await withCliOrm(config, (orm) => migrate(orm, masterKeysIfSet(config)));
   process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'no pending migrations\n');

@@ -3,7 +3,7 @@ import { createKey, listKeys, revokeKey } from '../auth/keys.service.ts';
 import { parseScopes, scopes } from '../auth/scopes.ts';
 import { formatRate } from '../ratelimit/decision.ts';
 import { parseRate, type Rate } from '../ratelimit/rate.ts';
-import { masterKeysOf } from '../secrets/master-keys.ts';
+import { masterKeysOf } from '../crypto/master-keys.ts';
 import { devChainFunder, devFundingGas, type DevFunder } from '../stack/dev-funder.ts';
 import { withCliOrm } from './database.ts';
 import type { Options } from './options.ts';

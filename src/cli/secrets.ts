@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { keyId } from '../crypto/key-id.ts';
-import { masterKeysOf } from '../secrets/master-keys.ts';
-import { rotateMasterKey } from '../secrets/rotate-master.ts';
+import { masterKeysOf } from '../crypto/master-keys.ts';
+import { rotateMasterKey } from './rotate-master.ts';
 import { withCliOrm } from './database.ts';
 
 export async function secretsCommand(config: Config, [action]: string[]) {

@@ -1,4 +1,4 @@
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 
 /**
  * The master keys lent to the migrations of one ORM (by its configuration, which each migration

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime } from '../api/response-schemas.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 import { executionStatuses, type Execution } from './execution.entity.ts';
 
 /** What invoke answers: the handle, plus the end of the run once it ended. */

@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { readWithKey, type ReadWithKey } from '../api/auth.ts';
-import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
+import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { type Answer, areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../api/pagination.ts';
+import { paginationQuery } from '../wire/pagination.ts';
 import { executionStatuses } from './execution.entity.ts';
 
 export const invokeBody = z.strictObject({

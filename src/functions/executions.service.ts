@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import type { Services } from '../services.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime } from '../api/response-schemas.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 import { runtimes } from './function.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { FunctionStats } from './stats.ts';

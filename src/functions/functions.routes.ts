@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { callerOf } from '../api/auth.ts';
-import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
+import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { functionListItem, functionListItemSchema, functionSchema, functionView } from './function.view.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { integerIn } from '../api/integer-in.ts';
-import { paginationQuery } from '../api/pagination.ts';
+import { integerIn } from '../wire/integer-in.ts';
+import { paginationQuery } from '../wire/pagination.ts';
 import { secretName } from '../secrets/secrets.schemas.ts';
 import { allowedHosts } from './allowed-hosts.ts';
 import { runtimes } from './function.entity.ts';

@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { open, seal, type MasterKeys, type Sealed } from '../secrets/envelope.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 import { ExecutionResult, type Execution } from './execution.entity.ts';
-
-const context = (executionId: string) => `execution:${executionId}`;
 
 /** A completed execution's result, sealed for its row (store-end.ts writes it). */
 export function sealResult(masters: MasterKeys, executionId: string, result: unknown): Sealed {
-  return seal(JSON.stringify(result), context(executionId), masters);
+  return seal(JSON.stringify(result), sealContexts.executionResult(executionId), masters);
 }
 
 /** The stored result of a completed execution; undefined for any other. */
@@ -18,5 +17,5 @@ export async function openResult(em: EntityManager, masters: MasterKeys, executi
 /** The stored result of the completed execution `executionId`; null when none is stored. */
 export async function openStoredResult(em: EntityManager, masters: MasterKeys, executionId: string): Promise<unknown> {
   const sealed = await em.findOne(ExecutionResult, { execution: executionId });
-  return sealed ? (JSON.parse(open(sealed, context(executionId), masters)) as unknown) : null;
+  return sealed ? (JSON.parse(open(sealed, sealContexts.executionResult(executionId), masters)) as unknown) : null;
 }

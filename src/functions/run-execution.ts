@@ -10,7 +10,7 @@ import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
 import { sandboxServices } from './sandbox-services.ts';
 import { functionFetch, type HttpRequestRecord } from './function-fetch.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { countEnded } from './execution-metrics.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
-import type { Sealed } from '../secrets/envelope.ts';
+import type { Sealed } from '../crypto/envelope.ts';
 import type { Execution } from './execution.entity.ts';
 
 /** How an execution ended, as its row stores it; `httpRequests` stays as it is when not given (a lost run's). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime } from '../api/response-schemas.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 import { functionSchema } from './function.view.ts';
 import type { FunctionVersion } from './function-version.entity.ts';
 import { storedSettings, versionedSettings } from './versioned-fields.ts';

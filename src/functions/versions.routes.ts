@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import { dataEnvelope, dataPageEnvelope } from '../api/response-schemas.ts';
+import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { functionSchema, functionView } from './function.view.ts';

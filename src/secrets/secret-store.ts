@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { open, type MasterKeys } from './envelope.ts';
+import { open, type MasterKeys } from '../crypto/envelope.ts';
 import { SecretVersion } from './secret.entity.ts';
-import { sealContext } from './seal-context.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 
 export interface RevealedSecret {
   name: string;
@@ -28,7 +28,7 @@ export async function revealSecrets(
   const byName = new Map<string, RevealedSecret>();
   for (const row of newest) {
     if (byName.has(row.secret.name) || row.version !== row.secret.version) continue;
-    const value = open(row, sealContext(row.secret.id, row.version), masters);
+    const value = open(row, sealContexts.secret(row.secret.id, row.version), masters);
     byName.set(row.secret.name, { name: row.secret.name, value, version: row.version });
   }
   return [...byName.values()];

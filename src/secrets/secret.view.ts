@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTime, paginationSchema } from '../api/response-schemas.ts';
+import { isoTime, paginationSchema } from '../wire/response-schemas.ts';
 import type { Secret } from './secret.entity.ts';
 
 /** What the API shows of a secret: never its value, which is write-only. */

@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
-import { paginationOf } from '../api/pagination.ts';
-import { deletedMessage } from '../api/response-schemas.ts';
+import { paginationOf } from '../wire/pagination.ts';
+import { deletedMessage } from '../wire/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import { secretListItem, secretListSchema, secretSchema, secretView } from './secret.view.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../api/pagination.ts';
+import { paginationQuery } from '../wire/pagination.ts';
 
 const maxValueBytes = 64 * 1024;
 

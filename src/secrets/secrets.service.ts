@@ -3,10 +3,10 @@ import { flushUniqueName } from '../db/flush-unique-name.ts';
 import { AppError } from '../errors.ts';
 import { findOwned } from '../db/owned.ts';
 import { newId } from '../ids.ts';
-import { seal, type MasterKeys } from './envelope.ts';
+import { seal, type MasterKeys } from '../crypto/envelope.ts';
 import { Secret, SecretVersion } from './secret.entity.ts';
 import type { CreateSecret, UpdateSecret } from './secrets.schemas.ts';
-import { sealContext } from './seal-context.ts';
+import { sealContexts } from '../crypto/seal-contexts.ts';
 
 export const secretNotFound = () => new AppError('not_found', 'Secret not found.');
 
@@ -80,6 +80,6 @@ export async function deleteSecret(em: EntityManager, accountId: string, id: str
 }
 
 function addVersion(em: EntityManager, masters: MasterKeys, secret: Secret, value: string) {
-  const sealed = seal(value, sealContext(secret.id, secret.version), masters);
+  const sealed = seal(value, sealContexts.secret(secret.id, secret.version), masters);
   em.create(SecretVersion, { secret, version: secret.version, ...sealed });
 }

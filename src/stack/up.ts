@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { requireSetting, type Config } from '../config.ts';
-import { migrate } from '../db/orm.ts';
-import { withOrm } from '../db/with-orm.ts';
-import type { MasterKeys } from '../secrets/envelope.ts';
-import { masterKeysIfSet } from '../secrets/master-keys.ts';
+import { migrate, withOrm } from '../db.ts';
+import type { MasterKeys } from '../crypto/envelope.ts';
+import { masterKeysIfSet } from '../crypto/master-keys.ts';
 import { connectTemporal } from '../temporal/connect.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { openResult } from '../../src/functions/result-seal.ts';
-import { open } from '../../src/secrets/envelope.ts';
+import { open } from '../../src/crypto/envelope.ts';
 import { neoflow } from '../support/cli.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';

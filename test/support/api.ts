@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
-import { masterKeysOf } from '../../src/secrets/master-keys.ts';
+import { masterKeysOf } from '../../src/crypto/master-keys.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
 import { createWorker } from '../../worker/worker.ts';

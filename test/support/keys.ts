@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { createKey, revokeKey } from '../../src/auth/keys.service.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
-import type { MasterKeys } from '../../src/secrets/envelope.ts';
+import type { MasterKeys } from '../../src/crypto/envelope.ts';
 import { testMasterKey } from './temporal.ts';
 
 export const uniqueAccountName = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;

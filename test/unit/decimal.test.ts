@@ -6,7 +6,7 @@ import {
   formatDecimal,
   maxDecimalChars,
   parseDecimal,
-} from '../../src/automations/decimal.ts';
+} from '../../src/chain/decimal.ts';
 
 /** `digits / 10^scale` written out as plain decimal text, e.g. (-5n, 3) → "-0.005". */
 function plain(digits: bigint, scale: number): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keyId } from '../../src/crypto/key-id.ts';
-import { MasterKeyMissingError, open, rewrap, seal } from '../../src/secrets/envelope.ts';
+import { MasterKeyMissingError, open, rewrap, seal } from '../../src/crypto/envelope.ts';
 
 const masters = () => ({ current: randomBytes(32), previous: [] as Buffer[] });
 

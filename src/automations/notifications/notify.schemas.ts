@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { httpUrl } from '../../api/http-url.ts';
-import { integerIn } from '../../api/integer-in.ts';
+import { httpUrl } from '../../wire/http-url.ts';
+import { integerIn } from '../../wire/integer-in.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
 
 /**

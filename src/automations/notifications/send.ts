@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
-import type { MasterKeys } from '../../secrets/envelope.ts';
+import type { MasterKeys } from '../../crypto/envelope.ts';
 import { revealSecrets } from '../../secrets/secret-store.ts';
 import { revealCredentials } from '../credential-store.ts';
 import { mapChannel } from '../credentials.ts';

@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 import type { Action, Trigger } from '../../automations/automations.schemas.ts';
 import { credentialsOf, mapChannel, masked, maskOf } from '../../automations/credentials.ts';
 import type { Channel, NotifyRule } from '../../automations/notifications/notify.schemas.ts';
-import { seal } from '../../secrets/envelope.ts';
-import { credentialSealContext } from '../../secrets/seal-context.ts';
+import { seal } from '../../crypto/envelope.ts';
+import { sealContexts } from '../../crypto/seal-contexts.ts';
 import { lentMasterKeys } from '../migration-keys.ts';
 
 const batch = 200;
@@ -40,7 +40,7 @@ export class SealedCredentials extends Migration {
         if (clear.length === 0) continue;
         const masterKeys = lentMasterKeys(this.config, 'Sealing the credentials automations hold');
         for (const { path, value } of clear) {
-          const sealed = seal(value, credentialSealContext(id, path), masterKeys);
+          const sealed = seal(value, sealContexts.credential(id, path), masterKeys);
           await this.execute(
             `insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
               values (?, ?, ?, ?, ?)`,

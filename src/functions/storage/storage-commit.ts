@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MasterKeys, Sealed } from '../../secrets/envelope.ts';
+import type { MasterKeys, Sealed } from '../../crypto/envelope.ts';
 import { storeEnd, type End } from '../store-end.ts';
 import type { Refusal } from './commit-rules.ts';
 import type { StorageChanges } from './run-storage.ts';

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound-statement.ts';
-import { open, seal, type MasterKeys, type Sealed } from '../../secrets/envelope.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../../crypto/envelope.ts';
+import { sealContexts } from '../../crypto/seal-contexts.ts';
 import { refusalOf, type HeldKey, type Refusal } from './commit-rules.ts';
 import type { PendingSet, StorageChanges, StorageReader, StoredEntry } from './run-storage.ts';
 
 /** Authenticated with each value: a ciphertext moved to another function or key no longer opens. */
-const sealContext = (functionId: string, key: string) => `function-storage:${functionId}:${key}`;
 
 interface SealedRow {
   version: number;
@@ -16,7 +16,10 @@ interface SealedRow {
 
 function opened(functionId: string, key: string, row: SealedRow, masters: MasterKeys): StoredEntry {
   const sealed = { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id };
-  return { value: JSON.parse(open(sealed, sealContext(functionId, key), masters)) as unknown, version: row.version };
+  return {
+    value: JSON.parse(open(sealed, sealContexts.functionStorage(functionId, key), masters)) as unknown,
+    version: row.version,
+  };
 }
 
 /** One stored value, opened; undefined for a key the function's store does not hold. */
@@ -57,7 +60,7 @@ export interface SealedSet {
 }
 
 export const sealSets = (masters: MasterKeys, functionId: string, sets: PendingSet[]): SealedSet[] =>
-  sets.map((set) => ({ set, sealed: seal(set.json, sealContext(functionId, set.key), masters) }));
+  sets.map((set) => ({ set, sealed: seal(set.json, sealContexts.functionStorage(functionId, set.key), masters) }));
 
 /**
  * Applies writes to a function's store inside the caller's transaction `tx`, which holds

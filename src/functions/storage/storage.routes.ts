@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
-import { dataEnvelope, dataPageEnvelope } from '../../api/response-schemas.ts';
+import { dataEnvelope, dataPageEnvelope } from '../../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../../api/route-kit.ts';
 import { invalidRequest } from '../../errors.ts';
 import type { Services } from '../../services.ts';

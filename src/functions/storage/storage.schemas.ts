@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { integerIn } from '../../api/integer-in.ts';
-import { paginationQuery } from '../../api/pagination.ts';
-import { isoTime } from '../../api/response-schemas.ts';
+import { integerIn } from '../../wire/integer-in.ts';
+import { paginationQuery } from '../../wire/pagination.ts';
+import { isoTime } from '../../wire/response-schemas.ts';
 import { storageLimits } from './storage-limits.ts';
 
 const maxVersion = 2 ** 31 - 1;

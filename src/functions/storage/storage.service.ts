@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
-import type { MasterKeys } from '../../secrets/envelope.ts';
+import type { MasterKeys } from '../../crypto/envelope.ts';
 import type { Refusal } from './commit-rules.ts';
 import { applyChanges, lockStore, readValue, sealSets } from './storage-store.ts';
 import type { ListStorage } from './storage.schemas.ts';

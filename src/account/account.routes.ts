@@ -1,14 +1,14 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
-import { isoTime } from '../api/response-schemas.ts';
+import { isoTime } from '../wire/response-schemas.ts';
 import type { Services } from '../services.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { budgetSchema } from '../automations/budget.schemas.ts';
 import { accountSpend } from '../automations/gas-spend.ts';
 import { gasText } from '../chain/gas-amount.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { findSigner, type SignerSummary } from './signer.ts';
-import { Account } from './account.entity.ts';
+import { findSigner, type SignerSummary } from '../auth/signer.ts';
+import { Account } from '../auth/account.entity.ts';
 
 const accountSchema = z.strictObject({
   id: z.string(),

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { keyId } from '../crypto/key-id.ts';
+import { keyId } from './key-id.ts';
 
 /** The master key that wraps new data keys, and older ones still accepted for unwrapping. */
 export interface MasterKeys {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { keyId } from '../crypto/key-id.ts';
-import { rewrap, type MasterKeys } from './envelope.ts';
+import { rewrap, type MasterKeys } from '../crypto/envelope.ts';
 
 const batchSize = 200;
 

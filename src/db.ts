@@ -1,0 +1,84 @@
+/**
+ * The ORM's root, as the MikroORM guide keeps its `db.ts`: every entity, the options, opening, migrating.
+ */
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { Account } from './auth/account.entity.ts';
+import { ApiKey } from './auth/api-key.entity.ts';
+import { Automation } from './automations/automation.entity.ts';
+import { AutomationCredential } from './automations/credential.entity.ts';
+import { BlockCursor } from './automations/block-cursor.entity.ts';
+import { AutomationRun } from './automations/run.entity.ts';
+import { AccountSigner } from './auth/signer.entity.ts';
+import { Execution, ExecutionResult } from './functions/execution.entity.ts';
+import { FunctionDef } from './functions/function.entity.ts';
+import { FunctionVersion } from './functions/function-version.entity.ts';
+import { Notification } from './automations/notifications/notification.entity.ts';
+import { Secret, SecretVersion } from './secrets/secret.entity.ts';
+import { reachable } from './reachable.ts';
+import { migrations } from './db/migrations/index.ts';
+import { lendMasterKeys } from './db/migration-keys.ts';
+import type { MasterKeys } from './crypto/envelope.ts';
+
+/** Every entity the ORM knows; each area adds its own here. */
+export const entities = [
+  Account,
+  ApiKey,
+  AccountSigner,
+  Secret,
+  SecretVersion,
+  FunctionDef,
+  FunctionVersion,
+  Execution,
+  ExecutionResult,
+  Automation,
+  AutomationCredential,
+  AutomationRun,
+  BlockCursor,
+  Notification,
+];
+
+export function ormOptions(databaseUrl: string): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true, snapshot: false },
+    // Entities are defined in code; nothing to discover or cache on disk.
+    discovery: { warnWhenNoEntities: true },
+    metadataCache: { enabled: false },
+    pool: { min: 0, max: 10 },
+  };
+}
+
+/** Opens the ORM and proves the database answers (MikroORM connects lazily otherwise). */
+export async function openOrm(databaseUrl: string): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(databaseUrl));
+  try {
+    await orm.em.getConnection().execute('select 1');
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  return orm;
+}
+
+/**
+ * Applies pending migrations; returns the names of those it ran. A migration that seals values
+ * already stored (0011) needs the master keys, and fails without them only if there is any.
+ */
+export async function migrate(orm: MikroORM, masterKeys?: MasterKeys): Promise<string[]> {
+  if (masterKeys) lendMasterKeys(orm.config, masterKeys);
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}
+
+/** Opens the ORM on `url` (failing with a message naming `variable`), runs `work`, closes it. */
+export async function withOrm<T>(url: string, variable: string, work: (orm: MikroORM) => Promise<T>): Promise<T> {
+  const orm = await reachable(variable, () => openOrm(url));
+  try {
+    return await work(orm);
+  } finally {
+    await orm.close();
+  }
+}

@@ -3,7 +3,8 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
-import { executionColumns, executionRow, newExecution } from '../functions/execution-record.ts';
+import { newExecution } from '../functions/execution-record.ts';
+import { executionColumns } from '../functions/execution.sql.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
 import type { Action, FunctionAction } from './automations.schemas.ts';
@@ -59,10 +60,10 @@ const markDispatchedSql = `update "automation_runs" set "dispatched" = true wher
  * The execution and the run's link to it, in one statement. The run's row is locked first: of two
  * attempts at once, the second finds the execution recorded and inserts nothing.
  */
-const recordExecutionSql = `with "run" as (
+const recordExecutionSql = (columns: { names: string; placeholders: string }) => `with "run" as (
   select "id" from "automation_runs" where "id" = ? and "status" = 'running' and "execution_id" is null for update
 ), "recorded" as (
-  insert into "executions" (${executionColumns.names}) select ${executionColumns.placeholders} from "run"
+  insert into "executions" (${columns.names}) select ${columns.placeholders} from "run"
   returning "id"
 )
 update "automation_runs" set "dispatched" = true, "execution_id" = "recorded"."id"
@@ -119,8 +120,10 @@ async function recordExecution(
   const trigger = { type: 'automation' as const, automationId: run.automation_id };
   const version = action.functionVersion ?? run.function_version!;
   const execution = newExecution(em, fn, run.account_id, params, trigger, version);
+  const columns = executionColumns(em);
+  const sql = recordExecutionSql(columns);
   const recorded = (
-    await executeBound<{ execution_id: string }>(em, recordExecutionSql, [runId, ...executionRow(execution), runId])
+    await executeBound<{ execution_id: string }>(em, sql, [runId, ...columns.values(execution), runId])
   ).rows[0];
   if (recorded) return functionStep(recorded.execution_id, functionId, action);
   // Another attempt recorded it first, or the run ended (or went) since it was read.

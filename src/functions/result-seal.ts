@@ -3,7 +3,7 @@ import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts'
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import { ExecutionResult, type Execution } from './execution.entity.ts';
 
-/** A completed execution's result, sealed for its row (store-end.ts writes it). */
+/** A completed execution's result, sealed for its row (execution.sql.ts writes it). */
 export function sealResult(masters: MasterKeys, executionId: string, result: unknown): Sealed {
   return seal(JSON.stringify(result), sealContexts.executionResult(executionId), masters);
 }

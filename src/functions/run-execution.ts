@@ -28,7 +28,7 @@ import {
 import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { timeoutToRun, versionToRun } from './run-version.ts';
-import { storeEnd } from './store-end.ts';
+import { storeEnd } from './execution.sql.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';

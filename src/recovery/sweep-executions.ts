@@ -5,7 +5,7 @@ import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
 import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome.ts';
 import type { ExecutionTrigger } from '../functions/execution-record.ts';
-import { storeEnd, type End } from '../functions/store-end.ts';
+import { storeEnd, type End } from '../functions/execution.sql.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';

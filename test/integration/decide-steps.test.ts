@@ -7,7 +7,7 @@ import { beginRun } from '../../src/automations/run-steps.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { sealResult } from '../../src/functions/result-seal.ts';
-import { storeEnd } from '../../src/functions/store-end.ts';
+import { storeEnd } from '../../src/functions/execution.sql.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

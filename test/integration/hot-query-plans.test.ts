@@ -4,7 +4,7 @@ import { claimSql } from '../../src/api/idempotency.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { streakSql } from '../../src/automations/notifications/run-end.ts';
 import { statsQuery } from '../../src/automations/stats.ts';
-import { functionStatsSql } from '../../src/functions/stats.ts';
+import { functionStatsSql } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
 import { issueKey } from '../support/keys.ts';

@@ -6,7 +6,7 @@ import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
-import { storeEnd } from '../../src/functions/store-end.ts';
+import { storeEnd } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
 import { issueKey } from '../support/keys.ts';

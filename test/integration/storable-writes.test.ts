@@ -10,7 +10,7 @@ import { decodeAs } from '../../src/chain/stack-item.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { newExecution } from '../../src/functions/execution-record.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
-import { storeEnd } from '../../src/functions/store-end.ts';
+import { storeEnd } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
 import { issueKey } from '../support/keys.ts';

@@ -3,7 +3,7 @@ import { Execution, ExecutionResult } from '../../src/functions/execution.entity
 import { newExecution } from '../../src/functions/execution-record.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { sealResult } from '../../src/functions/result-seal.ts';
-import { storeEnd, type End } from '../../src/functions/store-end.ts';
+import { storeEnd, type End } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
 import { issueKey, testMasters } from '../support/keys.ts';

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MasterKeys, Sealed } from '../../crypto/envelope.ts';
-import { storeEnd, type End } from '../store-end.ts';
+import { storeEnd, type End } from '../execution.sql.ts';
 import type { Refusal } from './commit-rules.ts';
 import type { StorageChanges } from './run-storage.ts';
-import { applyChanges, lockStore, sealSets } from './storage-store.ts';
+import { lockStore } from '../function.sql.ts';
+import { applyChanges, sealSets } from './storage-store.ts';
 
 /** Stored with its writes; `lost`: another process stored this execution's end first. */
 export type Committed = 'stored' | 'lost' | Refusal;

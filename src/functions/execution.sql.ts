@@ -1,0 +1,104 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound-statement.ts';
+import { entityColumns } from '../db/entity-columns.ts';
+import { jsonbParam } from '../db/jsonb-param.ts';
+import type { Sealed } from '../crypto/envelope.ts';
+import { Execution } from './execution.entity.ts';
+
+/** The statements of the `executions` table (and of its sealed results, written with them). */
+
+/** An execution row's columns, and its values, as its entity names them. */
+export const executionColumns = (em: EntityManager) => entityColumns(em, Execution);
+
+/** Stores a row built by `newExecution` in one statement, its params (up to 1 MiB) bound, not escaped. */
+export async function insertExecution(em: EntityManager, execution: Execution) {
+  const columns = executionColumns(em);
+  const sql = `insert into "executions" (${columns.names}) values (${columns.placeholders})`;
+  await executeBound(em, sql, columns.values(execution));
+}
+
+/** How an execution ended, as its row stores it; `httpRequests` stays as it is when not given (a lost run's). */
+export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'> &
+  Partial<Pick<Execution, 'httpRequests' | 'storageKeys'>>;
+
+const storeEndSql = `with "ended" as (
+  update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
+    "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
+  where "id" = ? and "status" = 'running' returning "id")
+insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
+select "id", ?, ?, ? from "ended"
+returning "execution_id"`;
+
+const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
+    "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
+  where "id" = ? and "status" = 'running'`;
+
+/**
+ * Writes an execution's end, with its sealed result when it completed, in one statement: one
+ * round trip and one commit at the end of every run. Only a running execution ends, once: when
+ * two processes ran the same execution (one taken over after a workflow task timed out), the
+ * first to store wins and the other learns it got there second (false). A run's storage writes
+ * commit in the transaction of this statement (storage/storage-commit.ts).
+ */
+export async function storeEnd(em: EntityManager, executionId: string, end: End, sealed?: Sealed): Promise<boolean> {
+  const fields = [
+    end.status,
+    jsonbParam(end.secretsRead),
+    jsonbParam(end.logs),
+    jsonbParam(end.error ?? null),
+    end.completedAt,
+    end.duration,
+    end.httpRequests === undefined ? null : jsonbParam(end.httpRequests),
+    jsonbParam(end.storageKeys ?? null),
+    executionId,
+  ];
+  if (!sealed) return (await executeBound(em, storeFailureSql, fields)).affectedRows === 1;
+  const stored = [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId];
+  return (await executeBound(em, storeEndSql, [...fields, ...stored])).rows.length === 1;
+}
+
+/**
+ * The account's executions recorded and not yet ended, counted up to `limit` (a partial index
+ * holds only running rows, so the count reads at most `limit` index entries).
+ */
+const queuedSql = `select count(*)::int as "queued" from (
+  select 1 from "executions" where "account_id" = ? and "status" = 'running' limit ?) as "running"`;
+
+export async function countQueued(em: EntityManager, accountId: string, limit: number): Promise<number> {
+  const [row] = await em.execute<{ queued: number }[]>(queuedSql, [accountId, limit]);
+  return row!.queued;
+}
+
+/** A function's figures as PostgreSQL counts them (bigint counts come as text). */
+export interface FunctionStatsRow {
+  total: string;
+  success: string;
+  failed: string;
+  last_24_hours: string;
+  average_ms: string | null;
+  last_invocation: Date | null;
+}
+
+/** One pass over the function's executions, from the (function_id, started_at) index alone. */
+export const functionStatsSql = `select count(*) as total,
+       count(*) filter (where status = 'completed') as success,
+       count(*) filter (where status = 'failed') as failed,
+       count(*) filter (where started_at > now() - interval '24 hours') as last_24_hours,
+       round(avg(duration) filter (where status in ('completed', 'failed'))) as average_ms,
+       max(started_at) as last_invocation
+  from executions where function_id = ?`;
+
+export async function functionStatsRow(em: EntityManager, functionId: string): Promise<FunctionStatsRow> {
+  const [row] = await em.getConnection().execute<FunctionStatsRow[]>(functionStatsSql, [functionId]);
+  return row!;
+}
+
+/** The newest start time of each function's executions. */
+export async function lastStarts(em: EntityManager, functionIds: string[]) {
+  return em
+    .getConnection()
+    .execute<{ function_id: string; last: Date }[]>(
+      `select function_id, max(started_at) as last from executions where function_id in (?) group by function_id`,
+      [functionIds],
+    );
+}

@@ -122,9 +122,8 @@ async function recordExecution(
   const execution = newExecution(em, fn, run.account_id, params, trigger, version);
   const columns = executionColumns(em);
   const sql = recordExecutionSql(columns);
-  const recorded = (
-    await executeBound<{ execution_id: string }>(em, sql, [runId, ...columns.values(execution), runId])
-  ).rows[0];
+  const recorded = (await executeBound<{ execution_id: string }>(em, sql, [runId, ...columns.values(execution), runId]))
+    .rows[0];
   if (recorded) return functionStep(recorded.execution_id, functionId, action);
   // Another attempt recorded it first, or the run ended (or went) since it was read.
   const [stored] = await em.execute<{ status: RunStatus; execution_id: string | null }[]>(markAndReadSql, [runId]);

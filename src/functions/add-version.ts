@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FunctionDef } from './function.entity.ts';
 import { FunctionVersion } from './function-version.entity.ts';
+import { nextVersion } from './function-version.sql.ts';
 import { settingsOf } from './versioned-fields.ts';
 
 /**
@@ -21,12 +22,4 @@ export async function addVersion(em: EntityManager, fn: FunctionDef, keyId: stri
     keyId,
   });
   fn.version = version;
-}
-
-async function nextVersion(em: EntityManager, functionId: string): Promise<number> {
-  const [row] = await em.execute<{ next: number }[]>(
-    `select coalesce(max("version"), 0) + 1 as "next" from "function_versions" where "function_id" = ?`,
-    [functionId],
-  );
-  return row!.next;
 }

@@ -2,18 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import type { Refusal } from './commit-rules.ts';
-import { applyChanges, lockStore, readValue, sealSets } from './storage-store.ts';
+import { lockStore } from '../function.sql.ts';
+import { applyChanges, readValue, sealSets } from './storage-store.ts';
+import { heldVersion, itemsPage, type ItemRow } from './storage.sql.ts';
 import type { ListStorage } from './storage.schemas.ts';
 
 const keyNotFound = (key: string) => new AppError('storage_key_not_found', `The function's storage has no key ${key}.`);
-
-interface ItemRow {
-  key: string;
-  version: number;
-  size: number;
-  /** As the driver reads a timestamptz in a plain statement: text. */
-  updated_at: string;
-}
 
 const itemOf = (row: ItemRow) => ({
   key: row.key,
@@ -24,18 +18,8 @@ const itemOf = (row: ItemRow) => ({
 
 /** A page of the function's keys in byte order, without their values. */
 export async function listStorage(em: EntityManager, functionId: string, query: ListStorage) {
-  const where = `where "function_id" = ? and "key" >= ? and starts_with("key", ?)`;
-  const params = [functionId, query.prefix, query.prefix];
-  const rows = await em.execute<ItemRow[]>(
-    `select "key", "version", "size", "updated_at" from "function_storage" ${where}
-      order by "key" limit ? offset ?`,
-    [...params, query.limit, query.offset],
-  );
-  const [count] = await em.execute<{ total: number }[]>(
-    `select count(*)::int as "total" from "function_storage" ${where}`,
-    params,
-  );
-  return { items: rows.map(itemOf), total: count!.total };
+  const { rows, total } = await itemsPage(em, functionId, query.prefix, query.limit, query.offset);
+  return { items: rows.map(itemOf), total };
 }
 
 export async function getStorageValue(em: EntityManager, masters: MasterKeys, functionId: string, key: string) {
@@ -76,11 +60,8 @@ export async function putStorageValue(
 export async function deleteStorageValue(em: EntityManager, functionId: string, key: string, ifVersion?: number) {
   await em.fork().transactional(async (tx) => {
     await lockStore(tx, functionId);
-    const [held] = await tx.execute<{ version: number }[]>(
-      `select "version" from "function_storage" where "function_id" = ? and "key" = ?`,
-      [functionId, key],
-    );
-    if (!held && ifVersion === undefined) throw keyNotFound(key);
+    const held = await heldVersion(tx, functionId, key);
+    if (held === undefined && ifVersion === undefined) throw keyNotFound(key);
     const changes = { sets: [], deletes: [key], conditions: conditionOf(key, ifVersion) };
     refused(await applyChanges(tx, functionId, changes, []));
   });

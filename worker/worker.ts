@@ -4,7 +4,7 @@ import { requireSetting } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
-import { createReconcilerActivities } from '../activities/reconciler.ts';
+import { createReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
 import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';

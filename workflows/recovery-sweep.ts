@@ -1,5 +1,5 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { Keyset, ReconcilerActivities } from '../activities/reconciler.ts';
+import type { Keyset, ReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
 import { executeFunction } from './execute-function.ts';
 import { replayBlocks } from './replay-blocks.ts';
 import { startAction } from './start-action.ts';

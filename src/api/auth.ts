@@ -4,7 +4,8 @@ import { admit, type Caller, type OwnedRead, type OwnedTable } from '../auth/adm
 import { grants, type Scope } from '../auth/scopes.ts';
 import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
 import { rateLimited } from '../metrics/metrics.ts';
-import type { Services } from '../services.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
 const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account'];
@@ -47,7 +48,7 @@ interface ReadAlongside extends OwnedRead {
  * on, so they stay on its response even when a later middleware or route fails.
  */
 export function admitCallers(
-  services: Pick<Services, 'config' | 'em'>,
+  services: { config: Pick<Config, 'rateLimit'>; em: () => EntityManager },
   readsWithKey: readonly ReadWithKey[] = [],
 ): Middleware {
   const alongsideOf = (method: string, path: string): OwnedRead | undefined => {

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, invalidRequest } from '../errors.ts';
-import { open, seal, type Sealed } from '../crypto/envelope.ts';
+import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
-import type { Services } from '../services.ts';
 import { areaOf, errorBody } from './areas.ts';
 import type { Caller } from '../auth/admission.ts';
 
@@ -28,7 +27,7 @@ interface Stored {
  * limit for now (429), or one that failed on our side, keeps nothing: the client fixes or retries
  * it under the same key.
  */
-export function idempotent(services: Pick<Services, 'em' | 'masterKeys'>): Middleware {
+export function idempotent(services: { em: () => EntityManager; masterKeys: MasterKeys }): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) {

@@ -1,12 +1,11 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.ts';
-import { loggablePath } from '../codec/codec.auth.ts';
 
 /**
- * One line per request; paths only (less the codec capability they may hold), never bodies or
- * headers (they may hold keys or secrets).
+ * One line per request; paths only, as `loggablePath` leaves them (less any capability a path may
+ * hold), never bodies or headers (they may hold keys or secrets).
  */
-export function requestLog(log: Logger): Middleware {
+export function requestLog(log: Logger, loggablePath: (path: string) => string): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {

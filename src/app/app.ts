@@ -13,6 +13,7 @@ import { storageRoutes } from '../functions/storage/storage.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
+import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
 import { errorHandler } from '../api/error-handler.ts';
 import { jsonBody } from '../api/json-body.ts';
@@ -57,7 +58,7 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const app = new Koa();
   app.use(requestId);
   app.use(httpMetrics);
-  app.use(requestLog(services.log));
+  app.use(requestLog(services.log, loggablePath));
   app.use(errorHandler(services.log));
   app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(admitCallers(services, [invokeReadsFunction]));

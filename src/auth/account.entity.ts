@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
-import type { Budget } from '../automations/budget.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 
 export const Account = defineEntity({
   name: 'Account',

@@ -4,7 +4,7 @@ import { Account } from '../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
 import type { NotifyRule } from './notifications/notify.schemas.ts';
 import type { Action, AutomationStatus, Trigger, TriggerType } from './automations.schemas.ts';
-import type { Budget } from './budget.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
 interface ErrorDetails {

@@ -3,7 +3,7 @@ import { isoTime } from '../wire/response-schemas.ts';
 import type { Notification } from './notifications/notification.entity.ts';
 import { notifyEvents, notifySchema } from './notifications/notify.schemas.ts';
 import { actionSchema, triggerSchema } from './automations.schemas.ts';
-import { budgetSchema } from './budget.schemas.ts';
+import { budgetSchema } from '../chain/gas-budget.ts';
 import { gasSchema } from './budget.view.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';

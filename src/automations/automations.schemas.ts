@@ -8,7 +8,7 @@ import { credentialUrl, notifySchema, webhookTarget } from './notifications/noti
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from '../chain/decimal.ts';
 import { isTimeZone } from './time-zones.ts';
-import { budgetSchema } from './budget.schemas.ts';
+import { budgetSchema } from '../chain/gas-budget.ts';
 import { stateConditions, statePathPattern } from './state-trigger-value.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;

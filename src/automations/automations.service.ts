@@ -25,7 +25,7 @@ import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
 import { nextFireOf } from './next-fire.ts';
 import { blockTriggerTypes, followsBlocks } from './state-trigger-kinds.ts';
-import type { Budget } from './budget.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays.service.ts';
 import {

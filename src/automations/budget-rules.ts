@@ -1,5 +1,5 @@
 import { gasText, gasUnits } from '../chain/gas-amount.ts';
-import type { Budget } from './budget.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 
 /** The budget a run of the automation is held to: its own, else its account's default, else none. */
 export function budgetInForce(own: Budget | null, accountDefault: Budget | null) {

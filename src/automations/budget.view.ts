@@ -4,7 +4,7 @@ import { gasText } from '../chain/gas-amount.ts';
 import type { Automation } from './automation.entity.ts';
 import { budgetInForce, leftOf } from './budget-rules.ts';
 import { sendsTransactions } from './automations.schemas.ts';
-import { budgetSchema, type Budget } from './budget.schemas.ts';
+import { budgetSchema, type Budget } from '../chain/gas-budget.ts';
 import { automationSpend } from './gas-spend.ts';
 
 /**

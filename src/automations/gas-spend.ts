@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Budget } from './budget.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 import { fateOf, refusalOf, type Refusal, type ReservationBeside, type Spent } from './budget-rules.ts';
 import type { RunStatus } from './run.entity.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fateOf, leftOf, refusalMessage, refusalOf } from '../../src/automations/budget-rules.ts';
-import { budgetSchema } from '../../src/automations/budget.schemas.ts';
+import { budgetSchema } from '../../src/chain/gas-budget.ts';
 
 const gas = (units: number) => BigInt(units);
 

@@ -1,14 +1,14 @@
 import { log } from '@temporalio/activity';
-import type { TriggerControl } from '../src/automations/triggers.ts';
-import type { Keyset } from '../src/recovery/keyset.ts';
-import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from '../src/recovery/sweep-automations.ts';
-import { sweepExecutions } from '../src/recovery/sweep-executions.ts';
-import { sweepNotifications } from '../src/recovery/sweep-notifications.ts';
-import { sweepReplays } from '../src/recovery/sweep-replays.ts';
-import { sweepRuns } from '../src/recovery/sweep-runs.ts';
-import type { ActivityDeps } from './index.ts';
+import type { TriggerControl } from '../automations/triggers.ts';
+import type { Keyset } from './keyset.ts';
+import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
+import { sweepExecutions } from './sweep-executions.ts';
+import { sweepNotifications } from './sweep-notifications.ts';
+import { sweepReplays } from './sweep-replays.ts';
+import { sweepRuns } from './sweep-runs.ts';
+import type { ActivityDeps } from '../../activities/index.ts';
 
-export type { Keyset } from '../src/recovery/keyset.ts';
+export type { Keyset } from './keyset.ts';
 
 export type ReconcilerDeps = Pick<
   ActivityDeps,

@@ -19,7 +19,7 @@ import {
 } from './scratch-stack.ts';
 
 /** Counts the JSON-RPC calls that pass through it, by method. */
-interface RpcCounter {
+export interface RpcCounter {
   url: string;
   /** A copy of the counts so far. */
   snapshot(): Map<string, number>;
@@ -89,7 +89,7 @@ async function startChildWorker(base: ScratchStack, rpcUrl: string, progress: Pr
 }
 
 /** An HTTP proxy in front of neo-go that counts each JSON-RPC method (batches counted per call). */
-async function startCountingProxy(target: string): Promise<{ server: Server; counter: RpcCounter }> {
+export async function startCountingProxy(target: string): Promise<{ server: Server; counter: RpcCounter }> {
   const counts = new Map<string, number>();
   const count = (method: unknown) => {
     const name = typeof method === 'string' ? method : '(unknown)';

@@ -5,19 +5,32 @@
  * counting proxy). A benchmark, not a test: it prints figures and PASS/FAIL per target, and exits
  * 0 either way.
  */
-import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONST, wallet } from '@cityofzion/neon-js';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { testAndSign } from '../src/chain/transaction.ts';
-import { devCommittee } from '../src/stack/dev-funder.ts';
-import { until } from '../test/support/polling.ts';
 import { startPriceServer } from '../test/support/price-server.ts';
+import {
+  blockClock,
+  createAutomations,
+  deactivate,
+  deployBenchAction,
+  fireDelays,
+  nonMatchingWatcher,
+  randomAddress,
+  startTransfers,
+  transfersTo,
+  untilStarted,
+  watcherLags,
+  type Batch,
+  type Creator,
+  type FireDelays,
+  type Trigger,
+  type WatcherLags,
+} from './automation-runs.ts';
 import { startAutomationsStack, type AutomationsBenchStack } from './automations-stack.ts';
-import { countFrom, ms, progress, printReport, runBench, runConcurrent, summarise, type Latencies } from './measure.ts';
+import { countFrom, ms, progress, printReport, runBench, summarise, type Latencies } from './measure.ts';
 import { sampleMachine, sampleProcess, type MachineSample, type ProcessSample } from './proc.ts';
-import { apiClient, elapsed } from './scratch-stack.ts';
+import { apiClient } from './scratch-stack.ts';
 
 const counts = {
   /** Phase 1: every-second schedules, for fireSeconds. */
@@ -45,134 +58,10 @@ const counts = {
 /** Issue 9: fire delay p99 ≤ 1 s; the mixed set's worker CPU at most half of the 41.6 % measured before it. */
 const targets = { fireDelayP99Ms: 1000, lagP99Blocks: 1, rpcGrowth: 0.1, mixedCpuPercent: 20.8 };
 
-const functionCode = "module.exports = async (context) => { context.log.info('start'); return { ok: true }; };";
-const GAS = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
-
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-
-/** A JSON-RPC call straight to neo-go (not through the worker's counting proxy). */
-async function rawRpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
-/** Block index → header time (ms), fetched once per block. */
-function blockClock(rpcUrl: string) {
-  const times = new Map<number, number>();
-  const timeOf = async (index: number) => {
-    let time = times.get(index);
-    if (time === undefined) {
-      time = (await rawRpc<{ time: number }>(rpcUrl, 'getblock', [index, 1])).time;
-      times.set(index, time);
-    }
-    return time;
-  };
-  return {
-    timeOf,
-    /** Loads the times of blocks [from, to) so that heightAt can answer for that span. */
-    load: (from: number, to: number) =>
-      runConcurrent(Math.max(0, to - from), 8, (i) => timeOf(from + i).then(() => {})),
-    /** The index of the newest block persisted at `time` (among those loaded). */
-    heightAt(time: number) {
-      let height = -1;
-      for (const [index, blockTime] of times) if (blockTime <= time && index > height) height = index;
-      return height;
-    },
-  };
-}
-
-/** Sends GAS from the dev wallet's committee account to `recipient`, one transfer per new block. */
-function startTransfers(stack: AutomationsBenchStack, recipient: string) {
-  const committee = devCommittee(stack.devWallet);
-  let stopped = false;
-  let sent = 0;
-  let failed = 0;
-  let lastError = '';
-  const send = async (amount: number) => {
-    const signed = await testAndSign(stack.neo, committee.transferScript(recipient, BigInt(amount)), committee.sender);
-    if ('fault' in signed) throw new Error(`transfer would fault: ${signed.fault}`);
-    await stack.neo.sendRawTransaction(signed);
-  };
-  const loop = (async () => {
-    let last = await stack.neo.getBlockCount();
-    while (!stopped) {
-      const count = await stack.neo.getBlockCount().catch(() => last);
-      if (count > last) {
-        last = count;
-        try {
-          await send(100_000 + sent);
-          sent++;
-        } catch (error) {
-          failed++;
-          lastError = error instanceof Error ? error.message : String(error);
-        }
-      }
-      await sleep(100);
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return { sent, failed, lastError };
-    },
-  };
-}
-
-type PriceServer = Awaited<ReturnType<typeof startPriceServer>>;
-
-const randomAddress = () => wallet.getAddressFromScriptHash(randomBytes(20).toString('hex'));
-
-interface RunRow {
-  automation_id: string;
-  trigger: { scheduledAt?: string; blockIndex?: number };
-  /** Epoch milliseconds (with microseconds). */
-  recorded_at: number;
-  exec_started: number | null;
-  exec_status: string | null;
-  logs: { timestamp: string }[] | null;
-}
-
-async function runsOf(stack: AutomationsBenchStack, automationIds: string[]): Promise<RunRow[]> {
-  if (automationIds.length === 0) return [];
-  return stack.orm.em.getConnection().execute<RunRow[]>(
-    `select r.automation_id, r.trigger, e.logs, e.status as exec_status,
-            (extract(epoch from r.started_at) * 1000)::float8 as recorded_at,
-            (extract(epoch from e.started_at) * 1000)::float8 as exec_started
-       from automation_runs r left join executions e on e.id = r.execution_id
-      where r.automation_id in (?)`,
-    [automationIds],
-  );
-}
-
-/**
- * The runs of `automationIds` that `counted` keeps, once each one's execution has ended (so that its
- * log lines are written), or after `timeoutMs`.
- */
-function untilStarted(
-  stack: AutomationsBenchStack,
-  automationIds: string[],
-  counted: (row: RunRow) => boolean = () => true,
-  timeoutMs = 60_000,
-) {
-  return until(
-    async () => (await runsOf(stack, automationIds)).filter(counted),
-    (rows) => rows.every((row) => row.exec_status !== null && row.exec_status !== 'running'),
-    timeoutMs,
-    500,
-  );
-}
-
-const codeStart = (row: RunRow) => (row.logs?.[0] ? Date.parse(row.logs[0].timestamp) : null);
 
 /** Set by Temporal on every workflow a schedule starts. */
 const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -227,6 +116,9 @@ function schedulerDelays(starts: ScheduledStart[], from = 0, to = Number.POSITIV
   return { all: summarise(all), afterRunning: summarise(afterRunning), afterEnded: summarise(afterEnded) };
 }
 
+/** Fire delays with the scheduler's own part of them. */
+type SchedulerFireDelays = FireDelays & { scheduler: ReturnType<typeof schedulerDelays> };
+
 /** Fires the schedules of `automationIds` skipped because the previous one still ran, and missed. */
 async function skippedFires(stack: AutomationsBenchStack, automationIds: string[]) {
   let overlap = 0;
@@ -237,67 +129,6 @@ async function skippedFires(stack: AutomationsBenchStack, automationIds: string[
     missed += info.numActionsMissedCatchupWindow;
   }
   return { overlap, missed };
-}
-
-interface FireDelays {
-  scheduler: ReturnType<typeof schedulerDelays>;
-  toRecorded: Latencies;
-  toExecution: Latencies;
-  toCode: Latencies;
-  fires: number;
-  unstarted: number;
-}
-
-function fireDelays(inSpan: RunRow[], scheduler: FireDelays['scheduler']): FireDelays {
-  const scheduled = (row: RunRow) => Date.parse(row.trigger.scheduledAt!);
-  const started = inSpan.filter((row) => row.exec_started !== null);
-  return {
-    scheduler,
-    toRecorded: summarise(inSpan.map((row) => row.recorded_at - scheduled(row))),
-    toExecution: summarise(started.map((row) => row.exec_started! - scheduled(row))),
-    toCode: summarise(started.flatMap((row) => (codeStart(row) === null ? [] : [codeStart(row)! - scheduled(row)]))),
-    fires: inSpan.length,
-    unstarted: inSpan.length - started.length,
-  };
-}
-
-interface WatcherLags {
-  toRecordedMs: Latencies;
-  toExecutionMs: Latencies;
-  blocks: Latencies;
-  events: number;
-  unstarted: number;
-}
-
-async function watcherLags(
-  stack: AutomationsBenchStack,
-  clock: ReturnType<typeof blockClock>,
-  rows: RunRow[],
-): Promise<WatcherLags> {
-  const started = rows.filter((row) => row.exec_started !== null);
-  if (started.length > 0) {
-    const indexes = started.map((row) => row.trigger.blockIndex!);
-    const height = await stack.neo.getBlockCount();
-    await clock.load(Math.min(...indexes), height);
-  }
-  const ms: number[] = [];
-  const blocks: number[] = [];
-  const recorded: number[] = [];
-  for (const row of rows) {
-    const index = row.trigger.blockIndex!;
-    const blockTime = await clock.timeOf(index);
-    recorded.push(row.recorded_at - blockTime);
-    if (!row.exec_started) continue;
-    ms.push(row.exec_started - blockTime);
-    blocks.push(clock.heightAt(row.exec_started) - index);
-  }
-  return {
-    toRecordedMs: summarise(recorded),
-    toExecutionMs: summarise(ms),
-    blocks: summarise(blocks),
-    events: rows.length,
-    unstarted: rows.length - started.length,
-  };
 }
 
 interface Window {
@@ -366,73 +197,29 @@ function describeWindow(window: Window) {
   );
 }
 
-type Trigger = Record<string, unknown>;
-
 /** What every phase works with: the stack, its API, the block clock, the one action every automation runs. */
-interface Bench {
+interface Bench extends Creator {
   stack: AutomationsBenchStack;
-  call: ReturnType<typeof apiClient>;
   clock: ReturnType<typeof blockClock>;
-  action: { type: 'function'; functionId: string };
 }
 
 /** Deploys the function every automation runs, then warms the worker up (its first workflows and isolates). */
 async function prepare(stack: AutomationsBenchStack): Promise<Bench> {
   const call = apiClient(stack);
-  const created = await call('POST', '/functions', { name: 'bench-action', code: functionCode, runtime: 'node18' });
-  if (created.status !== 201) throw new Error(`deploy answered ${created.status}: ${JSON.stringify(created.body)}`);
-  // The functions area answers an envelope, the automations area bare bodies.
-  const functionId = (created.body as { data: { id: string } }).data.id;
-  for (let i = 0; i < 5; i++) {
-    const invoked = await call('POST', `/functions/${functionId}/invoke`, { params: {} });
-    if (invoked.status !== 200) throw new Error(`warm-up invoke answered ${invoked.status}`);
-  }
-  return { stack, call, clock: blockClock(stack.neoRpcUrl), action: { type: 'function', functionId } };
+  const action = await deployBenchAction(call);
+  return { stack, call, action, concurrency: counts.createConcurrency, clock: blockClock(stack.neoRpcUrl) };
 }
 
-/** `count` automations named `<name>-<i>` for i from `from`, each triggered by `trigger(i)`. */
-interface Batch {
-  name: string;
-  count: number;
-  trigger: (i: number) => Trigger;
-  from?: number;
-}
+/** The ids of `batch`, created over the API. */
+const create = async (bench: Bench, label: string, batch: Batch) => (await createAutomations(bench, label, batch)).ids;
 
-/** Creates `batch` over the API, a few at a time; answers the ids in batch order. */
-async function createAutomations(bench: Bench, label: string, batch: Batch): Promise<string[]> {
-  const from = batch.from ?? 0;
-  const ids = new Array<string>(batch.count);
-  const began = performance.now();
-  await runConcurrent(batch.count, counts.createConcurrency, async (k) => {
-    const body = { name: `${batch.name}-${from + k}`, trigger: batch.trigger(from + k), action: bench.action };
-    const answer = await bench.call('POST', '/automations', body);
-    if (answer.status !== 201) throw new Error(`create answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    ids[k] = (answer.body as { id: string }).id;
-  });
-  if (batch.count > 0) progress(`created ${batch.count} ${label} in ${elapsed(began)}`);
-  return ids;
-}
-
-function deactivate(bench: Bench, ids: string[]) {
-  return runConcurrent(ids.length, counts.createConcurrency, async (i) => {
-    const answer = await bench.call('PATCH', `/automations/${ids[i]}`, { status: 'inactive' });
-    if (answer.status !== 200) throw new Error(`deactivate answered ${answer.status}`);
-  });
-}
-
-/** Watches the bench's transfers to `recipient`: it matches every one. */
-const transfersTo = (recipient: string) => (): Trigger => ({
-  type: 'blockchain',
-  scriptHash: GAS,
-  event: 'Transfer',
-  filter: { to: recipient },
-});
+type PriceServer = Awaited<ReturnType<typeof startPriceServer>>;
 
 async function measureWith(stack: AutomationsBenchStack, prices: PriceServer) {
   const bench = await prepare(stack);
   const fire = await measureFireDelay(bench);
   const recipient = randomAddress();
-  const watcherIds = await createAutomations(bench, 'watchers of transfers to the bench recipient', {
+  const watcherIds = await create(bench, 'watchers of transfers to the bench recipient', {
     name: 'watch',
     count: counts.watchers,
     trigger: transfersTo(recipient),
@@ -462,7 +249,7 @@ async function withTransfers<T>(stack: AutomationsBenchStack, recipient: string,
 
 /** 1. Schedule fire delay: every-second schedules on an otherwise idle worker. */
 async function measureFireDelay(bench: Bench) {
-  const ids = await createAutomations(bench, 'every-second schedules', {
+  const ids = await create(bench, 'every-second schedules', {
     name: 'fire',
     count: counts.fireAutomations,
     trigger: () => ({ type: 'schedule', cron: '* * * * * *' }),
@@ -471,7 +258,8 @@ async function measureFireDelay(bench: Bench) {
   await deactivate(bench, ids);
   const rows = await untilStarted(bench.stack, ids);
   const fire = {
-    ...fireDelays(rows, schedulerDelays(await scheduledStarts(bench.stack, ids))),
+    ...fireDelays(rows),
+    scheduler: schedulerDelays(await scheduledStarts(bench.stack, ids)),
     skipped: await skippedFires(bench.stack, ids),
   };
   progress(
@@ -497,16 +285,7 @@ type Pool = ReturnType<typeof nonMatchingPool>;
 /** Active blockchain automations that watch GAS but never match the bench's transfers, resized on demand. */
 function nonMatchingPool(bench: Bench, recipient: string) {
   let ids: string[] = [];
-  const trigger = (i: number): Trigger => {
-    const kinds = [
-      { event: 'Transfer', filter: { to: randomAddress() } },
-      { event: 'Transfer', filter: { from: randomAddress() } },
-      // `to` matches the bench's transfers, `amount` never does.
-      { event: 'Transfer', filter: { to: recipient, amount: '7' } },
-      { filter: { from: randomAddress() } },
-    ];
-    return { type: 'blockchain', scriptHash: GAS, ...kinds[i % kinds.length]! };
-  };
+  const trigger = nonMatchingWatcher(recipient);
   return {
     async resize(n: number) {
       if (ids.length > n) {
@@ -515,7 +294,7 @@ function nonMatchingPool(bench: Bench, recipient: string) {
         ids = ids.slice(0, n);
       }
       const more = { name: 'chain', count: Math.max(0, n - ids.length), trigger, from: ids.length };
-      ids = [...ids, ...(await createAutomations(bench, 'non-matching blockchain automations', more))];
+      ids = [...ids, ...(await create(bench, 'non-matching blockchain automations', more))];
     },
   };
 }
@@ -538,7 +317,7 @@ async function measureRpcWindows(bench: Bench, pool: Pool) {
 
 interface Mixed {
   window: Window;
-  underLoad: { fire: FireDelays; lag: WatcherLags };
+  underLoad: { fire: SchedulerFireDelays; lag: WatcherLags };
 }
 
 /** 3b. The mixed set on one worker: what it costs in a steady window, and fire delay and lag meanwhile. */
@@ -559,7 +338,7 @@ async function measureMixed(bench: Bench, pool: Pool, prices: PriceServer, recip
   const matchRows = await untilStarted(bench.stack, matchingIds, (row) => within(row.recorded_at));
   const scheduler = schedulerDelays(await scheduledStarts(bench.stack, scheduleIds), from, to);
   const lag = await watcherLags(bench.stack, bench.clock, matchRows);
-  return { window, underLoad: { fire: fireDelays(scheduleRows, scheduler), lag } };
+  return { window, underLoad: { fire: { ...fireDelays(scheduleRows), scheduler }, lag } };
 }
 
 const mixedLine = () =>
@@ -569,9 +348,9 @@ const mixedLine = () =>
 async function createMixedSet(bench: Bench, pool: Pool, prices: PriceServer, recipient: string) {
   await pool.resize(counts.blockchain - counts.matching);
   const matching = { name: 'match', count: counts.matching, trigger: transfersTo(recipient) };
-  const matchingIds = await createAutomations(bench, 'matching blockchain automations', matching);
+  const matchingIds = await create(bench, 'matching blockchain automations', matching);
   const schedules = { name: 'sched', count: counts.schedules, trigger: spreadSchedule };
-  const scheduleIds = await createAutomations(bench, 'spread schedules', schedules);
+  const scheduleIds = await create(bench, 'spread schedules', schedules);
   const priceTrigger = () => ({
     type: 'price',
     asset: 'NEO',
@@ -581,7 +360,7 @@ async function createMixedSet(bench: Bench, pool: Pool, prices: PriceServer, rec
     source: { url: prices.url, path: 'data.price' },
     pollInterval: counts.pricePollSeconds,
   });
-  await createAutomations(bench, 'price automations', { name: 'price', count: counts.prices, trigger: priceTrigger });
+  await create(bench, 'price automations', { name: 'price', count: counts.prices, trigger: priceTrigger });
   return { matchingIds, scheduleIds };
 }
 
@@ -594,7 +373,7 @@ function spreadSchedule(i: number): Trigger {
 }
 
 interface Figures {
-  fire: FireDelays & { skipped: { overlap: number; missed: number } };
+  fire: SchedulerFireDelays & { skipped: { overlap: number; missed: number } };
   lag: WatcherLags;
   windows: RpcWindow[];
   mixed: Mixed;

@@ -142,3 +142,43 @@ export function sampleTree(rootPid = process.pid) {
     },
   };
 }
+
+export interface GroupSample {
+  /** CPU time of the group's processes over wall time, in % of one core. */
+  cpuPercent: number;
+  /** The group's resident memory at the end (summed over its processes), in MiB. */
+  rssMiB: number;
+  processes: number;
+}
+
+/**
+ * Watches groups of the processes below `rootPid`, each told by a pattern of its command line,
+ * until `stop()`: each group's CPU in % of one core over the span, and its memory at the end.
+ */
+export function sampleGroups<Name extends string>(groups: Record<Name, RegExp>, rootPid = process.pid) {
+  const startedAt = performance.now();
+  const tree = sampleTree(rootPid);
+  return {
+    stop(): Record<Name, GroupSample> {
+      const wallSeconds = (performance.now() - startedAt) / 1000;
+      const { byProcess } = tree.stop();
+      const sample = (pattern: RegExp): GroupSample => {
+        const members = byProcess.filter(({ command }) => pattern.test(command));
+        const rss = members.map(({ pid }) => {
+          try {
+            return rssMiB(pid);
+          } catch {
+            return 0; // Gone meanwhile.
+          }
+        });
+        return {
+          cpuPercent: (members.reduce((sum, { cpuSeconds }) => sum + cpuSeconds, 0) / wallSeconds) * 100,
+          rssMiB: rss.reduce((sum, value) => sum + (Number.isNaN(value) ? 0 : value), 0),
+          processes: members.length,
+        };
+      };
+      const entries = Object.entries(groups) as [Name, RegExp][];
+      return Object.fromEntries(entries.map(([name, pattern]) => [name, sample(pattern)])) as Record<Name, GroupSample>;
+    },
+  };
+}

@@ -25,8 +25,13 @@ export interface UpStack {
  * The stack exactly as a user starts it: `neoflow up` (the Temporal dev server on its SQLite file,
  * embedded PostgreSQL, a neo-go devnet, then the worker and the API as processes of their own) on
  * free ports in a scratch directory, and a key of every scope made with `neoflow keys create`.
+ * `extraEnv` sets more of its variables (NEO_RPC_URL: a Neo node of the caller's instead of the devnet).
  */
-export async function startUpStack(progress: Progress, rate = '1000000/1s'): Promise<UpStack> {
+export async function startUpStack(
+  progress: Progress,
+  rate = '1000000/1s',
+  extraEnv: Record<string, string> = {},
+): Promise<UpStack> {
   const began = performance.now();
   const scratch = await scratchDataDir('neoflow-bench-up-');
   const ports = {
@@ -48,6 +53,7 @@ export async function startUpStack(progress: Progress, rate = '1000000/1s'): Pro
     // A benchmark measures throughput, not the per-account quotas.
     NEOFLOW_ACCOUNT_AUTOMATIONS: '1000000',
     NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: '1000000',
+    ...extraEnv,
   };
   const up = await startNeoflowUp(env).catch(async (error: unknown) => {
     await rm(scratch, { recursive: true, force: true });

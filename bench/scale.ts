@@ -68,8 +68,7 @@ const share: Record<Kind, number> = { watchers: 0.4, prices: 0.3, schedules: 0.3
 
 interface Step {
   n: number;
-  /** Creates per second of this step's new automations, by kind and over all of them. */
-  creates: Record<Kind | 'all', number>;
+  creates: Creates;
   groups: Record<keyof typeof groups, GroupSample>;
   machineBusyPercent: number;
   seconds: number;
@@ -92,6 +91,8 @@ interface Scale extends Creator {
   ids: Record<Kind, string[]>;
   fastIds: string[];
   lagIds: string[];
+  /** Each process's CPU (% of one core) in the last steady window: what a create's cost is counted above. */
+  baseline: Record<keyof typeof groups, number>;
 }
 
 /** The i-th hourly schedule: at its own second and minute of the hour. */
@@ -114,9 +115,16 @@ const triggers = (scale: Scale): Record<Kind, (i: number) => Trigger> => ({
   schedules: hourly,
 });
 
-/** Grows the set to `n` automations in the mix's proportion; answers the creates per second. */
-async function growTo(scale: Scale, n: number): Promise<Step['creates']> {
-  const creates = { watchers: 0, prices: 0, schedules: 0, all: 0 };
+/**
+ * What creating a step's automations took: creates per second, and CPU ms per create by process
+ * above what the process spent before (the last steady window), by kind and over all.
+ */
+type Creates = Record<Kind | 'all', { perSecond: number; cpuMs: Record<keyof typeof groups, number> }>;
+
+/** Grows the set to `n` automations in the mix's proportion, each kind in turn. */
+async function growTo(scale: Scale, n: number): Promise<Creates> {
+  const none = () => ({ perSecond: Number.NaN, cpuMs: { worker: 0, temporal: 0, postgres: 0, api: 0 } });
+  const creates: Creates = { watchers: none(), prices: none(), schedules: none(), all: none() };
   let created = 0;
   let seconds = 0;
   for (const kind of Object.keys(share) as Kind[]) {
@@ -124,18 +132,37 @@ async function growTo(scale: Scale, n: number): Promise<Step['creates']> {
     const count = Math.round(n * share[kind]) - from;
     if (count <= 0) continue;
     const batch = { name: kind, count, from, trigger: triggers(scale)[kind] };
+    const began = performance.now();
+    const sampler = sampleGroups(groups);
     const { ids, perSecond } = await createAutomations(scale, kind, batch);
+    const sampled = sampler.stop();
+    const wallSeconds = (performance.now() - began) / 1000;
     scale.ids[kind].push(...ids);
-    creates[kind] = perSecond;
+    const above = (name: keyof typeof groups) => sampled[name].cpuPercent - scale.baseline[name];
+    const cpuMs = mapGroups((name) => (above(name) * wallSeconds * 10) / count);
+    creates[kind] = { perSecond, cpuMs };
+    progress(`  cpu ms per create: ${describeCpu(cpuMs)} (load ${load()})`);
+    creates.all.cpuMs = mapGroups((name) => creates.all.cpuMs[name] + cpuMs[name] * count);
     created += count;
     seconds += count / perSecond;
   }
-  creates.all = created / seconds;
+  creates.all = { perSecond: created / seconds, cpuMs: mapGroups((name) => creates.all.cpuMs[name] / created) };
   return creates;
 }
 
+const mapGroups = (value: (name: keyof typeof groups) => number) =>
+  Object.fromEntries(Object.keys(groups).map((name) => [name, value(name as keyof typeof groups)])) as Record<
+    keyof typeof groups,
+    number
+  >;
+
+const describeCpu = (cpuMs: Record<keyof typeof groups, number>) =>
+  Object.entries(cpuMs)
+    .map(([name, value]) => `${name} ${value.toFixed(1)}`)
+    .join(', ');
+
 /** Settles, then measures a steady window: the processes' cost, the calls out, fire delays and lag. */
-async function measureStep(scale: Scale, n: number, creates: Step['creates']): Promise<Step> {
+async function measureStep(scale: Scale, n: number, creates: Creates): Promise<Step> {
   progress(`${n} automations; settling ${counts.settleSeconds} s (load ${load()})`);
   await sleep(counts.settleSeconds * 1000);
   const loadBefore = load();
@@ -146,6 +173,7 @@ async function measureStep(scale: Scale, n: number, creates: Step['creates']): P
   const machine = sampleMachine();
   await sleep(counts.steadySeconds * 1000);
   const sampled = sampler.stop();
+  scale.baseline = mapGroups((name) => sampled[name].cpuPercent);
   const busy = machine.stop().busyPercent;
   const to = Date.now();
   const minutes = (to - from) / 60_000;
@@ -177,6 +205,16 @@ async function measureStep(scale: Scale, n: number, creates: Step['creates']): P
   return step;
 }
 
+/** Each process's CPU over `seconds` before anything more is created. */
+async function baselineOf(seconds: number) {
+  const sampler = sampleGroups(groups);
+  await sleep(seconds * 1000);
+  const sampled = sampler.stop();
+  const baseline = mapGroups((name) => sampled[name].cpuPercent);
+  progress(`baseline before the first creates: ${describeCpu(baseline)} % of one core (load ${load()})`);
+  return baseline;
+}
+
 const total = (calls: Map<string, number>) => [...calls.values()].reduce((sum, count) => sum + count, 0);
 
 async function measure(stack: ScaleStack) {
@@ -195,6 +233,7 @@ async function measure(stack: ScaleStack) {
       ids: { watchers: [], prices: [], schedules: [] },
       fastIds: [],
       lagIds: [],
+      baseline: mapGroups(() => 0),
     };
     const every = counts.fastEverySeconds;
     const fast = (i: number): Trigger => ({ type: 'schedule', cron: `${i % every}/${every} * * * * *` });
@@ -204,6 +243,7 @@ async function measure(stack: ScaleStack) {
     const lag = { name: 'lag', count: counts.lagWatchers, trigger: transfersTo(scale.recipient) };
     scale.lagIds = (await createAutomations(scale, 'lag watchers', lag)).ids;
     const transfers = startTransfers(stack, scale.recipient);
+    scale.baseline = await baselineOf(counts.settleSeconds);
     const steps: Step[] = [];
     try {
       for (const n of counts.ns) steps.push(await measureStep(scale, n, await growTo(scale, n)));
@@ -227,7 +267,7 @@ const core = (step: Step) =>
 function stepLine(step: Step) {
   const { worker, temporal, postgres, api } = step.groups;
   return (
-    `creates ${step.creates.all.toFixed(1)}/s (watchers ${step.creates.watchers.toFixed(1)}, prices ${step.creates.prices.toFixed(1)}, schedules ${step.creates.schedules.toFixed(1)}); ` +
+    `creates ${step.creates.all.perSecond.toFixed(1)}/s (watchers ${step.creates.watchers.perSecond.toFixed(1)}, prices ${step.creates.prices.perSecond.toFixed(1)}, schedules ${step.creates.schedules.perSecond.toFixed(1)}; cpu ms per create ${describeCpu(step.creates.all.cpuMs)}); ` +
     `cpu worker ${pct(worker.cpuPercent)}, temporal ${pct(temporal.cpuPercent)}, postgres ${pct(postgres.cpuPercent)} (api ${pct(api.cpuPercent)}); ` +
     `rss worker ${mib(worker.rssMiB)}, temporal ${mib(temporal.rssMiB)}, postgres ${mib(postgres.rssMiB)} MiB; ` +
     `rpc ${step.rpcPerMinute.toFixed(0)}/min, price reads ${step.priceReadsPerMinute.toFixed(1)}/min; ` +
@@ -254,7 +294,7 @@ function report(steps: Step[]) {
   ];
   const rows = steps.map((step) => [
     String(step.n),
-    step.creates.all.toFixed(1),
+    step.creates.all.perSecond.toFixed(1),
     pct(step.groups.worker.cpuPercent),
     pct(step.groups.temporal.cpuPercent),
     pct(step.groups.postgres.cpuPercent),
@@ -280,6 +320,11 @@ function report(steps: Step[]) {
       line(header),
       line(widths.map((width) => '-'.repeat(width))),
       ...rows.map(line),
+      ...steps.map(
+        ({ n, creates }) =>
+          `  creates up to N=${n} at concurrency ${counts.createConcurrency}: ${creates.all.perSecond.toFixed(1)}/s (watchers ${creates.watchers.perSecond.toFixed(1)}, prices ${creates.prices.perSecond.toFixed(1)}, schedules ${creates.schedules.perSecond.toFixed(1)}); ` +
+          `cpu ms per create above the steady cost before: ${describeCpu(creates.all.cpuMs)}`,
+      ),
       ...(steps.length > 1
         ? [
             `  ratios N=${last.n} vs N=${first.n}: worker ${ratio(last.groups.worker.cpuPercent, first.groups.worker.cpuPercent)}, temporal ${ratio(last.groups.temporal.cpuPercent, first.groups.temporal.cpuPercent)}, postgres ${ratio(last.groups.postgres.cpuPercent, first.groups.postgres.cpuPercent)}, ` +
@@ -290,7 +335,7 @@ function report(steps: Step[]) {
         `fire p99 ${last.fireDelayP99Ms.toFixed(0)} ms ≤ ${targets.fireDelayP99Ms} ${verdict(last.fireDelayP99Ms <= targets.fireDelayP99Ms)}; ` +
         `lag p99 ${last.lagP99Blocks} ≤ ${targets.lagP99Blocks} ${verdict(last.lagP99Blocks <= targets.lagP99Blocks)}; ` +
         `price reads ${last.priceReadsPerMinute.toFixed(1)}/min ≤ ${readsBound} ${verdict(last.priceReadsPerMinute <= readsBound)}; ` +
-        `creates ${Math.min(...steps.map((step) => step.creates.all)).toFixed(1)}/s ≥ ${targets.createsPerSecond} ${verdict(steps.every((step) => step.creates.all >= targets.createsPerSecond))}`,
+        `creates ${Math.min(...steps.map((step) => step.creates.all.perSecond)).toFixed(1)}/s ≥ ${targets.createsPerSecond} ${verdict(steps.every((step) => step.creates.all.perSecond >= targets.createsPerSecond))}`,
       `  counts: ${JSON.stringify(counts)}`,
     ],
     `, load now ${load()}`,
@@ -315,7 +360,7 @@ function jsonOf(step: Step) {
     postgresRssMiB: Math.round(step.groups.postgres.rssMiB),
     rpcPerMinute: Math.round(step.rpcPerMinute),
     httpReadsPerMinute: round(step.priceReadsPerMinute),
-    createsPerSecond: round(step.creates.all),
+    createsPerSecond: round(step.creates.all.perSecond),
     load: step.loadAfter,
   };
 }

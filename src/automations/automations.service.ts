@@ -65,7 +65,7 @@ export async function createAutomation(
     gasBelow: [],
     budget: input.budget ?? null,
   });
-  await sealCredentials(em, masterKeys, automation, input);
+  await sealCredentials(em, masterKeys, automation, input, { created: true });
   await arm(control, automation);
   await em.flush();
   await applyOrLeaveToSweep(control, automation, { rearm: true });

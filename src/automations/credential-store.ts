@@ -21,17 +21,20 @@ const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof Crede
  * the automation's columns. A value sent as a mask (`isMasked`) keeps the value stored at its
  * place if it is that value's mask, and is refused otherwise (400 naming the field). The
  * credentials of a part not sent are kept; those a sent part no longer holds are deleted. Stored
- * in the caller's unit of work, with the row itself; the clear values never reach a column.
+ * in the caller's unit of work, with the row itself; the clear values never reach a column. An
+ * automation being created (`created`) has none stored yet: they are not read, one round trip
+ * less on the create path (issue 34).
  */
 export async function sealCredentials(
   em: EntityManager,
   masterKeys: MasterKeys,
   automation: Automation,
   sent: CredentialParts,
+  { created = false } = {},
 ) {
   const parts = (['trigger', 'action', 'notify'] as const).filter((part) => sent[part] !== undefined);
   if (parts.length === 0) return;
-  const stored = await em.find(AutomationCredential, { automation: automation.id });
+  const stored = created ? [] : await em.find(AutomationCredential, { automation: automation.id });
   const byPath = new Map(stored.map((row) => [row.path, row]));
   const values = new Map<string, string>();
   for (const credential of credentialsOf(sent)) {

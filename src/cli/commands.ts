@@ -4,34 +4,88 @@ import { untilSignal } from './signals.ts';
 
 // Commands load their modules on demand: `keys list` should not pay for the Temporal worker.
 
-export const usage = `Usage: neoflow <command>
-
-  up                      start the whole stack (embedded services unless configured)
-  api                     run the API (needs DATABASE_URL, TEMPORAL_ADDRESS, NEO_RPC_URL)
-  worker                  run a Temporal worker (needs TEMPORAL_ADDRESS)
-  migrate                 apply pending database migrations
-  keys create --account <name> [--scopes a,b] [--rate 100/10s]
+/**
+ * Each command's usage, by the words that name it: `neoflow <words> --help` prints the entries
+ * those words name, `neoflow --help` all of them.
+ */
+export const commandUsages: { command: string; usage: string }[] = [
+  { command: 'up', usage: 'up                      start the whole stack (embedded services unless configured)' },
+  { command: 'api', usage: 'api                     run the API (needs DATABASE_URL, TEMPORAL_ADDRESS, NEO_RPC_URL)' },
+  { command: 'worker', usage: 'worker                  run a Temporal worker (needs TEMPORAL_ADDRESS)' },
+  { command: 'migrate', usage: 'migrate                 apply pending database migrations' },
+  {
+    command: 'keys create',
+    usage: `keys create --account <name> [--scopes a,b] [--rate 100/10s]
                           create an API key (the key alone is the last line of output);
-                          --rate overrides NEOFLOW_RATE_LIMIT for this key
-  keys list --account <name>
-  keys revoke <keyId>
-  secrets rotate-master   re-wrap the data keys of secrets, signers, results, stored values and kept
-                          idempotent answers under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)
-  schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
-                          (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)
-  fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--allow-host HOST]...
+                          --rate overrides NEOFLOW_RATE_LIMIT for this key`,
+  },
+  { command: 'keys list', usage: 'keys list --account <name>' },
+  { command: 'keys revoke', usage: 'keys revoke <keyId>' },
+  {
+    command: 'secrets rotate-master',
+    usage: `secrets rotate-master   re-wrap the data keys of secrets, signers, results, stored values and kept
+                          idempotent answers under NEOFLOW_MASTER_KEY (old keys in NEOFLOW_PREVIOUS_MASTER_KEYS until it is done)`,
+  },
+  {
+    command: 'schedules reseal',
+    usage: `schedules reseal        seal the payloads every schedule stores again under NEOFLOW_PAYLOAD_KEY
+                          (old keys in NEOFLOW_PREVIOUS_PAYLOAD_KEYS meanwhile; docs/deployment.md)`,
+  },
+  {
+    command: 'fn run',
+    usage: `fn run <file.js|ts> [--params JSON] [--env K=V]... [--secret NAME=VALUE]... [--allow-host HOST]...
          [--storage FILE.json] [--rpc URL] [--timeout S] [--execute JSON [--signer ADDRESS]]
                           run a function once in the service's sandbox and print its outcome as JSON
                           (exit 1 if it failed); --rpc defaults to the local stack's neo-go node;
                           --execute reads the result as a sending action's decision and prints its
                           calls (with --rpc, their test invocation as --signer), sending nothing;
                           --storage seeds context.storage from a JSON object of key to value and
-                          writes it back when the run completes
-  fn deploy <file.js|ts> --name <name> [--secrets A,B] [--env K=V]... [--allowed-hosts H1,H2]
+                          writes it back when the run completes`,
+  },
+  {
+    command: 'fn deploy',
+    usage: `fn deploy <file.js|ts> --name <name> [--secrets A,B] [--env K=V]... [--allowed-hosts H1,H2]
                           create the account's function of that name from the file, or update it
                           (--env, --secrets, --allowed-hosts replace the function's when given); prints its id
-                          and version; talks to NEOFLOW_API_URL with NEOFLOW_API_KEY
-`;
+                          and version; talks to NEOFLOW_API_URL with NEOFLOW_API_KEY`,
+  },
+  {
+    command: 'export',
+    usage: `export [--account <name>] [--code-dir DIR] > neoflow.yaml
+                          write the key's account as a neoflow.yaml: its functions (code inline, or in
+                          files of DIR), automations and the names of its secrets, never a secret's or a
+                          credential's value (docs/automations-as-code.md); NEOFLOW_API_URL, NEOFLOW_API_KEY`,
+  },
+  {
+    command: 'apply',
+    usage: `apply -f neoflow.yaml [--dry-run] [--prune] [--send-secrets] [--account <name>]
+                          show what applying the file changes, field by field, then apply it through the
+                          API (resources matched by name); --dry-run only shows it; --prune deletes what
+                          the file does not hold; secrets' and credentials' values come from the
+                          environment or files, never printed; --send-secrets sends them even where no
+                          change shows (docs/automations-as-code.md)`,
+  },
+  ...(['functions', 'automations', 'secrets'] as const).flatMap((kind) => [
+    {
+      command: `${kind} list`,
+      usage: `${`${kind} list`.padEnd(24)}the account's ${kind}, one a line (NEOFLOW_API_URL, NEOFLOW_API_KEY)`,
+    },
+    {
+      command: `${kind} get`,
+      usage: `${kind} get <name|id>\n${' '.repeat(26)}one of them as the API answers it, as JSON${kind === 'secrets' ? ' (never its value)' : ''}`,
+    },
+  ]),
+];
+
+/** The usage of the command `words` name (or of every command); unknown words are an error. */
+export function usageOf(words: string[]): string {
+  const named = commandUsages.filter(({ command }) => {
+    const parts = command.split(' ');
+    return words.slice(0, parts.length).every((word, index) => word === parts[index]);
+  });
+  if (named.length === 0) throw new Error(`unknown command "${words.join(' ')}"; run neoflow --help`);
+  return `Usage: neoflow <command>\n\n${named.map(({ usage }) => `  ${usage}\n`).join('')}`;
+}
 
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
   switch (command) {
@@ -46,7 +100,16 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'keys':
       return (await import('./keys.ts')).keysCommand(config, rest, options);
     case 'secrets':
+      if (rest[0] === 'list' || rest[0] === 'get')
+        return (await import('./resources.ts')).resourceCommand(config, command, rest);
       return (await import('./secrets.ts')).secretsCommand(config, rest);
+    case 'functions':
+    case 'automations':
+      return (await import('./resources.ts')).resourceCommand(config, command, rest);
+    case 'export':
+      return (await import('./as-code-commands.ts')).exportCommand(config, options.account, options.asCode);
+    case 'apply':
+      return (await import('./as-code-commands.ts')).applyCommand(config, options.account, options.asCode);
     case 'schedules':
       return (await import('./schedules.ts')).schedulesCommand(config, rest);
     case 'fn': {

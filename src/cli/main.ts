@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { withDevSecrets } from '../dev-secrets.ts';
-import { runCommand, usage } from './commands.ts';
+import { runCommand, usageOf } from './commands.ts';
 
 /** `neoflow <command>`: every failure ends as one line on stderr and a non-zero exit code. */
 async function main(argv: string[]) {
@@ -24,11 +24,16 @@ async function main(argv: string[]) {
       secrets: { type: 'string' },
       'allowed-hosts': { type: 'string' },
       storage: { type: 'string' },
+      file: { type: 'string', short: 'f' },
+      'dry-run': { type: 'boolean' },
+      prune: { type: 'boolean' },
+      'send-secrets': { type: 'boolean' },
+      'code-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || positionals.length === 0) {
-    process.stdout.write(usage);
+    process.stdout.write(usageOf(positionals));
     return;
   }
   const env = withDevSecrets(process.env, { create: positionals[0] === 'up' });
@@ -41,7 +46,14 @@ async function main(argv: string[]) {
     env: environment,
     allowedHosts: values['allowed-hosts'],
   };
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy });
+  const asCode = {
+    file: values.file,
+    dryRun: values['dry-run'] ?? false,
+    prune: values.prune ?? false,
+    sendSecrets: values['send-secrets'] ?? false,
+    codeDir: values['code-dir'],
+  };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy, asCode });
 }
 
 main(process.argv.slice(2)).then(

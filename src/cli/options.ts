@@ -5,6 +5,21 @@ export interface Options {
   rate: string | undefined;
   fn: FnRunOptions;
   deploy: FnDeployOptions;
+  asCode: AsCodeOptions;
+}
+
+/** `neoflow export` and `neoflow apply`'s flags (docs/automations-as-code.md). */
+export interface AsCodeOptions {
+  /** `apply -f`: the neoflow.yaml to apply. */
+  file: string | undefined;
+  /** `apply`: show the plan, change nothing. */
+  dryRun: boolean;
+  /** `apply`: delete what the account holds and the file does not. */
+  prune: boolean;
+  /** `apply`: send the values of secrets and credentials the file gives, even where no change shows. */
+  sendSecrets: boolean;
+  /** `export`: write functions' code to files of this folder rather than inline. */
+  codeDir: string | undefined;
 }
 
 /** `neoflow fn deploy`'s flags besides `--env`, which `fn run` shares. */

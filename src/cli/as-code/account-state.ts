@@ -1,0 +1,89 @@
+import type { Action, Trigger } from '../../automations/automations.schemas.ts';
+import type { Budget } from '../../chain/gas-budget.ts';
+import type { NotifyRule } from '../../automations/notifications/notify.schemas.ts';
+import type { Runtime } from '../../functions/function.entity.ts';
+import { expectStatus, listAll, type Api } from '../api-client.ts';
+
+/** A function as the API shows it with its code (GET /v1/functions/{id}?include_code=true). */
+export interface RemoteFunction {
+  id: string;
+  name: string;
+  description: string | null;
+  runtime: Runtime;
+  timeout: number;
+  environment: Record<string, string>;
+  secrets: string[];
+  tags: string[];
+  allowedHosts: string[];
+  code: string;
+}
+
+/** An automation as the API lists it: its credentials masked. */
+export interface RemoteAutomation {
+  id: string;
+  name: string;
+  status: 'active' | 'inactive' | 'error';
+  trigger: Trigger;
+  action: Action;
+  notify: NotifyRule[];
+  budget?: Budget;
+  details?: { reason: string; message: string };
+}
+
+/** A secret as the API shows it: never its value. */
+export interface RemoteSecret {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+/** What an account holds, as its key reads it through the API. */
+export interface AccountState {
+  account: { id: string; name: string };
+  secrets: RemoteSecret[];
+  functions: RemoteFunction[];
+  automations: RemoteAutomation[];
+}
+
+/** Requests in flight at once while reading one resource at a time. */
+const parallelReads = 8;
+
+/** The key's account with its secrets, functions (with their code) and automations. */
+export async function readAccountState(api: Api): Promise<AccountState> {
+  const account = (await expectStatus(api('GET', '/v1/account'), 200, 'GET /v1/account')) as AccountState['account'];
+  const [secrets, functions, automations] = await Promise.all([
+    readSecrets(api),
+    readFunctions(api),
+    listAll<RemoteAutomation>(api, '/v1/automations', (body) => body.automations),
+  ]);
+  return { account: { id: account.id, name: account.name }, secrets, functions, automations };
+}
+
+async function readFunctions(api: Api): Promise<RemoteFunction[]> {
+  const listed = await listAll<{ id: string }>(api, '/v1/functions?sort=name&order=asc', (body) => body.data);
+  return eachInTurn(listed, async ({ id }) => {
+    const body = await expectStatus(api('GET', `/v1/functions/${id}?include_code=true`), 200, `GET function ${id}`);
+    return body.data as RemoteFunction;
+  });
+}
+
+async function readSecrets(api: Api): Promise<RemoteSecret[]> {
+  const listed = await listAll<{ id: string }>(api, '/v1/secrets', (body) => body.secrets);
+  // The list leaves out descriptions: each secret is read for its own.
+  return eachInTurn(listed, async ({ id }) => {
+    const { name, description } = (await expectStatus(
+      api('GET', `/v1/secrets/${id}`),
+      200,
+      `GET secret ${id}`,
+    )) as unknown as RemoteSecret;
+    return { id, name, description };
+  });
+}
+
+/** `read` of every item, a few at a time, in the items' order. */
+async function eachInTurn<T, R>(items: T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += parallelReads)
+    results.push(...(await Promise.all(items.slice(start, start + parallelReads).map(read))));
+  return results;
+}

@@ -57,80 +57,213 @@ const optionalOrigins = optionalText.refine((value) => value === undefined || li
 });
 
 const toMs = (value: number) => value * 1000;
+/** A number of seconds in the environment, in milliseconds in the configuration. */
+const secondsAsMs = (fallback: number) => positiveInt.default(fallback).transform(toMs);
 
-/** Every variable Neoflow reads, said once: the README's configuration table is checked against it. */
-export const variables = {
-  NEOFLOW_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  NEOFLOW_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  NEOFLOW_DATA_DIR: z.string().min(1).default('.neoflow'),
-  NEOFLOW_BIN_DIR: z.string().min(1).optional(),
-  NEOFLOW_API_HOST: z.string().min(1).default('127.0.0.1'),
-  NEOFLOW_API_PORT: port.default(8080),
-  NEOFLOW_API_URL: optionalUrl(['http:', 'https:'], 'https://neoflow.example.com'),
-  NEOFLOW_API_KEY: optionalText,
-  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:'], 'postgres://user@host:5432/neoflow'),
-  NEOFLOW_EMBEDDED_PG_PORT: port.default(5433),
-  TEMPORAL_ADDRESS: optionalText.refine((value) => value === undefined || /^[\w.-]+:\d{1,5}$/.test(value), {
-    message: 'must be host:port, such as 127.0.0.1:7233',
-  }),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  NEOFLOW_TEMPORAL_PORT: port.default(7233),
-  NEOFLOW_TEMPORAL_UI_PORT: port.default(8233),
-  NEOFLOW_TASK_QUEUE: z.string().min(1).default('neoflow'),
-  NEOFLOW_WORKER_MAX_ACTIVITIES: positiveInt.default(32),
-  NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: positiveInt.default(512),
-  NEOFLOW_WORKER_MAX_RUNS: positiveInt.default(128),
-  // 0: no metrics endpoint.
-  NEOFLOW_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  NEOFLOW_ACCOUNT_CONCURRENCY: positiveInt.default(4),
-  NEOFLOW_ACCOUNT_ACTIVITIES: positiveInt.default(4),
-  NEOFLOW_ACCOUNT_AUTOMATIONS: positiveInt.default(1000),
-  NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: positiveInt.default(1000),
-  // A 5-field cron fires at most once a minute: a larger floor would need the minute fields read too.
-  NEOFLOW_SHORTEST_SCHEDULE_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
-  NEOFLOW_SHORTEST_POLL_SECONDS: positiveInt.default(10),
-  NEO_RPC_URL: optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332'),
-  NEOFLOW_NEO_RPC_PORT: port.default(20332),
-  NEOFLOW_MASTER_KEY: optionalKey,
-  NEOFLOW_PREVIOUS_MASTER_KEYS: keyList,
-  NEOFLOW_PAYLOAD_KEY: optionalKey,
-  NEOFLOW_PREVIOUS_PAYLOAD_KEYS: keyList,
-  NEOFLOW_OPERATOR_TOKEN: optionalToken,
-  NEOFLOW_METRICS_TOKEN: optionalToken,
-  NEOFLOW_CODEC_ALLOWED_ORIGINS: optionalOrigins,
-  NEOFLOW_SANDBOX_MEMORY_MB: positiveInt.default(128),
-  NEOFLOW_SANDBOX_SERVICE_CALLS: positiveInt.default(1000),
-  NEOFLOW_SCHEDULE_CATCHUP_SECONDS: positiveInt.default(60),
-  NEOFLOW_PRICE_POLL_SECONDS: positiveInt.default(30),
-  NEOFLOW_PRICE_MAX_AGE_SECONDS: positiveInt.default(300),
-  NEOFLOW_PRICE_SOURCE: z.enum(['coingecko', 'binance']).default('coingecko'),
-  NEOFLOW_TELEGRAM_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.telegram.org'),
-  NEOFLOW_RECOVERY_SECONDS: positiveInt.default(30),
-  NEOFLOW_TRIGGER_FAILURES: positiveInt.default(10),
-  NEOFLOW_CONTRACT_CHECK_SECONDS: positiveInt.default(30),
-  NEOFLOW_RELAY_ATTEMPT_SECONDS: positiveInt.default(1500),
-  NEOFLOW_REPLAY_BLOCKS_PER_SECOND: positiveInt.default(200),
-  NEOFLOW_EGRESS_ALLOW: z
-    .string()
-    .default('')
-    .transform((value, context) => {
-      try {
-        return parseEgressAllow(value);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
-  NEOFLOW_RATE_LIMIT: z
-    .string()
-    .default('100/10s')
-    .transform((value, context) => {
-      const rate = parseRate(value);
-      if (rate === undefined)
-        context.addIssue({ code: 'custom', message: 'must be <requests>/<seconds>s, such as 100/10s' });
-      return rate ?? z.NEVER;
-    }),
+/** A setting: the variable of the environment it is read from, and that variable's schema. */
+class Setting<V extends string, S extends z.ZodType> {
+  readonly variable: V;
+  readonly schema: S;
+
+  constructor(variable: V, schema: S) {
+    this.variable = variable;
+    this.schema = schema;
+  }
+}
+const read = <const V extends string, S extends z.ZodType>(variable: V, schema: S) => new Setting(variable, schema);
+
+interface Settings {
+  [key: string]: Setting<string, z.ZodType> | Settings;
+}
+type SettingOf<T> = T extends Setting<string, z.ZodType> ? T : { [K in keyof T]: SettingOf<T[K]> }[keyof T];
+/** The schema of the environment: each setting's variable, by its schema. */
+type EnvironmentShape<T> = {
+  [S in SettingOf<T> as S extends Setting<infer V, z.ZodType> ? V : never]: S extends Setting<string, infer Z>
+    ? Z
+    : never;
 };
+/** The configuration: the settings' own shape, each setting replaced by its variable's value. */
+type Nested<T> = T extends Setting<string, infer S> ? z.output<S> : { [K in keyof T]: Nested<T[K]> };
+
+const settingsIn = (tree: Settings): Setting<string, z.ZodType>[] =>
+  Object.values(tree).flatMap((node) => (node instanceof Setting ? [node] : settingsIn(node)));
+
+const environmentShape = <T extends Settings>(tree: T) =>
+  Object.fromEntries(settingsIn(tree).map(({ variable, schema }) => [variable, schema])) as EnvironmentShape<T>;
+
+function nested<T extends Settings>(tree: T, env: Record<string, unknown>): Nested<T> {
+  const entries = Object.entries(tree).map(([key, node]) => [
+    key,
+    node instanceof Setting ? env[node.variable] : nested(node, env),
+  ]);
+  return Object.fromEntries(entries) as Nested<T>;
+}
+
+const recoverySeconds = read('NEOFLOW_RECOVERY_SECONDS', secondsAsMs(30));
+
+/**
+ * Every setting, said once: where it sits in the configuration and the variable it is read from.
+ * Unset optional values a few lines below fill in (`configSchema`) are marked so.
+ */
+const settings = {
+  env: read('NEOFLOW_ENV', z.enum(['development', 'production', 'test']).default('development')),
+  logLevel: read('NEOFLOW_LOG_LEVEL', z.enum(['debug', 'info', 'warn', 'error']).default('info')),
+  dataDir: read(
+    'NEOFLOW_DATA_DIR',
+    z
+      .string()
+      .min(1)
+      .default('.neoflow')
+      .transform((dir) => resolve(dir)),
+  ),
+  /** Where the Go binaries are cached; unset, under the user's cache directory. */
+  binDir: read('NEOFLOW_BIN_DIR', z.string().min(1).optional()),
+  api: {
+    host: read('NEOFLOW_API_HOST', z.string().min(1).default('127.0.0.1')),
+    port: read('NEOFLOW_API_PORT', port.default(8080)),
+  },
+  /** Where `neoflow fn deploy` sends its requests (unset, this API), and the API key it sends them with. */
+  client: {
+    apiUrl: read('NEOFLOW_API_URL', optionalUrl(['http:', 'https:'], 'https://neoflow.example.com')),
+    apiKey: read('NEOFLOW_API_KEY', optionalText),
+  },
+  postgres: {
+    url: read('DATABASE_URL', optionalUrl(['postgres:', 'postgresql:'], 'postgres://user@host:5432/neoflow')),
+    embeddedPort: read('NEOFLOW_EMBEDDED_PG_PORT', port.default(5433)),
+  },
+  temporal: {
+    address: read(
+      'TEMPORAL_ADDRESS',
+      optionalText.refine((value) => value === undefined || /^[\w.-]+:\d{1,5}$/.test(value), {
+        message: 'must be host:port, such as 127.0.0.1:7233',
+      }),
+    ),
+    namespace: read('TEMPORAL_NAMESPACE', z.string().min(1).default('default')),
+    devPort: read('NEOFLOW_TEMPORAL_PORT', port.default(7233)),
+    uiPort: read('NEOFLOW_TEMPORAL_UI_PORT', port.default(8233)),
+    taskQueue: read('NEOFLOW_TASK_QUEUE', z.string().min(1).default('neoflow')),
+  },
+  worker: {
+    maxActivities: read('NEOFLOW_WORKER_MAX_ACTIVITIES', positiveInt.default(32)),
+    maxWorkflowTasks: read('NEOFLOW_WORKER_MAX_WORKFLOW_TASKS', positiveInt.default(512)),
+    /** Function runs at once, all accounts together: what bounds the isolates of a process. */
+    maxRuns: read('NEOFLOW_WORKER_MAX_RUNS', positiveInt.default(128)),
+    sandboxMemoryMb: read('NEOFLOW_SANDBOX_MEMORY_MB', positiveInt.default(128)),
+    /** Calls to `context.services` one run may make. */
+    sandboxServiceCalls: read('NEOFLOW_SANDBOX_SERVICE_CALLS', positiveInt.default(1000)),
+    /** Where a worker process serves `/metrics`; 0 for nowhere. */
+    metricsPort: read('NEOFLOW_WORKER_METRICS_PORT', z.coerce.number().int().min(0).max(65535).default(9464)),
+    runsPerAccount: read('NEOFLOW_ACCOUNT_CONCURRENCY', positiveInt.default(4)),
+    /**
+     * Webhook deliveries, notifications, contract prepares and relays of one account this process
+     * runs at once: what keeps one account's slow receivers from holding every activity slot.
+     */
+    activitiesPerAccount: read('NEOFLOW_ACCOUNT_ACTIVITIES', positiveInt.default(4)),
+  },
+  neo: {
+    rpcUrl: read('NEO_RPC_URL', optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332')),
+    devRpcPort: read('NEOFLOW_NEO_RPC_PORT', port.default(20332)),
+  },
+  /** Unset outside production until `neoflow up` generates development values. */
+  secrets: {
+    masterKey: read('NEOFLOW_MASTER_KEY', optionalKey),
+    previousMasterKeys: read('NEOFLOW_PREVIOUS_MASTER_KEYS', keyList),
+    payloadKey: read('NEOFLOW_PAYLOAD_KEY', optionalKey),
+    /** Earlier payload keys: what they sealed still decodes while a rotation completes. */
+    previousPayloadKeys: read('NEOFLOW_PREVIOUS_PAYLOAD_KEYS', keyList),
+    operatorToken: read('NEOFLOW_OPERATOR_TOKEN', optionalToken),
+    /** What Prometheus presents for `/metrics`; unset, the operator token (as before it existed). */
+    metricsToken: read('NEOFLOW_METRICS_TOKEN', optionalToken),
+  },
+  /** What one account may start: each refused with a 4xx that names the limit. */
+  quotas: {
+    automationsPerAccount: read('NEOFLOW_ACCOUNT_AUTOMATIONS', positiveInt.default(1000)),
+    /**
+     * The shortest interval between two fires of a schedule, and between two reads of a price. A
+     * 5-field cron fires at most once a minute: a larger floor would need the minute fields read too.
+     */
+    shortestScheduleSeconds: read(
+      'NEOFLOW_SHORTEST_SCHEDULE_SECONDS',
+      z.coerce.number().int().min(1).max(60).default(10),
+    ),
+    shortestPollSeconds: read('NEOFLOW_SHORTEST_POLL_SECONDS', positiveInt.default(10)),
+    /** Executions of one account recorded and not yet ended; an invoke beyond them answers 429. */
+    queuedExecutionsPerAccount: read('NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS', positiveInt.default(1000)),
+  },
+  /** Default per-key request rate. */
+  rateLimit: read(
+    'NEOFLOW_RATE_LIMIT',
+    z
+      .string()
+      .default('100/10s')
+      .transform((value, context) => {
+        const rate = parseRate(value);
+        if (rate === undefined)
+          context.addIssue({ code: 'custom', message: 'must be <requests>/<seconds>s, such as 100/10s' });
+        return rate ?? z.NEVER;
+      }),
+  ),
+  /** What tenants' outbound requests (price sources) may reach inside the service's network. */
+  egress: read(
+    'NEOFLOW_EGRESS_ALLOW',
+    z
+      .string()
+      .default('')
+      .transform((value, context) => {
+        try {
+          return parseEgressAllow(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+  ),
+  /**
+   * Browser origins (the Temporal Web UI) whose pages may read the codec endpoint's answers (CORS);
+   * no credential. Unset, the dev server's Web UI under both names a browser may use for it.
+   */
+  codec: {
+    allowedOrigins: read(
+      'NEOFLOW_CODEC_ALLOWED_ORIGINS',
+      optionalOrigins.transform((value) => (value === undefined ? undefined : listOf(value))),
+    ),
+  },
+  /**
+   * The recovery sweep: how often it looks for executions recorded but perhaps never started, and
+   * how long such an execution has had to start before it counts as one.
+   */
+  recovery: { intervalMs: recoverySeconds, graceMs: recoverySeconds },
+  /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
+  automations: {
+    /** How late a schedule may still fire a missed time (after downtime). */
+    catchupWindowMs: read('NEOFLOW_SCHEDULE_CATCHUP_SECONDS', secondsAsMs(60)),
+    pricePollMs: read('NEOFLOW_PRICE_POLL_SECONDS', secondsAsMs(30)),
+    priceMaxAgeMs: read('NEOFLOW_PRICE_MAX_AGE_SECONDS', secondsAsMs(300)),
+    pricePreset: read('NEOFLOW_PRICE_SOURCE', z.enum(['coingecko', 'binance']).default('coingecko')),
+    /**
+     * Price polls in a row that read no usable price, or checks in a row that found a blockchain
+     * trigger's contract not deployed, before the automation moves to `error`.
+     */
+    triggerFailureLimit: read('NEOFLOW_TRIGGER_FAILURES', positiveInt.default(10)),
+    /** How often the block follower checks that the watched contracts are deployed. */
+    contractCheckMs: read('NEOFLOW_CONTRACT_CHECK_SECONDS', secondsAsMs(30)),
+    /**
+     * How long one attempt of a contract run's relay looks for its transaction before it ends and
+     * Temporal retries it (without limit): under the relay activity's 30-minute timeout.
+     */
+    relayAttemptMs: read('NEOFLOW_RELAY_ATTEMPT_SECONDS', secondsAsMs(1500)),
+    /** The most blocks one replay reads a second: the node serves live following first. */
+    replayBlocksPerSecond: read('NEOFLOW_REPLAY_BLOCKS_PER_SECOND', positiveInt.default(200)),
+    /** Telegram's Bot API, where telegram notifications go (through the egress guard). */
+    telegramApiUrl: read(
+      'NEOFLOW_TELEGRAM_API_URL',
+      z.url({ protocol: /^https?$/ }).default('https://api.telegram.org'),
+    ),
+  },
+};
+
+/** Every variable Neoflow reads, by its schema: the README's configuration table is checked against it. */
+export const variables = environmentShape(settings);
 
 type Variable = keyof typeof variables;
 
@@ -138,10 +271,11 @@ type Variable = keyof typeof variables;
 const cacheHome = { HOME: optionalText, XDG_CACHE_HOME: optionalText };
 
 /** Loose: Temporal's own variables (TLS, API key, gRPC headers) are read by its SDK's reader. */
-const schema = z
+export const configSchema = z
   .looseObject({ ...variables, ...cacheHome })
   .superRefine((env, context) => {
-    if (env.NEOFLOW_PRICE_POLL_SECONDS < env.NEOFLOW_SHORTEST_POLL_SECONDS) {
+    // Both read in milliseconds.
+    if (env.NEOFLOW_PRICE_POLL_SECONDS < toMs(env.NEOFLOW_SHORTEST_POLL_SECONDS)) {
       context.addIssue({
         code: 'custom',
         path: ['NEOFLOW_PRICE_POLL_SECONDS'],
@@ -161,110 +295,25 @@ const schema = z
         context.addIssue({ code: 'custom', path: [variable], message: 'must be set in production' });
     }
   })
-  .transform((e, context) => ({
-    env: e.NEOFLOW_ENV,
-    logLevel: e.NEOFLOW_LOG_LEVEL,
-    dataDir: resolve(e.NEOFLOW_DATA_DIR),
-    binDir: resolve(
-      e.NEOFLOW_BIN_DIR ?? join(e.XDG_CACHE_HOME ?? join(e.HOME ?? homedir(), '.cache'), 'neoflow', 'bin'),
-    ),
-    api: { host: e.NEOFLOW_API_HOST, port: e.NEOFLOW_API_PORT },
-    /** Where `neoflow fn deploy` sends its requests, and the API key it sends them with. */
-    client: {
-      apiUrl: e.NEOFLOW_API_URL ?? `http://${e.NEOFLOW_API_HOST}:${e.NEOFLOW_API_PORT}`,
-      apiKey: e.NEOFLOW_API_KEY,
-    },
-    postgres: { url: e.DATABASE_URL, embeddedPort: e.NEOFLOW_EMBEDDED_PG_PORT },
-    temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
-      devPort: e.NEOFLOW_TEMPORAL_PORT,
-      uiPort: e.NEOFLOW_TEMPORAL_UI_PORT,
-      taskQueue: e.NEOFLOW_TASK_QUEUE,
+  .transform((env, context) => {
+    const config = nested(settings, env);
+    const uiPort = config.temporal.uiPort;
+    // What an unset setting falls back to when its default is another setting's value.
+    return {
+      ...config,
+      binDir: resolve(
+        config.binDir ?? join(env.XDG_CACHE_HOME ?? join(env.HOME ?? homedir(), '.cache'), 'neoflow', 'bin'),
+      ),
+      client: { ...config.client, apiUrl: config.client.apiUrl ?? `http://${config.api.host}:${config.api.port}` },
       /** TLS, API key and gRPC headers for a real cluster, from Temporal's own variables. */
-      security: temporalSecurity(e, context),
-    },
-    worker: {
-      maxActivities: e.NEOFLOW_WORKER_MAX_ACTIVITIES,
-      maxWorkflowTasks: e.NEOFLOW_WORKER_MAX_WORKFLOW_TASKS,
-      /** Function runs at once, all accounts together: what bounds the isolates of a process. */
-      maxRuns: e.NEOFLOW_WORKER_MAX_RUNS,
-      sandboxMemoryMb: e.NEOFLOW_SANDBOX_MEMORY_MB,
-      /** Calls to `context.services` one run may make. */
-      sandboxServiceCalls: e.NEOFLOW_SANDBOX_SERVICE_CALLS,
-      /** Where a worker process serves `/metrics`; 0 for nowhere. */
-      metricsPort: e.NEOFLOW_WORKER_METRICS_PORT,
-      runsPerAccount: e.NEOFLOW_ACCOUNT_CONCURRENCY,
-      /**
-       * Webhook deliveries, notifications, contract prepares and relays of one account this process
-       * runs at once: what keeps one account's slow receivers from holding every activity slot.
-       */
-      activitiesPerAccount: e.NEOFLOW_ACCOUNT_ACTIVITIES,
-    },
-    neo: { rpcUrl: e.NEO_RPC_URL, devRpcPort: e.NEOFLOW_NEO_RPC_PORT },
-    /** Unset outside production until `neoflow up` generates development values. */
-    secrets: {
-      masterKey: e.NEOFLOW_MASTER_KEY,
-      previousMasterKeys: e.NEOFLOW_PREVIOUS_MASTER_KEYS,
-      payloadKey: e.NEOFLOW_PAYLOAD_KEY,
-      /** Earlier payload keys: what they sealed still decodes while a rotation completes. */
-      previousPayloadKeys: e.NEOFLOW_PREVIOUS_PAYLOAD_KEYS,
-      operatorToken: e.NEOFLOW_OPERATOR_TOKEN,
-      /** What Prometheus presents for `/metrics`; unset, the operator token (as before it existed). */
-      metricsToken: e.NEOFLOW_METRICS_TOKEN,
-    },
-    /** What one account may start: each refused with a 4xx that names the limit. */
-    quotas: {
-      automationsPerAccount: e.NEOFLOW_ACCOUNT_AUTOMATIONS,
-      /** The shortest interval between two fires of a schedule, and between two reads of a price. */
-      shortestScheduleSeconds: e.NEOFLOW_SHORTEST_SCHEDULE_SECONDS,
-      shortestPollSeconds: e.NEOFLOW_SHORTEST_POLL_SECONDS,
-      /** Executions of one account recorded and not yet ended; an invoke beyond them answers 429. */
-      queuedExecutionsPerAccount: e.NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS,
-    },
-    /** Default per-key request rate. */
-    rateLimit: e.NEOFLOW_RATE_LIMIT,
-    /** What tenants' outbound requests (price sources) may reach inside the service's network. */
-    egress: e.NEOFLOW_EGRESS_ALLOW,
-    /** Browser origins (the Temporal Web UI) whose pages may read the codec endpoint's answers (CORS); no credential. */
-    codec: {
-      // By default, the dev server's Web UI under both names a browser may use for it.
-      allowedOrigins: e.NEOFLOW_CODEC_ALLOWED_ORIGINS
-        ? listOf(e.NEOFLOW_CODEC_ALLOWED_ORIGINS)
-        : [`http://127.0.0.1:${e.NEOFLOW_TEMPORAL_UI_PORT}`, `http://localhost:${e.NEOFLOW_TEMPORAL_UI_PORT}`],
-    },
-    /**
-     * The recovery sweep: how often it looks for executions recorded but perhaps never started, and
-     * how long such an execution has had to start before it counts as one.
-     */
-    recovery: { intervalMs: toMs(e.NEOFLOW_RECOVERY_SECONDS), graceMs: toMs(e.NEOFLOW_RECOVERY_SECONDS) },
-    /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
-    automations: {
-      /** How late a schedule may still fire a missed time (after downtime). */
-      catchupWindowMs: toMs(e.NEOFLOW_SCHEDULE_CATCHUP_SECONDS),
-      pricePollMs: toMs(e.NEOFLOW_PRICE_POLL_SECONDS),
-      priceMaxAgeMs: toMs(e.NEOFLOW_PRICE_MAX_AGE_SECONDS),
-      pricePreset: e.NEOFLOW_PRICE_SOURCE,
-      /**
-       * Price polls in a row that read no usable price, or checks in a row that found a blockchain
-       * trigger's contract not deployed, before the automation moves to `error`.
-       */
-      triggerFailureLimit: e.NEOFLOW_TRIGGER_FAILURES,
-      /** How often the block follower checks that the watched contracts are deployed. */
-      contractCheckMs: toMs(e.NEOFLOW_CONTRACT_CHECK_SECONDS),
-      /**
-       * How long one attempt of a contract run's relay looks for its transaction before it ends and
-       * Temporal retries it (without limit): under the relay activity's 30-minute timeout.
-       */
-      relayAttemptMs: toMs(e.NEOFLOW_RELAY_ATTEMPT_SECONDS),
-      /** The most blocks one replay reads a second: the node serves live following first. */
-      replayBlocksPerSecond: e.NEOFLOW_REPLAY_BLOCKS_PER_SECOND,
-      /** Telegram's Bot API, where telegram notifications go (through the egress guard). */
-      telegramApiUrl: e.NEOFLOW_TELEGRAM_API_URL,
-    },
-  }));
+      temporal: { ...config.temporal, security: temporalSecurity(env, context) },
+      codec: {
+        allowedOrigins: config.codec.allowedOrigins ?? [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+      },
+    };
+  });
 
-export type Config = z.output<typeof schema>;
+export type Config = z.output<typeof configSchema>;
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -278,7 +327,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment once; a bad value throws a ConfigError naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');

@@ -6,7 +6,7 @@ import { requireSetting, type Config } from './config.ts';
 import { openOrm } from './db.ts';
 import { reachable } from './reachable.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
-import { masterKeysOf } from './crypto/master-keys.ts';
+import { masterKeysOf, payloadKeysOf, type PayloadKeys } from './crypto/master-keys.ts';
 import { connectNativeTemporal } from './temporal/connect.ts';
 
 /** What both the API and the worker process open: PostgreSQL, Neo RPC, Temporal and the keys. */
@@ -14,25 +14,29 @@ export interface Runtime {
   orm: MikroORM;
   neo: NeoRpc;
   masterKeys: MasterKeys;
+  payloadKeys: PayloadKeys;
   /** One native connection for the process's worker and its client alike. */
   temporal: { connection: NativeConnection; client: Client };
   close(): Promise<void>;
 }
 
-/** Opens the runtime; each failure names the variable that points at the service. */
+/**
+ * Opens the runtime, resolving once the settings the process needs; each failure names the variable
+ * that is unset or points at a service out of reach.
+ */
 export async function openRuntime(config: Config): Promise<Runtime> {
   const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
   const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
   const neo = createNeoRpc(requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL'));
-  const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
+  const payloadKeys = payloadKeysOf(config);
   const masterKeys = masterKeysOf(config);
   const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
   try {
     const target = {
       address,
       namespace: config.temporal.namespace,
-      payloadKey,
-      previousPayloadKeys: config.secrets.previousPayloadKeys,
+      payloadKey: payloadKeys.current,
+      previousPayloadKeys: payloadKeys.previous,
       security: config.temporal.security,
     };
     const temporal = await reachable('TEMPORAL_ADDRESS', () => connectNativeTemporal(target));
@@ -40,7 +44,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
       await temporal.connection.close();
       await orm.close();
     };
-    return { orm, neo, masterKeys, temporal, close };
+    return { orm, neo, masterKeys, payloadKeys, temporal, close };
   } catch (error) {
     await orm.close();
     throw error;

@@ -9,6 +9,6 @@ import type { Services } from './services.ts';
  * worker was given, when this process hosts one.
  */
 export function servicesOf(config: Config, log: Logger, runtime: Runtime, localRuns?: LocalRuns): Services {
-  const { orm, neo, masterKeys, temporal } = runtime;
-  return { config, log, orm, em: () => orm.em, temporal, localRuns, neo, masterKeys };
+  const { orm, neo, masterKeys, payloadKeys, temporal } = runtime;
+  return { config, log, orm, em: () => orm.em, temporal, localRuns, neo, masterKeys, payloadKeys };
 }

@@ -4,6 +4,7 @@ import type { Logger } from './log.ts';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { TemporalHandle } from './temporal/connect.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
+import type { PayloadKeys } from './crypto/master-keys.ts';
 import type { LocalRuns } from './functions/local-runs.ts';
 
 /** What the API's areas share; built once at start-up. */
@@ -22,4 +23,6 @@ export interface Services {
   neo: NeoRpc;
   /** Seal and open secret values (NEOFLOW_MASTER_KEY, plus previous keys during a rotation). */
   masterKeys: MasterKeys;
+  /** Open and seal Temporal payloads (NEOFLOW_PAYLOAD_KEY, plus previous keys during a rotation). */
+  payloadKeys: PayloadKeys;
 }

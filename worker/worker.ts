@@ -1,6 +1,5 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
-import { requireSetting } from '../src/config.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
@@ -41,7 +40,6 @@ export async function createWorker(
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
 async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalRuns) {
-  const payloadKey = requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY');
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {
     workerId: defaultWorkerId(),
@@ -67,7 +65,7 @@ async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalR
     connection: runtime.temporal.connection,
     namespace: config.temporal.namespace,
     workflowBundle: { codePath },
-    dataConverter: dataConverter(payloadKey, config.secrets.previousPayloadKeys),
+    dataConverter: dataConverter(runtime.payloadKeys.current, runtime.payloadKeys.previous),
     shutdownGraceTime: '8 seconds',
   };
   return { activities, options };

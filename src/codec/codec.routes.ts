@@ -3,7 +3,6 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { type Answer, areaRouter, bare, route } from '../api/route-kit.ts';
-import { requireSetting } from '../config.ts';
 import { AppError, invalidRequest } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { operatorGuard } from './codec.auth.ts';
@@ -30,11 +29,8 @@ const preflightHeaders = {
  * `X-Namespace` is accepted and ignored: one key seals the one namespace Neoflow uses.
  */
 export function codecRoutes(services: Services): Router {
-  const { config } = services;
-  const codec = new EncryptionCodec(
-    requireSetting(config.secrets.payloadKey, 'NEOFLOW_PAYLOAD_KEY'),
-    config.secrets.previousPayloadKeys,
-  );
+  const { config, payloadKeys } = services;
+  const codec = new EncryptionCodec(payloadKeys.current, payloadKeys.previous);
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);
   // The same endpoint for operators who send the token, and under the Web UI's capability path.

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Services } from '../../src/services.ts';
-import { masterKeysOf } from '../../src/crypto/master-keys.ts';
+import { masterKeysOf, payloadKeysOf } from '../../src/crypto/master-keys.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
 import { createWorker } from '../../worker/worker.ts';
@@ -46,6 +46,7 @@ export async function startTestApi(
     // A file that runs a chain of its own names it, for the API and its worker alike.
     neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
+    payloadKeys: payloadKeysOf(config),
   };
   const runtime = { ...services, temporal, close: () => temporal.connection.close() };
   const worker = hostWorker ? await createWorker(config, runtime, 'api', localRuns) : undefined;

@@ -1,54 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PreparedCall } from '../chain/contract-call.ts';
-import type { ContractCall } from '../chain/contract-calls.ts';
-import { jsonbParam } from '../db/jsonb-param.ts';
-import { storableText } from '../db/storable.ts';
 import type { RunError, RunStatus } from './run.entity.ts';
 import { countRunEnd } from './runs.ts';
+import { endSentRow, endSkippedRow, failUncalledRow, failUnsentRow, type InBlock } from './run.sql.ts';
 
 /**
- * A contract run's writes, each conditional on what the row holds, so that an attempt of a step
- * that is late (a retried activity whose first attempt still runs) can never undo what another
- * stored: a run holds at most one transaction, and keeps it.
+ * A contract run's ends (the statements in run.sql.ts), each conditional on what the row holds,
+ * so that an attempt of a step that is late (a retried activity whose first attempt still runs)
+ * can never undo what another stored; each end counted once, by the attempt that wrote it.
  */
-
-const storeCallsSql = `update "automation_runs" set "calls" = ?
-where "id" = ? and "status" = 'running' and "tx_raw" is null and "calls" is null`;
-
-/**
- * Stores `calls` as what the run sends unless it holds calls already (a late attempt, or a
- * deciding function's step, stored them first) or has ended; answers what the run holds after,
- * null when it holds no calls (it ended without).
- */
-export async function storeCalls(
-  em: EntityManager,
-  runId: string,
-  calls: ContractCall[],
-): Promise<ContractCall[] | null> {
-  await em.execute(storeCallsSql, [jsonbParam(calls), runId]);
-  const [row] = await em.execute<{ calls: ContractCall[] | null }[]>(
-    `select "calls" from "automation_runs" where "id" = ?`,
-    [runId],
-  );
-  return row?.calls ?? null;
-}
-
-const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
-where "id" = ? and "status" = 'running' and "tx_raw" is null`;
-
-/** Stores `call` as the run's transaction unless the run holds one already or has ended. */
-export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
-  await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
-}
-
-const endUnsentSql = (
-  where: string,
-) => `update "automation_runs" set "status" = 'failure', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and ${where}
-returning "trigger"->>'type' as "trigger_type"`;
-const failUnsentSql = endUnsentSql(`"tx_raw" is null`);
-const failUncalledSql = endUnsentSql(`"calls" is null`);
 
 /**
  * Fails a run that holds no transaction (nothing was signed: no signer, or a test run that
@@ -60,8 +19,7 @@ export async function failUnsent(
   error: RunError,
   test: { vmState: 'FAULT'; gasConsumed: string } | null = null,
 ) {
-  const params = [jsonbParam(error), test?.vmState ?? null, test?.gasConsumed ?? null, runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(failUnsentSql, params);
+  const ended = await failUnsentRow(em, runId, error, test);
   if (ended) countRunEnd(ended.trigger_type, 'failure');
 }
 
@@ -70,32 +28,9 @@ export async function failUnsent(
  * were stored meanwhile: a run without calls has signed nothing.
  */
 export async function failUncalled(em: EntityManager, runId: string, error: RunError) {
-  const [ended] = await em.execute<{ trigger_type: string }[]>(failUncalledSql, [jsonbParam(error), null, null, runId]);
+  const ended = await failUncalledRow(em, runId, error);
   if (ended) countRunEnd(ended.trigger_type, 'failure');
 }
-
-/** What the run is now: its status, and whether it holds a transaction. */
-export async function contractRunState(em: EntityManager, runId: string) {
-  const [row] = await em.execute<{ status: RunStatus; sent: boolean }[]>(
-    `select "status", "tx_raw" is not null as "sent" from "automation_runs" where "id" = ?`,
-    [runId],
-  );
-  return row ?? null;
-}
-
-/** What the chain says of a transaction in a block, in GAS fractions but for the VM's state. */
-export interface InBlock {
-  vmState: 'HALT' | 'FAULT';
-  gasConsumed: string;
-  systemFee: string;
-  networkFee: string;
-}
-
-const endSentSql = `update "automation_runs" set "status" = ?, "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
-  "system_fee" = ?, "network_fee" = ?, "relay_error" = null,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running'
-returning "trigger"->>'type' as "trigger_type"`;
 
 /**
  * Ends a run whose transaction was sent, with what the chain says of it (`inBlock`, when it is in
@@ -108,29 +43,15 @@ export async function endSent(
   error: RunError | null,
   inBlock: InBlock | null,
 ) {
-  const chain = [inBlock?.vmState, inBlock?.gasConsumed, inBlock?.systemFee, inBlock?.networkFee];
-  const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
+  const ended = await endSentRow(em, runId, status, error, inBlock);
   if (ended) countRunEnd(ended.trigger_type, status);
 }
-
-const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = 'running'`;
-
-/** Why the chain cannot be read while the run's transaction may still land; null once it answers again. */
-export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
-  await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
-}
-
-const endSkippedSql = `update "automation_runs" set "status" = 'success', "skipped" = ?,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and "calls" is null and "tx_raw" is null
-returning "trigger"->>'type' as "trigger_type"`;
 
 /**
  * Ends a run whose function decided to send nothing, with its reason, unless the run holds calls
  * or a transaction (decided by another attempt) or has ended.
  */
 export async function endSkipped(em: EntityManager, runId: string, reason: string) {
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endSkippedSql, [storableText(reason), runId]);
+  const ended = await endSkippedRow(em, runId, reason);
   if (ended) countRunEnd(ended.trigger_type, 'success');
 }

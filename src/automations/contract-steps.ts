@@ -10,15 +10,8 @@ import { resolveCalls } from './resolve-calls.ts';
 import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from './gas-spend.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
-import {
-  contractRunState,
-  endSent,
-  failUncalled,
-  failUnsent,
-  noteRelayError,
-  storeCalls,
-  storeTransaction,
-} from './contract-run-rows.ts';
+import { endSent, failUncalled, failUnsent } from './contract-run-rows.ts';
+import { contractRunState, noteRelayError, storeCalls, storeTransaction } from './run.sql.ts';
 
 export interface ChainDeps {
   em: EntityManager;

@@ -1,31 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStoredResult } from '../functions/result-seal.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
-import type { Action } from './automations.schemas.ts';
-import { endSkipped, failUncalled, storeCalls } from './contract-run-rows.ts';
+import { endSkipped, failUncalled } from './contract-run-rows.ts';
 import { readDecision } from './decision.ts';
 import { finishFunctionRun, gone } from './run-steps.ts';
-import type { FirePayload, RunStatus } from './run.entity.ts';
+import type { RunStatus } from './run.entity.ts';
+import { readRunToDecide, storeCalls, type DecideRow } from './run.sql.ts';
 
 export interface DecideDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
 }
-
-interface DecideRow {
-  status: RunStatus;
-  /** The run holds calls (decided by an earlier attempt) or a transaction: nothing is decided again. */
-  decided: boolean;
-  execution_id: string | null;
-  trigger: FirePayload;
-  action: Action;
-}
-
-const readSql = `select r."status", (r."calls" is not null or r."tx_raw" is not null) as "decided",
-  r."execution_id", r."trigger", a."action"
-from "automation_runs" r
-join "automations" a on a."id" = r."automation_id"
-where r."id" = ?`;
 
 /**
  * A sending function's run once its execution completed (its workflow knows, and asks only then):
@@ -36,7 +21,7 @@ where r."id" = ?`;
  * it is never decided again.
  */
 export async function decideRun(deps: DecideDeps, runId: string): Promise<RunStatus | 'send'> {
-  const [run] = await deps.em.execute<DecideRow[]>(readSql, [runId]);
+  const run = await readRunToDecide(deps.em, runId);
   if (!run || run.status !== 'running' || run.decided) return standing(run);
   const { action } = run;
   // Its action replaced meanwhile by one that sends nothing: the run ends as a function run does,
@@ -50,8 +35,7 @@ export async function decideRun(deps: DecideDeps, runId: string): Promise<RunSta
   if (decision.kind === 'skip') await endSkipped(deps.em, runId, decision.reason);
   else if (decision.kind === 'invalid') await failUncalled(deps.em, runId, decision.error);
   else await storeCalls(deps.em, runId, decision.calls);
-  const [after] = await deps.em.execute<DecideRow[]>(readSql, [runId]);
-  return standing(after);
+  return standing(await readRunToDecide(deps.em, runId));
 }
 
 /** What the run's workflow does next: send the calls the run holds, or nothing (it ended). */

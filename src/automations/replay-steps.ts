@@ -8,6 +8,7 @@ import type { BlockchainTrigger } from './automations.schemas.ts';
 import { firingsOfBlock, type Watcher } from './block-matching.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { recordRunsTold, type FiredRun, type Firing } from './runs.ts';
+import { countRunsInFlight } from './run.sql.ts';
 
 export interface ReplayDeps {
   em: EntityManager;
@@ -72,7 +73,7 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   const row = await readReplay(deps.em, replayId);
   if (!row) return { kind: 'done', runs: [] };
   if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
-  if (!row.dry_run && (await runsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
+  if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
     return { kind: 'wait', waitMs, runs: [] };
   }
   const watcher: Watcher = {
@@ -179,15 +180,6 @@ async function followerBehind(deps: ReplayDeps): Promise<boolean> {
   );
   if (cursor?.next == null) return false;
   return (await deps.neo.getBlockCount()) - cursor.next > followerLagAllowed;
-}
-
-/** The account's automation runs not yet ended. */
-async function runsInFlight(em: EntityManager, accountId: string): Promise<number> {
-  const [row] = await em.execute<{ count: string }[]>(
-    `select count(*) as "count" from "automation_runs" where "account_id" = ? and "status" = 'running'`,
-    [accountId],
-  );
-  return Number(row?.count ?? 0);
 }
 
 const failSql = `update "automation_replays" set "status" = 'failed', "error" = ?, "completed_at" = now(),

@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
-import { executeBound } from '../db/bound-statement.ts';
-import { jsonbParam } from '../db/jsonb-param.ts';
 import { newId } from '../ids.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { Automation } from './automation.entity.ts';
@@ -10,6 +8,8 @@ import type { ListRuns } from './automations.schemas.ts';
 import { automationRuns } from '../metrics/metrics.ts';
 import { AppError } from '../errors.ts';
 import { Notification } from './notifications/notification.entity.ts';
+import { accountIfActiveAt } from './automation.sql.ts';
+import { endRunRow, firstRunId, insertRun, lastRunRows } from './run.sql.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {
@@ -25,20 +25,6 @@ export interface Firing {
   /** Set when its automation cannot process the cause: the run is recorded ended, failed with it. */
   error?: RunError;
 }
-
-const insertRun = `insert into "automation_runs"
-  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
-  values (?, ?, ?, ?, 'running', ?, ?, false, now())
-  on conflict ("automation_id", "fire_key") do nothing
-  returning "id"`;
-
-/** A cause its automation cannot process: the run ends as it is recorded, its action never run. */
-const insertFailedRun = `insert into "automation_runs"
-  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
-   "error", "completed_at", "duration")
-  values (?, ?, ?, ?, 'failure', ?, ?, false, now(), ?, now(), 0)
-  on conflict ("automation_id", "fire_key") do nothing
-  returning "id"`;
 
 /**
  * Records firings whose cause has not fired before; a cause that did (a retried activity, a block
@@ -59,32 +45,17 @@ export async function recordRunsTold(
   const runs: { run: FiredRun; recorded: boolean }[] = [];
   for (const firing of firings) {
     const { automation, fireKey, payload, error } = firing;
-    const params = [newId('run'), automation.id, automation.account.id, fireKey, jsonbParam(payload)];
-    const [inserted] = error
-      ? (
-          await executeBound<{ id: string }>(em, insertFailedRun, [
-            ...params,
-            firing.retryOf ?? null,
-            jsonbParam(error),
-          ])
-        ).rows
-      : (await executeBound<{ id: string }>(em, insertRun, [...params, firing.retryOf ?? null])).rows;
+    const accountId = automation.account.id;
+    const retryOf = firing.retryOf ?? null;
+    const run = { id: newId('run'), automationId: automation.id, accountId, fireKey, payload, retryOf };
+    const inserted = await insertRun(em, run, error);
     // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
     if (inserted && error) countRunEnd(payload.type, 'failure');
-    const runId = inserted?.id ?? (await firstRunId(em, automation.id, fireKey));
-    const run = firedRun(runId, automation.account.id, automation.id, firing.retryOf ? 'retry' : payload.type);
-    runs.push({ run, recorded: inserted !== undefined });
+    const runId = inserted ?? (await firstRunId(em, automation.id, fireKey));
+    const fired = firedRun(runId, accountId, automation.id, retryOf ? 'retry' : payload.type);
+    runs.push({ run: fired, recorded: inserted !== undefined });
   }
   return runs;
-}
-
-/** The run a cause fired first (a firing recorded again inserts nothing). */
-async function firstRunId(em: EntityManager, automationId: string, fireKey: string) {
-  const [row] = await em.execute<{ id: string }[]>(
-    `select "id" from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
-    [automationId, fireKey],
-  );
-  return row!.id;
 }
 
 /**
@@ -98,16 +69,10 @@ export async function recordScheduledRun(
   automationId: string,
   scheduledAt: string,
 ): Promise<FiredRun | null> {
-  const [automation] = (
-    await executeBound<{ account_id: string }>(
-      em,
-      `select "account_id" from "automations" where "id" = ? and ("status" = 'active' or "updated_at" > ?)`,
-      [automationId, new Date(scheduledAt)],
-    )
-  ).rows;
-  if (!automation) return null;
+  const accountId = await accountIfActiveAt(em, automationId, new Date(scheduledAt));
+  if (accountId === undefined) return null;
   const firing: Firing = {
-    automation: { id: automationId, account: { id: automation.account_id } },
+    automation: { id: automationId, account: { id: accountId } },
     fireKey: `schedule:${scheduledAt}`,
     payload: { type: 'schedule', scheduledAt },
   };
@@ -130,12 +95,6 @@ export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>
   countRunEnd((run.trigger as { type: string }).type, status);
 }
 
-// A run holding a signed transaction is ended only from the chain's answer (endSent), never here.
-const endRunSql = `update "automation_runs" set "status" = ?, "error" = ?, "completed_at" = now(),
-  "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and "tx_raw" is null
-returning "trigger"->>'type' as "trigger_type"`;
-
 /**
  * `endRun` for a run not loaded, in one statement; false when it had already ended, or holds a
  * signed transaction (which may land yet).
@@ -146,8 +105,7 @@ export async function endRunById(
   status: Exclude<RunStatus, 'running'>,
   error: RunError | null = null,
 ): Promise<boolean> {
-  const params = [status, jsonbParam(error), runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endRunSql, params);
+  const ended = await endRunRow(em, runId, status, error);
   if (ended) countRunEnd(ended.trigger_type, status);
   return ended !== undefined;
 }
@@ -175,13 +133,9 @@ export async function getRun(em: EntityManager, automationId: string, runId: str
   return { run, notifications };
 }
 
-const lastRunsSql = `select "a"."id", (select "r"."started_at" from "automation_runs" "r"
-    where "r"."automation_id" = "a"."id" order by "r"."started_at" desc limit 1) as "last_run_at"
-  from unnest(?::text[]) as "a"("id")`;
-
 /** When each automation's last run was recorded (one index probe each); absent: none yet. */
 export async function lastRunTimes(em: EntityManager, automationIds: string[]): Promise<Map<string, Date>> {
   if (automationIds.length === 0) return new Map();
-  const { rows } = await executeBound<{ id: string; last_run_at: Date | null }>(em, lastRunsSql, [automationIds]);
+  const rows = await lastRunRows(em, automationIds);
   return new Map(rows.flatMap((row) => (row.last_run_at ? [[row.id, row.last_run_at] as const] : [])));
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runStats } from './run.sql.ts';
 
 export interface ExecutionStats {
   lastExecution: string | null;
@@ -8,29 +9,13 @@ export interface ExecutionStats {
   nextExecution: string | null;
 }
 
-/** Counted from the (automation_id, started_at) index alone, which holds each run's status. */
-export const statsQuery = `select
-    count(*) filter (where "status" = 'success')::int as "successCount",
-    count(*) filter (where "status" = 'failure')::int as "failureCount",
-    max("started_at") as "lastExecution",
-    (select "status" from "automation_runs" where "automation_id" = ? and "status" <> 'running'
-      order by "started_at" desc limit 1) as "lastStatus"
-  from "automation_runs" where "automation_id" = ?`;
-
 /** The run history in figures; `nextExecution` comes from the trigger (see triggers.ts). */
 export async function executionStats(
   em: EntityManager,
   automationId: string,
   nextExecution: Date | null,
 ): Promise<ExecutionStats> {
-  const [row] = await em.execute<
-    {
-      successCount: number;
-      failureCount: number;
-      lastExecution: Date | null;
-      lastStatus: 'success' | 'failure' | null;
-    }[]
-  >(statsQuery, [automationId, automationId]);
+  const row = await runStats(em, automationId);
   return {
     lastExecution: row?.lastExecution ? new Date(row.lastExecution).toISOString() : null,
     lastStatus: row?.lastStatus ?? null,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
+import type { FollowedTrigger, PriceTrigger, StateTrigger } from './automations.schemas.ts';
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
 
@@ -16,4 +17,64 @@ export async function accountIfActiveAt(em: EntityManager, automationId: string,
     )
   ).rows;
   return automation?.account_id;
+}
+
+/** The first block an active blockchain or transaction trigger watches from; null when none does. */
+export async function firstWatchedBlock(em: EntityManager): Promise<number | null> {
+  const [armed] = await em.execute<{ first: number | null }[]>(
+    `select min("watch_from_block") as "first" from "automations"
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')`,
+  );
+  return armed?.first ?? null;
+}
+
+/** Every active blockchain or transaction automation that watches from a block, as a plain row. */
+export async function activeWatcherRows(em: EntityManager) {
+  return em.execute<{ id: string; account_id: string; trigger: FollowedTrigger; watch_from_block: number | null }[]>(
+    `select "id", "account_id", "trigger", "watch_from_block" from "automations"
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
+        and "watch_from_block" is not null`,
+  );
+}
+
+/** The automation if it is active with a price trigger, as a plain row. */
+export async function activePriceRow(em: EntityManager, id: string) {
+  const [row] = await em.execute<{ account_id: string; trigger: PriceTrigger }[]>(
+    `select "account_id", "trigger" from "automations"
+      where "id" = ? and "status" = 'active' and "trigger_type" = 'price'`,
+    [id],
+  );
+  return row;
+}
+
+/** An active state trigger with its mark (null columns: none written yet). */
+export interface StateRow {
+  id: string;
+  account_id: string;
+  trigger: StateTrigger;
+  watch_from_block: number | null;
+  condition_key: string | null;
+  armed: boolean | null;
+  last_value: string | null;
+  evaluated_block: number | null;
+  failing: boolean | null;
+}
+
+/** Every active state trigger, each with its mark, as plain rows. */
+export async function activeStateRows(em: EntityManager): Promise<StateRow[]> {
+  return em.execute<StateRow[]>(
+    `select a."id", a."account_id", a."trigger", a."watch_from_block",
+        m."condition_key", m."armed", m."last_value", m."evaluated_block", m."failing"
+      from "automations" a left join "state_trigger_marks" m on m."automation_id" = a."id"
+      where a."status" = 'active' and a."trigger_type" = 'state'`,
+  );
+}
+
+/** The last block followed for the automation while it was active; null: none was. */
+export async function followedUntil(em: EntityManager, automationId: string): Promise<number | null> {
+  const [row] = await em.execute<{ followed_until: number | null }[]>(
+    `select "followed_until" from "automations" where "id" = ?`,
+    [automationId],
+  );
+  return row?.followed_until ?? null;
 }

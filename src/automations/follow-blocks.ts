@@ -5,12 +5,13 @@ import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, withTransactions, type Watcher } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
-import type { FollowedTrigger } from './automations.schemas.ts';
+import { activeWatcherRows } from './automation.sql.ts';
 import { followerLag, noteFollowing } from '../metrics/metrics.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from './runs.ts';
-import { evaluateStateTriggers, saveMarks, type StateEvaluation } from './state-trigger-follow.ts';
+import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
+import { saveMarks } from './state-trigger-mark.sql.ts';
 
 export interface FollowDeps {
   em: EntityManager;
@@ -150,13 +151,7 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
  * entities a second was most of the follower's CPU.)
  */
 async function activeWatchers(em: EntityManager): Promise<Watcher[]> {
-  const rows = await em.execute<
-    { id: string; account_id: string; trigger: FollowedTrigger; watch_from_block: number | null }[]
-  >(
-    `select "id", "account_id", "trigger", "watch_from_block" from "automations"
-      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
-        and "watch_from_block" is not null`,
-  );
+  const rows = await activeWatcherRows(em);
   return rows.map((row) => ({
     id: row.id,
     account: { id: row.account_id },

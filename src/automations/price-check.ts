@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
+import { activePriceRow } from './automation.sql.ts';
 import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
 import { quoteKey, type QuoteCache } from './quote-cache.ts';
 import { revealCredentials } from './credential-store.ts';
@@ -94,11 +95,7 @@ interface PriceAutomation {
  * Null once the automation is deleted, paused or in error, or its trigger is no longer a price.
  */
 async function activePriceAutomation(em: EntityManager, id: string): Promise<PriceAutomation | null> {
-  const [row] = await em.execute<{ account_id: string; trigger: PriceTrigger }[]>(
-    `select "account_id", "trigger" from "automations"
-      where "id" = ? and "status" = 'active' and "trigger_type" = 'price'`,
-    [id],
-  );
+  const row = await activePriceRow(em, id);
   return row ? { id, account: { id: row.account_id }, trigger: row.trigger } : null;
 }
 

@@ -2,13 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, createEventAbiCache, readBlockNotifications } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { executeBound } from '../db/bound-statement.ts';
-import { jsonbParam } from '../db/jsonb-param.ts';
-import type { BlockchainTrigger } from './automations.schemas.ts';
 import { firingsOfBlock, type Watcher } from './block-matching.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { recordRunsTold, type FiredRun, type Firing } from './runs.ts';
 import { countRunsInFlight } from './run.sql.ts';
+import { movingCursorIndex } from './block-cursor.sql.ts';
+import { advanceReplayRow, readRunningReplay, type ListedMatch } from './replay.sql.ts';
 
 export interface ReplayDeps {
   em: EntityManager;
@@ -43,24 +42,6 @@ const followerLagAllowed = 2;
 /** How long a replay waits before it looks again at the follower's lag or its account's runs. */
 const waitMs = 2_000;
 
-interface ReplayRow {
-  automation_id: string;
-  account_id: string;
-  next_block: number;
-  to_block: number;
-  dry_run: boolean;
-  listed_count: number;
-  trigger: BlockchainTrigger;
-}
-
-/** A match as a dry run lists it. */
-export interface ListedMatch {
-  blockIndex: number;
-  txHash: string | null;
-  notificationIndex: number;
-  state: unknown;
-}
-
 /**
  * One page of a replay: the blocks from its row's `next_block` on, matched with its automation's
  * current trigger by the follower's own matcher (`firingsOfBlock`), so each run is recorded under
@@ -70,7 +51,7 @@ export interface ListedMatch {
  * a stale attempt fails instead of moving the row. A dry run records no run: it lists its matches.
  */
 export async function replayPage(deps: ReplayDeps, replayId: string): Promise<ReplayStep> {
-  const row = await readReplay(deps.em, replayId);
+  const row = await readRunningReplay(deps.em, replayId);
   if (!row) return { kind: 'done', runs: [] };
   if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
   if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
@@ -99,13 +80,10 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   const runs = await deps.em.transactional(async (em) => {
     const fresh = row.dry_run ? [] : await recordFresh(em, firings);
     const listed = row.dry_run ? firings.slice(0, Math.max(0, maxListedMatches - row.listed_count)).map(listedOf) : [];
-    await advanceReplay(em, replayId, row.next_block, {
-      next: last + 1,
-      done,
-      matches: firings.length,
-      runsStarted: fresh.length,
-      listed,
-    });
+    const progress = { next: last + 1, done, matches: firings.length, runsStarted: fresh.length, listed };
+    if (!(await advanceReplayRow(em, replayId, row.next_block, progress))) {
+      throw new Error(`block ${row.next_block} of replay ${replayId} was already replayed`);
+    }
     return fresh;
   });
   return { kind: done ? 'done' : 'more', runs };
@@ -136,56 +114,13 @@ const listedOf = (firing: Firing): ListedMatch => {
   };
 };
 
-const readSql = `select r."automation_id", r."account_id", r."next_block", r."to_block", r."dry_run",
-  jsonb_array_length(r."listed") as "listed_count", a."trigger"
-from "automation_replays" r join "automations" a on a."id" = r."automation_id"
-where r."id" = ? and r."status" = 'running'`;
-
-/** The replay while it runs, with its automation's trigger as it is now; null once it ended or was deleted. */
-async function readReplay(em: EntityManager, replayId: string): Promise<ReplayRow | null> {
-  const [row] = await em.execute<ReplayRow[]>(readSql, [replayId]);
-  return row ?? null;
-}
-
-const advanceSql = `update "automation_replays" set "next_block" = ?, "matches" = "matches" + ?,
-  "runs_started" = "runs_started" + ?, "listed" = "listed" || ?::jsonb, "updated_at" = now(),
-  "status" = case when ? then 'completed' else "status" end,
-  "completed_at" = case when ? then now() else "completed_at" end
-where "id" = ? and "next_block" = ? and "status" = 'running'`;
-
-interface Progress {
-  next: number;
-  done: boolean;
-  matches: number;
-  runsStarted: number;
-  listed: ListedMatch[];
-}
-
-async function advanceReplay(em: EntityManager, replayId: string, from: number, progress: Progress) {
-  const { next, done, matches, runsStarted, listed } = progress;
-  const params = [next, matches, runsStarted, jsonbParam(listed), done, done, replayId, from];
-  // A dry run's matches carry what the chain emitted: sent bound (bound-statement.ts).
-  const result = await executeBound(em, advanceSql, params);
-  if (result.affectedRows !== 1) throw new Error(`block ${from} of replay ${replayId} was already replayed`);
-}
-
 /**
  * Whether the network's follower is behind the chain by more than a replay may let it be. Only a
  * follower whose cursor moved lately counts: one not running (no automation watches) or stalled
  * (its own alerts tell) holds no replay back for ever.
  */
 async function followerBehind(deps: ReplayDeps): Promise<boolean> {
-  const [cursor] = await deps.em.execute<{ next: number | null }[]>(
-    `select max("next_index") as "next" from "block_cursors" where "updated_at" > now() - interval '30 seconds'`,
-  );
-  if (cursor?.next == null) return false;
-  return (await deps.neo.getBlockCount()) - cursor.next > followerLagAllowed;
-}
-
-const failSql = `update "automation_replays" set "status" = 'failed', "error" = ?, "completed_at" = now(),
-  "updated_at" = now() where "id" = ? and "status" = 'running'`;
-
-/** Ends a replay that cannot go on, with why; one that already ended keeps its outcome. */
-export async function failReplay(em: EntityManager, replayId: string, message: string) {
-  await em.execute(failSql, [jsonbParam({ name: 'ReplayFailed', message }), replayId], 'run');
+  const next = await movingCursorIndex(deps.em);
+  if (next === null) return false;
+  return (await deps.neo.getBlockCount()) - next > followerLagAllowed;
 }

@@ -6,34 +6,13 @@ import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { replayBlocks } from '../../workflows/replay-blocks.ts';
 import type { Automation } from './automation.entity.ts';
 import { leaveToSweepIfDown } from './leave-to-sweep.ts';
-import { maxListedMatches, type ListedMatch } from './replay-steps.ts';
+import { followedUntil } from './automation.sql.ts';
+import { maxListedMatches } from './replay-steps.ts';
+import { insertReplay, replayRow, runningReplayId, type ReplayRow } from './replay.sql.ts';
 import { maxReplayBlocks, type CreateReplay, type ReplayView } from './replays.schemas.ts';
 import type { TriggerControl } from './triggers.ts';
 
 const replayNotFound = () => new AppError('replay_not_found', 'Replay not found.');
-
-interface ReplayRow {
-  id: string;
-  automation_id: string;
-  account_id: string;
-  from_block: number;
-  to_block: number;
-  next_block: number;
-  dry_run: boolean;
-  status: ReplayView['status'];
-  matches: number;
-  runs_started: number;
-  listed: ListedMatch[];
-  error: { name: string; message: string } | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
-
-const insertSql = `insert into "automation_replays"
-  ("id", "automation_id", "account_id", "from_block", "to_block", "next_block", "dry_run")
-  values (?, ?, ?, ?, ?, ?, ?)
-  on conflict ("automation_id") where "status" = 'running' do nothing
-  returning *`;
 
 /**
  * Records a replay of the automation's blocks `fromBlock`–`toBlock`, then starts its workflow; a
@@ -66,8 +45,8 @@ export async function createReplay(
 async function recordReplay(em: EntityManager, automation: Automation, input: CreateReplay): Promise<ReplayView> {
   const id = newId('rpl');
   const { fromBlock, toBlock, dryRun } = input;
-  const params = [id, automation.id, automation.account.id, fromBlock, toBlock, fromBlock, dryRun];
-  const [row] = await em.execute<ReplayRow[]>(insertSql, params);
+  const replay = { id, automationId: automation.id, accountId: automation.account.id, fromBlock, toBlock, dryRun };
+  const row = await insertReplay(em, replay);
   if (!row) throw await replayInProgress(em, automation.id);
   return replayView(row);
 }
@@ -111,11 +90,8 @@ export async function resumeAt(
 }
 
 async function lastProcessed(em: EntityManager, automationId: string): Promise<number> {
-  const [row] = await em.execute<{ followed_until: number | null }[]>(
-    `select "followed_until" from "automations" where "id" = ?`,
-    [automationId],
-  );
-  if (row?.followed_until == null) {
+  const followed = await followedUntil(em, automationId);
+  if (followed === null) {
     throw new AppError(
       'invalid_request',
       'This automation was never followed while active: no block was processed for it.',
@@ -124,16 +100,13 @@ async function lastProcessed(em: EntityManager, automationId: string): Promise<n
       },
     );
   }
-  return row.followed_until;
+  return followed;
 }
 
 async function replayInProgress(em: EntityManager, automationId: string) {
-  const [running] = await em.execute<{ id: string }[]>(
-    `select "id" from "automation_replays" where "automation_id" = ? and "status" = 'running'`,
-    [automationId],
-  );
+  const running = await runningReplayId(em, automationId);
   return new AppError('replay_in_progress', 'A replay of this automation is running; one runs at a time.', {
-    replayId: running?.id ?? null,
+    replayId: running ?? null,
   });
 }
 
@@ -162,10 +135,7 @@ export async function startReplay(
 
 /** The replay of the automation, read from its row alone. */
 export async function getReplay(em: EntityManager, automationId: string, replayId: string): Promise<ReplayView> {
-  const [row] = await em.execute<ReplayRow[]>(
-    `select * from "automation_replays" where "id" = ? and "automation_id" = ?`,
-    [replayId, automationId],
-  );
+  const row = await replayRow(em, automationId, replayId);
   if (!row) throw replayNotFound();
   return replayView(row);
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { failReplay } from '../automations/replay-steps.ts';
+import { failReplay, runningReplaysPage } from '../automations/replay.sql.ts';
 import type { Logger } from '../log.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
@@ -12,19 +12,6 @@ export interface UnstartedReplay {
   replayId: string;
   labels: SearchAttributePair[];
 }
-
-interface RunningReplay {
-  id: string;
-  cursor_at: string;
-  account_id: string;
-  automation_id: string;
-}
-
-const pageSql = `select "id", "created_at"::text as "cursor_at", "account_id", "automation_id"
-from "automation_replays"
-where "status" = 'running' and "created_at" < now() - make_interval(secs => ?)
-  and ("created_at", "id") > (cast(? as timestamptz), ?)
-order by "created_at", "id" limit ?`;
 
 /**
  * One page of the replays still `running` once `graceMs` has passed, each held against its
@@ -39,7 +26,7 @@ export async function sweepReplays(
   after: Keyset,
   log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<UnstartedReplay>> {
-  const rows = await em.execute<RunningReplay[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const rows = await runningReplaysPage(em, graceMs / 1000, after, pageSize);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
   const unstarted: UnstartedReplay[] = [];
   let finished = 0;

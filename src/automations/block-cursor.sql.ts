@@ -1,0 +1,37 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** The hand-written statements of the `block_cursors` table: each network's next block to follow. */
+
+export async function cursorRow(em: EntityManager, network: string) {
+  const [row] = await em.execute<{ next_index: number; updated_at: Date }[]>(
+    `select "next_index", "updated_at" from "block_cursors" where "network" = ?`,
+    [network],
+  );
+  return row;
+}
+
+/** Creates the network's cursor at `nextIndex` unless it has one. */
+export async function insertCursor(em: EntityManager, network: string, nextIndex: number) {
+  await em.execute(
+    `insert into "block_cursors" ("network", "next_index", "updated_at") values (?, ?, now()) on conflict do nothing`,
+    [network, nextIndex],
+  );
+}
+
+/** Moves the cursor from `index` to the next block; false when it no longer stood at `index`. */
+export async function advanceCursorRow(em: EntityManager, network: string, index: number): Promise<boolean> {
+  const result = await em.execute<{ affectedRows: number }>(
+    `update "block_cursors" set "next_index" = ?, "updated_at" = now() where "network" = ? and "next_index" = ?`,
+    [index + 1, network, index],
+    'run',
+  );
+  return result.affectedRows === 1;
+}
+
+/** The furthest next block of the cursors that moved in the last 30 seconds; null when none did. */
+export async function movingCursorIndex(em: EntityManager): Promise<number | null> {
+  const [cursor] = await em.execute<{ next: number | null }[]>(
+    `select max("next_index") as "next" from "block_cursors" where "updated_at" > now() - interval '30 seconds'`,
+  );
+  return cursor?.next ?? null;
+}

@@ -1,15 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import { undispatchedPage } from '../automations/notifications/notification.sql.ts';
 import { failNotification } from '../automations/notifications/send.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState } from './workflow-state.ts';
-
-/** Pending notifications whose delivery has not begun, past the grace, over their partial index. */
-const pageSql = `select "id", "created_at"::text as "cursor_at" from "notifications"
-where not "dispatched" and "status" = 'pending' and "created_at" < now() - make_interval(secs => ?)
-  and ("created_at", "id") > (cast(? as timestamptz), ?)
-order by "created_at", "id" limit ?`;
 
 /**
  * One page of the notifications recorded whose delivery has not begun once `graceMs` has passed
@@ -25,12 +20,7 @@ export async function sweepNotifications(
   after: Keyset,
   log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<string>> {
-  const rows = await em.execute<{ id: string; cursor_at: string }[]>(pageSql, [
-    graceMs / 1000,
-    after.at,
-    after.id,
-    pageSize,
-  ]);
+  const rows = await undispatchedPage(em, graceMs / 1000, after, pageSize);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
   const unstarted: string[] = [];
   let finished = 0;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
-import { streakSql } from '../../src/automations/notifications/run-end.ts';
+import { streakSql } from '../../src/automations/run.sql.ts';
 import { statsQuery } from '../../src/automations/run.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

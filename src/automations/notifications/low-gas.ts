@@ -4,7 +4,8 @@ import { Automation } from '../automation.entity.ts';
 import { gasText, gasUnits } from '../../chain/gas-amount.ts';
 import { AutomationRun } from '../run.entity.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
-import { notificationsOf, recordNotifications, rulesFor } from './record.ts';
+import { notificationsOf } from './notification.sql.ts';
+import { recordNotifications, rulesFor } from './record.ts';
 
 /**
  * After a contract run: reads the signer's GAS and records a low_gas notification for each rule

@@ -1,13 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Automation } from '../automation.entity.ts';
 import { newId } from '../../ids.ts';
 import { type Cause, notificationMessage } from './messages.ts';
-
-const insertNotification = `insert into "notifications"
-  ("id", "automation_id", "account_id", "run_id", "rule", "event", "event_key", "channel", "message", "status", "created_at")
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', now())
-  on conflict ("automation_id", "rule", "event_key") do nothing`;
+import { insertNotification, notificationsOf } from './notification.sql.ts';
 
 type Notified = Pick<Automation, 'id' | 'name' | 'notify'> & { account: { id: string } };
 
@@ -24,31 +19,21 @@ export async function recordNotifications(
   cause: Cause,
 ): Promise<string[]> {
   if (rules.length === 0) return [];
-  const message = jsonbParam(notificationMessage(automation, cause));
+  const message = notificationMessage(automation, cause);
   for (const rule of rules) {
-    const channel = jsonbParam(automation.notify[rule]!.channel);
-    await em.execute(insertNotification, [
-      newId('ntf'),
-      automation.id,
-      automation.account.id,
-      cause.run?.id ?? null,
+    await insertNotification(em, {
+      id: newId('ntf'),
+      automationId: automation.id,
+      accountId: automation.account.id,
+      runId: cause.run?.id ?? null,
       rule,
-      cause.event,
+      event: cause.event,
       eventKey,
-      channel,
+      channel: automation.notify[rule]!.channel,
       message,
-    ]);
+    });
   }
   return notificationsOf(em, automation.id, eventKey);
-}
-
-/** The notifications of one cause of `automationId`, new or not, in the order of their rules. */
-export async function notificationsOf(em: EntityManager, automationId: string, eventKey: string): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select "id" from "notifications" where "automation_id" = ? and "event_key" = ? order by "rule"`,
-    [automationId, eventKey],
-  );
-  return rows.map((row) => row.id);
 }
 
 /** The rules of `automation` that tell `event`. */

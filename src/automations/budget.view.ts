@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { accountBudget } from '../auth/account.sql.ts';
 import { gasText } from '../chain/gas-amount.ts';
 import type { Automation } from './automation.entity.ts';
 import { budgetInForce, leftOf } from './budget-rules.ts';
 import { sendsTransactions } from './automations.schemas.ts';
-import { budgetSchema, type Budget } from '../chain/gas-budget.ts';
+import { budgetSchema } from '../chain/gas-budget.ts';
 import { automationSpend } from './gas-spend.ts';
 
 /**
@@ -14,10 +15,7 @@ import { automationSpend } from './gas-spend.ts';
  */
 export async function gasView(em: EntityManager, automation: Automation) {
   if (!sendsTransactions(automation.action)) return undefined;
-  const [account] = await em.execute<{ budget: Budget | null }[]>(`select "budget" from "accounts" where "id" = ?`, [
-    automation.account.id,
-  ]);
-  const inForce = budgetInForce(automation.budget ?? null, account?.budget ?? null);
+  const inForce = budgetInForce(automation.budget ?? null, await accountBudget(em, automation.account.id));
   const spend = await automationSpend(em, automation.id);
   return {
     budget: inForce?.budget ?? null,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sealedCredentials } from './credential.sql.ts';
 import { invalidRequest } from '../errors.ts';
-import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
+import { open, seal, type MasterKeys } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationCredential } from './credential.entity.ts';
@@ -89,18 +90,7 @@ export async function revealCredentials<T>(
   const wanted: Credential[] = [];
   walk((credential) => (wanted.push(credential), credential.value));
   if (wanted.length === 0) return walk(({ value }) => value);
-  const rows = await em
-    .getConnection()
-    .execute<{ path: string; ciphertext: Buffer; wrapped_key: Buffer; master_key_id: string }[]>(
-      `select "path", "ciphertext", "wrapped_key", "master_key_id" from "automation_credentials" where "automation_id" = ?`,
-      [automationId],
-    );
-  const byPath = new Map<string, Sealed>(
-    rows.map((row) => [
-      row.path,
-      { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id },
-    ]),
-  );
+  const byPath = await sealedCredentials(em, automationId);
   return walk(({ path, kind, value: mask }) => {
     const sealed = byPath.get(path);
     const value = sealed && open(sealed, sealContexts.credential(automationId, path), masterKeys);

@@ -7,6 +7,7 @@ import { storableText } from '../db/storable.ts';
 import type { Execution } from '../functions/execution.entity.ts';
 import { executionColumns } from '../functions/execution.sql.ts';
 import type { Action } from './automations.schemas.ts';
+import type { Budget } from '../chain/gas-budget.ts';
 import type { FirePayload, RunError, RunStatus } from './run.entity.ts';
 
 /**
@@ -409,4 +410,27 @@ select (select "id" from "began") as "began_after",
 export async function failureStreakRow(em: EntityManager, runId: string, limit: number) {
   const [row] = await em.execute<{ began_after: string; before: number; length: number }[]>(streakSql, [runId, limit]);
   return row;
+}
+
+/** A run as a reservation of its GAS reads it, with the budgets of its automation and account. */
+export interface RunToReserve {
+  automation_id: string;
+  account_id: string;
+  status: RunStatus;
+  sent: boolean;
+  automation_budget: Budget | null;
+  account_budget: Budget | null;
+}
+
+/** The run, its row locked, with the budgets of its automation and account. */
+const lockRunSql = `select r."automation_id", r."account_id", r."status", r."tx_raw" is not null as "sent",
+  a."budget" as "automation_budget", acc."budget" as "account_budget"
+from "automation_runs" r
+join "automations" a on a."id" = r."automation_id"
+join "accounts" acc on acc."id" = r."account_id"
+where r."id" = ? for update of r`;
+
+export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {
+  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [runId]);
+  return run;
 }

@@ -14,9 +14,6 @@ const roots = ['src', 'activities', 'workflows', 'worker'];
 const notYetMoved = [
   'src/api/idempotency.ts',
   'src/auth/admission.ts',
-  'src/automations/budget.view.ts',
-  'src/automations/credential-store.ts',
-  'src/automations/gas-spend.ts',
   'src/db.ts',
   'src/health/health.routes.ts',
   'src/ratelimit/token-bucket.ts',

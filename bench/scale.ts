@@ -335,7 +335,7 @@ function report(steps: Step[]) {
         `fire p99 ${last.fireDelayP99Ms.toFixed(0)} ms ≤ ${targets.fireDelayP99Ms} ${verdict(last.fireDelayP99Ms <= targets.fireDelayP99Ms)}; ` +
         `lag p99 ${last.lagP99Blocks} ≤ ${targets.lagP99Blocks} ${verdict(last.lagP99Blocks <= targets.lagP99Blocks)}; ` +
         `price reads ${last.priceReadsPerMinute.toFixed(1)}/min ≤ ${readsBound} ${verdict(last.priceReadsPerMinute <= readsBound)}; ` +
-        `creates ${Math.min(...steps.map((step) => step.creates.all.perSecond)).toFixed(1)}/s ≥ ${targets.createsPerSecond} ${verdict(steps.every((step) => step.creates.all.perSecond >= targets.createsPerSecond))}`,
+        `creates (slowest step) ${Math.min(...steps.map((step) => step.creates.all.perSecond)).toFixed(1)}/s ≥ ${targets.createsPerSecond} ${verdict(steps.every((step) => step.creates.all.perSecond >= targets.createsPerSecond))}`,
       `  counts: ${JSON.stringify(counts)}`,
     ],
     `, load now ${load()}`,

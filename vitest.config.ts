@@ -4,7 +4,14 @@ export default defineConfig({
   test: {
     projects: [
       // isolated-vm (the function sandbox) needs --no-node-snapshot in every process that loads it.
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], execArgv: ['--no-node-snapshot'] } },
+      {
+        test: {
+          name: 'unit',
+          // The typed client's own tests, compiled with its settings (DOM's fetch types, not Node's).
+          include: ['test/unit/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
+          execArgv: ['--no-node-snapshot'],
+        },
+      },
       {
         test: {
           name: 'integration',

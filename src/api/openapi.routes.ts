@@ -8,6 +8,9 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
   version: string;
 };
 
+/** The document of these routers, at this package's version. */
+export const openApiDocumentOf = (areas: Router[]) => openApiDocument(areas, version);
+
 /**
  * `GET /v1/openapi.json`: the document of every area's routes, this one included, built once on
  * first request from the declarations the routers were made with.
@@ -19,7 +22,7 @@ export function openApiRoutes(areas: () => Router[]): Router {
       method: 'get',
       path: '/',
       responses: { 200: z.looseObject({ openapi: z.literal('3.1.0') }) },
-      handle: async () => bare((document ??= openApiDocument(areas(), version))),
+      handle: async () => bare((document ??= openApiDocumentOf(areas()))),
     }),
   ]);
 }

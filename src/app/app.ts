@@ -35,6 +35,29 @@ import { refuseUnstorableUrl } from '../api/storable-text.ts';
  */
 export function createApp(services: Services, extraAreas: Router[] = []): Koa {
   const router = apiRouter();
+  for (const area of apiAreas(services, extraAreas)) router.use(area.routes());
+
+  const app = new Koa();
+  app.use(requestId);
+  app.use(httpMetrics);
+  app.use(requestLog(services.log, loggablePath));
+  app.use(errorHandler(services.log));
+  app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
+  app.use(admitCallers(services, [invokeReadsFunction]));
+  app.use(refuseUnstorableUrl);
+  app.use(jsonBody);
+  // Tests run every answer past its route's declaration.
+  if (services.config.env === 'test') app.use(checkDeclaredAnswers);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/**
+ * One router per area, in the order they match. Building them opens nothing: the OpenAPI document
+ * is built from them without a running stack (src/app/openapi-document.ts).
+ */
+export function apiAreas(services: Services, extraAreas: Router[] = []): Router[] {
   const areas: Router[] = [
     healthRoutes(services),
     livenessRoutes(),
@@ -53,20 +76,5 @@ export function createApp(services: Services, extraAreas: Router[] = []): Koa {
     metricsRoutes(metricsToken(services.config.secrets)),
     ...extraAreas,
   ];
-  for (const area of areas) router.use(area.routes());
-
-  const app = new Koa();
-  app.use(requestId);
-  app.use(httpMetrics);
-  app.use(requestLog(services.log, loggablePath));
-  app.use(errorHandler(services.log));
-  app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
-  app.use(admitCallers(services, [invokeReadsFunction]));
-  app.use(refuseUnstorableUrl);
-  app.use(jsonBody);
-  // Tests run every answer past its route's declaration.
-  if (services.config.env === 'test') app.use(checkDeclaredAnswers);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  return app;
+  return areas;
 }

@@ -18,6 +18,7 @@ import { Secret, SecretVersion } from './secrets/secret.entity.ts';
 import { reachable } from './reachable.ts';
 import { migrations } from './db/migrations/index.ts';
 import { lendMasterKeys } from './db/migration-keys.ts';
+import { ping } from './db/ping.sql.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
 
 /** Every entity the ORM knows; each area adds its own here. */
@@ -55,7 +56,7 @@ export function ormOptions(databaseUrl: string): Options {
 export async function openOrm(databaseUrl: string): Promise<MikroORM> {
   const orm = await MikroORM.init(ormOptions(databaseUrl));
   try {
-    await orm.em.getConnection().execute('select 1');
+    await ping(orm.em);
   } catch (error) {
     await orm.close(true);
     throw error;

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../errors.ts';
-import { admit, type Caller, type OwnedRead, type OwnedTable } from '../auth/admission.ts';
+import { admit, type Caller } from '../auth/admission.ts';
+import type { OwnedRead, OwnedTable } from '../auth/api-key.sql.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
 import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
 import { rateLimited } from '../metrics/metrics.ts';

@@ -2,16 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, invalidRequest } from '../errors.ts';
-import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
+import { open, seal, type MasterKeys } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import { areaOf, errorBody } from './areas.ts';
 import type { Caller } from '../auth/admission.ts';
+import { claim, keep, release } from './idempotency.sql.ts';
 
 /** Stripe's semantics: a key names one request of one account for a day. */
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
-/** A claim this old was left by a process that died mid-request: longer than any answer takes. */
-const abandonedAfter = '6 minutes';
-const keptFor = '24 hours';
 
 interface Stored {
   status: number;
@@ -97,63 +95,4 @@ function canonical(value: unknown): unknown {
       .sort()
       .map((name) => [name, canonical((value as Record<string, unknown>)[name])]),
   );
-}
-
-/**
- * Claims the key (new, expired, or abandoned by a process that died), dropping the account's
- * expired keys on the way (found by the (account_id, claimed_at) index); otherwise answers what
- * holds it.
- */
-export const claimSql = `
-with "expired" as (
-  delete from "idempotent_requests"
-  where "account_id" = ? and "key" <> ? and "claimed_at" < now() - interval '${keptFor}'
-)
-insert into "idempotent_requests" ("account_id", "key", "request_hash", "claimed_at")
-values (?, ?, ?, now())
-on conflict ("account_id", "key") do update
-  set "request_hash" = excluded."request_hash", "claimed_at" = now(), "answered" = false,
-      "ciphertext" = null, "wrapped_key" = null, "master_key_id" = null
-  where "idempotent_requests"."claimed_at" < now() - interval '${keptFor}'
-     or (not "idempotent_requests"."answered" and "idempotent_requests"."claimed_at" < now() - interval '${abandonedAfter}')
-returning 1`;
-
-interface Holder {
-  requestHash: string;
-  sealed: Sealed | undefined;
-}
-
-async function claim(em: EntityManager, accountId: string, key: string, requestHash: string) {
-  const connection = em.getConnection();
-  const claimed = await connection.execute<unknown[]>(claimSql, [accountId, key, accountId, key, requestHash]);
-  if (claimed.length === 1) return 'claimed' as const;
-  const [row] = await connection.execute<
-    { request_hash: string; ciphertext: Buffer | null; wrapped_key: Buffer | null; master_key_id: string | null }[]
-  >(
-    `select "request_hash", "ciphertext", "wrapped_key", "master_key_id" from "idempotent_requests"
-      where "account_id" = ? and "key" = ?`,
-    [accountId, key],
-  );
-  // Released between the two statements: the key is free again, and this request may claim it.
-  if (!row) return claim(em, accountId, key, requestHash);
-  const sealed =
-    row.ciphertext && row.wrapped_key && row.master_key_id
-      ? { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id }
-      : undefined;
-  return { requestHash: row.request_hash, sealed } satisfies Holder;
-}
-
-async function keep(em: EntityManager, accountId: string, key: string, sealed: Sealed) {
-  await em.getConnection().execute(
-    `update "idempotent_requests" set "answered" = true, "ciphertext" = ?, "wrapped_key" = ?, "master_key_id" = ?
-      where "account_id" = ? and "key" = ?`,
-    [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId, accountId, key],
-    'run',
-  );
-}
-
-async function release(em: EntityManager, accountId: string, key: string) {
-  await em
-    .getConnection()
-    .execute(`delete from "idempotent_requests" where "account_id" = ? and "key" = ?`, [accountId, key], 'run');
 }

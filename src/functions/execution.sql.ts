@@ -102,3 +102,32 @@ export async function lastStarts(em: EntityManager, functionIds: string[]) {
       [functionIds],
     );
 }
+
+/** A running execution as the recovery sweep pages through them. */
+export interface RunningExecutionRow {
+  id: string;
+  cursor_at: string;
+  account_id: string;
+  function_id: string;
+  trigger_type: string;
+  /** An automation's execution runs in its run's workflow. */
+  run_id: string | null;
+}
+
+/** Running executions that started before the grace, in the order of their partial index. */
+const pageSql = `select e."id", e."started_at"::text as "cursor_at", e."account_id", e."function_id",
+  e."trigger"->>'type' as "trigger_type", r."id" as "run_id"
+from "executions" e left join "automation_runs" r on r."execution_id" = e."id"
+where e."status" = 'running' and e."started_at" < now() - make_interval(secs => ?)
+  and (e."started_at", e."id") > (cast(? as timestamptz), ?)
+order by e."started_at", e."id" limit ?`;
+
+/** Up to `limit` of them after the keyset (`at`, `id`). */
+export async function runningExecutionsPage(
+  em: EntityManager,
+  graceSeconds: number,
+  after: { at: string; id: string },
+  limit: number,
+) {
+  return em.execute<RunningExecutionRow[]>(pageSql, [graceSeconds, after.at, after.id, limit]);
+}

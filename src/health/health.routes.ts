@@ -1,13 +1,14 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
+import { ping } from '../db/ping.sql.ts';
 import type { Services } from '../services.ts';
 import { sharedHealth, type HealthProbes } from './health.service.ts';
 
 export function healthProbes(services: Services): HealthProbes {
   return {
     postgres: async () => {
-      await services.orm.em.getConnection().execute('select 1');
+      await ping(services.orm.em);
       return {};
     },
     temporal: async () => {

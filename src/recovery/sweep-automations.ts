@@ -3,7 +3,7 @@ import { Automation } from '../automations/automation.entity.ts';
 import { lastRunTimes } from '../automations/runs.ts';
 import { convergeTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from '../automations/triggers.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
-import { dropTriggerRemoval, triggerRemovals } from './trigger-removals.ts';
+import { dropTriggerRemoval, triggerRemovals } from '../automations/trigger-removal.sql.ts';
 import { blockTriggerTypes } from '../automations/state-trigger-kinds.ts';
 import { mapBounded } from './workflow-state.ts';
 

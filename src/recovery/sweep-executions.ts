@@ -5,7 +5,7 @@ import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
 import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome.ts';
 import type { ExecutionTrigger } from '../functions/execution-record.ts';
-import { storeEnd, type End } from '../functions/execution.sql.ts';
+import { runningExecutionsPage, storeEnd, type End, type RunningExecutionRow } from '../functions/execution.sql.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
@@ -16,24 +16,6 @@ export interface UnstartedExecution {
   executionId: string;
   labels: SearchAttributePair[];
 }
-
-interface RunningRow {
-  id: string;
-  cursor_at: string;
-  account_id: string;
-  function_id: string;
-  trigger_type: string;
-  /** An automation's execution runs in its run's workflow. */
-  run_id: string | null;
-}
-
-/** Running executions that started before the grace, in the order of their partial index. */
-const pageSql = `select e."id", e."started_at"::text as "cursor_at", e."account_id", e."function_id",
-  e."trigger"->>'type' as "trigger_type", r."id" as "run_id"
-from "executions" e left join "automation_runs" r on r."execution_id" = e."id"
-where e."status" = 'running' and e."started_at" < now() - make_interval(secs => ?)
-  and (e."started_at", e."id") > (cast(? as timestamptz), ?)
-order by e."started_at", e."id" limit ?`;
 
 /**
  * One page of the executions still `running` once `graceMs` has passed, each held against its
@@ -48,7 +30,7 @@ export async function sweepExecutions(
   after: Keyset,
   log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<UnstartedExecution>> {
-  const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const rows = await runningExecutionsPage(em, graceMs / 1000, after, pageSize);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.run_id ?? row.id));
   const unstarted: UnstartedExecution[] = [];
   let finished = 0;
@@ -62,7 +44,7 @@ export async function sweepExecutions(
   return { unstarted, finished, next: nextKeyset(rows) };
 }
 
-const unstartedOf = (row: RunningRow): UnstartedExecution => ({
+const unstartedOf = (row: RunningExecutionRow): UnstartedExecution => ({
   executionId: row.id,
   labels: labelAttributes({ accountId: row.account_id, functionId: row.function_id, trigger: row.trigger_type }),
 });

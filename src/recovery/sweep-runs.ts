@@ -3,30 +3,12 @@ import type { Client } from '@temporalio/client';
 import { noteRunEnd } from '../automations/notifications/run-end.ts';
 import { endRunById, type FiredRun } from '../automations/runs.ts';
 import type { RunStatus } from '../automations/run.entity.ts';
+import { runningRunsPage, type RunningRunRow } from '../automations/run.sql.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { endLost } from './sweep-executions.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
-
-interface RunningRow {
-  id: string;
-  cursor_at: string;
-  account_id: string;
-  automation_id: string;
-  trigger_type: string;
-  retry_of: string | null;
-  execution_id: string | null;
-  holds_transaction: boolean;
-}
-
-/** Running runs that started before the grace, in the order of their partial index. */
-const pageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
-  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction"
-from "automation_runs"
-where "status" = 'running' and "started_at" < now() - make_interval(secs => ?)
-  and ("started_at", "id") > (cast(? as timestamptz), ?)
-order by "started_at", "id" limit ?`;
 
 /**
  * One page of the automation runs still `running` once `graceMs` has passed, each held against
@@ -45,7 +27,7 @@ export async function sweepRuns(
   after: Keyset,
   log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<FiredRun>> {
-  const rows = await em.execute<RunningRow[]>(pageSql, [graceMs / 1000, after.at, after.id, pageSize]);
+  const rows = await runningRunsPage(em, graceMs / 1000, after, pageSize);
   const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
   const unstarted: FiredRun[] = [];
   let finished = 0;
@@ -65,7 +47,7 @@ export async function sweepRuns(
   return { unstarted, finished, next: nextKeyset(rows) };
 }
 
-const firedRunOf = (row: RunningRow): FiredRun => ({
+const firedRunOf = (row: RunningRunRow): FiredRun => ({
   runId: row.id,
   labels: labelAttributes({
     accountId: row.account_id,

@@ -5,6 +5,7 @@ import { findOwned } from '../db/owned.ts';
 import { newId } from '../ids.ts';
 import { seal, type MasterKeys } from '../crypto/envelope.ts';
 import { Secret, SecretVersion } from './secret.entity.ts';
+import { claimNextVersion } from './secret.sql.ts';
 import type { CreateSecret, UpdateSecret } from './secrets.schemas.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 
@@ -52,7 +53,7 @@ export function updateSecret(
     const secret = await getSecret(tx, accountId, id);
     if (input.description !== undefined) secret.description = input.description;
     if (input.value !== undefined) {
-      secret.version = await claimNextVersion(tx, secret.id);
+      secret.version = await nextVersion(tx, secret.id);
       addVersion(tx, masters, secret, input.value);
     }
     secret.updatedAt = new Date();
@@ -60,18 +61,10 @@ export function updateSecret(
   });
 }
 
-/**
- * Increments the version in one statement rather than reading it first: concurrent updates of
- * one secret queue on the row's lock until the claiming transaction ends, so each gets its own
- * number and none is skipped.
- */
-async function claimNextVersion(em: EntityManager, secretId: string): Promise<number> {
-  const [row] = await em.execute<{ version: number }[]>(
-    `update "secrets" set "version" = "version" + 1 where "id" = ? returning "version"`,
-    [secretId],
-  );
-  if (!row) throw secretNotFound();
-  return row.version;
+async function nextVersion(em: EntityManager, secretId: string): Promise<number> {
+  const version = await claimNextVersion(em, secretId);
+  if (version === undefined) throw secretNotFound();
+  return version;
 }
 
 export async function deleteSecret(em: EntityManager, accountId: string, id: string) {

@@ -7,6 +7,7 @@ import { webUiCodecPath } from '../codec/codec.auth.ts';
 import { pingTemporal } from '../temporal/ping.ts';
 import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { pingSql } from '../db/ping.sql.ts';
 import { startNeoDevnet } from './neo-devnet.ts';
 import { startTemporalDev } from './temporal-dev.ts';
 
@@ -33,7 +34,7 @@ async function external(name: Component['name'], address: string, variable: stri
 
 export async function postgresComponent(config: Config): Promise<Component> {
   const url = config.postgres.url;
-  if (url) return external('postgres', url, 'DATABASE_URL', () => executeOnce(url, 'select 1'));
+  if (url) return external('postgres', url, 'DATABASE_URL', () => executeOnce(url, pingSql));
   const dataDir = join(config.dataDir, 'postgres');
   const db = await startEmbeddedPostgres(dataDir, config.postgres.embeddedPort, join(config.dataDir, 'postgres.log'));
   const description = `embedded, 127.0.0.1:${config.postgres.embeddedPort}, data in ${dataDir}`;

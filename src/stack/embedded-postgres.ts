@@ -5,6 +5,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { executeOnce } from '../db/execute-once.ts';
+import { pingSql } from '../db/ping.sql.ts';
 import { makePrivateDir } from './private-dir.ts';
 import { spawnManaged, waitFor } from './process.ts';
 
@@ -44,7 +45,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   });
   const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   try {
-    await waitFor('PostgreSQL', () => executeOnce(adminUrl, 'select 1'), { timeoutMs: 30_000, aborted: server.exited });
+    await waitFor('PostgreSQL', () => executeOnce(adminUrl, pingSql), { timeoutMs: 30_000, aborted: server.exited });
     if (firstRun) await executeOnce(adminUrl, `create database ${database}`);
   } catch (error) {
     await server.stop();

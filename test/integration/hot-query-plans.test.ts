@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimSql } from '../../src/api/idempotency.ts';
+import { claimSql } from '../../src/api/idempotency.sql.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { streakSql } from '../../src/automations/run.sql.ts';
 import { statsQuery } from '../../src/automations/run.sql.ts';

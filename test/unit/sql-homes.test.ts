@@ -10,22 +10,6 @@ import { describe, expect, it } from 'vitest';
 // statement anywhere else (migrations are statements by nature).
 const roots = ['src', 'activities', 'workflows', 'worker'];
 
-// The modules whose statements have not moved home yet (issue 32): this list only shrinks.
-const notYetMoved = [
-  'src/api/idempotency.ts',
-  'src/auth/admission.ts',
-  'src/db.ts',
-  'src/health/health.routes.ts',
-  'src/ratelimit/token-bucket.ts',
-  'src/recovery/sweep-executions.ts',
-  'src/recovery/sweep-runs.ts',
-  'src/recovery/trigger-removals.ts',
-  'src/cli/rotate-master.ts',
-  'src/secrets/secrets.service.ts',
-  'src/stack/components.ts',
-  'src/stack/embedded-postgres.ts',
-];
-
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -86,9 +70,6 @@ describe('one home per table', () => {
   });
 
   it('keeps every raw SQL statement in a *.sql.ts module or a migration', () => {
-    const strays = strayStatements();
-    expect(strays.filter((stray) => !notYetMoved.includes(stray.split(':')[0]!))).toEqual([]);
-    // A module that no longer holds a statement leaves the list.
-    expect(notYetMoved.filter((path) => !strays.some((stray) => stray.startsWith(`${path}:`)))).toEqual([]);
+    expect(strayStatements()).toEqual([]);
   });
 });

@@ -24,6 +24,12 @@ describe('the storable boundary', () => {
     expect(bypassing).toEqual([]);
   });
 
+  it('finds the modules that write rows where every statement lives: the *.sql.ts homes', () => {
+    const writing = sources('src').filter((path) => writesRows.test(readFileSync(path, 'utf8')));
+    expect(writing.length).toBeGreaterThan(0);
+    expect(writing.filter((path) => !path.endsWith('.sql.ts'))).toEqual([]);
+  });
+
   it("types every jsonb column of a run's record (executions, runs, notifications) StorableJson", () => {
     const entities = [
       'src/functions/execution.entity.ts',

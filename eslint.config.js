@@ -116,8 +116,8 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: 'Use workflow time (Date is replayed deterministically).' },
         { object: 'Math', property: 'random', message: 'Use the workflow-safe uuid4() or side effects.' },
       ],
-      // The search-attribute keys, the delivery retry policy and the account's turn are the pieces of
-      // src/ a workflow uses: plain values, no I/O. The recovery sweep names its activities' type
+      // The vocabulary of outcomes, the search-attribute keys, the delivery retry policy and the
+      // account's turn are the pieces of src/ a workflow uses: plain values, no I/O. The recovery sweep names its activities' type
       // (the bundler refuses a value import of Node code in a workflow).
       'no-restricted-imports': [
         'error',
@@ -125,7 +125,7 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'] },
             {
-              regex: String.raw`^\.\./src/(?!temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$|automations/account-busy\.ts$|recovery/reconciler-activities\.ts$)`,
+              regex: String.raw`^\.\./src/(?!outcomes\.ts$|temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$|automations/account-busy\.ts$|recovery/reconciler-activities\.ts$)`,
             },
           ],
         },

@@ -3,6 +3,7 @@ import type { Activities } from '../activities/index.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
+import { notificationStatus } from '../src/outcomes.ts';
 
 /**
  * Each attempt is an activity on a worker process: a lost worker's attempt times out and is
@@ -24,6 +25,6 @@ export async function deliverNotification(notificationId: string): Promise<strin
     return await inTurn((attemptsMade) => sendNotification(notificationId, attemptsMade));
   } catch (error) {
     await failNotification(notificationId, rootMessage(error));
-    return 'failed';
+    return notificationStatus.failed;
   }
 }

@@ -11,6 +11,7 @@ import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
 import { startAction } from './start-action.ts';
+import { replayStatus } from '../src/outcomes.ts';
 
 /**
  * A page reads up to 100 blocks (two RPC calls each) and heartbeats after each, so a lost worker
@@ -37,7 +38,9 @@ const pagesPerRun = 200;
  * waiting whenever the follower lags or the account has too many runs in flight (replay-steps.ts).
  * Its progress lives on its row; this workflow holds none. How it ended is set as `NeoflowStatus`.
  */
-export async function replayBlocks(replayId: string): Promise<'completed' | 'failed'> {
+export async function replayBlocks(
+  replayId: string,
+): Promise<typeof replayStatus.completed | typeof replayStatus.failed> {
   for (let page = 0; page < pagesPerRun; page++) {
     let step: Awaited<ReturnType<Activities['replayPage']>>;
     try {
@@ -45,13 +48,13 @@ export async function replayBlocks(replayId: string): Promise<'completed' | 'fai
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       await failReplay(replayId, rootMessage(error));
-      upsertSearchAttributes([endStatus('failed')]);
-      return 'failed';
+      upsertSearchAttributes([endStatus(replayStatus.failed)]);
+      return replayStatus.failed;
     }
     await Promise.all(step.runs.map((run) => startAction(run)));
     if (step.kind === 'done') {
-      upsertSearchAttributes([endStatus('completed')]);
-      return 'completed';
+      upsertSearchAttributes([endStatus(replayStatus.completed)]);
+      return replayStatus.completed;
     }
     if (step.kind === 'wait') await sleep(step.waitMs);
     if (workflowInfo().continueAsNewSuggested) break;

@@ -14,6 +14,7 @@ import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
+import { executionStatus, runStatus } from '../src/outcomes.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
@@ -58,7 +59,7 @@ const { relayContractRun } = proxyActivities<Activities>({
 export async function runAction(runId: string): Promise<RunStatus> {
   const run = { notify: false, holdsTransaction: false };
   const status = await act(runId, run);
-  if (status === 'running') return status;
+  if (status === runStatus.running) return status;
   upsertSearchAttributes([endStatus(status)]);
   if (run.notify) await tell(runId);
   return status;
@@ -72,7 +73,7 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
     if (plan.kind === 'function') {
       upsertSearchAttributes(plan.labels);
       const outcome = await runFunction(plan.executionId);
-      if (!plan.sends || outcome.status !== 'completed') return await finishFunctionRun(runId, outcome);
+      if (!plan.sends || outcome.status !== executionStatus.completed) return await finishFunctionRun(runId, outcome);
       // Its result decides: nothing, or calls sent below exactly as a contract action's.
       const decided = await decideRun(runId);
       if (decided !== 'send') return decided;
@@ -91,7 +92,7 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
     // sweep starts its action again (it relays the same transaction until the chain answers).
     if (run.holdsTransaction) {
       if (isCancellation(error)) throw error;
-      return 'running';
+      return runStatus.running;
     }
     // Cancelled too (its function deleted, or an operator): the run still ends, as a failure.
     const message = isCancellation(error) ? 'The run was cancelled.' : 'The action could not be run to its end.';

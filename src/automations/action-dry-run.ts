@@ -17,6 +17,7 @@ import { dryRunDecision, testInvoke, type DryDecision, type TestInvocation } fro
 import { resolveCalls } from './resolve-calls.ts';
 import type { FirePayload } from './run.entity.ts';
 import type { ContractCall } from '../chain/contract-calls.ts';
+import { executionStatus, runErrorName } from '../outcomes.ts';
 
 export interface DryRunDeps {
   em: EntityManager;
@@ -39,7 +40,7 @@ export const dryRunSlots = () => new AccountSlots({ perAccount: 1, queuedPerAcco
 export type DryRun =
   | {
       type: 'function';
-      status: 'completed' | 'failed';
+      status: typeof executionStatus.completed | typeof executionStatus.failed;
       result?: unknown;
       error?: SandboxError;
       logs: LogLine[];
@@ -72,8 +73,8 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
   const version = fn && (await versionOf(deps.em, fn, action.functionVersion ?? fn.version));
   if (!fn || !version) {
     const message = `No function ${action.functionId} exists in this account.`;
-    const error = { name: 'FunctionNotFound', message, stack: '' };
-    return { type: 'function', status: 'failed', error, logs: [], durationMs: 0 };
+    const error = { name: runErrorName.FunctionNotFound, message, stack: '' };
+    return { type: 'function', status: executionStatus.failed, error, logs: [], durationMs: 0 };
   }
   const secrets = await revealSecrets(deps.em, deps.masterKeys, accountId, version.secrets);
   const release = deps.slots.tryTake(accountId);
@@ -93,9 +94,15 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
     maxServiceCalls: deps.sandbox.serviceCalls,
   }).finally(release);
   const { logs, durationMs } = outcome;
-  if (outcome.status === 'failed')
-    return { type: 'function', status: 'failed', error: outcome.error, logs, durationMs };
-  const ran = { type: 'function' as const, status: 'completed' as const, result: outcome.result, logs, durationMs };
+  if (outcome.status === executionStatus.failed)
+    return { type: 'function', status: executionStatus.failed, error: outcome.error, logs, durationMs };
+  const ran = {
+    type: 'function' as const,
+    status: executionStatus.completed,
+    result: outcome.result,
+    logs,
+    durationMs,
+  };
   if (!action.execute) return ran;
   const { decision } = await dryRunDecision(outcome.result, action.execute, fire, { neo: deps.neo, signer });
   return { ...ran, decision };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { executionStatus } from '../outcomes.ts';
 
 /** One condition that did not hold (explain-match.ts MatchReason). */
 const reasonFields = {
@@ -32,7 +33,7 @@ const namedError = z.strictObject({ name: z.string(), message: z.string() });
 const dryRunSchema = z.union([
   z.strictObject({
     type: z.literal('function'),
-    status: z.enum(['completed', 'failed']),
+    status: z.enum([executionStatus.completed, executionStatus.failed]),
     result: z.unknown().optional(),
     error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
     logs: z.array(logLine),

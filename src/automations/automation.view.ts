@@ -8,6 +8,7 @@ import { gasSchema } from './budget.view.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationRun, FirePayload } from './run.entity.ts';
 import type { ExecutionStats } from './stats.ts';
+import { notificationStatuses, runStatus, runStatuses } from '../outcomes.ts';
 
 /** An automation as the API shows it; `details` says why the service set `error`. */
 export function automationView(automation: Automation, stats?: ExecutionStats) {
@@ -87,7 +88,7 @@ export const automationSchema = z.strictObject({
   executionStats: z
     .strictObject({
       lastExecution: isoTime.nullable(),
-      lastStatus: z.enum(['success', 'failure']).nullable(),
+      lastStatus: z.enum([runStatus.success, runStatus.failure]).nullable(),
       successCount: z.number().int(),
       failureCount: z.number().int(),
       nextExecution: isoTime.nullable(),
@@ -138,7 +139,7 @@ const runTriggerSchema = z.discriminatedUnion('type', [
 
 export const runSchema = z.strictObject({
   id: z.string(),
-  status: z.enum(['running', 'success', 'failure']),
+  status: z.enum(runStatuses),
   startedAt: isoTime,
   completedAt: isoTime.nullable(),
   duration: z.number().int().nullable(),
@@ -198,7 +199,7 @@ export const runDetailsSchema = runSchema.extend({
       id: z.string(),
       channel: z.enum(['webhook', 'slack', 'discord', 'telegram']),
       event: z.enum(notifyEvents),
-      status: z.enum(['pending', 'delivered', 'failed']),
+      status: z.enum(notificationStatuses),
       attempts: z.number().int(),
     }),
   ),
@@ -206,5 +207,5 @@ export const runDetailsSchema = runSchema.extend({
 
 /** What firing or retrying answers: the new run, started. */
 export const startedRunSchema = z.strictObject({
-  run: z.strictObject({ id: z.string(), status: z.literal('running'), startedAt: isoTime }),
+  run: z.strictObject({ id: z.string(), status: z.literal(runStatus.running), startedAt: isoTime }),
 });

@@ -10,6 +10,7 @@ import { decimalPattern, maxDecimalChars } from '../chain/decimal.ts';
 import { isTimeZone } from './time-zones.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
 import { stateConditions, statePathPattern } from './state-trigger-value.ts';
+import { runStatus } from '../outcomes.ts';
 
 const automationStatuses = ['active', 'inactive', 'error'] as const;
 const triggerTypes = ['schedule', 'blockchain', 'transaction', 'price', 'state'] as const;
@@ -288,7 +289,9 @@ export const testAutomationBody = z
 
 export const listRunsQuery = z.strictObject({
   ...paginationQuery(20),
-  status: z.enum(['running', 'success', 'failure'], { error: 'must be running, success or failure' }).optional(),
+  status: z
+    .enum([runStatus.running, runStatus.success, runStatus.failure], { error: 'must be running, success or failure' })
+    .optional(),
 });
 
 export type Trigger = z.infer<typeof triggerSchema>;

@@ -35,6 +35,7 @@ import {
   type TriggerChange,
   type TriggerControl,
 } from './triggers.ts';
+import { runStatus } from '../outcomes.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -200,7 +201,11 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
     await applyOrLeaveToSweep(control, automation, { rearm: false });
     await startDeliveries(control.client, control.taskQueue, notifications);
   }
-  const running = await em.find(AutomationRun, { automation: { functionId }, status: 'running' }, { fields: ['id'] });
+  const running = await em.find(
+    AutomationRun,
+    { automation: { functionId }, status: runStatus.running },
+    { fields: ['id'] },
+  );
   await Promise.all(running.map((run) => cancelWorkflow(control.client, run.id)));
 }
 

@@ -1,5 +1,6 @@
 import { gasText, gasUnits } from '../chain/gas-amount.ts';
 import type { Budget } from '../chain/gas-budget.ts';
+import { runErrorName, runStatus } from '../outcomes.ts';
 
 /** The budget a run of the automation is held to: its own, else its account's default, else none. */
 export function budgetInForce(own: Budget | null, accountDefault: Budget | null) {
@@ -65,7 +66,7 @@ export function leftOf(allowed: string | undefined, spent: bigint): string | nul
 export interface ReservationBeside {
   txHash: string;
   run: {
-    status: 'running' | 'success' | 'failure';
+    status: typeof runStatus.running | typeof runStatus.success | typeof runStatus.failure;
     txHash: string | null;
     systemFee: string | null;
     networkFee: string | null;
@@ -74,7 +75,7 @@ export interface ReservationBeside {
 }
 
 /** The chain's answers that prove a sent transaction was never in a block and never will be. */
-const neverLanded = new Set(['TransactionRejected', 'TransactionExpired']);
+const neverLanded = new Set<string>([runErrorName.TransactionRejected, runErrorName.TransactionExpired]);
 
 /**
  * What becomes of a reservation, from its run's row: `settle` at what the chain says the
@@ -85,9 +86,10 @@ const neverLanded = new Set(['TransactionRejected', 'TransactionExpired']);
 export function fateOf(reservation: ReservationBeside): { settle: bigint } | 'release' | 'keep' {
   const { run } = reservation;
   if (!run) return 'keep';
-  if (run.txHash !== reservation.txHash) return run.txHash !== null || run.status !== 'running' ? 'release' : 'keep';
+  if (run.txHash !== reservation.txHash)
+    return run.txHash !== null || run.status !== runStatus.running ? 'release' : 'keep';
   if (run.systemFee !== null && run.networkFee !== null)
     return { settle: BigInt(run.systemFee) + BigInt(run.networkFee) };
-  if (run.status !== 'running' && run.errorName !== null && neverLanded.has(run.errorName)) return 'release';
+  if (run.status !== runStatus.running && run.errorName !== null && neverLanded.has(run.errorName)) return 'release';
   return 'keep';
 }

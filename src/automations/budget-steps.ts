@@ -4,6 +4,7 @@ import { exhausts, refusalMessage } from './budget-rules.ts';
 import { failUnsent } from './contract-run-rows.ts';
 import { reserve } from './gas-spend.ts';
 import { stopWithError } from './notifications/error-event.ts';
+import { runErrorName } from '../outcomes.ts';
 
 /**
  * Holds a priced transaction to the run's budget before it is signed: true once its fee is
@@ -16,7 +17,7 @@ export async function reserveRunGas(em: EntityManager, runId: string, call: Pric
   const reserved = await reserve(em, runId, call);
   if (reserved.kind !== 'refused') return reserved.kind === 'reserved';
   const message = refusalMessage(reserved.refusal, reserved.from);
-  await failUnsent(em, runId, { name: 'BudgetExceeded', message });
+  await failUnsent(em, runId, { name: runErrorName.BudgetExceeded, message });
   if (exhausts(reserved.refusal)) {
     await stopWithError(em, { id: reserved.automationId, status: 'active' }, { reason: 'budget_exhausted', message });
   }

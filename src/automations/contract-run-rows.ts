@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RunError, RunStatus } from './run.entity.ts';
 import { countRunEnd } from './runs.ts';
 import { endSentRow, endSkippedRow, failUncalledRow, failUnsentRow, type InBlock } from './run.sql.ts';
+import { runStatus } from '../outcomes.ts';
 
 /**
  * A contract run's ends (the statements in run.sql.ts), each conditional on what the row holds,
@@ -20,7 +21,7 @@ export async function failUnsent(
   test: { vmState: 'FAULT'; gasConsumed: string } | null = null,
 ) {
   const ended = await failUnsentRow(em, runId, error, test);
-  if (ended) countRunEnd(ended.trigger_type, 'failure');
+  if (ended) countRunEnd(ended.trigger_type, runStatus.failure);
 }
 
 /**
@@ -29,7 +30,7 @@ export async function failUnsent(
  */
 export async function failUncalled(em: EntityManager, runId: string, error: RunError) {
   const ended = await failUncalledRow(em, runId, error);
-  if (ended) countRunEnd(ended.trigger_type, 'failure');
+  if (ended) countRunEnd(ended.trigger_type, runStatus.failure);
 }
 
 /**
@@ -39,7 +40,7 @@ export async function failUncalled(em: EntityManager, runId: string, error: RunE
 export async function endSent(
   em: EntityManager,
   runId: string,
-  status: Exclude<RunStatus, 'running'>,
+  status: Exclude<RunStatus, typeof runStatus.running>,
   error: RunError | null,
   inBlock: InBlock | null,
 ) {
@@ -53,5 +54,5 @@ export async function endSent(
  */
 export async function endSkipped(em: EntityManager, runId: string, reason: string) {
   const ended = await endSkippedRow(em, runId, reason);
-  if (ended) countRunEnd(ended.trigger_type, 'success');
+  if (ended) countRunEnd(ended.trigger_type, runStatus.success);
 }

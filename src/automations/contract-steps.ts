@@ -12,6 +12,7 @@ import { settleReservationsOf } from './gas-spend.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import { endSent, failUncalled, failUnsent } from './contract-run-rows.ts';
 import { contractRunState, noteRelayError, storeCalls, storeTransaction } from './run.sql.ts';
+import { platformTimeoutName, runErrorName, runStatus } from '../outcomes.ts';
 
 export interface ChainDeps {
   em: EntityManager;
@@ -30,13 +31,13 @@ export interface ChainDeps {
 export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
   if (!run) return gone;
-  if (run.status !== 'running') return run.status;
+  if (run.status !== runStatus.running) return run.status;
   if (run.txRaw) return 'sent';
   await prepareOrEnd(deps, run);
   await settleReservationsOf(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
   if (!state) return gone;
-  return state.status === 'running' && state.sent ? 'sent' : state.status;
+  return state.status === runStatus.running && state.sent ? 'sent' : state.status;
 }
 
 /**
@@ -49,12 +50,12 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
   if (!calls) return;
   const sender = await senderOf(deps, run.accountId);
   if (!sender) {
-    const error = { name: 'NoSigner', message: 'This account has no signer to send the call.' };
+    const error = { name: runErrorName.NoSigner, message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);
   }
   const priced = await priceContractCall(deps.neo, callsScript(calls), sender);
   if ('fault' in priced) {
-    const error = { name: 'ContractFault', message: priced.fault };
+    const error = { name: runErrorName.ContractFault, message: priced.fault };
     return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
   }
   // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
@@ -93,7 +94,7 @@ async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractC
 export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
   if (!run) return gone;
-  if (run.status !== 'running') return run.status;
+  if (run.status !== runStatus.running) return run.status;
   const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
   let told: string | null = null;
   const onTrouble = async (error: unknown) => {
@@ -108,15 +109,15 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
   });
   if (result instanceof TransactionRejectedError) {
     const message = `The node refused ${call.hash}: ${result.message}`;
-    await endSent(deps.em, runId, 'failure', { name: 'TransactionRejected', message }, null);
+    await endSent(deps.em, runId, runStatus.failure, { name: runErrorName.TransactionRejected, message }, null);
   } else if (result.outcome === 'expired') {
     const message = `${call.hash} was in no block up to ${call.validUntilBlock}.`;
-    await endSent(deps.em, runId, 'failure', { name: 'TransactionExpired', message }, null);
+    await endSent(deps.em, runId, runStatus.failure, { name: runErrorName.TransactionExpired, message }, null);
   } else {
     const { vmState, gasConsumed, systemFee, networkFee, exception } = result;
     const inBlock = { vmState, gasConsumed, systemFee, networkFee };
-    const error = vmState === 'HALT' ? null : { name: 'ContractFault', message: exception ?? 'FAULT' };
-    await endSent(deps.em, runId, error ? 'failure' : 'success', error, inBlock);
+    const error = vmState === 'HALT' ? null : { name: runErrorName.ContractFault, message: exception ?? 'FAULT' };
+    await endSent(deps.em, runId, error ? runStatus.failure : runStatus.success, error, inBlock);
   }
   await settleReservationsOf(deps.em, runId);
   return (await contractRunState(deps.em, runId))?.status ?? gone;
@@ -128,7 +129,7 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
  */
 function troubleOf(error: unknown): string {
   if (error instanceof NeoRpcError) return error.message;
-  if (error instanceof Error && error.name === 'TimeoutError') return 'The Neo node did not answer in time.';
+  if (error instanceof Error && error.name === platformTimeoutName) return 'The Neo node did not answer in time.';
   return 'The Neo node could not be reached.';
 }
 

@@ -6,6 +6,7 @@ import { readDecision } from './decision.ts';
 import { finishFunctionRun, gone } from './run-steps.ts';
 import type { RunStatus } from './run.entity.ts';
 import { readRunToDecide, storeCalls, type DecideRow } from './run.sql.ts';
+import { executionStatus, runStatus } from '../outcomes.ts';
 
 export interface DecideDeps {
   em: EntityManager;
@@ -22,12 +23,12 @@ export interface DecideDeps {
  */
 export async function decideRun(deps: DecideDeps, runId: string): Promise<RunStatus | 'send'> {
   const run = await readRunToDecide(deps.em, runId);
-  if (!run || run.status !== 'running' || run.decided) return standing(run);
+  if (!run || run.status !== runStatus.running || run.decided) return standing(run);
   const { action } = run;
   // Its action replaced meanwhile by one that sends nothing: the run ends as a function run does,
   // as its execution completed (only then is it decided).
   if (action.type !== 'function' || !action.execute || !run.execution_id) {
-    return finishFunctionRun(deps.em, runId, { status: 'completed', errorName: null });
+    return finishFunctionRun(deps.em, runId, { status: executionStatus.completed, errorName: null });
   }
   const result = await openStoredResult(deps.em, deps.masterKeys, run.execution_id);
   const decision = readDecision(result, action.execute, run.trigger);
@@ -41,5 +42,5 @@ export async function decideRun(deps: DecideDeps, runId: string): Promise<RunSta
 /** What the run's workflow does next: send the calls the run holds, or nothing (it ended). */
 const standing = (run: DecideRow | undefined): RunStatus | 'send' => {
   if (!run) return gone;
-  return run.status === 'running' && run.decided ? 'send' : run.status;
+  return run.status === runStatus.running && run.decided ? 'send' : run.status;
 };

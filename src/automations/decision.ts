@@ -4,6 +4,7 @@ import { templateValue } from './arg-templates.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import type { ExecuteRules } from './automations.schemas.ts';
 import type { FirePayload } from './run.entity.ts';
+import { runErrorName } from '../outcomes.ts';
 
 /**
  * What a sending function's result says: the calls to send (one transaction, all or none; their
@@ -14,7 +15,10 @@ import type { FirePayload } from './run.entity.ts';
 export type Decision =
   | { kind: 'calls'; calls: ContractCall[] }
   | { kind: 'skip'; reason: string }
-  | { kind: 'invalid'; error: { name: 'InvalidDecision' | 'TemplateError'; message: string } };
+  | {
+      kind: 'invalid';
+      error: { name: typeof runErrorName.InvalidDecision | typeof runErrorName.TemplateError; message: string };
+    };
 
 /** As long as the run's `skipped` column: a longer reason is cut. */
 export const maxSkipReasonChars = 512;
@@ -29,7 +33,7 @@ const shapes = '{calls: [...]}, {skip: "reason"}, {canExec: true, calls: [...]} 
 
 const invalid = (message: string): Decision => ({
   kind: 'invalid',
-  error: { name: 'InvalidDecision', message: message.slice(0, maxInvalidMessageChars) },
+  error: { name: runErrorName.InvalidDecision, message: message.slice(0, maxInvalidMessageChars) },
 });
 const named = (key: string) => JSON.stringify(key.length > maxNameChars ? `${key.slice(0, maxNameChars)}…` : key);
 const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);

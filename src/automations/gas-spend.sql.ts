@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RunStatus } from './run.entity.ts';
+import { runStatus } from '../outcomes.ts';
 
 /**
  * The statements of GAS spending (migration 0016): `automation_gas_spend` and `account_gas_spend`,
@@ -105,7 +106,7 @@ for update of g`;
 /** Which reservations to settle: the run's, or those of the automation's runs that ended. */
 const settled = {
   ofRun: reservationsSql(`g."run_id" = ?`),
-  ofEndedRuns: reservationsSql(`g."automation_id" = ? and r."status" <> 'running'`),
+  ofEndedRuns: reservationsSql(`g."automation_id" = ? and r."status" <> '${runStatus.running}'`),
 };
 
 /** The reservations still held of run `id` (`ofRun`) or of automation `id`'s ended runs, their rows locked. */

@@ -13,6 +13,7 @@ import {
   type ReservationRow,
 } from './gas-spend.sql.ts';
 import { lockRunToReserve } from './run.sql.ts';
+import { runStatus } from '../outcomes.ts';
 
 /**
  * GAS spending (the statements in gas-spend.sql.ts): a reservation and every change of it move
@@ -40,7 +41,7 @@ export async function reserve(
 ): Promise<Reserved> {
   return em.transactional(async (tx) => {
     const run = await lockRunToReserve(tx, runId);
-    if (!run || run.status !== 'running' || run.sent) return { kind: 'ended' };
+    if (!run || run.status !== runStatus.running || run.sent) return { kind: 'ended' };
     if (await reservationHeld(tx, runId, call.hash)) return { kind: 'reserved' };
     // What ended runs still hold (their step ended before settling) is settled first: it may free room.
     await settle(tx, 'ofEndedRuns', run.automation_id);

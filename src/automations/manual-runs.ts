@@ -7,6 +7,7 @@ import { AutomationRun, type FirePayload } from './run.entity.ts';
 import { recordRuns, runNotFound, type FiredRun } from './runs.ts';
 import { assertTransactionSettled } from './transaction-settled.ts';
 import type { TriggerControl } from './triggers.ts';
+import { runStatus } from '../outcomes.ts';
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
 export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {
@@ -20,7 +21,7 @@ export async function fireManually(em: EntityManager, control: TriggerControl, a
 export async function retryRun(em: EntityManager, control: TriggerControl, automation: Automation, runId: string) {
   const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
   if (!previous) throw runNotFound();
-  if (previous.status !== 'failure') {
+  if (previous.status !== runStatus.failure) {
     throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
   }
   await assertTransactionSettled(control.neo, previous);
@@ -44,7 +45,7 @@ async function startRun(
   const run = await em.findOneOrFail(AutomationRun, { id: fired!.runId });
   // The answer is the run as it was accepted: a quick action may have ended before this read (its
   // end is what GET shows), and the contract answers a fire with the run `running`.
-  return { id: run.id, status: 'running' as const, startedAt: run.startedAt.toISOString() };
+  return { id: run.id, status: runStatus.running, startedAt: run.startedAt.toISOString() };
 }
 
 async function startActionWorkflow(control: TriggerControl, run: FiredRun) {

@@ -1,5 +1,6 @@
 import type { FirePayload, RunError } from './run.entity.ts';
 import type { Firing } from './runs.ts';
+import { runErrorName } from '../outcomes.ts';
 
 /**
  * A shared loop (the block follower of a network) never stops for one input. An input that cannot
@@ -8,7 +9,7 @@ import type { Firing } from './runs.ts';
  * error, so that its owner is told by its `failure` rules as for any failed run, and the loop goes
  * on. The other automations the input fires are recorded as usual.
  */
-export const quarantineErrorName = 'InputQuarantined';
+export const quarantineErrorName = runErrorName.InputQuarantined;
 
 /** What of an error's message a quarantined run keeps: its first line, this long at most. */
 const reasonLength = 200;

@@ -3,6 +3,7 @@ import { executeBound } from '../db/bound-statement.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import type { ReplayView } from './replays.schemas.ts';
+import { replayErrorName, replayStatus } from '../outcomes.ts';
 
 /** The hand-written statements of the `automation_replays` table. */
 
@@ -35,7 +36,7 @@ export interface ReplayRow {
 const insertSql = `insert into "automation_replays"
   ("id", "automation_id", "account_id", "from_block", "to_block", "next_block", "dry_run")
   values (?, ?, ?, ?, ?, ?, ?)
-  on conflict ("automation_id") where "status" = 'running' do nothing
+  on conflict ("automation_id") where "status" = '${replayStatus.running}' do nothing
   returning *`;
 
 /** Records a replay from `fromBlock`; undefined when one of the automation runs already. */
@@ -52,7 +53,7 @@ export async function insertReplay(
 /** The replay of the automation that runs, if one does. */
 export async function runningReplayId(em: EntityManager, automationId: string): Promise<string | undefined> {
   const [running] = await em.execute<{ id: string }[]>(
-    `select "id" from "automation_replays" where "automation_id" = ? and "status" = 'running'`,
+    `select "id" from "automation_replays" where "automation_id" = ? and "status" = '${replayStatus.running}'`,
     [automationId],
   );
   return running?.id;
@@ -80,7 +81,7 @@ export interface RunningReplayRow {
 const readSql = `select r."automation_id", r."account_id", r."next_block", r."to_block", r."dry_run",
   jsonb_array_length(r."listed") as "listed_count", a."trigger"
 from "automation_replays" r join "automations" a on a."id" = r."automation_id"
-where r."id" = ? and r."status" = 'running'`;
+where r."id" = ? and r."status" = '${replayStatus.running}'`;
 
 /** The replay while it runs; null once it ended or was deleted. */
 export async function readRunningReplay(em: EntityManager, replayId: string): Promise<RunningReplayRow | null> {
@@ -90,9 +91,9 @@ export async function readRunningReplay(em: EntityManager, replayId: string): Pr
 
 const advanceSql = `update "automation_replays" set "next_block" = ?, "matches" = "matches" + ?,
   "runs_started" = "runs_started" + ?, "listed" = "listed" || ?::jsonb, "updated_at" = now(),
-  "status" = case when ? then 'completed' else "status" end,
+  "status" = case when ? then '${replayStatus.completed}' else "status" end,
   "completed_at" = case when ? then now() else "completed_at" end
-where "id" = ? and "next_block" = ? and "status" = 'running'`;
+where "id" = ? and "next_block" = ? and "status" = '${replayStatus.running}'`;
 
 /** What a page of a replay adds to its row. */
 export interface Progress {
@@ -112,12 +113,12 @@ export async function advanceReplayRow(em: EntityManager, replayId: string, from
   return result.affectedRows === 1;
 }
 
-const failSql = `update "automation_replays" set "status" = 'failed', "error" = ?, "completed_at" = now(),
-  "updated_at" = now() where "id" = ? and "status" = 'running'`;
+const failSql = `update "automation_replays" set "status" = '${replayStatus.failed}', "error" = ?, "completed_at" = now(),
+  "updated_at" = now() where "id" = ? and "status" = '${replayStatus.running}'`;
 
 /** Ends a replay that cannot go on, with why; one that already ended keeps its outcome. */
 export async function failReplay(em: EntityManager, replayId: string, message: string) {
-  await em.execute(failSql, [jsonbParam({ name: 'ReplayFailed', message }), replayId], 'run');
+  await em.execute(failSql, [jsonbParam({ name: replayErrorName.ReplayFailed, message }), replayId], 'run');
 }
 
 /** A running replay as the recovery sweep pages through them. */
@@ -130,7 +131,7 @@ export interface SweptReplayRow {
 
 const pageSql = `select "id", "created_at"::text as "cursor_at", "account_id", "automation_id"
 from "automation_replays"
-where "status" = 'running' and "created_at" < now() - make_interval(secs => ?)
+where "status" = '${replayStatus.running}' and "created_at" < now() - make_interval(secs => ?)
   and ("created_at", "id") > (cast(? as timestamptz), ?)
 order by "created_at", "id" limit ?`;
 

@@ -2,6 +2,7 @@ import { contractArgProblem, type ContractArg } from '../chain/contract-args.ts'
 import type { ContractCall } from '../chain/contract-calls.ts';
 import { isTemplate, parseTemplate } from './arg-templates.ts';
 import type { FirePayload } from './run.entity.ts';
+import { runErrorName } from '../outcomes.ts';
 
 /**
  * Arguments from the trigger, at fire time: `resolveCalls(calls, trigger)` answers the calls as
@@ -12,7 +13,7 @@ import type { FirePayload } from './run.entity.ts';
 
 /** What fails a run whose template cannot be resolved into a valid argument; nothing is signed. */
 export interface TemplateError {
-  name: 'TemplateError';
+  name: typeof runErrorName.TemplateError;
   message: string;
 }
 
@@ -46,14 +47,17 @@ function resolveArg(arg: ContractArg, trigger: FirePayload, name: string): { arg
   if (used.length === 0) return { arg };
   if (missing.length > 0) {
     const message = `${name}: ${missing[0]} names nothing in what fired this run (a ${trigger.type} fire).`;
-    return { name: 'TemplateError', message };
+    return { name: runErrorName.TemplateError, message };
   }
   const problem = contractArgProblem(resolved);
   if (problem) {
     const at = problem.path ? ` ${problem.path}` : '';
     // One template named: an Array argument may hold many.
     const templates = used.length > 1 ? `${used[0]} and ${used.length - 1} more` : used[0];
-    return { name: 'TemplateError', message: `${name}: with ${templates} resolved,${at} ${problem.message}.` };
+    return {
+      name: runErrorName.TemplateError,
+      message: `${name}: with ${templates} resolved,${at} ${problem.message}.`,
+    };
   }
   return { arg: resolved };
 }

@@ -16,9 +16,16 @@ import {
   runStatus,
   type BeginRow,
 } from './run.sql.ts';
+import {
+  executionErrorName,
+  executionStatus,
+  runErrorName,
+  runStatus as runStatusName,
+  runStatusOf,
+} from '../outcomes.ts';
 
 /** A run deleted with its automation: nothing left to do or to record. */
-export const gone = 'failure';
+export const gone = runStatusName.failure;
 
 type Step =
   | { kind: 'ended'; status: RunStatus }
@@ -50,17 +57,17 @@ export async function beginRun(em: EntityManager, runId: string): Promise<RunPla
 
 async function nextStep(em: EntityManager, runId: string, run: BeginRow): Promise<Step> {
   const { action } = run;
-  if (run.status === 'running' && action.type === 'function' && run.function_id && !run.execution_id) {
+  if (run.status === runStatusName.running && action.type === 'function' && run.function_id && !run.execution_id) {
     return recordExecution(em, runId, run, action, run.function_id);
   }
   // The statement that records an execution marks the action started; every other step does here.
   if (!run.dispatched) await markDispatched(em, runId);
-  if (run.status !== 'running') return { kind: 'ended', status: run.status };
+  if (run.status !== runStatusName.running) return { kind: 'ended', status: run.status };
   if (action.type !== 'function') return { kind: action.type };
   if (run.function_id && run.execution_id) return functionStep(run.execution_id, run.function_id, action);
   const message = `The function ${action.functionId} no longer exists.`;
-  await endRunById(em, runId, 'failure', { name: 'FunctionNotFound', message });
-  return { kind: 'ended', status: 'failure' };
+  await endRunById(em, runId, runStatusName.failure, { name: runErrorName.FunctionNotFound, message });
+  return { kind: 'ended', status: runStatusName.failure };
 }
 
 const functionStep = (executionId: string, functionId: string, action: FunctionAction): Step => ({
@@ -90,7 +97,10 @@ async function recordExecution(
   return { kind: 'ended', status: stored?.status ?? gone };
 }
 
-const lostExecution: RunError = { name: 'ExecutionLost', message: 'The execution was deleted with its function.' };
+const lostExecution: RunError = {
+  name: executionErrorName.ExecutionLostError,
+  message: 'The execution was deleted with its function.',
+};
 
 /** The run ends as its execution did, as the execution's workflow returned it. */
 export async function finishFunctionRun(
@@ -98,10 +108,11 @@ export async function finishFunctionRun(
   runId: string,
   outcome: Pick<ExecutionOutcome, 'status' | 'errorName'>,
 ): Promise<RunStatus> {
-  const status: RunStatus = outcome.status === 'completed' ? 'success' : 'failure';
-  const copyError = outcome.status === 'failed';
-  const otherwise = copyError ? { name: outcome.errorName ?? 'Error', message: 'failed' } : lostExecution;
-  const error = outcome.status === 'completed' ? null : otherwise;
+  // A deleted execution is lost: the run fails (`lostExecution`).
+  const status: RunStatus = outcome.status === 'deleted' ? runStatusName.failure : runStatusOf[outcome.status];
+  const copyError = outcome.status === executionStatus.failed;
+  const otherwise = copyError ? { name: outcome.errorName ?? 'Error', message: executionStatus.failed } : lostExecution;
+  const error = outcome.status === executionStatus.completed ? null : otherwise;
   const ended = await finishRunRow(em, runId, status, copyError, error);
   if (ended) {
     countRunEnd(ended.trigger_type, status);
@@ -115,6 +126,7 @@ export async function finishFunctionRun(
  * signed transaction (it stays running, for the recovery sweep to relay). Answers how it stands.
  */
 export async function failRun(em: EntityManager, runId: string, message: string): Promise<RunStatus> {
-  if (await endRunById(em, runId, 'failure', { name: 'ActionError', message })) return 'failure';
+  if (await endRunById(em, runId, runStatusName.failure, { name: runErrorName.ActionError, message }))
+    return runStatusName.failure;
   return (await runStatus(em, runId)) ?? gone;
 }

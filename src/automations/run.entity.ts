@@ -2,8 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { ContractCall } from '../chain/contract-calls.ts';
 import { StorableJson } from '../db/storable.ts';
 import { Automation } from './automation.entity.ts';
+import type { RunStatus } from '../outcomes.ts';
 
-export type RunStatus = 'running' | 'success' | 'failure';
+export type { RunStatus };
 
 /** What fired a run: kept whole for the action, summarised in the run history. */
 export type FirePayload =

@@ -9,6 +9,8 @@ import { executionColumns } from '../functions/execution.sql.ts';
 import type { Action } from './automations.schemas.ts';
 import type { Budget } from '../chain/gas-budget.ts';
 import type { FirePayload, RunError, RunStatus } from './run.entity.ts';
+// The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.
+import { runStatus as runStatusName } from '../outcomes.ts';
 
 /**
  * The hand-written statements of the `automation_runs` table. Every write of a run's end answers
@@ -30,7 +32,7 @@ export interface NewRun {
 
 const insertRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
-  values (?, ?, ?, ?, 'running', ?, ?, false, now())
+  values (?, ?, ?, ?, '${runStatusName.running}', ?, ?, false, now())
   on conflict ("automation_id", "fire_key") do nothing
   returning "id"`;
 
@@ -38,7 +40,7 @@ const insertRunSql = `insert into "automation_runs"
 const insertFailedRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
    "error", "completed_at", "duration")
-  values (?, ?, ?, ?, 'failure', ?, ?, false, now(), ?, now(), 0)
+  values (?, ?, ?, ?, '${runStatusName.failure}', ?, ?, false, now(), ?, now(), 0)
   on conflict ("automation_id", "fire_key") do nothing
   returning "id"`;
 
@@ -66,14 +68,14 @@ export async function firstRunId(em: EntityManager, automationId: string, fireKe
 // A run holding a signed transaction is ended only from the chain's answer (endSent), never here.
 const endRunSql = `update "automation_runs" set "status" = ?, "error" = ?, "completed_at" = now(),
   "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and "tx_raw" is null
+where "id" = ? and "status" = '${runStatusName.running}' and "tx_raw" is null
 returning "trigger"->>'type' as "trigger_type"`;
 
 /** Ends a running run that holds no signed transaction. */
 export async function endRunRow(
   em: EntityManager,
   runId: string,
-  status: Exclude<RunStatus, 'running'>,
+  status: Exclude<RunStatus, typeof runStatusName.running>,
   error: RunError | null,
 ): Promise<Ended> {
   const [ended] = await em.execute<{ trigger_type: string }[]>(endRunSql, [status, jsonbParam(error), runId]);
@@ -94,15 +96,15 @@ export interface RunStatsRow {
   successCount: number;
   failureCount: number;
   lastExecution: Date | null;
-  lastStatus: 'success' | 'failure' | null;
+  lastStatus: typeof runStatusName.success | typeof runStatusName.failure | null;
 }
 
 /** Counted from the (automation_id, started_at) index alone, which holds each run's status. */
 export const statsQuery = `select
-    count(*) filter (where "status" = 'success')::int as "successCount",
-    count(*) filter (where "status" = 'failure')::int as "failureCount",
+    count(*) filter (where "status" = '${runStatusName.success}')::int as "successCount",
+    count(*) filter (where "status" = '${runStatusName.failure}')::int as "failureCount",
     max("started_at") as "lastExecution",
-    (select "status" from "automation_runs" where "automation_id" = ? and "status" <> 'running'
+    (select "status" from "automation_runs" where "automation_id" = ? and "status" <> '${runStatusName.running}'
       order by "started_at" desc limit 1) as "lastStatus"
   from "automation_runs" where "automation_id" = ?`;
 
@@ -122,7 +124,7 @@ export async function runStatus(em: EntityManager, runId: string): Promise<RunSt
 /** The account's automation runs not yet ended. */
 export async function countRunsInFlight(em: EntityManager, accountId: string): Promise<number> {
   const [row] = await em.execute<{ count: string }[]>(
-    `select count(*) as "count" from "automation_runs" where "account_id" = ? and "status" = 'running'`,
+    `select count(*) as "count" from "automation_runs" where "account_id" = ? and "status" = '${runStatusName.running}'`,
     [accountId],
   );
   return Number(row?.count ?? 0);
@@ -172,7 +174,7 @@ export async function markDispatched(em: EntityManager, runId: string) {
  * attempts at once, the second finds the execution recorded and inserts nothing.
  */
 const recordExecutionSql = (columns: { names: string; placeholders: string }) => `with "run" as (
-  select "id" from "automation_runs" where "id" = ? and "status" = 'running' and "execution_id" is null for update
+  select "id" from "automation_runs" where "id" = ? and "status" = '${runStatusName.running}' and "execution_id" is null for update
 ), "recorded" as (
   insert into "executions" (${columns.names}) select ${columns.placeholders} from "run"
   returning "id"
@@ -216,7 +218,7 @@ const finishSql = `update "automation_runs" as r set
   "error" = coalesce((select e."error" from "executions" e where e."id" = r."execution_id" and ?), ?::jsonb),
   "completed_at" = now(),
   "duration" = (extract(epoch from now() - r."started_at") * 1000)::int
-where r."id" = ? and r."status" = 'running'
+where r."id" = ? and r."status" = '${runStatusName.running}'
 returning r."trigger"->>'type' as "trigger_type"`;
 
 /** Ends a running function run: with its execution's error when `copyError`, else with `error`. */
@@ -241,7 +243,7 @@ export async function finishRunRow(
 // stored: a run holds at most one transaction, and keeps it.
 
 const storeCallsSql = `update "automation_runs" set "calls" = ?
-where "id" = ? and "status" = 'running' and "tx_raw" is null and "calls" is null`;
+where "id" = ? and "status" = '${runStatusName.running}' and "tx_raw" is null and "calls" is null`;
 
 /**
  * Stores `calls` as what the run sends unless it holds calls already or has ended; answers what
@@ -261,7 +263,7 @@ export async function storeCalls(
 }
 
 const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
-where "id" = ? and "status" = 'running' and "tx_raw" is null`;
+where "id" = ? and "status" = '${runStatusName.running}' and "tx_raw" is null`;
 
 /** Stores `call` as the run's transaction unless the run holds one already or has ended. */
 export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
@@ -270,9 +272,9 @@ export async function storeTransaction(em: EntityManager, runId: string, call: P
 
 const endUnsentSql = (
   where: string,
-) => `update "automation_runs" set "status" = 'failure', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+) => `update "automation_runs" set "status" = '${runStatusName.failure}', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
   "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and ${where}
+where "id" = ? and "status" = '${runStatusName.running}' and ${where}
 returning "trigger"->>'type' as "trigger_type"`;
 const failUnsentSql = endUnsentSql(`"tx_raw" is null`);
 const failUncalledSql = endUnsentSql(`"calls" is null`);
@@ -315,14 +317,14 @@ export interface InBlock {
 const endSentSql = `update "automation_runs" set "status" = ?, "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
   "system_fee" = ?, "network_fee" = ?, "relay_error" = null,
   "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running'
+where "id" = ? and "status" = '${runStatusName.running}'
 returning "trigger"->>'type' as "trigger_type"`;
 
 /** Ends a running run whose transaction was sent, with what the chain says of it. */
 export async function endSentRow(
   em: EntityManager,
   runId: string,
-  status: Exclude<RunStatus, 'running'>,
+  status: Exclude<RunStatus, typeof runStatusName.running>,
   error: RunError | null,
   inBlock: InBlock | null,
 ): Promise<Ended> {
@@ -332,16 +334,16 @@ export async function endSentRow(
   return ended;
 }
 
-const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = 'running'`;
+const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = '${runStatusName.running}'`;
 
 /** Why the chain cannot be read while the run's transaction may still land; null once it answers again. */
 export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
   await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
 }
 
-const endSkippedSql = `update "automation_runs" set "status" = 'success', "skipped" = ?,
+const endSkippedSql = `update "automation_runs" set "status" = '${runStatusName.success}', "skipped" = ?,
   "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = 'running' and "calls" is null and "tx_raw" is null
+where "id" = ? and "status" = '${runStatusName.running}' and "calls" is null and "tx_raw" is null
 returning "trigger"->>'type' as "trigger_type"`;
 
 /** Ends a running run that holds neither calls nor a transaction a success that sent nothing, with why. */
@@ -381,7 +383,7 @@ export const streakSql = `with "this" as materialized (
 ), "began" as (
   (select r."completed_at", r."id" from "automation_runs" r
     where r."automation_id" = (select "automation_id" from "this")
-      and r."status" <> 'running' and r."status" <> 'failure'
+      and r."status" <> '${runStatusName.running}' and r."status" <> '${runStatusName.failure}'
       and (r."completed_at", r."id") < ((select "completed_at" from "this"), (select "id" from "this"))
     order by r."completed_at" desc, r."id" desc limit 1)
   union all select '-infinity'::timestamptz, ''
@@ -389,14 +391,14 @@ export const streakSql = `with "this" as materialized (
 ), "ended" as (
   (select r."completed_at", r."id" from "automation_runs" r
     where r."automation_id" = (select "automation_id" from "this")
-      and r."status" <> 'running' and r."status" <> 'failure'
+      and r."status" <> '${runStatusName.running}' and r."status" <> '${runStatusName.failure}'
       and (r."completed_at", r."id") > ((select "completed_at" from "this"), (select "id" from "this"))
     order by r."completed_at", r."id" limit 1)
   union all select 'infinity'::timestamptz, ''
   order by 1, 2 limit 1
 ), "failures" as (
   select r."completed_at", r."id" from "automation_runs" r
-  where r."automation_id" = (select "automation_id" from "this") and r."status" = 'failure'
+  where r."automation_id" = (select "automation_id" from "this") and r."status" = '${runStatusName.failure}'
     and (r."completed_at", r."id") > ((select "completed_at" from "began"), (select "id" from "began"))
     and (r."completed_at", r."id") < ((select "completed_at" from "ended"), (select "id" from "ended"))
   order by r."completed_at", r."id" limit ?
@@ -451,7 +453,7 @@ export interface RunningRunRow {
 const runningPageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
   "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction"
 from "automation_runs"
-where "status" = 'running' and "started_at" < now() - make_interval(secs => ?)
+where "status" = '${runStatusName.running}' and "started_at" < now() - make_interval(secs => ?)
   and ("started_at", "id") > (cast(? as timestamptz), ?)
 order by "started_at", "id" limit ?`;
 

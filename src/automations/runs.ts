@@ -10,6 +10,7 @@ import { AppError } from '../errors.ts';
 import { Notification } from './notifications/notification.entity.ts';
 import { accountIfActiveAt } from './automation.sql.ts';
 import { endRunRow, firstRunId, insertRun, lastRunRows } from './run.sql.ts';
+import { runStatus } from '../outcomes.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {
@@ -50,7 +51,7 @@ export async function recordRunsTold(
     const run = { id: newId('run'), automationId: automation.id, accountId, fireKey, payload, retryOf };
     const inserted = await insertRun(em, run, error);
     // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
-    if (inserted && error) countRunEnd(payload.type, 'failure');
+    if (inserted && error) countRunEnd(payload.type, runStatus.failure);
     const runId = inserted ?? (await firstRunId(em, automation.id, fireKey));
     const fired = firedRun(runId, accountId, automation.id, retryOf ? 'retry' : payload.type);
     runs.push({ run: fired, recorded: inserted !== undefined });
@@ -86,8 +87,12 @@ const firedRun = (runId: string, accountId: string, automationId: string, trigge
 });
 
 /** Ends a run; a run that already ended keeps its outcome (activities may be retried). */
-export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>, error: RunError | null = null) {
-  if (run.status !== 'running') return;
+export function endRun(
+  run: AutomationRun,
+  status: Exclude<RunStatus, typeof runStatus.running>,
+  error: RunError | null = null,
+) {
+  if (run.status !== runStatus.running) return;
   run.status = status;
   run.error = error;
   run.completedAt = new Date();
@@ -102,7 +107,7 @@ export function endRun(run: AutomationRun, status: Exclude<RunStatus, 'running'>
 export async function endRunById(
   em: EntityManager,
   runId: string,
-  status: Exclude<RunStatus, 'running'>,
+  status: Exclude<RunStatus, typeof runStatus.running>,
   error: RunError | null = null,
 ): Promise<boolean> {
   const ended = await endRunRow(em, runId, status, error);

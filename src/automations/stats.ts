@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runStats } from './run.sql.ts';
+import { type runStatus } from '../outcomes.ts';
 
 export interface ExecutionStats {
   lastExecution: string | null;
-  lastStatus: 'success' | 'failure' | null;
+  lastStatus: typeof runStatus.success | typeof runStatus.failure | null;
   successCount: number;
   failureCount: number;
   nextExecution: string | null;

@@ -2,6 +2,7 @@ import { standingOf } from '../chain/contract-call.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { AppError } from '../errors.ts';
 import type { AutomationRun } from './run.entity.ts';
+import { runErrorName } from '../outcomes.ts';
 
 type SentRun = Pick<AutomationRun, 'txHash' | 'validUntilBlock' | 'vmState' | 'error'>;
 
@@ -14,7 +15,7 @@ type SentRun = Pick<AutomationRun, 'txHash' | 'validUntilBlock' | 'vmState' | 'e
  */
 export async function assertTransactionSettled(neo: NeoRpc, run: SentRun) {
   const { txHash, validUntilBlock } = run;
-  if (!txHash || validUntilBlock == null || run.vmState || run.error?.name === 'TransactionExpired') return;
+  if (!txHash || validUntilBlock == null || run.vmState || run.error?.name === runErrorName.TransactionExpired) return;
   const standing = await standingOf(neo, txHash, validUntilBlock).catch(() => null);
   if (standing?.state === 'expired') return;
   const details = { txHash, validUntilBlock };

@@ -9,6 +9,7 @@ import { revealSecrets } from '../secrets/secret-store.ts';
 import { gone } from './run-steps.ts';
 import { AutomationRun, type RunStatus } from './run.entity.ts';
 import { endRun } from './runs.ts';
+import { runErrorName, runStatus } from '../outcomes.ts';
 
 export interface WebhookDeps {
   em: EntityManager;
@@ -34,7 +35,7 @@ export async function deliverRunWebhook(
 ): Promise<RunStatus | RetryDelivery> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
   if (!run) return gone;
-  if (run.status !== 'running') return run.status;
+  if (run.status !== runStatus.running) return run.status;
   const action = run.automation.action;
   if (action.type !== 'webhook') return end(deps.em, run, 'The action was changed before the webhook was sent.');
   const [secret] = await revealSecrets(deps.em, deps.masterKeys, run.accountId, [action.signingSecret]);
@@ -50,7 +51,7 @@ export async function deliverRunWebhook(
   });
   const delivery = await postJson(deps.egress, signedPost(target, run.id, body, secret.value));
   if (delivery.kind === 'delivered') {
-    endRun(run, 'success');
+    endRun(run, runStatus.success);
     await deps.em.flush();
     return run.status;
   }
@@ -65,8 +66,8 @@ async function end(
   message: string,
   answer: { status: number | null; body: string | null } = { status: null, body: null },
 ): Promise<RunStatus> {
-  endRun(run, 'failure', {
-    name: 'WebhookFailed',
+  endRun(run, runStatus.failure, {
+    name: runErrorName.WebhookFailed,
     message,
     ...(answer.status === null ? {} : { status: answer.status }),
     ...(answer.body === null ? {} : { body: answer.body }),

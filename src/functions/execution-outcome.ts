@@ -1,4 +1,5 @@
 import type { Execution } from './execution.entity.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /**
  * How a run ended, as its workflow returns it (and the Web UI shows it): never the result value,
@@ -6,7 +7,7 @@ import type { Execution } from './execution.entity.ts';
  */
 export interface ExecutionOutcome {
   /** `deleted`: its function was deleted, and the record with it. */
-  status: 'completed' | 'failed' | 'deleted';
+  status: typeof executionStatus.completed | typeof executionStatus.failed | 'deleted';
   durationMs: number | null;
   /** The error's name when it failed (`TimeoutError`, `TypeError`, …). */
   errorName: string | null;
@@ -30,7 +31,7 @@ export const deletedOutcome: ExecutionOutcome = { status: 'deleted', durationMs:
 /** The outcome of an execution that ended. */
 export function outcomeOf(execution: Pick<Execution, 'status' | 'duration' | 'error'>): ExecutionOutcome {
   return {
-    status: execution.status === 'completed' ? 'completed' : 'failed',
+    status: execution.status === executionStatus.completed ? executionStatus.completed : executionStatus.failed,
     durationMs: execution.duration ?? null,
     errorName: execution.error?.name ?? null,
   };

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.ts';
 import { Execution } from './execution.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /** What started an execution, as its record says. */
 export type ExecutionTrigger =
@@ -28,7 +29,7 @@ export function newExecution(
       id: newId('exec'),
       function: fn,
       account: accountId,
-      status: 'running',
+      status: executionStatus.running,
       params,
       secretsRead: [],
       httpRequests: [],

@@ -4,9 +4,7 @@ import { Account } from '../auth/account.entity.ts';
 import { prefixedId } from '../db/resource-properties.ts';
 import { FunctionDef } from './function.entity.ts';
 import type { HttpRequestRecord } from './function-fetch.ts';
-
-export const executionStatuses = ['running', 'completed', 'failed'] as const;
-type ExecutionStatus = (typeof executionStatuses)[number];
+import type { ExecutionStatus } from '../outcomes.ts';
 
 /** One invocation of a function: the queryable history; Temporal owns the running state. */
 export const Execution = defineEntity({

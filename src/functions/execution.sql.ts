@@ -4,6 +4,7 @@ import { entityColumns } from '../db/entity-columns.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../crypto/envelope.ts';
 import { Execution } from './execution.entity.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /** The statements of the `executions` table (and of its sealed results, written with them). */
 
@@ -24,14 +25,14 @@ export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 
 const storeEndSql = `with "ended" as (
   update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
     "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
-  where "id" = ? and "status" = 'running' returning "id")
+  where "id" = ? and "status" = '${executionStatus.running}' returning "id")
 insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
 select "id", ?, ?, ? from "ended"
 returning "execution_id"`;
 
 const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
     "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
-  where "id" = ? and "status" = 'running'`;
+  where "id" = ? and "status" = '${executionStatus.running}'`;
 
 /**
  * Writes an execution's end, with its sealed result when it completed, in one statement: one
@@ -62,7 +63,7 @@ export async function storeEnd(em: EntityManager, executionId: string, end: End,
  * holds only running rows, so the count reads at most `limit` index entries).
  */
 const queuedSql = `select count(*)::int as "queued" from (
-  select 1 from "executions" where "account_id" = ? and "status" = 'running' limit ?) as "running"`;
+  select 1 from "executions" where "account_id" = ? and "status" = '${executionStatus.running}' limit ?) as "running"`;
 
 export async function countQueued(em: EntityManager, accountId: string, limit: number): Promise<number> {
   const [row] = await em.execute<{ queued: number }[]>(queuedSql, [accountId, limit]);
@@ -81,10 +82,10 @@ export interface FunctionStatsRow {
 
 /** One pass over the function's executions, from the (function_id, started_at) index alone. */
 export const functionStatsSql = `select count(*) as total,
-       count(*) filter (where status = 'completed') as success,
-       count(*) filter (where status = 'failed') as failed,
+       count(*) filter (where status = '${executionStatus.completed}') as success,
+       count(*) filter (where status = '${executionStatus.failed}') as failed,
        count(*) filter (where started_at > now() - interval '24 hours') as last_24_hours,
-       round(avg(duration) filter (where status in ('completed', 'failed'))) as average_ms,
+       round(avg(duration) filter (where status in ('${executionStatus.completed}', '${executionStatus.failed}'))) as average_ms,
        max(started_at) as last_invocation
   from executions where function_id = ?`;
 
@@ -118,7 +119,7 @@ export interface RunningExecutionRow {
 const pageSql = `select e."id", e."started_at"::text as "cursor_at", e."account_id", e."function_id",
   e."trigger"->>'type' as "trigger_type", r."id" as "run_id"
 from "executions" e left join "automation_runs" r on r."execution_id" = e."id"
-where e."status" = 'running' and e."started_at" < now() - make_interval(secs => ?)
+where e."status" = '${executionStatus.running}' and e."started_at" < now() - make_interval(secs => ?)
   and (e."started_at", e."id") > (cast(? as timestamptz), ?)
 order by e."started_at", e."id" limit ?`;
 

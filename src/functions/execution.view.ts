@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
-import { executionStatuses, type Execution } from './execution.entity.ts';
+import type { Execution } from './execution.entity.ts';
+import { executionStatus, executionStatuses } from '../outcomes.ts';
 
 /** What invoke answers: the handle, plus the end of the run once it ended. */
 export function executionHandle(execution: Execution) {
@@ -18,7 +19,7 @@ export function executionListItem(execution: Execution) {
     ...executionHandle(execution),
     params: execution.params,
     functionVersion: execution.functionVersion ?? null,
-    hasResult: execution.status === 'completed',
+    hasResult: execution.status === executionStatus.completed,
     hasError: execution.error !== null && execution.error !== undefined,
   };
 }
@@ -29,7 +30,7 @@ export function executionDetails(execution: Execution, result: unknown) {
     functionId: execution.function.id,
     functionVersion: execution.functionVersion ?? null,
     params: execution.params,
-    ...(execution.status === 'completed' ? { result } : {}),
+    ...(execution.status === executionStatus.completed ? { result } : {}),
     ...(execution.error ? { error: execution.error } : {}),
     logs: execution.logs,
     secretsRead: execution.secretsRead.map((read) => read.name),

@@ -27,6 +27,7 @@ import { functionRead, getFunction } from './functions.service.ts';
 import { assertQueueRoom } from './queued-executions.ts';
 import { openResult } from './result-seal.ts';
 import { idempotent } from '../api/idempotency.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
@@ -107,7 +108,7 @@ export function executionsRoutes(services: Services): Router {
       responses: { 202: acceptedSchema },
       handle: async ({ accountId, params, query }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);
-        if (previous.status !== 'failed') {
+        if (previous.status !== executionStatus.failed) {
           throw new AppError('conflict', `Only failed executions can be retried; this one is ${previous.status}.`);
         }
         await assertQueueRoom(em(), accountId, queuedLimit);
@@ -125,7 +126,7 @@ const accepted = (execution: Execution) => data({ execution: executionHandle(exe
 /** 200 with the result; 500 execution_error for a failed run; 202 when it outlived the wait. */
 function answerSync({ outcome, execution, result }: Invoked): Answer {
   if (!outcome) return accepted(execution);
-  if (outcome.status === 'failed') {
+  if (outcome.status === executionStatus.failed) {
     throw new AppError('execution_error', execution.error!.message, { ...execution.error, executionId: execution.id });
   }
   return data({ execution: executionHandle(execution), result });

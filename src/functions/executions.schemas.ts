@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../wire/pagination.ts';
-import { executionStatuses } from './execution.entity.ts';
+import { executionStatuses } from '../outcomes.ts';
 
 export const invokeBody = z.strictObject({
   params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),

@@ -15,6 +15,7 @@ import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { LocalRuns, RunEnd } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
+import { executionStatus } from '../outcomes.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
@@ -177,7 +178,7 @@ async function readEnd(
   outcome?: ExecutionOutcome,
 ): Promise<Invoked> {
   await em.refresh(execution);
-  if (execution.status === 'running') return { outcome: undefined, execution };
+  if (execution.status === executionStatus.running) return { outcome: undefined, execution };
   return { outcome: outcome ?? outcomeOf(execution), execution, result: await openResult(em, masterKeys, execution) };
 }
 
@@ -186,7 +187,7 @@ async function readEnd(
  * an automation runs end with their runs (stopAutomationsOfFunction).
  */
 export async function cancelRunning(em: EntityManager, invoker: Invoker, fn: FunctionDef) {
-  const running = await em.find(Execution, { function: fn.id, status: 'running' }, { fields: ['id'] });
+  const running = await em.find(Execution, { function: fn.id, status: executionStatus.running }, { fields: ['id'] });
   await Promise.all(running.map((execution) => cancelWorkflow(invoker.client, execution.id)));
 }
 

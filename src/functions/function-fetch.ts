@@ -5,6 +5,7 @@ import { bareHost, type EgressPolicy } from '../egress/egress-policy.ts';
 import type { HttpAnswer } from '../sandbox/types.ts';
 import { ServiceError } from '../sandbox/service-error.ts';
 import { hostAllowed } from './allowed-hosts.ts';
+import { executionErrorName } from '../outcomes.ts';
 
 /** One run's bounds on `context.services.http.fetch` (docs/functions.md, "Fetch"). */
 export const fetchLimits = {
@@ -75,13 +76,13 @@ const init = z
 
 /** The error name the function's code sees for each way the guard refused or lost a request. */
 const errorNames: Record<EgressFailure, string> = {
-  refused: 'EgressRefusedError',
-  not_allowed: 'HostNotAllowedError',
-  redirect: 'RedirectNotAllowedError',
-  too_large: 'ResponseTooLargeError',
-  timeout: 'FetchTimeoutError',
-  unreachable: 'FetchNetworkError',
-  cancelled: 'FetchCancelledError',
+  refused: executionErrorName.EgressRefusedError,
+  not_allowed: executionErrorName.HostNotAllowedError,
+  redirect: executionErrorName.RedirectNotAllowedError,
+  too_large: executionErrorName.ResponseTooLargeError,
+  timeout: executionErrorName.FetchTimeoutError,
+  unreachable: executionErrorName.FetchNetworkError,
+  cancelled: executionErrorName.FetchCancelledError,
 };
 
 export interface FunctionFetch {
@@ -107,7 +108,7 @@ export function functionFetch(
     async fetch(rawUrl, rawInit, signal) {
       if (started.length >= fetchLimits.requestsPerRun) {
         const message = `This run made its ${fetchLimits.requestsPerRun} requests; no more are sent.`;
-        throw new ServiceError('FetchQuotaError', message);
+        throw new ServiceError(executionErrorName.FetchQuotaError, message);
       }
       const url = requestUrl(rawUrl);
       const request = requestInit(rawInit);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import { ExecutionResult, type Execution } from './execution.entity.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /** A completed execution's result, sealed for its row (execution.sql.ts writes it). */
 export function sealResult(masters: MasterKeys, executionId: string, result: unknown): Sealed {
@@ -10,7 +11,7 @@ export function sealResult(masters: MasterKeys, executionId: string, result: unk
 
 /** The stored result of a completed execution; undefined for any other. */
 export async function openResult(em: EntityManager, masters: MasterKeys, execution: Execution): Promise<unknown> {
-  if (execution.status !== 'completed') return undefined;
+  if (execution.status !== executionStatus.completed) return undefined;
   return openStoredResult(em, masters, execution.id);
 }
 

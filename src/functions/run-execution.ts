@@ -32,6 +32,7 @@ import { storeEnd } from './execution.sql.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
+import { executionErrorName, executionStatus } from '../outcomes.ts';
 
 export interface RunDeps {
   em: EntityManager;
@@ -65,7 +66,7 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
   const execution = await loadExecution(deps, executionId);
   // Gone with its function (or never stored): nothing left to run or to record.
   if (!execution) return deletedOutcome;
-  if (execution.status !== 'running') return outcomeOf(execution);
+  if (execution.status !== executionStatus.running) return outcomeOf(execution);
   // The share bounds what runs the account's code (CPU, memory): storing the end is not counted.
   // Taken at once or not at all: a run never waits for it here, where the wait would count
   // against the time its code has (claimRunTurn waits instead, before this starts).
@@ -105,7 +106,7 @@ export async function claimRunTurn(deps: RunDeps, executionId: string, waitMs: n
     { fields: ['status', 'duration', 'error', 'account', 'functionVersion', 'function.timeout', 'function.version'] },
   );
   if (!execution) return deletedOutcome;
-  if (execution.status !== 'running') return outcomeOf(execution);
+  if (execution.status !== executionStatus.running) return outcomeOf(execution);
   const signal = AbortSignal.any([AbortSignal.timeout(waitMs), ...(deps.signal ? [deps.signal] : [])]);
   const release = await deps.slots.take(execution.account.id, signal);
   if (!release) return deferred;
@@ -127,8 +128,9 @@ const runMarginMs = 30_000;
 async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Promise<ExecutionOutcome> {
   record(execution, ran);
   const ended = ran.outcome;
-  let result = ended.status === 'completed' ? storable(ended.result ?? null) : undefined;
-  const sealed = ended.status === 'completed' ? sealResult(deps.masterKeys, execution.id, result) : undefined;
+  let result = ended.status === executionStatus.completed ? storable(ended.result ?? null) : undefined;
+  const sealed =
+    ended.status === executionStatus.completed ? sealResult(deps.masterKeys, execution.id, result) : undefined;
   const changes = ran.storage.changes();
   if (sealed && changes) {
     const committed = await storeEndWithWrites(
@@ -142,7 +144,7 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
     if (committed === 'lost') return storedOutcome(deps.em, execution.id);
     if (committed !== 'stored') {
       // The writes were refused (a conflict, a quota): the run fails with that error, nothing written.
-      execution.status = 'failed';
+      execution.status = executionStatus.failed;
       execution.error = sandboxError(committed.name, committed.message);
       result = undefined;
       if (!(await storeEnd(deps.em, execution.id, execution))) return storedOutcome(deps.em, execution.id);
@@ -233,16 +235,16 @@ function record(execution: Execution, { outcome, secrets, httpRequests, storage 
   execution.logs = storable(outcome.logs);
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;
-  if (outcome.status === 'failed') execution.error = storable(outcome.error);
+  if (outcome.status === executionStatus.failed) execution.error = storable(outcome.error);
 }
 
 /** The last word when every attempt failed: the execution ends failed, never stays running. */
 export async function failExecution(em: EntityManager, executionId: string, message: string, localRuns?: LocalRuns) {
   const execution = await em.findOne(Execution, { id: executionId });
   if (!execution) return deletedOutcome;
-  if (execution.status !== 'running') return outcomeOf(execution);
-  execution.status = 'failed';
-  execution.error = { name: 'ExecutionLostError', message, stack: '' };
+  if (execution.status !== executionStatus.running) return outcomeOf(execution);
+  execution.status = executionStatus.failed;
+  execution.error = { name: executionErrorName.ExecutionLostError, message, stack: '' };
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
   if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { executionErrorName } from '../outcomes.ts';
 
 /**
  * The process's metrics (Prometheus): the API serves them at `GET /metrics`, a worker process on
@@ -105,14 +106,8 @@ export const rateLimited = new Counter({
 });
 
 /** The error names the service sets, and the language's own: anything else is `other`. */
-const knownErrorNames = new Set([
-  'TimeoutError',
-  'MemoryLimitError',
-  'ResultTooLargeError',
-  'ResultNotSerializableError',
-  'EntryPointError',
-  'CancelledError',
-  'ExecutionLostError',
+const knownErrorNames = new Set<string>([
+  ...Object.values(executionErrorName),
   'SyntaxError',
   'Error',
   'TypeError',

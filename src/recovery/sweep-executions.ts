@@ -10,6 +10,7 @@ import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import { executionErrorName, executionStatus, workflowStanding } from '../outcomes.ts';
 
 /** An execution to start: its workflow never started. */
 export interface UnstartedExecution {
@@ -37,9 +38,10 @@ export async function sweepExecutions(
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
     // An automation's run starts its own execution: the runs' sweep starts the run.
-    if (state.state === 'missing' && !row.run_id) unstarted.push(unstartedOf(row));
+    if (state.state === workflowStanding.missing && !row.run_id) unstarted.push(unstartedOf(row));
     logCause(log, row.id, state);
-    if (state.state === 'closed' && (await endLost(em, row.id, state, row.run_id !== null))) finished += 1;
+    if (state.state === workflowStanding.closed && (await endLost(em, row.id, state, row.run_id !== null)))
+      finished += 1;
   }
   return { unstarted, finished, next: nextKeyset(rows) };
 }
@@ -58,15 +60,15 @@ const unstartedOf = (row: RunningExecutionRow): UnstartedExecution => ({
 export async function endLost(
   em: EntityManager,
   executionId: string,
-  state: Extract<WorkflowState, { state: 'closed' }>,
+  state: Extract<WorkflowState, { state: typeof workflowStanding.closed }>,
   inRun: boolean,
 ): Promise<boolean> {
   const execution = await em.findOne(Execution, { id: executionId });
-  if (!execution || execution.status !== 'running') return false;
+  if (!execution || execution.status !== executionStatus.running) return false;
   const outcome = inRun ? undefined : (state.outcome as ExecutionOutcome | undefined);
   const completedAt = new Date();
   const end: End = {
-    status: outcome?.status === 'completed' ? 'completed' : 'failed',
+    status: outcome?.status === executionStatus.completed ? executionStatus.completed : executionStatus.failed,
     secretsRead: execution.secretsRead,
     logs: execution.logs,
     error: errorOf(outcome, state.reason),
@@ -79,12 +81,12 @@ export async function endLost(
 }
 
 function errorOf(outcome: ExecutionOutcome | undefined, reason: string): End['error'] {
-  if (outcome?.status === 'completed') return null;
-  if (outcome?.status === 'failed') {
-    const name = outcome.errorName ?? 'ExecutionLostError';
+  if (outcome?.status === executionStatus.completed) return null;
+  if (outcome?.status === executionStatus.failed) {
+    const name = outcome.errorName ?? executionErrorName.ExecutionLostError;
     return { name, message: 'The execution failed; its logs and error could not be stored.', stack: '' };
   }
   // `deleted`: the workflow found no row to run (it was stored late), so the code never ran.
   const why = outcome?.status === 'deleted' ? 'its workflow ran before its record was stored' : reason;
-  return { name: 'ExecutionLostError', message: `The execution could not be run: ${why}.`, stack: '' };
+  return { name: executionErrorName.ExecutionLostError, message: `The execution could not be run: ${why}.`, stack: '' };
 }

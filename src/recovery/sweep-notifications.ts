@@ -5,6 +5,7 @@ import { failNotification } from '../automations/notifications/send.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+import { workflowStanding } from '../outcomes.ts';
 
 /**
  * One page of the notifications recorded whose delivery has not begun once `graceMs` has passed
@@ -26,9 +27,9 @@ export async function sweepNotifications(
   let finished = 0;
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
-    if (state.state === 'missing') unstarted.push(row.id);
+    if (state.state === workflowStanding.missing) unstarted.push(row.id);
     logCause(log, row.id, state);
-    if (state.state === 'closed') {
+    if (state.state === workflowStanding.closed) {
       await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
       finished += 1;
     }

@@ -6,6 +6,7 @@ import type { Logger } from '../log.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+import { workflowStanding } from '../outcomes.ts';
 
 /** A replay whose workflow the sweep starts, labelled as its API start would have. */
 export interface UnstartedReplay {
@@ -33,10 +34,10 @@ export async function sweepReplays(
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
     logCause(log, row.id, state);
-    if (state.state === 'missing') {
+    if (state.state === workflowStanding.missing) {
       const labels = labelAttributes({ accountId: row.account_id, automationId: row.automation_id, trigger: 'replay' });
       unstarted.push({ replayId: row.id, labels });
-    } else if (state.state === 'closed') {
+    } else if (state.state === workflowStanding.closed) {
       await failReplay(em, row.id, `The replay could not go on: ${state.reason}.`);
       finished += 1;
     }

@@ -9,6 +9,7 @@ import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from
 import { endLost } from './sweep-executions.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import { executionErrorName, runStatus, workflowStanding } from '../outcomes.ts';
 
 /**
  * One page of the automation runs still `running` once `graceMs` has passed, each held against
@@ -34,9 +35,12 @@ export async function sweepRuns(
   for (const [index, row] of rows.entries()) {
     const state = states[index]!;
     logCause(log, row.id, state);
-    if (state.state === 'missing' || (state.state === 'closed' && row.holds_transaction)) {
+    if (
+      state.state === workflowStanding.missing ||
+      (state.state === workflowStanding.closed && row.holds_transaction)
+    ) {
       unstarted.push(firedRunOf(row));
-    } else if (state.state === 'closed') {
+    } else if (state.state === workflowStanding.closed) {
       if (row.execution_id) await endLost(em, row.execution_id, state, true);
       if (await endLostRun(em, row.id, state)) {
         finished += 1;
@@ -56,12 +60,16 @@ const firedRunOf = (row: RunningRunRow): FiredRun => ({
   }),
 });
 
-async function endLostRun(em: EntityManager, runId: string, state: Extract<WorkflowState, { state: 'closed' }>) {
+async function endLostRun(
+  em: EntityManager,
+  runId: string,
+  state: Extract<WorkflowState, { state: typeof workflowStanding.closed }>,
+) {
   const outcome = state.outcome as RunStatus | undefined;
-  if (outcome === 'success') return endRunById(em, runId, 'success');
+  if (outcome === runStatus.success) return endRunById(em, runId, runStatus.success);
   const message =
-    outcome === 'failure'
+    outcome === runStatus.failure
       ? 'The run failed; its error could not be stored.'
       : `The run could not end: ${state.reason}.`;
-  return endRunById(em, runId, 'failure', { name: 'ExecutionLostError', message });
+  return endRunById(em, runId, runStatus.failure, { name: executionErrorName.ExecutionLostError, message });
 }

@@ -1,16 +1,17 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
 import type { Logger } from '../log.ts';
+import { workflowStanding } from '../outcomes.ts';
 
 /** Where a record's workflow stands, as Temporal tells it. */
 export type WorkflowState =
-  | { state: 'missing' }
-  | { state: 'running' }
+  | { state: typeof workflowStanding.missing }
+  | { state: typeof workflowStanding.running }
   /**
    * `outcome` is what a completed workflow returned; `reason` says why any other ended, in words
    * fit for a tenant's record; `cause`, for the operator's log only, what a failed one raised.
    */
-  | { state: 'closed'; outcome: unknown; reason: string; cause?: string };
+  | { state: typeof workflowStanding.closed; outcome: unknown; reason: string; cause?: string };
 
 /**
  * The workflow named `workflowId`: never started (or its history is gone), still running, or
@@ -22,24 +23,25 @@ export async function workflowState(client: Client, workflowId: string): Promise
   try {
     status = (await handle.describe()).status.name;
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return { state: 'missing' };
+    if (error instanceof WorkflowNotFoundError) return { state: workflowStanding.missing };
     throw error;
   }
-  if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW' || status === 'PAUSED') return { state: 'running' };
+  if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW' || status === 'PAUSED')
+    return { state: workflowStanding.running };
   if (status !== 'COMPLETED' && status !== 'FAILED') {
     return {
-      state: 'closed',
+      state: workflowStanding.closed,
       outcome: undefined,
       reason: `its workflow was ${status.toLowerCase().replace('_', ' ')}`,
     };
   }
   try {
-    return { state: 'closed', outcome: await handle.result(), reason: 'its workflow completed' };
+    return { state: workflowStanding.closed, outcome: await handle.result(), reason: 'its workflow completed' };
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
     // What a workflow raised is internal text (an address, a query, a stack): never on a record.
     return {
-      state: 'closed',
+      state: workflowStanding.closed,
       outcome: undefined,
       reason: 'its workflow failed',
       cause: rootCause(error) ?? error.message,
@@ -49,7 +51,7 @@ export async function workflowState(client: Client, workflowId: string): Promise
 
 /** Logs what a failed workflow raised, which its record does not show, for the operator. */
 export function logCause(log: Pick<Logger, 'warn'>, recordId: string, state: WorkflowState) {
-  if (state.state === 'closed' && state.cause !== undefined) {
+  if (state.state === workflowStanding.closed && state.cause !== undefined) {
     log.warn('record ended by the recovery sweep: its workflow failed', { recordId, cause: state.cause });
   }
 }

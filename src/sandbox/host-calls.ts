@@ -3,6 +3,7 @@ import { random } from './random.ts';
 import { timerLimits, waitFor } from './timers.ts';
 import { ServiceError } from './service-error.ts';
 import { type SandboxServices, type SandboxStorage } from './types.ts';
+import { executionErrorName } from '../outcomes.ts';
 
 /**
  * What a host call hands back to the isolate: its value as JSON text, which the isolate parses.
@@ -57,7 +58,9 @@ const noStorage: SandboxStorage = {
 };
 
 function unavailable(): Promise<never> {
-  return Promise.reject(new ServiceError('StorageError', 'context.storage is not available to this run.'));
+  return Promise.reject(
+    new ServiceError(executionErrorName.StorageError, 'context.storage is not available to this run.'),
+  );
 }
 
 /**
@@ -109,7 +112,7 @@ export function hostDispatcher(
     if (!target) return failure(new Error(`Unknown service call ${String(name)}.`));
     if (serviceCall.test(name as string) && ++calls > maxCalls) {
       const message = `This run made its ${maxCalls} calls to context.services; ${String(name)} was refused.`;
-      return { ok: false, name: 'ServiceQuotaError', message };
+      return { ok: false, name: executionErrorName.ServiceQuotaError, message };
     }
     if (signal.aborted) return failure(new Error('The run has ended.'));
     try {

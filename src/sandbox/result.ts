@@ -2,6 +2,7 @@ import { nestingDepth } from '../json/json-depth.ts';
 import { parseWellFormed } from '../json/well-formed.ts';
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
+import { executionErrorName } from '../outcomes.ts';
 
 export const maxResultBytes = 1024 * 1024;
 /** As deep as a request body may nest: a result must be as easy to store and serve as a body. */
@@ -21,13 +22,16 @@ export function decodeResult(json: string | undefined): DecodedResult {
     const size = (bytes / maxResultBytes).toFixed(2);
     return {
       ok: false,
-      error: sandboxError('ResultTooLargeError', `The result is ${size} MiB as JSON; the limit is 1 MiB.`),
+      error: sandboxError(
+        executionErrorName.ResultTooLargeError,
+        `The result is ${size} MiB as JSON; the limit is 1 MiB.`,
+      ),
     };
   }
   const depth = nestingDepth(json);
   if (depth > maxResultDepth) {
     const message = `The result is not JSON-serializable: it nests ${depth} levels deep; the limit is ${maxResultDepth}.`;
-    return { ok: false, error: sandboxError('ResultNotSerializableError', message) };
+    return { ok: false, error: sandboxError(executionErrorName.ResultNotSerializableError, message) };
   }
   return { ok: true, result: parseWellFormed(json) };
 }

@@ -9,6 +9,7 @@ import { freshIsolates, type IsolateSource, type PreparedIsolate } from './prepa
 import { decodeResult } from './result.ts';
 import { stripTypesForRun } from './typescript.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
+import { executionErrorName, executionStatus } from '../outcomes.ts';
 
 /** What the isolate's `run` resolves to (see bootstrap.js). */
 type RunReply = { ok: true; json?: string } | { ok: false; error: SandboxError };
@@ -37,7 +38,7 @@ export async function runInSandbox(
     // Code that parsed when it was saved, refused by this process's Node: said as a syntax error.
     const error = sandboxError('SyntaxError', `The code does not parse as TypeScript: ${code.message}.`);
     return {
-      status: 'failed',
+      status: executionStatus.failed,
       error,
       logs: [],
       secretsRead: [],
@@ -67,8 +68,8 @@ export async function runInSandbox(
   const decoded = reply.ok ? decodeResult(reply.json) : reply;
   const common = { logs: logs.lines(), secretsRead: [...secretsRead], durationMs };
   return decoded.ok
-    ? { status: 'completed', result: decoded.result, ...common }
-    : { status: 'failed', error: decoded.error, ...common };
+    ? { status: executionStatus.completed, result: decoded.result, ...common }
+    : { status: executionStatus.failed, error: decoded.error, ...common };
 }
 
 /** What one run collects, and the signal that tells its host calls it has ended. */
@@ -141,11 +142,14 @@ function failureOf(
   output: OutputText,
 ): SandboxError {
   if (watchdog.fired()) {
-    return sandboxError('TimeoutError', `The function did not finish within ${request.timeoutMs} ms.`);
+    return sandboxError(executionErrorName.TimeoutError, `The function did not finish within ${request.timeoutMs} ms.`);
   }
-  if (request.signal?.aborted) return sandboxError('CancelledError', 'The execution was cancelled.');
+  if (request.signal?.aborted) return sandboxError(executionErrorName.CancelledError, 'The execution was cancelled.');
   if (isolate.isDisposed) {
-    return sandboxError('MemoryLimitError', `The function exceeded its memory limit of ${request.memoryLimitMb} MiB.`);
+    return sandboxError(
+      executionErrorName.MemoryLimitError,
+      `The function exceeded its memory limit of ${request.memoryLimitMb} MiB.`,
+    );
   }
   return userError(error instanceof Error ? error : { message: String(error) }, output);
 }

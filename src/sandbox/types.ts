@@ -1,3 +1,4 @@
+import { type executionStatus } from '../outcomes.ts';
 /**
  * Host implementations the sandbox exposes to user code as `context.services.blockchain` and
  * `context.services.http`. Each
@@ -84,5 +85,5 @@ interface OutcomeCommon {
 }
 
 export type SandboxOutcome =
-  | ({ status: 'completed'; result: unknown } & OutcomeCommon)
-  | ({ status: 'failed'; error: SandboxError } & OutcomeCommon);
+  | ({ status: typeof executionStatus.completed; result: unknown } & OutcomeCommon)
+  | ({ status: typeof executionStatus.failed; error: SandboxError } & OutcomeCommon);

@@ -1,4 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { executionStatusOfRun, type EndedExecutionStatus, type EndedRunStatus } from '../outcomes.ts';
 
 const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
 
@@ -16,8 +17,8 @@ export const attributeKeys = {
  * query (`NeoflowStatus = "failed"`) lists every failed execution and run. A run's `success` is
  * `completed`, its `failure` `failed`; an execution deleted with its function is `deleted`.
  */
-export function endStatus(status: 'completed' | 'failed' | 'deleted' | 'success' | 'failure'): SearchAttributePair {
-  const value = status === 'success' ? 'completed' : status === 'failure' ? 'failed' : status;
+export function endStatus(status: EndedExecutionStatus | 'deleted' | EndedRunStatus): SearchAttributePair {
+  const value = status in executionStatusOfRun ? executionStatusOfRun[status as EndedRunStatus] : status;
   return { key: attributeKeys.status, value };
 }
 

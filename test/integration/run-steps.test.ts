@@ -151,7 +151,7 @@ describe("a function action's run steps", () => {
     expect(await finishFunctionRun(fork(), during.runId, deleted)).toBe('failure');
     expect(await runRow(during.runId)).toMatchObject({
       status: 'failure',
-      error: { name: 'ExecutionLost', message: 'The execution was deleted with its function.' },
+      error: { name: 'ExecutionLostError', message: 'The execution was deleted with its function.' },
     });
   });
 

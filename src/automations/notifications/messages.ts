@@ -2,6 +2,7 @@ import type { Automation } from '../automation.entity.ts';
 import type { AutomationRun } from '../run.entity.ts';
 import type { NotificationMessage } from './notification.entity.ts';
 import type { NotifyEvent } from './notify.schemas.ts';
+import { runStatus } from '../../outcomes.ts';
 
 /** What happened, beyond the automation and the run: a low balance, or why it was stopped. */
 export interface Cause {
@@ -44,7 +45,7 @@ export function notificationMessage(automation: Pick<Automation, 'id' | 'name'>,
 function summary(message: NotificationMessage, cause: Cause): string {
   const run = message.run;
   switch (cause.event) {
-    case 'failure': {
+    case runStatus.failure: {
       const inRow = (cause.failures ?? 1) > 1 ? ` (${cause.failures} failed runs in a row)` : '';
       const error = run?.error ? `: ${run.error.name}: ${quoted(run.error.message)}` : '';
       const tx = run?.txHash ? ` Transaction ${run.txHash}, VM state ${run.vmState ?? 'unknown'}.` : '';

@@ -3,7 +3,9 @@ import { StorableJson, StorableText } from '../../db/storable.ts';
 import { Automation } from '../automation.entity.ts';
 import type { Channel, NotifyEvent } from './notify.schemas.ts';
 
-export type NotificationStatus = 'pending' | 'delivered' | 'failed';
+import type { NotificationStatus } from '../../outcomes.ts';
+
+export type { NotificationStatus };
 
 /** What a notification says: written when its cause happens, the same on every attempt. */
 export interface NotificationMessage {

@@ -1,12 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Notification } from './notification.entity.ts';
+import { notificationStatus } from '../../outcomes.ts';
 
 /** The hand-written statements of the `notifications` table. */
 
 const insertSql = `insert into "notifications"
   ("id", "automation_id", "account_id", "run_id", "rule", "event", "event_key", "channel", "message", "status", "created_at")
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', now())
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, '${notificationStatus.pending}', now())
   on conflict ("automation_id", "rule", "event_key") do nothing`;
 
 /** A notification to record, pending; once per (automation, rule, event key). */
@@ -41,7 +42,7 @@ export async function notificationsOf(em: EntityManager, automationId: string, e
 
 /** Pending notifications whose delivery has not begun, past the grace, over their partial index. */
 const pageSql = `select "id", "created_at"::text as "cursor_at" from "notifications"
-where not "dispatched" and "status" = 'pending' and "created_at" < now() - make_interval(secs => ?)
+where not "dispatched" and "status" = '${notificationStatus.pending}' and "created_at" < now() - make_interval(secs => ?)
   and ("created_at", "id") > (cast(? as timestamptz), ?)
 order by "created_at", "id" limit ?`;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { httpUrl } from '../../wire/http-url.ts';
 import { integerIn } from '../../wire/integer-in.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
+import { runStatus } from '../../outcomes.ts';
 
 /**
  * Headers the transport or Neoflow sets itself, or that would change how the receiver reads the
@@ -64,7 +65,7 @@ const channelSchema = z.discriminatedUnion(
   },
 );
 
-export const notifyEvents = ['failure', 'recovery', 'error', 'low_gas'] as const;
+export const notifyEvents = [runStatus.failure, 'recovery', 'error', 'low_gas'] as const;
 export type NotifyEvent = (typeof notifyEvents)[number];
 
 const gasAmount = z

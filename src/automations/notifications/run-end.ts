@@ -4,6 +4,7 @@ import { AutomationRun } from '../run.entity.ts';
 import { failureStreakRow } from '../run.sql.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
+import { runStatus } from '../../outcomes.ts';
 
 export interface RunEndNotices {
   /** Notifications to deliver, each by its own workflow. */
@@ -25,11 +26,11 @@ async function streakOf(em: EntityManager, runId: string, count: number) {
  */
 export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunEndNotices> {
   const run = await em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
-  if (!run || run.status === 'running') return none;
+  if (!run || run.status === runStatus.running) return none;
   const { automation } = run;
   const rules = automation.notify;
   const checkGas = sendsTransactions(automation.action) && rules.some((rule) => rule.on.includes('low_gas'));
-  if (!rules.some((rule) => rule.on.includes('failure') || rule.on.includes('recovery'))) {
+  if (!rules.some((rule) => rule.on.includes(runStatus.failure) || rule.on.includes('recovery'))) {
     return { notifications: [], checkGas };
   }
   const streak = await streakOf(em, run.id, lookBack(rules));
@@ -37,9 +38,9 @@ export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunE
   // failure is told once per streak, whichever of its runs saw it reach the threshold.
   const notifications = new Set<string>();
   for (const { rule, event } of runEndEvents(rules, run.status, streak)) {
-    const failures = event === 'failure' ? (rules[rule]!.afterFailures ?? 1) : undefined;
+    const failures = event === runStatus.failure ? (rules[rule]!.afterFailures ?? 1) : undefined;
     const cause = { event, run, ...(failures === undefined ? {} : { failures }) };
-    const eventKey = event === 'failure' ? `failure:after:${streak.beganAfter}` : `${event}:${run.id}`;
+    const eventKey = event === runStatus.failure ? `failure:after:${streak.beganAfter}` : `${event}:${run.id}`;
     for (const id of await recordNotifications(em, automation, [rule], eventKey, cause)) {
       notifications.add(id);
     }

@@ -7,6 +7,7 @@ import { mapChannel } from '../credentials.ts';
 import { channelRequest, channelSecret } from './channel-requests.ts';
 import { Notification, type NotificationStatus } from './notification.entity.ts';
 import { postJson } from './post-json.ts';
+import { notificationStatus } from '../../outcomes.ts';
 
 export interface SendDeps {
   em: EntityManager;
@@ -37,7 +38,7 @@ export async function sendNotification(
 ): Promise<NotificationStatus | 'gone' | RetrySend> {
   const notification = await deps.em.findOne(Notification, { id: notificationId });
   if (!notification) return 'gone';
-  if (notification.status !== 'pending') return notification.status;
+  if (notification.status !== notificationStatus.pending) return notification.status;
   notification.attempts = attempt.number;
   notification.dispatched = true;
   const secretName = channelSecret(notification.channel);
@@ -50,23 +51,24 @@ export async function sendNotification(
     const context = { id: notification.id, secret: secrets[0]?.value, telegramApiUrl: deps.telegramApiUrl };
     post = channelRequest(channel, notification.message, context);
   } catch (error) {
-    return settle(deps.em, notification, 'failed', null, (error as Error).message);
+    return settle(deps.em, notification, notificationStatus.failed, null, (error as Error).message);
   }
   const delivery = await postJson(deps.egress, post);
-  if (delivery.kind === 'delivered') return settle(deps.em, notification, 'delivered', delivery.status, null);
+  if (delivery.kind === 'delivered')
+    return settle(deps.em, notification, notificationStatus.delivered, delivery.status, null);
   if (delivery.kind === 'retry' && !attempt.last) {
     Object.assign(notification, { lastStatus: delivery.status, lastError: delivery.detail });
     await deps.em.flush();
     return { retry: delivery.detail };
   }
-  return settle(deps.em, notification, 'failed', delivery.status, delivery.detail);
+  return settle(deps.em, notification, notificationStatus.failed, delivery.status, delivery.detail);
 }
 
 /** The last word when no attempt could even run (every one timed out): failed. */
 export async function failNotification(em: EntityManager, notificationId: string, reason: string) {
   const notification = await em.findOne(Notification, { id: notificationId });
-  if (notification?.status === 'pending')
-    await settle(em, notification, 'failed', notification.lastStatus ?? null, reason);
+  if (notification?.status === notificationStatus.pending)
+    await settle(em, notification, notificationStatus.failed, notification.lastStatus ?? null, reason);
 }
 
 async function settle(

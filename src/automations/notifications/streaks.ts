@@ -1,4 +1,5 @@
 import type { NotifyEvent, NotifyRule } from './notify.schemas.ts';
+import { runStatus } from '../../outcomes.ts';
 
 export interface RuleEvent {
   /** The rule's index in the automation's `notify`. */
@@ -23,13 +24,17 @@ export interface RunStreak {
  * another part of the streak, still tell it once), `recovery` when a success ends a streak that
  * reached the threshold.
  */
-export function runEndEvents(rules: NotifyRule[], status: 'success' | 'failure', streak: RunStreak): RuleEvent[] {
+export function runEndEvents(
+  rules: NotifyRule[],
+  status: typeof runStatus.success | typeof runStatus.failure,
+  streak: RunStreak,
+): RuleEvent[] {
   return rules.flatMap((rule, index): RuleEvent[] => {
     const after = rule.afterFailures ?? 1;
-    if (status === 'failure' && rule.on.includes('failure') && streak.length >= after) {
-      return [{ rule: index, event: 'failure' }];
+    if (status === runStatus.failure && rule.on.includes(runStatus.failure) && streak.length >= after) {
+      return [{ rule: index, event: runStatus.failure }];
     }
-    if (status === 'success' && rule.on.includes('recovery') && streak.before >= after) {
+    if (status === runStatus.success && rule.on.includes('recovery') && streak.before >= after) {
       return [{ rule: index, event: 'recovery' }];
     }
     return [];

@@ -1,5 +1,6 @@
 import type { StorageChanges } from './run-storage.ts';
 import { storageLimits } from './storage-limits.ts';
+import { executionErrorName } from '../../outcomes.ts';
 
 /** A key as the store holds it when a commit checks its writes. */
 export interface HeldKey {
@@ -9,7 +10,7 @@ export interface HeldKey {
 
 /** Why a run's writes were not committed: the run fails with this error, its writes dropped. */
 export interface Refusal {
-  name: 'StorageConflict' | 'StorageQuotaError';
+  name: typeof executionErrorName.StorageConflict | typeof executionErrorName.StorageQuotaError;
   message: string;
 }
 
@@ -27,7 +28,10 @@ export function refusalOf(
     const version = held.get(key)?.version ?? 0;
     if (version !== expected) {
       const now = version === 0 ? 'does not exist' : `is at version ${version}`;
-      return { name: 'StorageConflict', message: `${key} ${now}, not ${expected} (ifVersion); nothing was written.` };
+      return {
+        name: executionErrorName.StorageConflict,
+        message: `${key} ${now}, not ${expected} (ifVersion); nothing was written.`,
+      };
     }
   }
   let { keys, bytes } = usage;
@@ -51,6 +55,6 @@ export function refusalOf(
 }
 
 const quota = (what: string): Refusal => ({
-  name: 'StorageQuotaError',
+  name: executionErrorName.StorageQuotaError,
   message: `The function's storage ${what}; nothing was written.`,
 });

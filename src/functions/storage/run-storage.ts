@@ -2,6 +2,7 @@ import { storable } from '../../db/storable.ts';
 import { ServiceError } from '../../sandbox/service-error.ts';
 import type { SandboxStorage } from '../../sandbox/types.ts';
 import { byKeyOrder, keyProblem, storageKey, storageLimits } from './storage-limits.ts';
+import { executionErrorName } from '../../outcomes.ts';
 
 /** A stored value and its version (1 for the first write, one more for each after). */
 export interface StoredEntry {
@@ -81,7 +82,7 @@ export class RunStorage implements SandboxStorage {
     const bytes = Buffer.byteLength(json);
     if (bytes > storageLimits.valueBytes) {
       throw new ServiceError(
-        'StorageValueError',
+        executionErrorName.StorageValueError,
         `The value of ${name} is ${bytes} bytes as JSON; a value is at most ${storageLimits.valueBytes}.`,
       );
     }
@@ -137,7 +138,7 @@ export class RunStorage implements SandboxStorage {
     const earlier = this.#conditions.get(name);
     if (earlier !== undefined && earlier !== ifVersion) {
       throw new ServiceError(
-        'StorageConflict',
+        executionErrorName.StorageConflict,
         `${name} was already written with ifVersion ${earlier}; it cannot also be at version ${ifVersion}.`,
       );
     }
@@ -149,10 +150,13 @@ export class RunStorage implements SandboxStorage {
     const previousBytes = this.#pending.get(name)?.bytes ?? 0;
     const bytes = this.#pendingBytes - previousBytes + (next?.bytes ?? 0);
     if (!this.#pending.has(name) && this.#pending.size >= storageLimits.keys) {
-      throw new ServiceError('StorageQuotaError', `A run writes at most ${storageLimits.keys} keys.`);
+      throw new ServiceError(executionErrorName.StorageQuotaError, `A run writes at most ${storageLimits.keys} keys.`);
     }
     if (bytes > storageLimits.bytes) {
-      throw new ServiceError('StorageQuotaError', `A run writes at most ${storageLimits.bytes} bytes of values.`);
+      throw new ServiceError(
+        executionErrorName.StorageQuotaError,
+        `A run writes at most ${storageLimits.bytes} bytes of values.`,
+      );
     }
     this.#pending.set(name, next);
     this.#pendingBytes = bytes;
@@ -163,7 +167,7 @@ const entry = (value: unknown, version: number) => (value === undefined ? { vers
 
 function plainOptions(options: unknown, call: string): Record<string, unknown> {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ServiceError('StorageError', `The options of storage.${call} must be an object.`);
+    throw new ServiceError(executionErrorName.StorageError, `The options of storage.${call} must be an object.`);
   }
   return options as Record<string, unknown>;
 }
@@ -172,7 +176,10 @@ function versionOption(options: unknown): number | undefined {
   const { ifVersion } = plainOptions(options, 'set and storage.delete');
   if (ifVersion === undefined) return undefined;
   if (!Number.isSafeInteger(ifVersion) || (ifVersion as number) < 0) {
-    throw new ServiceError('StorageError', 'ifVersion must be an integer of 0 or more (0: the key must not exist).');
+    throw new ServiceError(
+      executionErrorName.StorageError,
+      'ifVersion must be an integer of 0 or more (0: the key must not exist).',
+    );
   }
   return ifVersion as number;
 }
@@ -181,16 +188,22 @@ function listOptions(options: unknown): { prefix: string; limit: number; cursor:
   const { prefix = '', limit = storageLimits.listDefault, cursor } = plainOptions(options, 'list');
   if (typeof prefix !== 'string' || prefix.length > storageLimits.keyChars) {
     throw new ServiceError(
-      'StorageError',
+      executionErrorName.StorageError,
       `list's prefix must be a string of at most ${storageLimits.keyChars} characters.`,
     );
   }
   // A prefix is compared in SQL as keys are stored: the same characters refused.
   if (prefix !== '' && keyProblem(prefix)) {
-    throw new ServiceError('StorageError', "list's prefix must not hold control characters or lone surrogates.");
+    throw new ServiceError(
+      executionErrorName.StorageError,
+      "list's prefix must not hold control characters or lone surrogates.",
+    );
   }
   if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > storageLimits.listLimit) {
-    throw new ServiceError('StorageError', `list's limit must be an integer from 1 to ${storageLimits.listLimit}.`);
+    throw new ServiceError(
+      executionErrorName.StorageError,
+      `list's limit must be an integer from 1 to ${storageLimits.listLimit}.`,
+    );
   }
   return { prefix, limit: limit as number, cursor: cursor === undefined ? undefined : storageKey(cursor) };
 }

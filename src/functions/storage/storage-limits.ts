@@ -1,5 +1,6 @@
 import { storableText } from '../../db/storable.ts';
 import { ServiceError } from '../../sandbox/service-error.ts';
+import { executionErrorName } from '../../outcomes.ts';
 
 /** What bounds a function's store (docs/functions.md, "Storage"). */
 export const storageLimits = {
@@ -34,7 +35,7 @@ export function keyProblem(key: unknown): string | undefined {
 /** `key` checked for a run: a StorageKeyError the code can read otherwise. */
 export function storageKey(key: unknown): string {
   const problem = keyProblem(key);
-  if (problem) throw new ServiceError('StorageKeyError', `${problem}.`);
+  if (problem) throw new ServiceError(executionErrorName.StorageKeyError, `${problem}.`);
   return key as string;
 }
 

@@ -6,6 +6,7 @@ import { lockStore } from '../function.sql.ts';
 import { applyChanges, readValue, sealSets } from './storage-store.ts';
 import { heldVersion, itemsPage, type ItemRow } from './storage.sql.ts';
 import type { ListStorage } from './storage.schemas.ts';
+import { executionErrorName } from '../../outcomes.ts';
 
 const keyNotFound = (key: string) => new AppError('storage_key_not_found', `The function's storage has no key ${key}.`);
 
@@ -73,5 +74,8 @@ const conditionOf = (key: string, ifVersion: number | undefined) =>
 /** A refused write answers 409: `conflict` for an `ifVersion` that no longer holds, or the quota's code. */
 function refused(applied: Refusal | Map<string, number>): Map<string, number> {
   if (applied instanceof Map) return applied;
-  throw new AppError(applied.name === 'StorageConflict' ? 'conflict' : 'storage_quota_exceeded', applied.message);
+  throw new AppError(
+    applied.name === executionErrorName.StorageConflict ? 'conflict' : 'storage_quota_exceeded',
+    applied.message,
+  );
 }

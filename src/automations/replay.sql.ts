@@ -4,6 +4,7 @@ import { jsonbParam } from '../db/jsonb-param.ts';
 import type { BlockchainTrigger } from './automations.schemas.ts';
 import type { ReplayView } from './replays.schemas.ts';
 import { replayErrorName, replayStatus } from '../outcomes.ts';
+import { sweepPage } from '../db/sweep-page.ts';
 
 /** The hand-written statements of the `automation_replays` table. */
 
@@ -136,11 +137,4 @@ where "status" = '${replayStatus.running}' and "created_at" < now() - make_inter
 order by "created_at", "id" limit ?`;
 
 /** Up to `limit` replays running since before the grace, after the keyset (`at`, `id`), in the order of their index. */
-export async function runningReplaysPage(
-  em: EntityManager,
-  graceSeconds: number,
-  after: { at: string; id: string },
-  limit: number,
-) {
-  return em.execute<SweptReplayRow[]>(pageSql, [graceSeconds, after.at, after.id, limit]);
-}
+export const runningReplaysPage = sweepPage<SweptReplayRow>(pageSql);

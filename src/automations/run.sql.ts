@@ -11,6 +11,7 @@ import type { Budget } from '../chain/gas-budget.ts';
 import type { FirePayload, RunError, RunStatus } from './run.entity.ts';
 // The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.
 import { runStatus as runStatusName } from '../outcomes.ts';
+import { sweepPage } from '../db/sweep-page.ts';
 
 /**
  * The hand-written statements of the `automation_runs` table. Every write of a run's end answers
@@ -458,11 +459,4 @@ where "status" = '${runStatusName.running}' and "started_at" < now() - make_inte
 order by "started_at", "id" limit ?`;
 
 /** Up to `limit` of them after the keyset (`at`, `id`). */
-export async function runningRunsPage(
-  em: EntityManager,
-  graceSeconds: number,
-  after: { at: string; id: string },
-  limit: number,
-) {
-  return em.execute<RunningRunRow[]>(runningPageSql, [graceSeconds, after.at, after.id, limit]);
-}
+export const runningRunsPage = sweepPage<RunningRunRow>(runningPageSql);

@@ -5,6 +5,7 @@ import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../crypto/envelope.ts';
 import { Execution } from './execution.entity.ts';
 import { executionStatus } from '../outcomes.ts';
+import { sweepPage } from '../db/sweep-page.ts';
 
 /** The statements of the `executions` table (and of its sealed results, written with them). */
 
@@ -124,11 +125,4 @@ where e."status" = '${executionStatus.running}' and e."started_at" < now() - mak
 order by e."started_at", e."id" limit ?`;
 
 /** Up to `limit` of them after the keyset (`at`, `id`). */
-export async function runningExecutionsPage(
-  em: EntityManager,
-  graceSeconds: number,
-  after: { at: string; id: string },
-  limit: number,
-) {
-  return em.execute<RunningExecutionRow[]>(pageSql, [graceSeconds, after.at, after.id, limit]);
-}
+export const runningExecutionsPage = sweepPage<RunningExecutionRow>(pageSql);

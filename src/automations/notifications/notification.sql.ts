@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Notification } from './notification.entity.ts';
 import { notificationStatus } from '../../outcomes.ts';
+import { sweepPage } from '../../db/sweep-page.ts';
 
 /** The hand-written statements of the `notifications` table. */
 
@@ -47,11 +48,4 @@ where not "dispatched" and "status" = '${notificationStatus.pending}' and "creat
 order by "created_at", "id" limit ?`;
 
 /** Up to `limit` of them after the keyset (`at`, `id`). */
-export async function undispatchedPage(
-  em: EntityManager,
-  graceSeconds: number,
-  after: { at: string; id: string },
-  limit: number,
-) {
-  return em.execute<{ id: string; cursor_at: string }[]>(pageSql, [graceSeconds, after.at, after.id, limit]);
-}
+export const undispatchedPage = sweepPage<{ id: string; cursor_at: string }>(pageSql);

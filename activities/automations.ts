@@ -28,7 +28,6 @@ import type { MasterKeys } from '../src/crypto/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs.ts';
 export type { ReplayStep } from '../src/automations/replay-steps.ts';
-export type { RunStatus } from '../src/automations/run.entity.ts';
 
 export interface AutomationDeps {
   orm: MikroORM;

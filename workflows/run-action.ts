@@ -7,14 +7,13 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { RunStatus } from '../activities/automations.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
 import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
-import { executionStatus, runStatus } from '../src/outcomes.ts';
+import { executionStatus, runStatus, type RunStatus } from '../src/outcomes.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RunError, RunStatus } from './run.entity.ts';
+import type { RunError } from './run.entity.ts';
 import { countRunEnd } from './runs.ts';
 import { endSentRow, endSkippedRow, failUncalledRow, failUnsentRow, type InBlock } from './run.sql.ts';
-import { runStatus } from '../outcomes.ts';
+import { runStatus, type RunStatus } from '../outcomes.ts';
 
 /**
  * A contract run's ends (the statements in run.sql.ts), each conditional on what the row holds,

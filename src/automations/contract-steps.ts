@@ -9,10 +9,10 @@ import { gone } from './run-steps.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from './gas-spend.ts';
-import { AutomationRun, type RunStatus } from './run.entity.ts';
+import { AutomationRun } from './run.entity.ts';
 import { endSent, failUncalled, failUnsent } from './contract-run-rows.ts';
 import { contractRunState, noteRelayError, storeCalls, storeTransaction } from './run.sql.ts';
-import { platformTimeoutName, runErrorName, runStatus } from '../outcomes.ts';
+import { platformTimeoutName, runErrorName, runStatus, type RunStatus } from '../outcomes.ts';
 
 export interface ChainDeps {
   em: EntityManager;

@@ -4,9 +4,8 @@ import type { MasterKeys } from '../crypto/envelope.ts';
 import { endSkipped, failUncalled } from './contract-run-rows.ts';
 import { readDecision } from './decision.ts';
 import { finishFunctionRun, gone } from './run-steps.ts';
-import type { RunStatus } from './run.entity.ts';
 import { readRunToDecide, storeCalls, type DecideRow } from './run.sql.ts';
-import { executionStatus, runStatus } from '../outcomes.ts';
+import { executionStatus, runStatus, type RunStatus } from '../outcomes.ts';
 
 export interface DecideDeps {
   em: EntityManager;

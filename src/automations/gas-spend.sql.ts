@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RunStatus } from './run.entity.ts';
-import { runStatus } from '../outcomes.ts';
+import { runStatus, type RunStatus } from '../outcomes.ts';
 
 /**
  * The statements of GAS spending (migration 0016): `automation_gas_spend` and `account_gas_spend`,

@@ -5,7 +5,7 @@ import { newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
 import type { FunctionAction } from './automations.schemas.ts';
-import type { RunError, RunStatus } from './run.entity.ts';
+import type { RunError } from './run.entity.ts';
 import { countRunEnd, endRunById } from './runs.ts';
 import {
   finishRunRow,
@@ -22,6 +22,7 @@ import {
   runErrorName,
   runStatus as runStatusName,
   runStatusOf,
+  type RunStatus,
 } from '../outcomes.ts';
 
 /** A run deleted with its automation: nothing left to do or to record. */

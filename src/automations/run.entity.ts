@@ -4,8 +4,6 @@ import { StorableJson } from '../db/storable.ts';
 import { Automation } from './automation.entity.ts';
 import type { RunStatus } from '../outcomes.ts';
 
-export type { RunStatus };
-
 /** What fired a run: kept whole for the action, summarised in the run history. */
 export type FirePayload =
   | { type: 'schedule'; scheduledAt: string }

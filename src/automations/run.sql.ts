@@ -8,9 +8,9 @@ import type { Execution } from '../functions/execution.entity.ts';
 import { executionColumns } from '../functions/execution.sql.ts';
 import type { Action } from './automations.schemas.ts';
 import type { Budget } from '../chain/gas-budget.ts';
-import type { FirePayload, RunError, RunStatus } from './run.entity.ts';
+import type { FirePayload, RunError } from './run.entity.ts';
 // The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.
-import { runStatus as runStatusName } from '../outcomes.ts';
+import { runStatus as runStatusName, type RunStatus } from '../outcomes.ts';
 import { sweepPage } from '../db/sweep-page.ts';
 
 /**

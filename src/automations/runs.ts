@@ -3,14 +3,14 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { newId } from '../ids.ts';
 import { labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { Automation } from './automation.entity.ts';
-import { AutomationRun, type FirePayload, type RunError, type RunStatus } from './run.entity.ts';
+import { AutomationRun, type FirePayload, type RunError } from './run.entity.ts';
 import type { ListRuns } from './automations.schemas.ts';
 import { automationRuns } from '../metrics/metrics.ts';
 import { AppError } from '../errors.ts';
 import { Notification } from './notifications/notification.entity.ts';
 import { accountIfActiveAt } from './automation.sql.ts';
 import { endRunRow, firstRunId, insertRun, lastRunRows } from './run.sql.ts';
-import { runStatus } from '../outcomes.ts';
+import { runStatus, type RunStatus } from '../outcomes.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
 export interface FiredRun {

@@ -7,9 +7,9 @@ import { signedPost } from './notifications/signature.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets } from '../secrets/secret-store.ts';
 import { gone } from './run-steps.ts';
-import { AutomationRun, type RunStatus } from './run.entity.ts';
+import { AutomationRun } from './run.entity.ts';
 import { endRun } from './runs.ts';
-import { runErrorName, runStatus } from '../outcomes.ts';
+import { runErrorName, runStatus, type RunStatus } from '../outcomes.ts';
 
 export interface WebhookDeps {
   em: EntityManager;

@@ -67,7 +67,7 @@ describe('one vocabulary of outcomes (src/outcomes.ts)', () => {
   it('no status or error name of a run or an execution is spelled outside it', () => {
     const files = productionFiles();
     expect(files.length).toBeGreaterThan(100);
-    expect(files.flatMap(spelled)).toEqual([]);
+    expect(files.flatMap(spelled), 'name it from src/outcomes.ts (SQL: interpolate it)').toEqual([]);
   });
 
   it("names every error the sandbox's own script gives a run (it runs in the isolate and cannot import it)", () => {

@@ -5,8 +5,6 @@ import type { Channel, NotifyEvent } from './notify.schemas.ts';
 
 import type { NotificationStatus } from '../../outcomes.ts';
 
-export type { NotificationStatus };
-
 /** What a notification says: written when its cause happens, the same on every attempt. */
 export interface NotificationMessage {
   event: NotifyEvent;

@@ -5,9 +5,9 @@ import { revealSecrets } from '../../secrets/secret-store.ts';
 import { revealCredentials } from '../credential-store.ts';
 import { mapChannel } from '../credentials.ts';
 import { channelRequest, channelSecret } from './channel-requests.ts';
-import { Notification, type NotificationStatus } from './notification.entity.ts';
+import { Notification } from './notification.entity.ts';
 import { postJson } from './post-json.ts';
-import { notificationStatus } from '../../outcomes.ts';
+import { notificationStatus, type NotificationStatus } from '../../outcomes.ts';
 
 export interface SendDeps {
   em: EntityManager;

@@ -29,7 +29,7 @@ import type { MasterKeys } from '../src/crypto/envelope.ts';
 export type { FiredRun } from '../src/automations/runs.ts';
 export type { ReplayStep } from '../src/automations/replay-steps.ts';
 
-export interface AutomationDeps {
+interface AutomationDeps {
   orm: MikroORM;
   masterKeys: MasterKeys;
   neo: NeoRpc;

@@ -271,7 +271,7 @@ type Variable = keyof typeof variables;
 const cacheHome = { HOME: optionalText, XDG_CACHE_HOME: optionalText };
 
 /** Loose: Temporal's own variables (TLS, API key, gRPC headers) are read by its SDK's reader. */
-export const configSchema = z
+const configSchema = z
   .looseObject({ ...variables, ...cacheHome })
   .superRefine((env, context) => {
     // Both read in milliseconds.

@@ -1,5 +1,5 @@
 /** A service named by configuration did not answer; the message names the variable. */
-export class UnreachableError extends Error {
+class UnreachableError extends Error {
   constructor(variable: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`cannot connect to the service named by ${variable}: ${reason}`, { cause });

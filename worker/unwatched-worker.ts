@@ -8,7 +8,7 @@ export type WorkflowCreateOptions = Parameters<WorkflowCreator['createWorkflow']
 type Logger = CreatorArgs[2];
 type WorkflowInfo = WorkflowCreateOptions['info'];
 
-export interface StuckGuard {
+interface StuckGuard {
   /** How long the workflow thread may go without finishing anything while work waits for it. */
   afterMs: number;
   /** Called once, with the workflow whose work has waited longest: the one the thread is on. */

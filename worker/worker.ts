@@ -10,7 +10,7 @@ import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 import { UnwatchedWorker } from './unwatched-worker.ts';
 
-export interface WorkerHandle {
+interface WorkerHandle {
   worker: Worker;
   /** The block follower's worker, on its own task queue. */
   follower: Worker | undefined;
@@ -23,7 +23,7 @@ export interface WorkerHandle {
  * takes the first task of the runs the API starts eagerly and runs their code as local activities
  * in process; regular activities (block reads, price checks, relays) stay with the worker processes.
  */
-export type WorkerRole = 'worker' | 'api';
+type WorkerRole = 'worker' | 'api';
 
 /**
  * A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet

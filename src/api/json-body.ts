@@ -10,9 +10,9 @@ declare module 'koa' {
   }
 }
 
-export const maxBodyBytes = 1024 * 1024;
+const maxBodyBytes = 1024 * 1024;
 /** Far deeper than any resource needs; deeper bodies would only tie up the parser and the database. */
-export const maxBodyDepth = 64;
+const maxBodyDepth = 64;
 
 const tooLarge = () =>
   new AppError('payload_too_large', `Request bodies are limited to ${maxBodyBytes} bytes.`, {

@@ -18,7 +18,7 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
     : never;
 
 /** What a route's handler receives: everything already validated. */
-export interface RouteInput<Path extends string, Query, Body> {
+interface RouteInput<Path extends string, Query, Body> {
   /** The caller's account: set on every route of a protected area (src/api/auth.ts). */
   accountId: string;
   params: Record<ParamNames<Path>, string>;
@@ -40,7 +40,7 @@ export interface Answer {
  * of each answer by status (errors are the area's, src/api/areas.ts), and middleware of its own
  * for what a scope cannot express (the codec's operator guard).
  */
-export interface RouteSpec<Path extends string, Query, Body> {
+interface RouteSpec<Path extends string, Query, Body> {
   method: Method;
   path: Path;
   scope?: Scope;

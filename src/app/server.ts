@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { PortInUseError } from '../net/ports.ts';
 import { createApp } from './app.ts';
 
-export interface RunningApi {
+interface RunningApi {
   url: string;
   /** Stops serving; the services stay open for their owner to close. */
   close(): Promise<void>;

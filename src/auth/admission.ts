@@ -12,7 +12,7 @@ export interface Caller {
 }
 
 /** A request let in by its key: who calls, at which rate (its own or the default), and what its bucket said. */
-export interface Admission {
+interface Admission {
   caller: Caller;
   rate: Rate;
   decision: Decision;

@@ -13,7 +13,7 @@ export interface OwnedRead {
   id: string;
 }
 
-export interface AdmissionRow {
+interface AdmissionRow {
   id: string;
   account_id: string;
   hash: string;

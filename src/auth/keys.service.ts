@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 
-export interface KeySummary {
+interface KeySummary {
   id: string;
   hint: string;
   scopes: string[];

@@ -11,7 +11,7 @@ export const scopes = [
 
 export type Scope = (typeof scopes)[number];
 
-export function isScope(value: string): value is Scope {
+function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
 

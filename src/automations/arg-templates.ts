@@ -24,7 +24,7 @@ const rootsByFire = {
   state: ['type', 'scriptHash', 'operation', 'value', 'blockIndex', 'blockHash'],
   manual: ['type'],
 } satisfies Record<string, readonly string[]>;
-export type FireType = keyof typeof rootsByFire;
+type FireType = keyof typeof rootsByFire;
 const anyRoot = new Set(Object.values(rootsByFire).flat());
 
 /** A value is a template when it is a string that starts with `{{`; it must then be exactly one. */
@@ -57,7 +57,7 @@ export const templateValue: DeferredValue = (value, type) => {
 };
 
 /** Where a template is, as the request names it (`action.args.0.value`), and the root it names. */
-export interface TemplateRootProblem {
+interface TemplateRootProblem {
   field: string;
   message: string;
 }

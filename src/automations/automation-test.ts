@@ -18,7 +18,7 @@ import { decodeState } from './notification-match.ts';
 import type { FirePayload } from './run.entity.ts';
 
 /** One input the trigger was matched against, and why it did not match. */
-export interface Checked {
+interface Checked {
   txHash: string | null;
   blockIndex: number;
   /** A notification's: its index in its container, contract and event. */
@@ -29,7 +29,7 @@ export interface Checked {
   reasons?: MatchReason[];
 }
 
-export interface TestAnswer {
+interface TestAnswer {
   matched: boolean;
   /** The first `maxChecked` inputs, in chain order. */
   checked: Checked[];

@@ -48,7 +48,7 @@ export async function activePriceRow(em: EntityManager, id: string) {
 }
 
 /** An active state trigger with its mark (null columns: none written yet). */
-export interface StateRow {
+interface StateRow {
   id: string;
   account_id: string;
   trigger: StateTrigger;

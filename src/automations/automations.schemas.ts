@@ -172,7 +172,7 @@ export const triggerSchema = z.discriminatedUnion(
 );
 
 /** How many calls a sending function may decide in one run: the most, and the default bound. */
-export const maxDecidedCalls = 16;
+const maxDecidedCalls = 16;
 const maxAllowedContracts = 16;
 
 /**
@@ -303,10 +303,8 @@ export type TransactionTrigger = z.infer<typeof transactionTrigger>;
 /** What the block follower matches in a block: a notification's trigger or a transaction's. */
 export type FollowedTrigger = BlockchainTrigger | TransactionTrigger;
 export type Action = z.infer<typeof actionSchema>;
-export type ContractAction = z.infer<typeof contractAction>;
 export type FunctionAction = z.infer<typeof functionAction>;
 export type ExecuteRules = z.infer<typeof executeSchema>;
-export type WebhookAction = z.infer<typeof webhookAction>;
 export type CreateAutomation = z.infer<typeof createAutomationBody>;
 export type UpdateAutomation = z.infer<typeof updateAutomationBody>;
 export type ListAutomations = z.infer<typeof listAutomationsQuery>;

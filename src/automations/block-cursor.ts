@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { firstWatchedBlock } from './automation.sql.ts';
 import { advanceCursorRow, cursorRow, insertCursor } from './block-cursor.sql.ts';
 
-export interface Cursor {
+interface Cursor {
   nextIndex: number;
   /** When it last moved (or was created). */
   advancedAt: Date;

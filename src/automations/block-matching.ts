@@ -26,7 +26,7 @@ export interface EventAbi {
  * A block as matched: its notifications, and its transactions when a transaction trigger watches
  * (withTransactions); without them, transaction triggers match nothing.
  */
-export type MatchedBlock = BlockNotifications & { transactions?: BlockTransaction[] };
+type MatchedBlock = BlockNotifications & { transactions?: BlockTransaction[] };
 
 type Watching<T extends FollowedTrigger> = Watcher & { trigger: T };
 const watchesNotifications = (watcher: Watcher): watcher is Watching<BlockchainTrigger> =>

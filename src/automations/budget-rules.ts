@@ -15,7 +15,7 @@ export interface Spent {
   total: bigint;
 }
 
-export type Limit = keyof Budget;
+type Limit = keyof Budget;
 
 /** A fee the budget refuses: the limit it would pass, and the figures that say so. */
 export interface Refusal {

@@ -66,7 +66,7 @@ function keptValue(credential: Credential, stored: string | undefined): string {
 }
 
 /** A credential the request to send names is no longer stored as it was shown (an update won). */
-export class CredentialChangedError extends Error {
+class CredentialChangedError extends Error {
   constructor(path: string) {
     super(`"${path}" was changed or removed before it was sent`);
     this.name = 'CredentialChangedError';

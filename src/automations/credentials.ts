@@ -46,7 +46,7 @@ export function mapTrigger<T extends Trigger>(trigger: T, replace: Replace): T {
   return { ...trigger, source: { ...trigger.source, url } };
 }
 
-export function mapAction(action: Action, replace: Replace): Action {
+function mapAction(action: Action, replace: Replace): Action {
   return action.type === 'webhook' ? mapTarget(action, 'action', replace) : action;
 }
 
@@ -55,7 +55,7 @@ export function mapChannel(channel: Channel, at: string, replace: Replace): Chan
   return channel.type === 'telegram' ? channel : mapTarget(channel, at, replace);
 }
 
-export function mapNotify(notify: NotifyRule[], replace: Replace): NotifyRule[] {
+function mapNotify(notify: NotifyRule[], replace: Replace): NotifyRule[] {
   return notify.map((rule, index) => ({
     ...rule,
     channel: mapChannel(rule.channel, `notify.${index}.channel`, replace),

@@ -7,7 +7,7 @@ import { finishFunctionRun, gone } from './run-steps.ts';
 import { readRunToDecide, storeCalls, type DecideRow } from './run.sql.ts';
 import { executionStatus, runStatus, type RunStatus } from '../outcomes.ts';
 
-export interface DecideDeps {
+interface DecideDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
 }

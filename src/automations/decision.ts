@@ -12,7 +12,7 @@ import { runErrorName } from '../outcomes.ts';
  * and sends nothing: a result of another shape (`InvalidDecision`), or a template in a call's
  * arguments that the trigger cannot fill (`TemplateError`).
  */
-export type Decision =
+type Decision =
   | { kind: 'calls'; calls: ContractCall[] }
   | { kind: 'skip'; reason: string }
   | {

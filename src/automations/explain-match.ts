@@ -23,7 +23,7 @@ export interface Notification {
   state: StackItem;
 }
 
-export type MatchCondition = 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
+type MatchCondition = 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
 
 /** One condition that does not hold: what the trigger expected, what the input had. */
 export interface MatchReason {

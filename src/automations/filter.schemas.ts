@@ -30,7 +30,6 @@ const integerOperand = z.union(
 );
 
 export const filterOperators = ['gt', 'gte', 'lt', 'lte', 'ne', 'in', 'contains'] as const;
-export type FilterOperator = (typeof filterOperators)[number];
 
 /** Operators on one argument, all of which must hold: `{gte: "10", lt: "100"}`. */
 const operatorsSchema = z

@@ -13,7 +13,7 @@ import { recordRuns, type Firing, type FiredRun } from './runs.ts';
 import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
 
-export interface FollowDeps {
+interface FollowDeps {
   em: EntityManager;
   neo: NeoRpc;
   /** The worker's event ABIs: current for the blocks it followed itself (see `followed`). */

@@ -14,7 +14,7 @@ const utcToday = `(now() at time zone 'UTC')::date`;
 const todayOf = `case when "day" = ${utcToday} then "today" else 0 end`;
 
 /** Whose counter: an automation's or an account's. */
-export type Counter = 'automation' | 'account';
+type Counter = 'automation' | 'account';
 
 const counters = {
   automation: { table: 'automation_gas_spend', owner: 'automation_id' },

@@ -22,7 +22,7 @@ import { runStatus } from '../outcomes.ts';
  * outlives the statements here (no call to the chain or Temporal meanwhile).
  */
 
-export type Reserved =
+type Reserved =
   /** The run ended, or holds a transaction already: nothing was reserved. */
   | { kind: 'ended' }
   | { kind: 'reserved' }
@@ -100,7 +100,7 @@ const besideOf = (row: ReservationRow): ReservationBeside => ({
 });
 
 /** What an automation or an account spent, landed and reserved, in GAS fractions; and what is in flight. */
-export interface SpendFigures extends Spent {
+interface SpendFigures extends Spent {
   reserved: bigint;
 }
 

@@ -24,7 +24,7 @@ export interface PriceCheckInput {
   armedFor?: string | null;
 }
 
-export type PriceCheck =
+type PriceCheck =
   | { kind: 'stopped' }
   | {
       kind: 'checked';
@@ -39,7 +39,7 @@ export type PriceCheck =
 
 const fetchTimeoutMs = 10_000;
 
-export interface PriceCheckDeps {
+interface PriceCheckDeps {
   em: EntityManager;
   defaults: Config['automations'];
   egress: EgressPolicy;
@@ -81,7 +81,7 @@ export async function checkPrice(deps: PriceCheckDeps, input: PriceCheckInput): 
 }
 
 /** What a price trigger's armed state is about: its asset, currency, condition and value. */
-export const conditionKey = (trigger: PriceTrigger) =>
+const conditionKey = (trigger: PriceTrigger) =>
   JSON.stringify([trigger.asset, trigger.currency, trigger.condition, trigger.value]);
 
 interface PriceAutomation {

@@ -3,8 +3,7 @@ import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { compareDecimals, formatDecimal, maxDecimalChars, parseDecimal } from '../chain/decimal.ts';
 
 /** A preset public API, or any JSON endpoint with dotted paths to its price and timestamp. */
-export type PriceSourceSpec =
-  { preset: 'coingecko' | 'binance' } | { url: string; path: string; timestampPath?: string };
+type PriceSourceSpec = { preset: 'coingecko' | 'binance' } | { url: string; path: string; timestampPath?: string };
 
 /** A source with its placeholders filled in for one asset and currency. */
 export interface ResolvedPriceSource {
@@ -160,7 +159,7 @@ function describe(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-export interface FetchQuoteOptions {
+interface FetchQuoteOptions {
   egress: EgressPolicy;
   timeoutMs: number;
   /** The clock that dates quotes whose source gives no time. */
@@ -172,7 +171,7 @@ export interface FetchQuoteOptions {
  * A quote is a few hundred bytes; a source answering more than this is not a price source. The
  * cap keeps the parse on the worker's thread short: 16 KiB of number-heavy JSON, 0.36 ms.
  */
-export const maxQuoteBytes = 16 * 1024;
+const maxQuoteBytes = 16 * 1024;
 
 /** GETs the source through the egress guard and reads its quote; any failure is a PriceSourceError. */
 export async function fetchQuote(source: ResolvedPriceSource, options: FetchQuoteOptions): Promise<Quote> {

@@ -9,7 +9,7 @@ import { runErrorName } from '../outcomes.ts';
  * error, so that its owner is told by its `failure` rules as for any failed run, and the loop goes
  * on. The other automations the input fires are recorded as usual.
  */
-export const quarantineErrorName = runErrorName.InputQuarantined;
+const quarantineErrorName = runErrorName.InputQuarantined;
 
 /** What of an error's message a quarantined run keeps: its first line, this long at most. */
 const reasonLength = 200;

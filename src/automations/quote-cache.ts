@@ -6,7 +6,7 @@ interface Entry {
   settled: boolean;
 }
 
-export interface QuoteCacheOptions {
+interface QuoteCacheOptions {
   /** A read that began less than this long ago answers every poll of the same source. */
   reuseMs?: number;
   /** Sources remembered at once; the one read longest ago is forgotten first. */

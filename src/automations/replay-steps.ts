@@ -9,7 +9,7 @@ import { countRunsInFlight } from './run.sql.ts';
 import { movingCursorIndex } from './block-cursor.sql.ts';
 import { advanceReplayRow, readRunningReplay, type ListedMatch } from './replay.sql.ts';
 
-export interface ReplayDeps {
+interface ReplayDeps {
   em: EntityManager;
   neo: NeoRpc;
   /** Called after each block read, so that a lost worker is noticed. */
@@ -27,7 +27,7 @@ export type ReplayStep =
   | { kind: 'done'; runs: FiredRun[] };
 
 /** A page reads at most this many blocks: one activity, heartbeating, committed as one. */
-export const blocksPerPage = 100;
+const blocksPerPage = 100;
 /** A page ends after the block read this long after it began: progress is committed this often at least. */
 const pageMs = 2_000;
 /** A page ends after the block that brings its runs to this many: their actions start in bounded batches. */

@@ -69,7 +69,7 @@ export async function replayRow(em: EntityManager, automationId: string, replayI
 }
 
 /** A running replay as its next page reads it, with its automation's trigger as it is now. */
-export interface RunningReplayRow {
+interface RunningReplayRow {
   automation_id: string;
   account_id: string;
   next_block: number;
@@ -97,7 +97,7 @@ const advanceSql = `update "automation_replays" set "next_block" = ?, "matches" 
 where "id" = ? and "next_block" = ? and "status" = '${replayStatus.running}'`;
 
 /** What a page of a replay adds to its row. */
-export interface Progress {
+interface Progress {
   next: number;
   done: boolean;
   matches: number;
@@ -123,7 +123,7 @@ export async function failReplay(em: EntityManager, replayId: string, message: s
 }
 
 /** A running replay as the recovery sweep pages through them. */
-export interface SweptReplayRow {
+interface SweptReplayRow {
   id: string;
   cursor_at: string;
   account_id: string;

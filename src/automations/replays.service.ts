@@ -52,7 +52,7 @@ async function recordReplay(em: EntityManager, automation: Automation, input: Cr
 }
 
 /** The replay a PATCH to `active` with `resumeFrom` records, and the block it watches live from. */
-export interface Resumption {
+interface Resumption {
   watchFromBlock: number;
   replay: ReplayView | null;
 }

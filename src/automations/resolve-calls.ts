@@ -12,7 +12,7 @@ import { runErrorName } from '../outcomes.ts';
  */
 
 /** What fails a run whose template cannot be resolved into a valid argument; nothing is signed. */
-export interface TemplateError {
+interface TemplateError {
   name: typeof runErrorName.TemplateError;
   message: string;
 }

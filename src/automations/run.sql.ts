@@ -22,7 +22,7 @@ import { sweepPage } from '../db/sweep-page.ts';
 type Ended = { trigger_type: string } | undefined;
 
 /** A new run, as `insertRun` records it. */
-export interface NewRun {
+interface NewRun {
   id: string;
   automationId: string;
   accountId: string;
@@ -93,7 +93,7 @@ export async function lastRunRows(em: EntityManager, automationIds: string[]) {
 }
 
 /** The run history in figures, as `runStats` reads it. */
-export interface RunStatsRow {
+interface RunStatsRow {
   successCount: number;
   failureCount: number;
   lastExecution: Date | null;
@@ -416,7 +416,7 @@ export async function failureStreakRow(em: EntityManager, runId: string, limit: 
 }
 
 /** A run as a reservation of its GAS reads it, with the budgets of its automation and account. */
-export interface RunToReserve {
+interface RunToReserve {
   automation_id: string;
   account_id: string;
   status: RunStatus;

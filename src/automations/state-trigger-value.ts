@@ -4,16 +4,16 @@ import { bytesOf, integerOf, type Invocation, type StackItem } from '../chain/st
 // follower's shared reads and the tests decide alike.
 
 export const stateConditions = ['above', 'below', 'equals', 'changed'] as const;
-export type StateCondition = (typeof stateConditions)[number];
+type StateCondition = (typeof stateConditions)[number];
 
 /** `path`: up to this many dot-separated item indices into the returned Array or Struct. */
-export const maxPathSegments = 8;
-export const statePathPattern = /^\d{1,4}(?:\.\d{1,4}){0,7}$/;
+const maxPathSegments = 8;
+export const statePathPattern = new RegExp(String.raw`^\d{1,4}(?:\.\d{1,4}){0,${maxPathSegments - 1}}$`);
 /** A ByteString longer than this is not a value a threshold is about: refused, not stored. */
 const maxValueBytes = 1024;
 
 /** What was read: as the payload shows it, and as a big integer when NeoVM converts it to one. */
-export interface Observed {
+interface Observed {
   value: string;
   numeric: bigint | null;
 }
@@ -53,7 +53,7 @@ export interface StateMark {
 /** A trigger not evaluated yet is armed: one whose condition already holds fires at once, as a price trigger does. */
 export const freshMark: StateMark = { armed: true, lastValue: null };
 
-export interface StateDecision {
+interface StateDecision {
   fire: boolean;
   mark: StateMark;
 }

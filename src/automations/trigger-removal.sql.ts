@@ -6,7 +6,7 @@ import type { TriggerType } from './automations.schemas.ts';
  * trigger of its own on `automations`) whenever an automation is deleted, its account with it, or
  * its trigger type changes. The reconciler stops each in Temporal, then drops the record.
  */
-export interface TriggerRemoval {
+interface TriggerRemoval {
   automationId: string;
   triggerType: TriggerType;
   /** The automation has this trigger type again (changed back): nothing to stop. */

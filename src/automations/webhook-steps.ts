@@ -11,14 +11,14 @@ import { AutomationRun } from './run.entity.ts';
 import { endRun } from './runs.ts';
 import { runErrorName, runStatus, type RunStatus } from '../outcomes.ts';
 
-export interface WebhookDeps {
+interface WebhookDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
   egress: EgressPolicy;
 }
 
 /** Another attempt is due (a network error, 429 or 5xx); nothing was recorded. */
-export interface RetryDelivery {
+interface RetryDelivery {
   retry: string;
 }
 

@@ -2,7 +2,7 @@ import { sc, u, wallet } from '@cityofzion/neon-js';
 import type { NeoRpc } from './rpc.ts';
 
 /** A contract method a transaction's script calls (`System.Contract.Call`). */
-export interface ScriptCall {
+interface ScriptCall {
   /** `0x` and lower-case. */
   scriptHash: string;
   operation: string;

@@ -8,13 +8,13 @@ export interface ContractArg {
 }
 
 /** What is wrong with an argument: `path` is dotted inside it (`value.2.value`; '' for the argument itself). */
-export interface ContractArgProblem {
+interface ContractArgProblem {
   path: string;
   message: string;
 }
 
 /** A neon-js contract parameter (neon-js exports the class inside a namespace, not its type). */
-export type ContractParam = InstanceType<typeof sc.ContractParam>;
+type ContractParam = InstanceType<typeof sc.ContractParam>;
 
 const maxArgs = 16;
 const maxArrayDepth = 8;

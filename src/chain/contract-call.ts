@@ -12,7 +12,7 @@ export interface PreparedCall {
   validUntilBlock: number;
 }
 
-export type CallResult =
+type CallResult =
   | {
       outcome: 'included';
       blockHash: string;
@@ -25,7 +25,7 @@ export type CallResult =
     }
   | { outcome: 'expired' };
 
-export interface RelayOptions {
+interface RelayOptions {
   /** Between looks at the chain; default 1 s. */
   pollMs?: number;
   /** Called on each look, so that an activity can heartbeat. */
@@ -40,7 +40,7 @@ export interface RelayOptions {
 }
 
 /** Where a transaction stands, read without sending it. */
-export type Standing =
+type Standing =
   | { state: 'included'; blockHash: string }
   | { state: 'expired'; height: number }
   /** `inPool`: the node holds it, waiting for a block. */

@@ -4,7 +4,7 @@
  */
 
 /** `digits / 10^scale`. */
-export interface Decimal {
+interface Decimal {
   digits: bigint;
   scale: number;
 }

@@ -20,14 +20,14 @@ export interface ContainedNotification {
 }
 
 /** A block's notifications by trigger: before its transactions, from them (in order), after them. */
-export interface BlockNotificationLists {
+interface BlockNotificationLists {
   onpersist: ContainedNotification[];
   application: ContainedNotification[];
   postpersist: ContainedNotification[];
 }
 
 /** One execution of a transaction or block in `getapplicationlog`; a transaction has exactly one. */
-export interface LogExecution {
+interface LogExecution {
   trigger: string;
   vmstate: 'HALT' | 'FAULT';
   /** In GAS fractions. */
@@ -38,7 +38,7 @@ export interface LogExecution {
   notifications?: { contract: string; eventname: string; state: StackItem }[];
 }
 
-export interface ApplicationLog {
+interface ApplicationLog {
   executions: LogExecution[];
 }
 
@@ -62,7 +62,7 @@ export interface TransactionStatus {
 }
 
 /** A block's transactions, as `getblock` (verbose) shows them: only what transaction triggers read. */
-export interface BlockWithTransactions {
+interface BlockWithTransactions {
   hash: string;
   index: number;
   tx: { hash: string; /** An address. */ sender: string; /** Base64. */ script: string }[];
@@ -102,7 +102,7 @@ export interface NeoRpc {
   getContractState(scriptHash: string): Promise<ContractState>;
 }
 
-export interface NeoRpcOptions {
+interface NeoRpcOptions {
   /** Per call; without it a node that accepts the connection but never answers hangs the caller. */
   timeoutMs?: number;
   /** Told the JSON-RPC method of each call as it starts, to count calls. */

@@ -42,7 +42,7 @@ export interface Fault {
 }
 
 /** A transaction whose test run HALTed, its fees set and not yet signed: what it costs is known. */
-export interface Priced {
+interface Priced {
   transaction: Transaction;
   /** The network's magic number, which the signature covers. */
   magic: number;

@@ -5,7 +5,7 @@ import { normalizeHash160 } from '../chain/contract-args.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 
 /** What `--execute` adds to `neoflow fn run`'s output, and whether the run would fail for it. */
-export interface PrintedDecision {
+interface PrintedDecision {
   decision: DryDecision;
   failed: boolean;
 }

@@ -9,7 +9,7 @@ import type { SandboxOutcome } from '../sandbox/types.ts';
 const maxFileBytes = 2 * storageLimits.bytes;
 
 /** `context.storage` of `neoflow fn run`, and what becomes of the run's writes. */
-export interface LocalStorage {
+interface LocalStorage {
   storage: RunStorage;
   /** Commits the writes of a completed run as the service would (to the file, if one was named). */
   finish(outcome: SandboxOutcome): Promise<SandboxOutcome>;

@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 const maxFileBytes = 256 * 1024;
 
 /** A file's runtime, by its extension: TypeScript runs stripped of its types, as the service runs it. */
-export function runtimeOf(file: string): 'node18' | 'typescript' {
+function runtimeOf(file: string): 'node18' | 'typescript' {
   return /\.[cm]?ts$/.test(file) ? 'typescript' : 'node18';
 }
 

@@ -5,7 +5,7 @@ import { countLeft, nextBatch, sealedTables, storeRewrapped, type SealedTable } 
 
 const batchSize = 200;
 
-export interface Rotation {
+interface Rotation {
   /** Data keys re-wrapped under the current master key. */
   rewrapped: number;
   /** Values still under another key once done, counted afresh: 0 when the old keys can go. */

@@ -20,9 +20,9 @@ export class EgressError extends Error {
 
 /** Methods a tenant's request may use; redirects are followed for the safe ones only. */
 export const egressMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type EgressMethod = (typeof egressMethods)[number];
+type EgressMethod = (typeof egressMethods)[number];
 
-export interface EgressRequest {
+interface EgressRequest {
   url: string;
   method?: EgressMethod;
   headers?: Record<string, string>;
@@ -48,7 +48,7 @@ export interface EgressResponse {
   body: Buffer;
 }
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }

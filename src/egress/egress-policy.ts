@@ -5,7 +5,7 @@ import { familyOf, isInsideAddress } from './address-ranges.ts';
  * What the operator lets tenants' requests reach inside: `NEOFLOW_EGRESS_ALLOW`, comma-separated
  * host names (whatever they resolve to) and addresses or CIDR ranges.
  */
-export interface EgressAllowList {
+interface EgressAllowList {
   hosts: string[];
   ranges: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }[];
 }

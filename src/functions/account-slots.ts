@@ -1,7 +1,7 @@
 type Wake = (release: () => void) => void;
 
 /** How runs share a process: see `AccountSlots`. */
-export interface SlotLimits {
+interface SlotLimits {
   /** Runs of one account at once. */
   perAccount: number;
   /** Runs of one account that may wait here for a slot, beyond those running. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { bareHost } from '../egress/egress-policy.ts';
 
 /** Hosts one function may name: enough for the APIs a function reads, few enough to read at a glance. */
-export const maxAllowedHosts = 50;
+const maxAllowedHosts = 50;
 
 const label = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
 const hostName = new RegExp(`^${label}(\\.${label})*$`);

@@ -72,7 +72,7 @@ export async function countQueued(em: EntityManager, accountId: string, limit: n
 }
 
 /** A function's figures as PostgreSQL counts them (bigint counts come as text). */
-export interface FunctionStatsRow {
+interface FunctionStatsRow {
   total: string;
   success: string;
   failed: string;

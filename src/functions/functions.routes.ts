@@ -21,7 +21,7 @@ import { idempotent } from '../api/idempotency.ts';
 const environmentSchema = z.record(z.string(), z.string());
 
 /** What other areas do when a function is gone (the automations that run it stop). */
-export interface FunctionHooks {
+interface FunctionHooks {
   functionDeleted(functionId: string): Promise<void>;
 }
 

@@ -37,10 +37,10 @@ export const environment = z
   .refine((env) => Object.keys(env).length <= 100, 'must hold at most 100 variables');
 
 /** Secrets a function may hold granted: bounds each read of them (and each run's masking). */
-export const maxGrantedSecrets = 100;
+const maxGrantedSecrets = 100;
 
 /** `secrets`: names of the account's secrets, each once, at most `maxGrantedSecrets`. */
-export const secretNames = z
+const secretNames = z
   .array(secretName, { error: 'must be an array of secret names' })
   .max(maxGrantedSecrets, `must name at most ${maxGrantedSecrets} secrets`)
   .superRefine((names, ctx) => {

@@ -13,7 +13,7 @@ import { changesVersion } from './versioned-fields.ts';
 export const functionNotFound = () => new AppError('function_not_found', 'Function not found.');
 
 /** Who changes a function: the account, and the key that signs the versions it makes. */
-export interface Author {
+interface Author {
   accountId: string;
   keyId: string;
 }

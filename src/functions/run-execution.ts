@@ -34,7 +34,7 @@ import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
 import { executionErrorName, executionStatus } from '../outcomes.ts';
 
-export interface RunDeps {
+interface RunDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
   neo: NeoRpc;

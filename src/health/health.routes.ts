@@ -5,7 +5,7 @@ import { ping } from '../db/ping.sql.ts';
 import type { Services } from '../services.ts';
 import { sharedHealth, type HealthProbes } from './health.service.ts';
 
-export function healthProbes(services: Services): HealthProbes {
+function healthProbes(services: Services): HealthProbes {
   return {
     postgres: async () => {
       await ping(services.orm.em);

@@ -1,11 +1,11 @@
-export interface ComponentHealth {
+interface ComponentHealth {
   status: 'ok' | 'down';
   latencyMs: number;
   error?: string;
   [extra: string]: unknown;
 }
 
-export interface HealthReport {
+interface HealthReport {
   status: 'ok' | 'degraded';
   postgres: ComponentHealth;
   temporal: ComponentHealth;
@@ -13,7 +13,7 @@ export interface HealthReport {
 }
 
 /** A probe resolves with extra fields to report (such as the block height) or throws. */
-export type Probe = () => Promise<Record<string, unknown>>;
+type Probe = () => Promise<Record<string, unknown>>;
 
 export interface HealthProbes {
   postgres: Probe;
@@ -56,7 +56,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * How long one health report answers every request: `/v1/health` needs no key, so without it each
  * request would make three remote calls; with it, any number make three a second at most.
  */
-export const reportFreshMs = 1000;
+const reportFreshMs = 1000;
 
 /**
  * `checkHealth` shared: requests while a check runs wait for that one, and its report answers

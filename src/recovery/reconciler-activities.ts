@@ -10,7 +10,7 @@ import type { ActivityDeps } from '../../activities/index.ts';
 
 export type { Keyset } from './keyset.ts';
 
-export type ReconcilerDeps = Pick<
+type ReconcilerDeps = Pick<
   ActivityDeps,
   'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress'
 >;

@@ -8,7 +8,7 @@ import { blockTriggerTypes } from '../automations/state-trigger-kinds.ts';
 import { mapBounded } from './workflow-state.ts';
 
 /** A page of automations made to run in Temporal as their rows say, and where the next starts. */
-export interface ConvergedPage {
+interface ConvergedPage {
   /** Automations whose trigger Temporal refused to take, with why: they are tried again next pass. */
   failed: { automationId: string; error: string }[];
   next: string | null;

@@ -13,7 +13,7 @@ import { logCause, mapBounded, workflowState, type WorkflowState } from './workf
 import { executionErrorName, executionStatus, workflowStanding } from '../outcomes.ts';
 
 /** An execution to start: its workflow never started. */
-export interface UnstartedExecution {
+interface UnstartedExecution {
   executionId: string;
   labels: SearchAttributePair[];
 }

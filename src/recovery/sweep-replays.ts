@@ -9,7 +9,7 @@ import { logCause, mapBounded, workflowState } from './workflow-state.ts';
 import { workflowStanding } from '../outcomes.ts';
 
 /** A replay whose workflow the sweep starts, labelled as its API start would have. */
-export interface UnstartedReplay {
+interface UnstartedReplay {
   replayId: string;
   labels: SearchAttributePair[];
 }

@@ -5,7 +5,7 @@ export const userFilename = 'function.js';
 
 export const importsUnavailable = 'Functions cannot import modules.';
 
-export type CompiledCode = { kind: 'script'; script: ivm.Script } | { kind: 'module'; module: ivm.Module };
+type CompiledCode = { kind: 'script'; script: ivm.Script } | { kind: 'module'; module: ivm.Module };
 
 interface CodeSyntaxError {
   message: string;

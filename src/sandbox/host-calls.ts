@@ -38,7 +38,7 @@ function argumentList(args: unknown): unknown[] {
 }
 
 /** What bounds one run's calls to `context.services`. */
-export interface ServiceCallBounds {
+interface ServiceCallBounds {
   /** Calls the run may make, `random`, `blockchain`, `http` and `storage` alike; each further one fails at once. */
   maxCalls: number;
   /** Aborted when the run ends: a call still in flight (an RPC request, a fetch) stops then. */

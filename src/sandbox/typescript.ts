@@ -1,7 +1,7 @@
 import { stripTypeScriptTypes } from 'node:module';
 import { userFilename } from './compile.ts';
 
-export type StrippedCode = { ok: true; code: string } | { ok: false; message: string; line?: number; column?: number };
+type StrippedCode = { ok: true; code: string } | { ok: false; message: string; line?: number; column?: number };
 
 // Node prefixes the stack of a refused source with `<sourceUrl>:<line>` and a snippet whose last
 // marked line is a caret line under the offending span (tabs shown as 4 columns, wide characters

@@ -9,7 +9,7 @@ import { claimNextVersion } from './secret.sql.ts';
 import type { CreateSecret, UpdateSecret } from './secrets.schemas.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 
-export const secretNotFound = () => new AppError('not_found', 'Secret not found.');
+const secretNotFound = () => new AppError('not_found', 'Secret not found.');
 
 export async function createSecret(em: EntityManager, masters: MasterKeys, accountId: string, input: CreateSecret) {
   // The id is chosen now, not at flush: the first version's seal is bound to it.

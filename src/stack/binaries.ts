@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export interface GoProgram {
+interface GoProgram {
   /** File name of the binary. */
   name: string;
   module: string;

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 const database = 'neoflow';
 const password = 'postgres';
 
-export interface EmbeddedDatabase {
+interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { wallet } from '@cityofzion/neon-js';
 
 /** The validator key's NEP-6 wallet and the password that unlocks it, as stored in the data dir. */
-export interface ValidatorWallet {
+interface ValidatorWallet {
   walletPath: string;
   password: string;
   publicKey: string;
@@ -18,7 +18,7 @@ export function unlockWif(validator: ValidatorWallet): Promise<string> {
   return wallet.decrypt(validator.encryptedKey, validator.password);
 }
 
-export interface NodeConfigInput {
+interface NodeConfigInput {
   dataDir: string;
   validator: ValidatorWallet;
   rpcPort: number;

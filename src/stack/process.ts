@@ -10,7 +10,7 @@ export interface ManagedProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export interface SpawnOptions {
+interface SpawnOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;

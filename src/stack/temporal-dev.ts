@@ -10,7 +10,7 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-export interface TemporalDevOptions {
+interface TemporalDevOptions {
   temporalPath: string;
   port: number;
   /** Web UI port; undefined runs headless (tests). */

@@ -9,7 +9,7 @@ export interface TemporalHandle {
   client: Client;
 }
 
-export interface TemporalTarget {
+interface TemporalTarget {
   address: string;
   namespace: string;
   /** TLS, API key and headers of a real cluster (connection-security.ts); none for the dev server. */

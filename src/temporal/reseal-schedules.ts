@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { EncryptionCodec } from './codec.ts';
 
-export interface Resealed {
+interface Resealed {
   /** Schedules of the namespace looked at. */
   checked: number;
   /** Those whose stored payloads a previous key had sealed, now sealed under the current one. */

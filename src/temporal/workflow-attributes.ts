@@ -23,7 +23,7 @@ export function endStatus(status: EndedExecutionStatus | 'deleted' | EndedRunSta
 }
 
 /** What an operator filters on in the Web UI; unset fields are left out. */
-export interface WorkflowLabels {
+interface WorkflowLabels {
   accountId: string;
   trigger: string;
   functionId?: string;

@@ -3,7 +3,7 @@ import type { NotificationMessage } from './notification.entity.ts';
 import type { Channel } from './notify.schemas.ts';
 import { signedPost } from './signature.ts';
 
-export interface ChannelContext {
+interface ChannelContext {
   /** The notification's id: `Neoflow-Delivery` of a webhook. */
   id: string;
   /** The value of the secret the channel names (a webhook's signing secret, a bot's token). */

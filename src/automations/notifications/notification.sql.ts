@@ -12,7 +12,7 @@ const insertSql = `insert into "notifications"
   on conflict ("automation_id", "rule", "event_key") do nothing`;
 
 /** A notification to record, pending; once per (automation, rule, event key). */
-export interface NewNotification {
+interface NewNotification {
   id: string;
   automationId: string;
   accountId: string;

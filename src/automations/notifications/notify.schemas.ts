@@ -103,4 +103,3 @@ export const notifySchema = z
 
 export type NotifyRule = z.infer<typeof ruleSchema>;
 export type Channel = z.infer<typeof channelSchema>;
-export type ChannelType = Channel['type'];

@@ -2,7 +2,7 @@ import { EgressError, egressFetch } from '../../egress/egress-fetch.ts';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
 
 /** What one POST got: delivered (2xx), worth another attempt, or refused for good. */
-export type Delivery =
+type Delivery =
   | { kind: 'delivered'; status: number }
   | { kind: 'retry' | 'refused'; status: number | null; body: string | null; detail: string };
 

@@ -6,7 +6,7 @@ import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
 import { runStatus } from '../../outcomes.ts';
 
-export interface RunEndNotices {
+interface RunEndNotices {
   /** Notifications to deliver, each by its own workflow. */
   notifications: string[];
   /** The automation pays with its signer and watches its balance: check it now. */

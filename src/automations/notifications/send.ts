@@ -9,20 +9,20 @@ import { Notification } from './notification.entity.ts';
 import { postJson } from './post-json.ts';
 import { notificationStatus, type NotificationStatus } from '../../outcomes.ts';
 
-export interface SendDeps {
+interface SendDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
   egress: EgressPolicy;
   telegramApiUrl: string;
 }
 
-export interface Attempt {
+interface Attempt {
   number: number;
   last: boolean;
 }
 
 /** Another attempt is due; the row says how this one went. */
-export interface RetrySend {
+interface RetrySend {
   retry: string;
 }
 

@@ -1,7 +1,7 @@
 import type { NotifyEvent, NotifyRule } from './notify.schemas.ts';
 import { runStatus } from '../../outcomes.ts';
 
-export interface RuleEvent {
+interface RuleEvent {
   /** The rule's index in the automation's `notify`. */
   rule: number;
   event: NotifyEvent;
@@ -11,7 +11,7 @@ export interface RuleEvent {
 export const lookBack = (rules: NotifyRule[]) => Math.max(1, ...rules.map((rule) => rule.afterFailures ?? 1));
 
 /** A run's place among the failures in a row around it, each counted up to `lookBack`. */
-export interface RunStreak {
+interface RunStreak {
   /** Failed runs in a row that ended just before this one. */
   before: number;
   /** A failed run: the failed runs in a row it belongs to as far as ended yet, itself included. */

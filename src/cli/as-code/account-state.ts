@@ -31,7 +31,7 @@ export interface RemoteAutomation {
 }
 
 /** A secret as the API shows it: never its value. */
-export interface RemoteSecret {
+interface RemoteSecret {
   id: string;
   name: string;
   description: string | null;

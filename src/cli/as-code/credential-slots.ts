@@ -5,7 +5,7 @@ import type { CredentialKind } from '../../automations/credentials.ts';
  * src/automations/credentials.ts names, found on values not yet validated): `path` as that module
  * spells it (`notify.0.channel.url`), and the object and key that hold it.
  */
-export interface CredentialSlot {
+interface CredentialSlot {
   path: string;
   kind: CredentialKind;
   holder: Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { AccountState, RemoteAutomation, RemoteFunction } from './account-s
 import { credentialSlots } from './credential-slots.ts';
 import { envWords } from './references.ts';
 
-export interface ExportOptions {
+interface ExportOptions {
   /** Write each function's code to a file of this folder, named by `codeFile`, rather than inline. */
   codeDir: string | undefined;
 }

@@ -19,7 +19,7 @@ import { credentialSlots } from './credential-slots.ts';
 import { isReference, referenceSchema, resolveReference, type Reference, type Resolved } from './references.ts';
 
 /** Read before it is parsed: room for a few dozen functions' code inline (256 KiB each at most). */
-export const maxFileBytes = 8 * 1024 * 1024;
+const maxFileBytes = 8 * 1024 * 1024;
 
 /** YAML aliases expanded at most: a few are handy, thousands are a "billion laughs". */
 const maxAliasCount = 100;
@@ -95,7 +95,7 @@ export interface DesiredFunction {
 export type NamedAction = Exclude<Action, FunctionAction> | (Omit<FunctionAction, 'functionId'> & { function: string });
 
 /** A credential of an automation: its kind, and its value (undefined: keep what is stored there). */
-export interface DesiredCredential {
+interface DesiredCredential {
   kind: CredentialKind;
   resolved: Resolved;
 }
@@ -293,5 +293,5 @@ function locate(doc: Document, lines: LineCounter, path: Path): string {
   return '';
 }
 
-export const pathText = (path: Path) =>
+const pathText = (path: Path) =>
   path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index ? '.' : ''}${part}`)).join('');

@@ -43,7 +43,7 @@ export interface Plan {
   leftAlone: { kind: ResourceKind; name: string }[];
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   /** Delete what the account holds and the file does not. */
   prune: boolean;
   /** Send the write-only values the file gives (secrets, credentials) even where nothing shows a change. */

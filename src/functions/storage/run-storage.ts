@@ -34,7 +34,7 @@ export interface StorageChanges {
 }
 
 /** What an execution records of its run's storage: keys only, never values. */
-export interface StorageKeys {
+interface StorageKeys {
   read: string[];
   written: string[];
 }

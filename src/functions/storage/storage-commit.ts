@@ -7,7 +7,7 @@ import { lockStore } from '../function.sql.ts';
 import { applyChanges, sealSets } from './storage-store.ts';
 
 /** Stored with its writes; `lost`: another process stored this execution's end first. */
-export type Committed = 'stored' | 'lost' | Refusal;
+type Committed = 'stored' | 'lost' | Refusal;
 
 class RefusedWrites extends Error {
   readonly refusal: Refusal;

@@ -33,7 +33,7 @@ export function storeReader(em: EntityManager, masters: MasterKeys, functionId: 
 }
 
 /** A set's value sealed before its transaction begins: the locks are held for the statements only. */
-export interface SealedSet {
+interface SealedSet {
   set: PendingSet;
   sealed: Sealed;
 }

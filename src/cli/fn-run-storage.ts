@@ -4,6 +4,7 @@ import { RunStorage } from '../functions/storage/run-storage.ts';
 import { keyProblem, storageLimits } from '../functions/storage/storage-limits.ts';
 import { sandboxError } from '../sandbox/errors.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
+import { executionStatus } from '../outcomes.ts';
 
 /** A store file is at most the function's quota of values, with room for its keys and layout. */
 const maxFileBytes = 2 * storageLimits.bytes;
@@ -27,11 +28,17 @@ export async function localStorage(file: string | undefined): Promise<LocalStora
     storage,
     finish: async (outcome) => {
       const changes = storage.changes();
-      if (outcome.status !== 'completed' || !changes) return outcome;
+      if (outcome.status !== executionStatus.completed || !changes) return outcome;
       const refusal = store.commit(changes);
       if (refusal) {
         const { logs, secretsRead, durationMs } = outcome;
-        return { status: 'failed', error: sandboxError(refusal.name, refusal.message), logs, secretsRead, durationMs };
+        return {
+          status: executionStatus.failed,
+          error: sandboxError(refusal.name, refusal.message),
+          logs,
+          secretsRead,
+          durationMs,
+        };
       }
       if (file !== undefined) await writeFile(file, `${JSON.stringify(store.values(), null, 2)}\n`);
       return outcome;

@@ -10,6 +10,7 @@ import { parseExecute, parseSigner, printedDecision } from './fn-run-decision.ts
 import { localStorage } from './fn-run-storage.ts';
 import { pairs, readFunctionFile } from './function-file.ts';
 import type { FnRunOptions } from './options.ts';
+import { executionStatus } from '../outcomes.ts';
 
 const defaultTimeoutSeconds = 30;
 
@@ -66,7 +67,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
   const { status, logs, durationMs } = outcome;
   const keys = local.storage.keys();
   const storage = keys ? { storage: keys } : {};
-  if (outcome.status !== 'completed') {
+  if (outcome.status !== executionStatus.completed) {
     process.stdout.write(
       `${JSON.stringify({ status, error: outcome.error, logs, ...storage, durationMs }, null, 2)}\n`,
     );

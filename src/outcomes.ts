@@ -34,7 +34,7 @@ export const executionStatusOfRun = {
 
 /** How a replay of past blocks stands and ends (docs/api.md, "Replays"). */
 export const replayStatus = named('running', 'completed', 'failed');
-export type ReplayStatus = keyof typeof replayStatus;
+export type EndedReplayStatus = Exclude<keyof typeof replayStatus, 'running'>;
 export const replayStatuses = Object.values(replayStatus);
 
 /** How a notification's delivery stands and ends. */
@@ -77,7 +77,6 @@ export const executionErrorName = named(
   'StorageConflict',
   'StorageQuotaError',
 );
-export type ExecutionErrorName = keyof typeof executionErrorName;
 
 /**
  * The names the service gives a failed automation run, beside a function's own error and
@@ -97,7 +96,6 @@ export const runErrorName = named(
   'ActionError',
   'InputQuarantined',
 );
-export type RunErrorName = keyof typeof runErrorName;
 
 /** A replay's own end when it cannot go on (docs/api.md, "Replays"). */
 export const replayErrorName = named('ReplayFailed');

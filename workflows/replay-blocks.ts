@@ -11,7 +11,7 @@ import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
 import { startAction } from './start-action.ts';
-import { replayStatus } from '../src/outcomes.ts';
+import { replayStatus, type EndedReplayStatus } from '../src/outcomes.ts';
 
 /**
  * A page reads up to 100 blocks (two RPC calls each) and heartbeats after each, so a lost worker
@@ -38,9 +38,7 @@ const pagesPerRun = 200;
  * waiting whenever the follower lags or the account has too many runs in flight (replay-steps.ts).
  * Its progress lives on its row; this workflow holds none. How it ended is set as `NeoflowStatus`.
  */
-export async function replayBlocks(
-  replayId: string,
-): Promise<typeof replayStatus.completed | typeof replayStatus.failed> {
+export async function replayBlocks(replayId: string): Promise<EndedReplayStatus> {
   for (let page = 0; page < pagesPerRun; page++) {
     let step: Awaited<ReturnType<Activities['replayPage']>>;
     try {

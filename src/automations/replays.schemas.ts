@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { integerIn } from '../wire/integer-in.ts';
 import { isoTime } from '../wire/response-schemas.ts';
-import { replayStatus } from '../outcomes.ts';
+import { replayStatuses } from '../outcomes.ts';
 
 /** The most blocks one replay reads: at two RPC calls a block, minutes of the node's time. */
 export const maxReplayBlocks = 100_000;
@@ -33,7 +33,7 @@ const listedMatch = z.strictObject({
 export const replaySchema = z.strictObject({
   id: z.string(),
   automationId: z.string(),
-  status: z.enum([replayStatus.running, replayStatus.completed, replayStatus.failed]),
+  status: z.enum(replayStatuses),
   dryRun: z.boolean(),
   fromBlock: z.number().int(),
   toBlock: z.number().int(),

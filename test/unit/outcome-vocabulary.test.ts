@@ -2,7 +2,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { executionErrorName, executionStatus, replayErrorName, runErrorName, runStatus } from '../../src/outcomes.ts';
+import {
+  executionErrorName,
+  executionStatus,
+  executionStatusOfRun,
+  replayErrorName,
+  runErrorName,
+  runStatus,
+  runStatusOf,
+} from '../../src/outcomes.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -80,8 +88,7 @@ describe('one vocabulary of outcomes (src/outcomes.ts)', () => {
     expect(given.filter((name) => !names.has(name))).toEqual([]);
   });
 
-  it('maps each ended execution status to a run status, and back, one to one', async () => {
-    const { runStatusOf, executionStatusOfRun } = await import('../../src/outcomes.ts');
+  it('maps each ended execution status to a run status, and back, one to one', () => {
     for (const [execution, run] of Object.entries(runStatusOf)) expect(executionStatusOfRun[run]).toBe(execution);
   });
 });

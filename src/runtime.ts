@@ -7,7 +7,7 @@ import { openOrm } from './db.ts';
 import { reachable } from './reachable.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
 import { masterKeysOf, payloadKeysOf, type PayloadKeys } from './crypto/master-keys.ts';
-import { connectNativeTemporal } from './temporal/connect.ts';
+import { connectTemporal } from './temporal/connect.ts';
 
 /** What both the API and the worker process open: PostgreSQL, Neo RPC, Temporal and the keys. */
 export interface Runtime {
@@ -39,7 +39,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
       previousPayloadKeys: payloadKeys.previous,
       security: config.temporal.security,
     };
-    const temporal = await reachable('TEMPORAL_ADDRESS', () => connectNativeTemporal(target));
+    const temporal = await reachable('TEMPORAL_ADDRESS', () => connectTemporal(target, 'shared-with-workers'));
     const close = async () => {
       await temporal.connection.close();
       await orm.close();

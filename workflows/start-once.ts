@@ -4,12 +4,14 @@ import { ParentClosePolicy, startChild, type Workflow } from '@temporalio/workfl
 /**
  * Starts a child that outlives its parent (a follower, a poller or a sweep goes on, or continues as
  * new), under a record's id as its workflow id: a record started before, even one whose workflow
- * has closed, stays one workflow.
+ * has closed, stays one workflow. `taskQueue`: where the child runs, when the parent runs on a
+ * queue of its own (the follower).
  */
 export async function startOnce<T extends (id: string) => Promise<unknown>>(
   workflow: T & Workflow,
   id: string,
   labels?: SearchAttributePair[],
+  taskQueue?: string,
 ): Promise<void> {
   try {
     await startChild(workflow, {
@@ -18,6 +20,7 @@ export async function startOnce<T extends (id: string) => Promise<unknown>>(
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       ...(labels ? { typedSearchAttributes: labels } : {}),
+      ...(taskQueue ? { taskQueue } : {}),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

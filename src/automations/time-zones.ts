@@ -116,7 +116,9 @@ US/Alaska US/Aleutian US/Arizona US/Central US/East-Indiana US/Eastern US/Hawaii
 US/Michigan US/Mountain US/Pacific US/Samoa
 `;
 
-const timeZones = new Set(names.split(/\s+/).filter(Boolean));
+/** Every name, in the order above. */
+export const timeZoneNames = names.split(/\s+/).filter(Boolean);
+const timeZones = new Set(timeZoneNames);
 
 /** Whether a schedule may run in `name`: exact spelling, as Go's loader is case-sensitive. */
 export const isTimeZone = (name: string) => timeZones.has(name);

@@ -20,6 +20,7 @@ export const FunctionDef = defineEntity({
     runtime: p.string().length(16).$type<Runtime>(),
     timeout: p.integer(),
     code: p.text(),
+    // Always 'active' (docs/api.md, "Functions"): the interface names no other state of a function.
     status: p.string().length(16).$type<'active'>(),
     tags: p.type(TextArrayType),
     environment: p.json<Record<string, string>>(),

@@ -4,7 +4,7 @@ import { createNeoRpc } from '../chain/rpc.ts';
 import { executeOnce } from '../db/execute-once.ts';
 import { reachable } from '../reachable.ts';
 import { webUiCodecPath } from '../codec/codec.auth.ts';
-import { pingTemporal } from '../temporal/ping.ts';
+import { pingTemporal } from './temporal-ping.ts';
 import { ensureGoProgram, neoGo, temporalCli, type Progress } from './binaries.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { pingSql } from '../db/ping.sql.ts';

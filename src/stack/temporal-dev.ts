@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { pingTemporal } from '../temporal/ping.ts';
+import { pingTemporal } from './temporal-ping.ts';
 import { devServerSearchAttributeArgs } from '../temporal/search-attributes.ts';
 import { spawnManaged, waitFor } from './process.ts';
 

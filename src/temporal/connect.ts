@@ -20,21 +20,22 @@ interface TemporalTarget {
   previousPayloadKeys?: Buffer[];
 }
 
-/** A client on a connection of its own: for processes that host no worker (the CLI, `up`). */
-export async function connectTemporal(target: TemporalTarget) {
-  const { address, namespace, security } = target;
-  const connection = await Connection.connect({ address, connectTimeout: '5s', ...security });
-  return { connection, client: new Client({ connection, namespace, dataConverter: targetConverter(target) }) };
-}
-
-const targetConverter = (target: TemporalTarget) => dataConverter(target.payloadKey, target.previousPayloadKeys);
-
 /**
- * A client on a native connection that workers of the same process also use: only such a client
- * can ask the server to hand a new workflow's first task straight back to this process (eager start).
+ * A client of `target`. `shared`: on a native connection that workers of the same process also
+ * use, as only such a client can ask the server to hand a new workflow's first task straight back
+ * to this process (eager start); otherwise on a connection of its own, for processes that host no
+ * worker (the CLI, `up`).
  */
-export async function connectNativeTemporal(target: TemporalTarget) {
+export async function connectTemporal(
+  target: TemporalTarget,
+  shared: 'shared-with-workers',
+): Promise<{ connection: NativeConnection; client: Client }>;
+export async function connectTemporal(target: TemporalTarget): Promise<{ connection: Connection; client: Client }>;
+export async function connectTemporal(target: TemporalTarget, shared?: 'shared-with-workers') {
   const { address, namespace, security } = target;
-  const connection = await NativeConnection.connect({ address, ...security });
-  return { connection, client: new Client({ connection, namespace, dataConverter: targetConverter(target) }) };
+  const connection = shared
+    ? await NativeConnection.connect({ address, ...security })
+    : await Connection.connect({ address, connectTimeout: '5s', ...security });
+  const converter = dataConverter(target.payloadKey, target.previousPayloadKeys);
+  return { connection, client: new Client({ connection, namespace, dataConverter: converter }) };
 }

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { freePort, isPortFree } from '../../src/net/ports.ts';
 import { ensureGoProgram, temporalServer, temporalSqlTool } from '../../src/stack/binaries.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from '../../src/stack/process.ts';
-import { pingTemporal } from '../../src/temporal/ping.ts';
+import { pingTemporal } from '../../src/stack/temporal-ping.ts';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { connectNativeTemporal } from '../../src/temporal/connect.ts';
+import { connectTemporal } from '../../src/temporal/connect.ts';
 
 /** One payload key for every test client and worker, so any of them can read the others' payloads. */
 export const testPayloadKey = Buffer.alloc(32, 9);
@@ -34,4 +34,4 @@ export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string>
 
 /** A client of the shared Temporal server with the tests' payload key, on a connection a worker can share. */
 export const connectTestTemporal = (address: string = inject('temporalAddress')) =>
-  connectNativeTemporal({ address, namespace: 'default', payloadKey: testPayloadKey });
+  connectTemporal({ address, namespace: 'default', payloadKey: testPayloadKey }, 'shared-with-workers');

@@ -1,21 +1,13 @@
 import type { Action, Trigger } from '../../automations/automations.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
 import type { NotifyRule } from '../../automations/notifications/notify.schemas.ts';
-import type { Runtime } from '../../functions/function.entity.ts';
+import type { FunctionFields } from './neoflow-file.ts';
 import { expectStatus, listAll, type Api } from '../api-client.ts';
 
 /** A function as the API shows it with its code (GET /v1/functions/{id}?include_code=true). */
-export interface RemoteFunction {
+export interface RemoteFunction extends FunctionFields {
   id: string;
   name: string;
-  description: string | null;
-  runtime: Runtime;
-  timeout: number;
-  environment: Record<string, string>;
-  secrets: string[];
-  tags: string[];
-  allowedHosts: string[];
-  code: string;
 }
 
 /** An automation as the API lists it: its credentials masked. */

@@ -15,8 +15,7 @@ import { followRound } from '../src/automations/follow-blocks.ts';
 import { replayPage } from '../src/automations/replay-steps.ts';
 import { failReplay } from '../src/automations/replay.sql.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
-import { checkPrice, type PriceCheckInput } from '../src/automations/price-check.ts';
-import { QuoteCache } from '../src/automations/quote-cache.ts';
+import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price-check.ts';
 import { recordScheduledRun, type FiredRun } from '../src/automations/runs.ts';
 import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
 import { deliveryAttempts } from '../src/automations/notifications/delivery-policy.ts';
@@ -74,7 +73,6 @@ export function createAutomationActivities(deps: AutomationDeps) {
   const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
   const abi = createEventAbiCache(deps.neo);
   const followed = { next: null as number | null };
-  const quotes = new QuoteCache();
   // Each account's share of the activities that wait on the world; refused at once beyond it, never
   // waiting here, where it would hold the slot it leaves to others.
   const turns = new AccountSlots({
@@ -123,16 +121,17 @@ export function createAutomationActivities(deps: AutomationDeps) {
       ),
     failReplay: (replayId: string, message: string) => failReplay(em(), replayId, message),
 
-    async checkPrice(input: PriceCheckInput) {
-      const check = await checkPrice(
-        { em: em(), defaults: deps.automations, egress: deps.egress, masterKeys: deps.masterKeys, quotes },
+    checkPriceSource: (input: PriceSourceCheckInput) =>
+      checkPriceSource(
+        {
+          em: em(),
+          defaults: deps.automations,
+          egress: deps.egress,
+          masterKeys: deps.masterKeys,
+          warn: (automationId, problem) => void log.warn('price not read', { automationId, problem }),
+        },
         input,
-      );
-      if (check.kind === 'checked' && check.problem) {
-        log.warn('price not read', { automationId: input.automationId, problem: check.problem });
-      }
-      return check;
-    },
+      ),
 
     beginRun: (runId: string) => steps.beginRun(em(), runId),
     finishFunctionRun: (runId: string, outcome: ExecutionOutcome) => steps.finishFunctionRun(em(), runId, outcome),

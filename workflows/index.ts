@@ -2,7 +2,7 @@ export { blockFollower } from './block-follower.ts';
 export { deliverNotification } from './deliver-notification.ts';
 export { executeFunction } from './execute-function.ts';
 export { pingWorkflow } from './ping.ts';
-export { pricePoller } from './price-poller.ts';
+export { priceSourcePoller } from './price-source-poller.ts';
 export { recoveryLoop } from './recovery-loop.ts';
 export { recoverySweep } from './recovery-sweep.ts';
 export { replayBlocks } from './replay-blocks.ts';

@@ -11,6 +11,7 @@ const {
   sweepAutomations,
   sweepTriggerRemovals,
   convergeBlockFollower,
+  convergePricePollers,
   sweepExecutions,
   sweepRuns,
   sweepNotifications,
@@ -25,8 +26,9 @@ const firstKeyset: Keyset = { at: '-infinity', id: '' };
 /**
  * One pass of the reconciler (recoveryLoop): rows are the truth, and Temporal is made to
  * match them, every row in turn, page by page over an index.
- * - Automations: each one's schedule or price poller as its row says, the triggers of deleted or
- *   retyped automations stopped, the block follower running while any automation watches blocks.
+ * - Automations: each one's schedule as its row says, the triggers of deleted or retyped
+ *   automations stopped, the block follower running while any automation watches blocks, one
+ *   price poller running for each source active automations read.
  * - Running runs and executions, in the order they started, each held against its workflow (the
  *   record's id is the workflow id): never started, it is started; closed without its end stored,
  *   the row is ended; still running, it is left to run.
@@ -37,6 +39,7 @@ export async function recoverySweep(): Promise<void> {
   for (let after: string | null = ''; after !== null;) after = await sweepAutomations(after);
   await sweepTriggerRemovals();
   await convergeBlockFollower();
+  await convergePricePollers();
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepRuns']>> = await sweepRuns(after);
     await Promise.all(page.unstarted.map((run) => startAction(run)));

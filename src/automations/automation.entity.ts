@@ -32,6 +32,8 @@ export const Automation = defineEntity({
     functionId: p.string().nullable(),
     /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
     watchFromBlock: p.integer().nullable(),
+    /** A price trigger's source, by key (price-source-key.ts): the automations one poller reads. */
+    priceSource: p.string().length(64).nullable(),
     errorDetails: p.type(StorableJson).$type<ErrorDetails>().nullable(),
     /** Who is told what about its runs and its state (notifications). */
     notify: p.json<NotifyRule[]>(),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
-import type { FollowedTrigger, PriceTrigger, StateTrigger } from './automations.schemas.ts';
+import type { FollowedTrigger, StateTrigger } from './automations.schemas.ts';
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
 
@@ -35,16 +35,6 @@ export async function activeWatcherRows(em: EntityManager) {
       where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
         and "watch_from_block" is not null`,
   );
-}
-
-/** The automation if it is active with a price trigger, as a plain row. */
-export async function activePriceRow(em: EntityManager, id: string) {
-  const [row] = await em.execute<{ account_id: string; trigger: PriceTrigger }[]>(
-    `select "account_id", "trigger" from "automations"
-      where "id" = ? and "status" = 'active' and "trigger_type" = 'price'`,
-    [id],
-  );
-  return row;
 }
 
 /** An active state trigger with its mark (null columns: none written yet). */

@@ -19,6 +19,8 @@ import {
   type UpdateAutomation,
 } from './automations.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
+import { priceSourceKey } from './price-source-key.ts';
+import { forgetPriceState } from './price-trigger.sql.ts';
 import { assertTriggerNames } from './trigger-names.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
@@ -61,15 +63,16 @@ export async function createAutomation(
     action: input.action,
     functionId: functionIdOf(input.action),
     watchFromBlock: null,
+    priceSource: null,
     errorDetails: null,
     notify: input.notify,
     gasBelow: [],
     budget: input.budget ?? null,
   });
-  await sealCredentials(em, masterKeys, automation, input, { created: true });
+  nameSource(automation, await sealCredentials(em, masterKeys, automation, input, { created: true }));
   await arm(control, automation);
   await em.flush();
-  await applyOrLeaveToSweep(control, automation, { rearm: true });
+  await applyOrLeaveToSweep(control, automation, {});
   return automation;
 }
 
@@ -123,12 +126,15 @@ export async function updateAutomation(
     // Rules are told by index: new rules start with no balance seen under their thresholds.
     if (input.notify) Object.assign(automation, { notify: input.notify, gasBelow: [] });
     if (input.budget !== undefined) automation.budget = input.budget;
-    await sealCredentials(tx, masterKeys, automation, input);
+    const clear = await sealCredentials(tx, masterKeys, automation, input);
+    if (input.trigger) nameSource(automation, clear);
     const rearm = automation.status === 'active' && (!wasActive || input.trigger !== undefined);
     if (rearm) await arm(control, automation);
+    // Armed afresh, as a new trigger: what the source's poller decided for the old one is forgotten.
+    if (rearm && automation.triggerType === 'price') await forgetPriceState(tx, automation.id);
     const resumed = await resume(tx, control, automation, wasActive, input.resumeFrom);
     automation.updatedAt = new Date();
-    return { automation, change: { previousType, rearm }, replay: resumed?.replay ?? null };
+    return { automation, change: { previousType }, replay: resumed?.replay ?? null };
   });
   await applyLatest(em, control, id, change);
   if (replay) await leaveToSweepIfDown(control, () => startReplay(control, replay, accountId));
@@ -149,7 +155,7 @@ async function applyLatest(em: EntityManager, control: TriggerControl, id: strin
   for (let round = 0; round < appliesPerUpdate; round++) {
     const current = await em.fork().findOne(Automation, { id });
     if (!current || current.updatedAt.getTime() === applied?.at) return;
-    await applyOrLeaveToSweep(control, current, applied ? { previousType: applied.type, rearm: false } : change);
+    await applyOrLeaveToSweep(control, current, applied ? { previousType: applied.type } : change);
     applied = { at: current.updatedAt.getTime(), type: current.triggerType };
   }
 }
@@ -198,7 +204,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
   for (const automation of automations) {
     const notifications = await stopWithError(em, { id: automation.id }, errorDetails);
     Object.assign(automation, { status: 'error', errorDetails });
-    await applyOrLeaveToSweep(control, automation, { rearm: false });
+    await applyOrLeaveToSweep(control, automation, {});
     await startDeliveries(control.client, control.taskQueue, notifications);
   }
   const running = await em.find(
@@ -248,6 +254,16 @@ async function arm(control: TriggerControl, automation: Automation) {
   if (followsBlocks(automation.triggerType) && automation.status === 'active') {
     automation.watchFromBlock = await control.neo.getBlockCount();
   }
+}
+
+/**
+ * A price trigger names the source it reads (price-source-key.ts), which its poller reads for
+ * every automation of it; `clear`: the credentials just sealed, a custom source's URL among them.
+ */
+function nameSource(automation: Automation, clear: Map<string, string>) {
+  const { trigger } = automation;
+  automation.priceSource =
+    trigger.type === 'price' ? priceSourceKey(trigger, automation.account.id, clear.get('trigger.source.url')) : null;
 }
 
 /** A budget bounds what transactions cost: an action that sends none has nothing to bound. */

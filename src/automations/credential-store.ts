@@ -24,7 +24,8 @@ const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof Crede
  * credentials of a part not sent are kept; those a sent part no longer holds are deleted. Stored
  * in the caller's unit of work, with the row itself; the clear values never reach a column. An
  * automation being created (`created`) has none stored yet: they are not read, one round trip
- * less on the create path (issue 34).
+ * less on the create path (issue 34). Returns the clear value of every credential of the parts
+ * sent, by path (a price source's key is made of its URL).
  */
 export async function sealCredentials(
   em: EntityManager,
@@ -32,9 +33,9 @@ export async function sealCredentials(
   automation: Automation,
   sent: CredentialParts,
   { created = false } = {},
-) {
+): Promise<Map<string, string>> {
   const parts = (['trigger', 'action', 'notify'] as const).filter((part) => sent[part] !== undefined);
-  if (parts.length === 0) return;
+  if (parts.length === 0) return new Map();
   const stored = created ? [] : await em.find(AutomationCredential, { automation: automation.id });
   const byPath = new Map(stored.map((row) => [row.path, row]));
   const values = new Map<string, string>();
@@ -55,6 +56,7 @@ export async function sealCredentials(
   }
   const shown = mapCredentials(sent, ({ kind, path }) => maskOf(kind, values.get(path)!));
   for (const part of parts) Object.assign(automation, { [part]: shown[part] });
+  return values;
 }
 
 function keptValue(credential: Credential, stored: string | undefined): string {

@@ -2,137 +2,216 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
-import { activePriceRow } from './automation.sql.ts';
-import { conditionHolds, fetchQuote, isStale, resolvePriceSource, type Quote } from './price-source.ts';
-import { quoteKey, type QuoteCache } from './quote-cache.ts';
+import {
+  conditionHolds,
+  fetchPriceBody,
+  isStale,
+  quoteIn,
+  resolvePriceSource,
+  type PriceBody,
+  type ResolvedPriceSource,
+} from './price-source.ts';
 import { revealCredentials } from './credential-store.ts';
 import { mapTrigger } from './credentials.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
-import { recordRuns, type FiredRun } from './runs.ts';
+import { recordRuns, firedRun, type FiredRun, type Firing } from './runs.ts';
 import { stopWithError } from './notifications/error-event.ts';
+import type { FirePayload } from './run.entity.ts';
+import {
+  activePriceRows,
+  lockPriceRows,
+  runsOfPoll,
+  savePriceStates,
+  type PriceRow,
+  type PriceState,
+} from './price-trigger.sql.ts';
 
-export interface PriceCheckInput {
-  automationId: string;
-  /** Whether the condition was false (or unknown) since the last fire. */
-  armed: boolean;
-  /** Names the run this check fires, if it does. */
-  fireKey: string;
-  /** Polls in a row before this one that read no usable price, and when the first of them ran. */
-  failures?: number;
-  failingSince?: string | null;
-  /** The condition `armed` was decided for (conditionKey); null from a poller started before it. */
-  armedFor?: string | null;
+export interface PriceSourceCheckInput {
+  /** The source's key (price-source-key.ts): never its URL. */
+  source: string;
+  /** Names this poll: the runs it fires, and the states it wrote (a repeated poll writes none again). */
+  pollKey: string;
 }
 
-type PriceCheck =
-  | { kind: 'stopped' }
-  | {
-      kind: 'checked';
-      armed: boolean;
-      run: FiredRun | null;
-      intervalMs: number;
-      problem?: string;
-      failures: number;
-      failingSince: string | null;
-      armedFor: string;
-    };
+export type PriceSourceCheck =
+  /** No active automation reads the source any more: its poller ends. */
+  | { kind: 'idle' }
+  /** The runs this poll fired, and when to poll again: the shortest interval among the automations. */
+  | { kind: 'checked'; runs: FiredRun[]; intervalMs: number };
 
 const fetchTimeoutMs = 10_000;
 
-interface PriceCheckDeps {
+export interface PriceCheckDeps {
   em: EntityManager;
   defaults: Config['automations'];
   egress: EgressPolicy;
   /** Unseal a custom source's URL (src/automations/credential-store.ts). */
   masterKeys: MasterKeys;
-  /** The worker's recent reads, shared by the pollers of the same source. */
-  quotes: QuoteCache;
+  /** Where a trigger's problem is told (a poll's result, kept in history, carries none). */
+  warn: (automationId: string, problem: string) => void;
+}
+
+/** What one trigger decided at one poll. */
+interface Decision {
+  row: PriceRow;
+  state: PriceState;
+  fire: FirePayload | null;
+  problem?: string;
 }
 
 /**
- * One poll: reads the price and decides (see `decide`), and counts the polls in a row that could
- * not read a usable price. At `NEOFLOW_TRIGGER_FAILURES` of them the trigger cannot be evaluated:
- * the automation moves to `error` with the reason, the time it began and the last problem, and
- * the poller stops (a PATCH to `active` starts it again).
+ * One poll of a source: reads it once for every automation whose own interval has elapsed, and
+ * decides each (see `decide`): fire (condition true while armed), re-arm (condition false), or
+ * wait; a stale price, or none at all, decides nothing and counts a failure. At
+ * `NEOFLOW_TRIGGER_FAILURES` polls in a row that read no usable price the trigger cannot be
+ * evaluated: the automation moves to `error` with the reason, the time it began and the last
+ * problem (a PATCH to `active` arms it again). What each trigger decided is written with the runs
+ * it fired, in one transaction: a poll repeated (its activity retried) fires nothing twice, and
+ * starts again the runs it recorded.
  */
-export async function checkPrice(deps: PriceCheckDeps, input: PriceCheckInput): Promise<PriceCheck> {
+export async function checkPriceSource(deps: PriceCheckDeps, input: PriceSourceCheckInput): Promise<PriceSourceCheck> {
   const { em, defaults } = deps;
-  const automation = await activePriceAutomation(em, input.automationId);
-  if (!automation) return { kind: 'stopped' };
-  // A condition changed since the poller decided `armed` (a PATCH that could not restart the
-  // poller, Temporal being down) is a new trigger: armed, as a poller started for it would be.
-  const armedFor = conditionKey(automation.trigger);
-  const changed = input.armedFor !== undefined && input.armedFor !== null && input.armedFor !== armedFor;
-  const check = { ...(await decide(deps, automation, changed ? { ...input, armed: true } : input)), armedFor };
-  if (check.problem === undefined) return { ...check, failures: 0, failingSince: null };
-  const failures = (input.failures ?? 0) + 1;
-  const failingSince = input.failingSince ?? new Date().toISOString();
-  if (failures < defaults.triggerFailureLimit) return { ...check, failures, failingSince };
-  const errorDetails = {
-    reason: 'trigger_unavailable' as const,
-    message: `The price could not be read in ${failures} polls in a row.`,
-    since: failingSince,
-    lastError: check.problem,
-  };
-  // Only if still active with this trigger: a PATCH meanwhile wins. Its notifications are
-  // delivered by the recovery sweep: this activity starts no workflow.
-  await stopWithError(em, { id: automation.id, status: 'active', triggerType: 'price' }, errorDetails);
-  return { kind: 'stopped' };
+  const rows = await activePriceRows(em, input.source);
+  if (rows.length === 0) return { kind: 'idle' };
+  const intervalMs = Math.min(...rows.map((row) => intervalOf(row.trigger, defaults)));
+  const now = new Date();
+  const repeated = rows.filter((row) => row.poll_key === input.pollKey).map((row) => row.id);
+  const due = rows.filter((row) => row.poll_key !== input.pollKey && isDue(row, now, intervalMs, defaults));
+  const reads = new Map<string, Promise<PriceBody>>();
+  const decisions: Decision[] = [];
+  // One at a time: a custom source's URL is unsealed per automation; the read itself is shared.
+  for (const row of due) decisions.push(await decide(deps, row, { now, pollKey: input.pollKey, reads }));
+  for (const { row, problem } of decisions) if (problem !== undefined) deps.warn(row.id, problem);
+  const kept = await em.transactional(async (tx) => {
+    const current = await lockPriceRows(
+      tx,
+      decisions.map(({ row }) => row.id),
+    );
+    // A row changed since it was read (a PATCH) keeps what the PATCH made of it.
+    const unchanged = decisions.filter(({ row }) => current.get(row.id)?.getTime() === row.updated_at.getTime());
+    const firings = unchanged.flatMap(({ row, fire }): Firing[] =>
+      fire
+        ? [{ automation: { id: row.id, account: { id: row.account_id } }, fireKey: input.pollKey, payload: fire }]
+        : [],
+    );
+    const fired = await recordRuns(tx, firings);
+    await savePriceStates(
+      tx,
+      unchanged.map(({ state }) => state),
+    );
+    return { unchanged, fired };
+  });
+  for (const { row, state, problem } of kept.unchanged) {
+    if (problem !== undefined && state.failures >= defaults.triggerFailureLimit)
+      await stopFailing(em, row, state, problem);
+  }
+  const again = repeated.length === 0 ? [] : await runsOfPoll(em, input.pollKey, repeated);
+  const runs = [...kept.fired, ...again.map((run) => firedRun(run.id, run.account_id, run.automation_id, 'price'))];
+  return { kind: 'checked', runs, intervalMs };
 }
 
 /** What a price trigger's armed state is about: its asset, currency, condition and value. */
-const conditionKey = (trigger: PriceTrigger) =>
+export const conditionKey = (trigger: PriceTrigger) =>
   JSON.stringify([trigger.asset, trigger.currency, trigger.condition, trigger.value]);
 
-interface PriceAutomation {
-  id: string;
-  account: { id: string };
-  trigger: PriceTrigger;
-}
+const intervalOf = (trigger: PriceTrigger, defaults: Config['automations']) =>
+  trigger.pollInterval ? trigger.pollInterval * 1000 : defaults.pricePollMs;
 
 /**
- * A plain row, not an entity: every poll of every price automation reads it, and only reads it.
- * Null once the automation is deleted, paused or in error, or its trigger is no longer a price.
+ * Whether the automation's own interval has elapsed since it was last evaluated: the poller
+ * polls at the shortest interval of its automations, and one with a longer interval is evaluated
+ * only every so many polls. Half a poll's slack keeps a poll that wakes a little early from
+ * pushing it a whole poll later. Never evaluated, or its condition changed since: due now.
  */
-async function activePriceAutomation(em: EntityManager, id: string): Promise<PriceAutomation | null> {
-  const row = await activePriceRow(em, id);
-  return row ? { id, account: { id: row.account_id }, trigger: row.trigger } : null;
+function isDue(row: PriceRow, now: Date, pollMs: number, defaults: Config['automations']) {
+  if (row.checked_at === null || row.condition_key !== conditionKey(row.trigger)) return true;
+  return now.getTime() - row.checked_at.getTime() >= intervalOf(row.trigger, defaults) - pollMs / 2;
 }
 
-/**
- * Reads the price once and decides: fire (condition true while armed), re-arm (condition
- * false), or wait. A stale price, or none at all, decides nothing.
- */
-async function decide(
-  { em, defaults, egress, masterKeys, quotes }: PriceCheckDeps,
-  automation: PriceAutomation,
-  input: PriceCheckInput,
-): Promise<{ armed: boolean; run: FiredRun | null; intervalMs: number; problem?: string; kind: 'checked' }> {
-  const { trigger } = automation;
-  const intervalMs = trigger.pollInterval ? trigger.pollInterval * 1000 : defaults.pricePollMs;
-  const unchanged = { kind: 'checked' as const, armed: input.armed, run: null, intervalMs };
-  let quote: Quote;
+interface Poll {
+  now: Date;
+  pollKey: string;
+  /** The source's reads of this poll, by URL: each read once, whoever asks. */
+  reads: Map<string, Promise<PriceBody>>;
+}
+
+/** Decides one trigger from the source's read of this poll. */
+async function decide(deps: PriceCheckDeps, row: PriceRow, poll: Poll): Promise<Decision> {
+  const { trigger } = row;
+  // A condition changed since the state was decided (the row written without the service) is a
+  // new trigger: armed, as one created with it would be.
+  const known = row.condition_key === conditionKey(trigger);
+  const before = {
+    armed: known ? (row.armed ?? true) : true,
+    failures: known ? (row.failures ?? 0) : 0,
+    failingSince: known ? row.failing_since : null,
+  };
+  const state = (armed: boolean, failing?: { failures: number; failingSince: Date }): PriceState => ({
+    automationId: row.id,
+    conditionKey: conditionKey(trigger),
+    armed,
+    failures: failing?.failures ?? 0,
+    failingSince: failing?.failingSince ?? null,
+    checkedAt: poll.now,
+    pollKey: poll.pollKey,
+  });
+  const failed = (problem: string): Decision => ({
+    row,
+    fire: null,
+    problem,
+    state: state(before.armed, { failures: before.failures + 1, failingSince: before.failingSince ?? poll.now }),
+  });
+  let quote;
   try {
-    // A custom source's URL is unsealed only now, for this read.
-    const revealed = await revealCredentials(em, masterKeys, automation.id, (r) => mapTrigger(trigger, r));
-    const spec = revealed.source ?? { preset: defaults.pricePreset };
-    const source = resolvePriceSource(spec, trigger.asset, trigger.currency);
-    const key = quoteKey(source.url, 'preset' in spec, automation.account.id);
-    quote = await quotes.read(key, () => fetchQuote(source, { egress, timeoutMs: fetchTimeoutMs }));
+    const source = await sourceOf(deps, row);
+    let read = poll.reads.get(source.url);
+    if (!read) {
+      read = fetchPriceBody(source.url, { egress: deps.egress, timeoutMs: fetchTimeoutMs });
+      // Judged by each trigger below; a rejection no trigger awaited yet is not unhandled.
+      read.catch(() => undefined);
+      poll.reads.set(source.url, read);
+    }
+    quote = quoteIn(await read, source);
   } catch (error) {
-    return { ...unchanged, problem: error instanceof Error ? error.message : String(error) };
+    return failed(error instanceof Error ? error.message : String(error));
   }
-  const maxAgeMs = trigger.maxAge ? trigger.maxAge * 1000 : defaults.priceMaxAgeMs;
-  if (isStale(quote, new Date(), maxAgeMs)) return { ...unchanged, problem: 'the price is stale' };
-  if (!conditionHolds(quote.price, trigger.condition, trigger.value)) return { ...unchanged, armed: true };
-  if (!input.armed) return unchanged;
-  const payload = {
+  const maxAgeMs = trigger.maxAge ? trigger.maxAge * 1000 : deps.defaults.priceMaxAgeMs;
+  if (isStale(quote, poll.now, maxAgeMs)) return failed('the price is stale');
+  if (!conditionHolds(quote.price, trigger.condition, trigger.value)) return { row, fire: null, state: state(true) };
+  if (!before.armed) return { row, fire: null, state: state(false) };
+  const fire = {
     type: 'price' as const,
     asset: trigger.asset,
     currency: trigger.currency,
     price: quote.price,
     observedAt: quote.observedAt?.toISOString() ?? null,
   };
-  const [run] = await recordRuns(em, [{ automation, fireKey: input.fireKey, payload }]);
-  return { ...unchanged, armed: false, run: run! };
+  return { row, fire, state: state(false) };
+}
+
+/** Where the trigger reads its price; a custom source's URL is unsealed only now, for this read. */
+async function sourceOf(deps: PriceCheckDeps, row: PriceRow): Promise<ResolvedPriceSource> {
+  const { trigger } = row;
+  const revealed =
+    trigger.source && 'url' in trigger.source
+      ? await revealCredentials(deps.em, deps.masterKeys, row.id, (replace) => mapTrigger(trigger, replace))
+      : trigger;
+  return resolvePriceSource(revealed.source ?? { preset: deps.defaults.pricePreset }, trigger.asset, trigger.currency);
+}
+
+/**
+ * Moves the automation to `error`, only if still active with this trigger: a PATCH meanwhile
+ * wins. Its notifications are delivered by the recovery sweep: this activity starts no workflow.
+ */
+async function stopFailing(em: EntityManager, row: PriceRow, state: PriceState, problem: string) {
+  await stopWithError(
+    em,
+    { id: row.id, status: 'active', triggerType: 'price' },
+    {
+      reason: 'trigger_unavailable',
+      message: `The price could not be read in ${state.failures} polls in a row.`,
+      since: (state.failingSince ?? state.checkedAt).toISOString(),
+      lastError: problem,
+    },
+  );
 }

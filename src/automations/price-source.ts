@@ -173,14 +173,25 @@ interface FetchQuoteOptions {
  */
 const maxQuoteBytes = 16 * 1024;
 
-/** GETs the source through the egress guard and reads its quote; any failure is a PriceSourceError. */
-export async function fetchQuote(source: ResolvedPriceSource, options: FetchQuoteOptions): Promise<Quote> {
+/** A source's answer, read once and parsed for every trigger of the source (each its own paths). */
+export interface PriceBody {
+  body: unknown;
+  /** When it was read: the time of a quote whose source gives none. */
+  fetchedAt: Date;
+}
+
+/** GETs the source through the egress guard; any failure is a PriceSourceError. */
+export async function fetchPriceBody(url: string, options: FetchQuoteOptions): Promise<PriceBody> {
   // The host only: a custom URL may carry an API key in its query.
-  const { host } = httpUrl(source.url);
-  const body = await fetchJson(source.url, host, options);
-  const observedAt = (options.fetchedAt ?? (() => new Date()))();
-  const quote = readQuote(body, source);
-  return quote.observedAt ? quote : { ...quote, observedAt };
+  const { host } = httpUrl(url);
+  const body = await fetchJson(url, host, options);
+  return { body, fetchedAt: (options.fetchedAt ?? (() => new Date()))() };
+}
+
+/** The quote `source`'s paths find in a body read; throws PriceSourceError as readQuote does. */
+export function quoteIn(read: PriceBody, source: ResolvedPriceSource): Quote {
+  const quote = readQuote(read.body, source);
+  return quote.observedAt ? quote : { ...quote, observedAt: read.fetchedAt };
 }
 
 async function fetchJson(url: string, host: string, options: FetchQuoteOptions): Promise<unknown> {

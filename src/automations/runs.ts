@@ -81,7 +81,7 @@ export async function recordScheduledRun(
   return run!;
 }
 
-const firedRun = (runId: string, accountId: string, automationId: string, trigger: string): FiredRun => ({
+export const firedRun = (runId: string, accountId: string, automationId: string, trigger: string): FiredRun => ({
   runId,
   labels: labelAttributes({ accountId, automationId, trigger }),
 });

@@ -13,7 +13,7 @@ import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { followerTaskQueue } from '../temporal/task-queues.ts';
 import { attributeKeys, labelAttributes } from '../temporal/workflow-attributes.ts';
 import type { blockFollower } from '../../workflows/block-follower.ts';
-import type { pricePoller } from '../../workflows/price-poller.ts';
+import type { priceSourcePoller } from '../../workflows/price-source-poller.ts';
 import type { scheduledFire } from '../../workflows/scheduled-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import type { ScheduleTrigger, TriggerType } from './automations.schemas.ts';
@@ -22,6 +22,7 @@ import { scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './s
 import { scheduleStall, silentSince, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
 import { scheduleStalls } from '../metrics/metrics.ts';
 import { followsBlocks } from './state-trigger-kinds.ts';
+import { pricePollerId } from './price-source-key.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
 export interface TriggerControl {
@@ -45,14 +46,12 @@ export const followerId = (network: string, taskQueue: string) => `blocks_${netw
 export interface TriggerChange {
   /** The trigger type before the change, whose running part goes if the type changed. */
   previousType?: TriggerType;
-  /** A new trigger, or one just activated: a price poller starts afresh (armed). */
-  rearm: boolean;
 }
 
 /**
  * Makes Temporal run `automation`'s trigger as its row says: a schedule (paused unless active),
- * a price poller (only while active; a running one keeps its state unless re-armed), or the
- * network's block follower.
+ * its price source's poller woken to read it now (it reads its automations' rows at every poll,
+ * so a paused or deleted one leaves it by its row alone), or the network's block follower.
  */
 export async function applyTrigger(control: TriggerControl, automation: Automation, change: TriggerChange) {
   const { previousType } = change;
@@ -60,30 +59,30 @@ export async function applyTrigger(control: TriggerControl, automation: Automati
     await removeTrigger(control, automation.id, previousType);
   const active = automation.status === 'active';
   if (automation.triggerType === 'schedule') await upsertSchedule(control, automation);
-  if (automation.triggerType === 'price' && !active) await stopWorkflow(control, automation.id);
-  if (automation.triggerType === 'price' && active) await startPoller(control, automation, change.rearm);
+  if (automation.triggerType === 'price' && active && automation.priceSource) {
+    await wakePricePoller(control, automation.priceSource);
+  }
   if (followsBlocks(automation.triggerType) && active) await ensureBlockFollower(control);
 }
 
-/** Stops what runs for a trigger, for good (deleted automation or changed trigger type). */
+/**
+ * Stops what runs for a trigger, for good (deleted automation or changed trigger type): a
+ * schedule. A price source's poller no longer finds the row; the block follower, likewise.
+ */
 export async function removeTrigger(control: TriggerControl, automationId: string, type: TriggerType) {
   if (type === 'schedule') {
     await control.client.schedule.getHandle(automationId).delete().catch(ignore(ScheduleNotFoundError));
   }
-  if (type === 'price') await stopWorkflow(control, automationId);
 }
 
 /**
  * Makes Temporal run what the row says, whatever Temporal holds now (the reconciler, for every
  * automation at each pass): a schedule exists and fires while active with the row's spec, and is
- * paused otherwise (or gone); a price poller runs while active and not otherwise. A running
- * poller keeps its state. The block follower is ensured once per pass, not per automation.
+ * paused otherwise (or gone). The price pollers and the block follower are ensured once per pass,
+ * not per automation.
  */
 export async function convergeTrigger(control: TriggerControl, automation: Automation, lastRunAt?: Date | null) {
-  const active = automation.status === 'active';
   if (automation.triggerType === 'schedule') await convergeSchedule(control, automation, lastRunAt);
-  if (automation.triggerType === 'price' && !active) await stopWorkflow(control, automation.id);
-  if (automation.triggerType === 'price' && active) await startPoller(control, automation, false);
 }
 
 /**
@@ -263,25 +262,44 @@ function scheduleOptions(desired: ReturnType<typeof desiredSchedule>) {
 const scheduleNote = (status: string, trigger: ScheduleTrigger) =>
   `automation ${status}: cron "${trigger.cron}" in ${trigger.timezone ?? 'UTC'}`;
 
-async function startPoller(control: TriggerControl, automation: Automation, rearm: boolean) {
-  await control.client.workflow.start<typeof pricePoller>('pricePoller', {
-    workflowId: automation.id,
-    taskQueue: control.taskQueue,
-    args: [automation.id],
-    workflowIdConflictPolicy: rearm ? 'TERMINATE_EXISTING' : 'USE_EXISTING',
-    typedSearchAttributes: labelAttributes({
-      accountId: automation.account.id,
-      automationId: automation.id,
-      trigger: 'price',
-    }),
+/** Options of a source's poller: it serves every automation of the source, labelled by trigger type only. */
+const pollerOptions = (control: TriggerControl, source: string) => ({
+  workflowId: pricePollerId(source),
+  taskQueue: control.taskQueue,
+  args: [source] as [string],
+  typedSearchAttributes: [{ key: attributeKeys.trigger, value: 'price' }],
+});
+
+/** Starts the source's poller unless it runs, and has it poll now (an automation joined it). */
+async function wakePricePoller(control: TriggerControl, source: string) {
+  await control.client.workflow.signalWithStart<typeof priceSourcePoller, []>('priceSourcePoller', {
+    ...pollerOptions(control, source),
+    // workflows/price-source-poller.ts: wakeSignal.
+    signal: 'wake',
+    signalArgs: [],
   });
 }
 
-async function stopWorkflow(control: TriggerControl, workflowId: string) {
-  await control.client.workflow
-    .getHandle(workflowId)
-    .terminate('automation changed')
-    .catch(ignore(WorkflowNotFoundError));
+/** Starts the source's poller unless it runs (the reconciler, for each source active automations read). */
+export async function ensurePricePoller(control: TriggerControl, source: string) {
+  await control.client.workflow.start<typeof priceSourcePoller>('priceSourcePoller', {
+    ...pollerOptions(control, source),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+/**
+ * Terminates the pollers of one automation each that versions before shared sources started
+ * (workflow type `pricePoller`, id = automation id): no worker runs that type any more.
+ */
+export async function stopRetiredPricePollers(control: TriggerControl) {
+  const query = `WorkflowType = 'pricePoller' AND ExecutionStatus = 'Running' AND TaskQueue = '${control.taskQueue.replaceAll("'", "''")}'`;
+  for await (const workflow of control.client.workflow.list({ query })) {
+    await control.client.workflow
+      .getHandle(workflow.workflowId, workflow.runId)
+      .terminate('price triggers are read by one poller per source')
+      .catch(ignore(WorkflowNotFoundError));
+  }
 }
 
 /** A rejection handler that swallows one error class: the thing to stop was already gone. */

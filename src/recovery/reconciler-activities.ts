@@ -2,6 +2,7 @@ import { log } from '@temporalio/activity';
 import type { TriggerControl } from '../automations/triggers.ts';
 import type { Keyset } from './keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
+import { convergePricePollers } from './converge-price-pollers.ts';
 import { sweepExecutions } from './sweep-executions.ts';
 import { sweepNotifications } from './sweep-notifications.ts';
 import { sweepReplays } from './sweep-replays.ts';
@@ -12,7 +13,7 @@ export type { Keyset } from './keyset.ts';
 
 type ReconcilerDeps = Pick<
   ActivityDeps,
-  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress'
+  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
 >;
 
 /**
@@ -45,6 +46,13 @@ export function createReconcilerActivities(deps: ReconcilerDeps) {
     },
 
     convergeBlockFollower: () => convergeBlockFollower(em(), control),
+    convergePricePollers: () =>
+      convergePricePollers(
+        em(),
+        control,
+        deps.masterKeys,
+        (automationId, error) => void log.warn('price source not named', { automationId, error }),
+      ),
     sweepTriggerRemovals: () => sweepTriggerRemovals(em(), control),
   };
 }

@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   conditionHolds,
-  fetchQuote,
+  fetchPriceBody,
+  quoteIn,
   isStale,
   PriceSourceError,
   readQuote,
   resolvePriceSource,
+  type FetchQuoteOptions,
   type ResolvedPriceSource,
 } from '../../src/automations/price-source.ts';
 import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
@@ -147,6 +149,9 @@ describe('price sources', () => {
     const fetchedAt = () => new Date('2025-01-01T00:00:00Z');
     // The test's source is on loopback, which the guard refuses unless allowed.
     const egress = egressPolicy(parseEgressAllow('127.0.0.1'));
+    // One read, parsed with the source's paths: what a price poller does for each of its triggers.
+    const fetchQuote = async (source: ResolvedPriceSource, options: FetchQuoteOptions) =>
+      quoteIn(await fetchPriceBody(source.url, options), source);
 
     it('takes the time the source gives', async () => {
       const quote = await fetchQuote(

@@ -20,6 +20,7 @@ import { FunctionVersions } from './0018-function-versions.ts';
 import { FunctionFetch } from './0019-function-fetch.ts';
 import { Replays } from './0020-replays.ts';
 import { StateTriggers } from './0022-state-triggers.ts';
+import { PriceSources } from './0023-price-sources.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrations: MigrationObject[] = [
   { name: '0019-function-fetch', class: FunctionFetch },
   { name: '0020-replays', class: Replays },
   { name: '0022-state-triggers', class: StateTriggers },
+  { name: '0023-price-sources', class: PriceSources },
 ];

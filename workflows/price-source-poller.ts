@@ -1,0 +1,55 @@
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { startAction } from './start-action.ts';
+
+/**
+ * A local activity: a poll is one workflow task (the timer fires, the price is read, the next timer
+ * starts) instead of two and an activity task.
+ */
+const { checkPriceSource } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '60 seconds',
+  // A source that fails is read again at the next poll; a retry storm helps nobody.
+  retry: { maximumAttempts: 2, initialInterval: '1 second' },
+});
+
+/** An automation joined the source (created, changed or activated): poll now, not at the next timer. */
+export const wakeSignal = defineSignal('wake');
+
+/** Polls between continue-as-new: keeps the history short whatever the interval. */
+const pollsPerRun = 500;
+/** When a check could not run at all (its database unreachable): soon, but not in a tight loop. */
+const afterFailureMs = 5_000;
+
+/**
+ * The price source of every automation reading it (workflow id `price_<source key>`): one read
+ * per poll, at the shortest interval among them, each automation evaluated as its own interval
+ * elapses. What each trigger decided lives in PostgreSQL (price_trigger_states), so this holds no
+ * automation's state: automations join and leave by their rows, read at every poll. Each fire
+ * starts its run's action, labelled with its automation. Ends once no active automation reads
+ * the source; a create or an activation starts it again (signal-with-start), as the reconciler does.
+ */
+export async function priceSourcePoller(source: string): Promise<void> {
+  let woken = false;
+  setHandler(wakeSignal, () => {
+    woken = true;
+  });
+  const { runId } = workflowInfo();
+  for (let poll = 0; poll < pollsPerRun; poll++) {
+    woken = false;
+    const check = await checkPriceSource({ source, pollKey: `price:${runId}:${poll}` }).catch(() => null);
+    // An automation that joined while the poll found none is read at once, not left without a poller.
+    if (check?.kind === 'idle' && !woken) return;
+    if (check?.kind === 'checked') await Promise.all(check.runs.map((run) => startAction(run)));
+    const intervalMs = check?.kind === 'checked' ? check.intervalMs : afterFailureMs;
+    await condition(() => woken, intervalMs);
+    if (workflowInfo().continueAsNewSuggested) break;
+  }
+  await continueAsNew<typeof priceSourcePoller>(source);
+}

@@ -118,7 +118,7 @@ describe('price trigger firing (local price source)', () => {
         },
         action: { type: 'function', functionId: echoFn },
       });
-      return automation.id;
+      return automation.id as string;
     };
     const ids = await Promise.all(Array.from({ length: 10 }, everyTwoSeconds));
     await aPoll();
@@ -134,7 +134,7 @@ describe('price trigger firing (local price source)', () => {
     );
     expect(performance.now() - started).toBeGreaterThanOrEqual(5_000);
 
-    const runCounts = async () => Promise.all(ids.map(async (id) => (await runsOf(id)).length));
+    const runCounts = async () => Promise.all(ids.map(async (id) => (await runsOf(id)).length as number));
     prices.set('15');
     for (const id of ids) await settledRuns(id, 1);
     await aPoll();

@@ -83,6 +83,7 @@ describe('price trigger firing (local price source)', () => {
     expect((await call('PATCH', `/automations/${automation.id}`, { name: 'renamed' })).status).toBe(200);
     await aPoll();
     expect(await runsOf(automation.id)).toHaveLength(1);
+    expect((await call('DELETE', `/automations/${automation.id}`)).status).toBe(200);
   });
 
   it('re-arms when its condition changed while its poller ran on (a PATCH that could not reach Temporal)', async () => {
@@ -105,7 +106,7 @@ describe('price trigger firing (local price source)', () => {
 
   it('reads a source once per interval for all its automations, and fires each once per crossing', async () => {
     prices.set('5');
-    // A URL of its own: a source no automation of the other tests reads (one polls every second).
+    // A URL of its own: a source no automation of the other tests reads.
     const url = `${prices.url}?shared`;
     const everyTwoSeconds = async () => {
       const automation = await create({

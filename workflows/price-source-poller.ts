@@ -20,7 +20,7 @@ const { checkPriceSource } = proxyLocalActivities<Activities>({
 });
 
 /** An automation joined the source (created, changed or activated): poll now, not at the next timer. */
-export const wakeSignal = defineSignal('wake');
+const wakeSignal = defineSignal('wake');
 
 /** Polls between continue-as-new: keeps the history short whatever the interval. */
 const pollsPerRun = 500;

@@ -33,7 +33,7 @@ export interface PriceSourceCheckInput {
   pollKey: string;
 }
 
-export type PriceSourceCheck =
+type PriceSourceCheck =
   /** No active automation reads the source any more: its poller ends. */
   | { kind: 'idle' }
   /** The runs this poll fired, and when to poll again: the shortest interval among the automations. */
@@ -41,7 +41,7 @@ export type PriceSourceCheck =
 
 const fetchTimeoutMs = 10_000;
 
-export interface PriceCheckDeps {
+interface PriceCheckDeps {
   em: EntityManager;
   defaults: Config['automations'];
   egress: EgressPolicy;
@@ -111,7 +111,7 @@ export async function checkPriceSource(deps: PriceCheckDeps, input: PriceSourceC
 }
 
 /** What a price trigger's armed state is about: its asset, currency, condition and value. */
-export const conditionKey = (trigger: PriceTrigger) =>
+const conditionKey = (trigger: PriceTrigger) =>
   JSON.stringify([trigger.asset, trigger.currency, trigger.condition, trigger.value]);
 
 const intervalOf = (trigger: PriceTrigger, defaults: Config['automations']) =>

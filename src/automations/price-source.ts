@@ -12,7 +12,7 @@ export interface ResolvedPriceSource {
   timestampPath?: string;
 }
 
-export interface Quote {
+interface Quote {
   /** Plain decimal text (decimalPattern): floats would misorder close prices. */
   price: string;
   /** When the source says it saw the price; null when it does not say. */

@@ -274,7 +274,7 @@ const pollerOptions = (control: TriggerControl, source: string) => ({
 async function wakePricePoller(control: TriggerControl, source: string) {
   await control.client.workflow.signalWithStart<typeof priceSourcePoller, []>('priceSourcePoller', {
     ...pollerOptions(control, source),
-    // workflows/price-source-poller.ts: wakeSignal.
+    // workflows/price-source-poller.ts: its wakeSignal.
     signal: 'wake',
     signalArgs: [],
   });

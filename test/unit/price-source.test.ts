@@ -9,7 +9,6 @@ import {
   PriceSourceError,
   readQuote,
   resolvePriceSource,
-  type FetchQuoteOptions,
   type ResolvedPriceSource,
 } from '../../src/automations/price-source.ts';
 import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
@@ -150,7 +149,7 @@ describe('price sources', () => {
     // The test's source is on loopback, which the guard refuses unless allowed.
     const egress = egressPolicy(parseEgressAllow('127.0.0.1'));
     // One read, parsed with the source's paths: what a price poller does for each of its triggers.
-    const fetchQuote = async (source: ResolvedPriceSource, options: FetchQuoteOptions) =>
+    const fetchQuote = async (source: ResolvedPriceSource, options: Parameters<typeof fetchPriceBody>[1]) =>
       quoteIn(await fetchPriceBody(source.url, options), source);
 
     it('takes the time the source gives', async () => {

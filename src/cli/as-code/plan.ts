@@ -171,8 +171,10 @@ const functionFieldsOf = (fn: RemoteFunction): FunctionFields => ({
 function functionChange(fn: DesiredFunction, current: RemoteFunction | undefined): Change[] {
   const { code, ...rest } = fn.fields;
   if (!current) {
-    const fields = [...leafChanges(undefined, rest), { path: 'code', after: bytes(code) }];
+    // A function without a description is created without one (the API's create takes no null).
     const { description, ...created } = fn.fields;
+    const shown = { ...rest, description: description ?? undefined };
+    const fields = [...leafChanges(undefined, shown), { path: 'code', after: bytes(code) }];
     const body = { name: fn.name, ...created, ...(description === null ? {} : { description }) };
     return [{ kind: 'function', op: 'create', name: fn.name, fields, body }];
   }

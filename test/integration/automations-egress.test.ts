@@ -1,12 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pricePollerId } from '../../src/automations/price-source-key.ts';
 import { automationsClient } from '../support/automations.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startPriceServer } from '../support/price-server.ts';
-import { apiWithWorkerForThisFile, rawHistory } from '../support/worker.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
 // Nothing inside is allowed: the defaults of a deployment, not the tests' loopback price sources.
 const running = apiWithWorkerForThisFile({ env: { NEOFLOW_EGRESS_ALLOW: '', NEOFLOW_TRIGGER_FAILURES: '3' } });
@@ -33,19 +33,20 @@ const automation = (url: string) => ({
   action: { type: 'function', functionId },
 });
 
-/** The problems the price checks of `automationId`'s poller recorded in its history. */
-async function recordedProblems(automationId: string): Promise<string[]> {
-  const converter = running.api.services.temporal.client.options.loadedDataConverter;
-  const problems: string[] = [];
-  for (const event of await rawHistory(running.api, automationId)) {
-    const details = event.markerRecordedEventAttributes?.details ?? {};
-    for (const payloads of Object.values(details)) {
-      const value = await decodeFromPayloadsAtIndex(converter, 0, payloads.payloads).catch(() => undefined);
-      const problem = (value as { problem?: unknown } | undefined)?.problem;
-      if (typeof problem === 'string') problems.push(problem);
-    }
-  }
-  return problems;
+/** The automation once its price trigger has failed NEOFLOW_TRIGGER_FAILURES polls in a row. */
+const stoppedByItsSource = (id: string) =>
+  until(
+    async () => (await client.call('GET', `/automations/${id}`)).body,
+    (body) => body.status === 'error',
+  );
+
+/** The workflow id of the poller that reads `automationId`'s price source. */
+async function pollerOf(automationId: string): Promise<string> {
+  const [row] = await running.api.services
+    .em()
+    .getConnection()
+    .execute<{ price_source: string }[]>('select "price_source" from "automations" where "id" = ?', [automationId]);
+  return pricePollerId(row!.price_source);
 }
 
 describe('price sources inside the service network', () => {
@@ -83,12 +84,9 @@ describe('price sources inside the service network', () => {
       const { address } = await lookup(name);
       const url = prices.url.replace('127.0.0.1', name);
       const id = await client.create(automation(url));
-      const problems = await until(
-        () => recordedProblems(id),
-        (found) => found.length >= 2,
-      );
+      const stopped = await stoppedByItsSource(id);
       const port = new URL(prices.url).port;
-      expect(problems[0]).toBe(
+      expect(stopped.details.lastError).toBe(
         `the price source ${name}:${port} is refused: ${name} resolves to ${address}, inside the service's network`,
       );
       expect(prices.hits()).toBe(0);
@@ -101,10 +99,7 @@ describe('price sources inside the service network', () => {
   it('move the automation to error after NEOFLOW_TRIGGER_FAILURES polls in a row, and back to active on PATCH', async () => {
     const url = `http://${hostname()}:9/price`;
     const id = await client.create(automation(url));
-    const stopped = await until(
-      async () => (await client.call('GET', `/automations/${id}`)).body,
-      (body) => body.status === 'error',
-    );
+    const stopped = await stoppedByItsSource(id);
     expect(stopped).toMatchObject({
       status: 'error',
       details: {
@@ -114,8 +109,8 @@ describe('price sources inside the service network', () => {
         lastError: expect.stringMatching(/is refused: .* resolves to .*, inside the service's network$/),
       },
     });
-    // The poller stopped with it: its workflow ends (the row is written just before it returns).
-    const poller = running.api.services.temporal.client.workflow.getHandle(id);
+    // Its source's poller, reading for no other automation, ends: no active automation is left on it.
+    const poller = running.api.services.temporal.client.workflow.getHandle(await pollerOf(id));
     await poller.result();
     expect((await poller.describe()).status.name).toBe('COMPLETED');
     const revived = await client.call('PATCH', `/automations/${id}`, { status: 'active' });

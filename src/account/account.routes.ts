@@ -72,12 +72,20 @@ export function accountRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/',
+      summary: 'Retrieve your account',
+      description:
+        "Returns the caller's account: its signer (the address that pays its transactions' GAS, and its balance, `null` when the node did not answer within 2 s), its default budget and what it spent. Any valid key may read it.",
+      tag: 'Account',
       responses: { 200: accountSchema },
       handle: async ({ accountId }) => bare(await view(accountId)),
     }),
     route({
       method: 'patch',
       path: '/',
+      summary: 'Set the default budget',
+      description:
+        "Sets the GAS budget of each of the account's automations that send and set none of their own (`null` removes it), and returns the account. Needs `automations:write`.",
+      tag: 'Account',
       scope: 'automations:write',
       body: updateAccountBody,
       responses: { 200: accountSchema },

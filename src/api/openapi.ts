@@ -3,6 +3,7 @@ import type { Router } from '@koa/router';
 import { isProtected } from './auth.ts';
 import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
+import { apiInfo, apiTags } from './openapi-info.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ const errorStatuses: Record<number, string> = {
  * cannot disagree. Errors come in the area's shape; operations of the protected areas take an API
  * key; creates and invokes take an `Idempotency-Key`.
  */
-export function openApiDocument(routers: Router[], version: string) {
+export function openApiDocument(routers: Router[], version: string, server: { url: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const declared of routers.flatMap((router) => declaredRoutes(router))) {
     const { path, method } = declared;
@@ -40,19 +41,19 @@ export function openApiDocument(routers: Router[], version: string) {
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Neoflow API',
-      version,
-      description:
-        'Automations, write-only secrets and sandboxed JavaScript functions for Neo N3. ' +
-        'See docs/api.md for every decision beyond this document.',
-    },
-    servers: [{ url: '/' }],
+    info: apiInfo(version),
+    servers: [server],
+    tags: apiTags,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer nf_…`' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same key in `X-API-Key`.' },
-        operator: { type: 'http', scheme: 'bearer', description: 'The operator token (`NEOFLOW_OPERATOR_TOKEN`).' },
+        // One scheme, so that an API user is offered the key alone: the operator's token is for
+        // the codec's routes, whose descriptions say how to send it.
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'nf_…',
+          description: 'An API key (`neoflow keys create`): `Authorization: Bearer nf_…`, or `X-API-Key: nf_…`.',
+        },
       },
     },
     paths,
@@ -94,7 +95,9 @@ function operation({ path, method, spec }: DeclaredRoute) {
   }
   return {
     operationId: operationId(method, path),
-    tags: [area === 'general' ? path.split('/')[2] : area],
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
     ...security(path),
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(spec.body
@@ -113,12 +116,12 @@ function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
   return statuses.sort();
 }
 
-function security(path: string) {
-  if (isProtected(path)) return { security: [{ bearer: [] }, { apiKey: [] }] };
-  // The codec answers the operator's token, or the Web UI under its capability path.
-  if (path.startsWith('/v1/codec/') && !path.startsWith('/v1/codec/ui/')) return { security: [{ operator: [] }] };
-  return { security: [] };
-}
+/**
+ * The API key on the protected areas; nothing an API user holds elsewhere. The codec's routes take
+ * the operator's token (or a capability in the path): not a scheme of this document, so that the
+ * reference offers API users their key alone; the Codec tag and each route's description say it.
+ */
+const security = (path: string) => ({ security: isProtected(path) ? [{ apiKey: [] }] : [] });
 
 function errorSchema(area: Area): JsonSchema {
   return toJsonSchema(area === 'automations' || area === 'secrets' ? bareError : functionsError, 'output');

@@ -7,6 +7,7 @@ import { requireScope } from './auth.ts';
 import { pageEnvelope } from '../wire/pagination.ts';
 import { apiRouter } from './router.ts';
 import { parseBody, parseQuery } from './validate.ts';
+import type { ApiTag } from './openapi-info.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
@@ -35,14 +36,20 @@ export interface Answer {
 }
 
 /**
- * One route, declared in one place: method, path, the scope its key needs, the schemas of its
- * query and body (validated before the handler runs, a 400 naming the field otherwise), the schema
- * of each answer by status (errors are the area's, src/api/areas.ts), and middleware of its own
- * for what a scope cannot express (the codec's operator guard).
+ * One route, declared in one place: method, path, what it does for the reference (a summary, a
+ * description and its group), the scope its key needs, the schemas of its query and body
+ * (validated before the handler runs, a 400 naming the field otherwise), the schema of each answer
+ * by status (errors are the area's, src/api/areas.ts), and middleware of its own for what a scope
+ * cannot express (the codec's operator guard).
  */
 interface RouteSpec<Path extends string, Query, Body> {
   method: Method;
   path: Path;
+  /** An imperative phrase, Stripe's style: `Create a function`. */
+  summary: string;
+  /** What a user needs beyond the schemas: Markdown, docs/api.md named where its rules are long. */
+  description: string;
+  tag: ApiTag;
   scope?: Scope;
   query?: z.ZodType<Query>;
   body?: z.ZodType<Body>;

@@ -29,7 +29,8 @@ const placeholderKey = Buffer.alloc(32).toString('base64');
 /**
  * The document `GET /v1/openapi.json` serves, built in process from the same routers without a
  * database, Temporal or a chain, and from a fixed configuration: the same routes give the same
- * document on every machine, which the typed client (clients/typescript) is generated from.
+ * document on every machine, which the typed client (clients/typescript) is generated from. Only
+ * its server differs from what the API serves, which names the origin each request came to.
  */
 export function offlineOpenApiDocument(): unknown {
   const config = loadConfig({
@@ -50,5 +51,7 @@ export function offlineOpenApiDocument(): unknown {
     // The codec's routes build their codec from the keys when made: placeholders, never used.
     payloadKeys: payloadKeysOf(config),
   };
-  return openApiDocumentOf(apiAreas(services));
+  // The API's address when run with its defaults (`neoflow up`): a client generated from this
+  // document calls it unless given another base URL.
+  return openApiDocumentOf(apiAreas(services), { url: `http://${config.api.host}:${config.api.port}` });
 }

@@ -68,6 +68,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/',
+      summary: 'List automations',
+      description:
+        "Returns the account's automations, newest first, filtered by `status` or `triggerType`; items carry no `executionStats`.",
+      tag: 'Automations',
       scope: 'automations:read',
       query: listAutomationsQuery,
       responses: { 200: z.strictObject({ automations: z.array(automationSchema), pagination: paginationSchema }) },
@@ -82,6 +86,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/',
+      summary: 'Create an automation',
+      description:
+        'Creates an automation from a `trigger` and an `action`, with optional `notify` rules and a GAS `budget`, and arms its trigger (unless `status: "inactive"`). Defaults are filled in and returned; credentials (URLs, header values) are answered masked. Safe to repeat under an `Idempotency-Key`. Every trigger and action: docs/api.md, "Automations".',
+      tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
       body: createAutomationBody,
@@ -95,6 +103,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id',
+      summary: 'Retrieve an automation',
+      description:
+        'Returns the automation with its `executionStats` (last run, counts, next scheduled fire) and, for one that sends transactions, the GAS it spent and has left (`gas`).',
+      tag: 'Automations',
       scope: 'automations:read',
       responses: { 200: automationSchema },
       handle: async ({ accountId, params }) => {
@@ -106,6 +118,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'patch',
       path: '/:id',
+      summary: 'Update an automation',
+      description:
+        'Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger\'s `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value.',
+      tag: 'Automations',
       scope: 'automations:write',
       body: updateAutomationBody,
       responses: { 200: automationSchema.extend({ replay: replaySchema.optional() }) },
@@ -125,6 +141,9 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id',
+      summary: 'Delete an automation',
+      description: 'Deletes the automation and its run history, and stops its trigger for good.',
+      tag: 'Automations',
       scope: 'automations:write',
       responses: { 200: deletedMessage },
       handle: async ({ accountId, params }) => {
@@ -135,6 +154,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/trigger',
+      summary: 'Fire an automation',
+      description:
+        "Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.",
+      tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
       responses: { 202: startedRunSchema },
@@ -146,6 +169,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/test',
+      summary: 'Test an automation',
+      description:
+        'Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, a contract call is test-invoked), without recording a run, signing or sending anything.',
+      tag: 'Automations',
       scope: 'automations:write',
       body: testAutomationBody,
       responses: { 200: testAnswerSchema },
@@ -157,6 +184,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/runs',
+      summary: 'List runs',
+      description:
+        "Returns the automation's runs, newest first, filtered by `status` (`running`, `success`, `failure`).",
+      tag: 'Automations',
       scope: 'automations:read',
       query: listRunsQuery,
       responses: { 200: z.strictObject({ runs: z.array(runSchema), pagination: paginationSchema }) },
@@ -169,6 +200,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/runs/:runId',
+      summary: 'Retrieve a run',
+      description:
+        'Returns one run: what fired it, its outcome (an execution, a transaction, an error) and the notifications it sent.',
+      tag: 'Automations',
       scope: 'automations:read',
       responses: { 200: runDetailsSchema },
       handle: async ({ accountId, params }) => {
@@ -180,6 +215,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/runs/:runId/retry',
+      summary: 'Retry a failed run',
+      description:
+        "Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.",
+      tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
       responses: { 202: startedRunSchema },
@@ -191,6 +230,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/replays',
+      summary: 'Replay past blocks',
+      description:
+        "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`).",
+      tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
       body: createReplayBody,
@@ -203,6 +246,10 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/replays/:replayId',
+      summary: 'Retrieve a replay',
+      description:
+        "Returns a replay's progress: its status, the blocks done, the matches found and the runs started (a dry run's matches).",
+      tag: 'Automations',
       scope: 'automations:read',
       responses: { 200: replaySchema },
       handle: async ({ accountId, params }) => {

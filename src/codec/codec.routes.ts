@@ -16,6 +16,18 @@ const payloadsBody = z.object({
 
 type Operation = 'decode' | 'encode';
 
+/** What each operation does, for the reference. */
+const purposes: Record<Operation, string> = {
+  decode: 'Opens sealed Temporal payloads (protobuf JSON) and passes any other payload through unchanged.',
+  encode: "Seals Temporal payloads (protobuf JSON) as Neoflow's processes do.",
+};
+/** Who may call it, by path: the operator's token, or the capability the Web UI is given. */
+const credentials = {
+  token: 'Operators only: send `Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>`; API keys are refused (401).',
+  capability:
+    'For the Temporal Web UI, which cannot send a header: the capability in the path is the credential (docs/api.md, "Who may call it"); a wrong one is 401.',
+};
+
 const preflightHeaders = {
   'Access-Control-Allow-Methods': 'POST',
   'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-Namespace',
@@ -35,20 +47,32 @@ export function codecRoutes(services: Services): Router {
   const guard = operatorGuard(config);
   // The same endpoint for operators who send the token, and under the Web UI's capability path.
   const paths = ['', '/ui/:capability'].flatMap((base) =>
-    (['decode', 'encode'] satisfies Operation[]).map((operation) => ({ path: `${base}/${operation}`, operation })),
+    (['decode', 'encode'] satisfies Operation[]).map((operation) => ({
+      path: `${base}/${operation}`,
+      operation,
+      forUi: base !== '',
+    })),
   );
   return areaRouter(
     '/v1/codec',
-    paths.flatMap(({ path, operation }) => [
+    paths.flatMap(({ path, operation, forUi }) => [
       route({
         method: 'options',
         path,
+        summary: `Preflight ${forUi ? 'a Web UI' : 'an operator'} ${operation}`,
+        description:
+          'CORS preflight of a browser page whose origin is in `NEOFLOW_CODEC_ALLOWED_ORIGINS`: 204 with the ' +
+          'method and headers it may send. Another origin answers 403.',
+        tag: 'Codec',
         responses: { 204: z.literal('') },
         handle: async ({ ctx }) => preflight(ctx, origins),
       }),
       route({
         method: 'post',
         path,
+        summary: `${operation === 'decode' ? 'Decode' : 'Encode'} payloads${forUi ? ' for the Web UI' : ''}`,
+        description: `${purposes[operation]} ${forUi ? credentials.capability : credentials.token}`,
+        tag: 'Codec',
         before: [allowOrigin(origins), guard],
         body: payloadsBody,
         responses: { 200: payloadsBody },

@@ -35,6 +35,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'get',
       path: '/',
+      summary: 'List functions',
+      description:
+        "Returns the account's functions, newest first (`sort` and `order` change that), filtered by `tag`, `runtime` or an exact `name`. Items carry `lastInvocation` and no code.",
+      tag: 'Functions',
       scope: 'functions:read',
       query: listFunctionsQuery,
       responses: { 200: dataPageEnvelope(functionListItemSchema) },
@@ -54,6 +58,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'post',
       path: '/',
+      summary: 'Create a function',
+      description:
+        'Creates a function (its version 1) and returns it with its `code`. `name` is unique in the account (409 otherwise); code that does not parse, or has no entry point, is a 400 `invalid_function_code` with its line and column. Safe to repeat under an `Idempotency-Key`.',
+      tag: 'Functions',
       scope: 'functions:write',
       idempotency: keyed,
       body: createFunctionBody,
@@ -64,6 +72,9 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'get',
       path: '/:id',
+      summary: 'Retrieve a function',
+      description: 'Returns a function with its execution `stats`; `include_code=true` adds its `code`.',
+      tag: 'Functions',
       scope: 'functions:read',
       query: getFunctionQuery,
       responses: { 200: dataEnvelope(functionSchema) },
@@ -75,6 +86,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id',
+      summary: 'Update a function',
+      description:
+        'Changes the fields sent and returns the function with its `code` and `stats`. A change of `code`, `runtime`, `timeout`, `environment`, `secrets` or `allowedHosts` makes a new version (its number is `version` in the answer); `name`, `description` and `tags` are not versioned.',
+      tag: 'Functions',
       scope: 'functions:write',
       body: updateFunctionBody,
       responses: { 200: dataEnvelope(functionSchema) },
@@ -86,6 +101,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'delete',
       path: '/:id',
+      summary: 'Delete a function',
+      description:
+        'Cancels the function\'s running executions, then deletes it and its history. Automations that run it stop, in `error` with `details.reason: "function_deleted"`.',
+      tag: 'Functions',
       scope: 'functions:write',
       responses: { 200: dataEnvelope(z.strictObject({ id: z.string(), deleted: z.literal(true) })) },
       handle: async ({ accountId, params }) => {
@@ -97,6 +116,9 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'get',
       path: '/:id/environment',
+      summary: 'Retrieve environment variables',
+      description: "Returns the function's environment variables, as its runs read them.",
+      tag: 'Functions',
       scope: 'functions:read',
       responses: { 200: dataEnvelope(environmentSchema) },
       handle: async ({ accountId, params }) => data((await getFunction(em(), accountId, params.id)).environment),
@@ -104,6 +126,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id/environment',
+      summary: 'Replace environment variables',
+      description:
+        "Replaces the function's environment variables whole (string values, at most 100) and returns them; a change makes a new version.",
+      tag: 'Functions',
       scope: 'functions:write',
       body: environment,
       responses: { 200: dataEnvelope(environmentSchema) },
@@ -113,6 +139,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id/secrets',
+      summary: 'Grant secrets to a function',
+      description:
+        "Replaces the names of the account's secrets the function's runs may read (each an existing secret, named once, at most 100); a change makes a new version. Values are never answered.",
+      tag: 'Functions',
       scope: 'functions:write',
       body: functionSecretsBody,
       responses: { 200: dataEnvelope(z.strictObject({ secrets: z.array(z.string()) })) },

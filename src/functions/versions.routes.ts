@@ -16,6 +16,10 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/versions',
+      summary: 'List versions',
+      description:
+        "Returns the function's versions, newest first (`limit` defaults to 10): each one's settings, its code's SHA-256 and the key that made it; `current` marks the one that runs.",
+      tag: 'Versions',
       scope: 'functions:read',
       query: listVersionsQuery,
       responses: { 200: dataPageEnvelope(versionSchema) },
@@ -32,6 +36,10 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/versions/:version',
+      summary: 'Retrieve a version',
+      description:
+        'Returns one version of the function; `include_code=true` adds its code. A number the function has no version of answers 404 `version_not_found`.',
+      tag: 'Versions',
       scope: 'functions:read',
       query: getVersionQuery,
       responses: { 200: dataEnvelope(versionSchema) },
@@ -45,6 +53,10 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/versions/:version/promote',
+      summary: 'Promote a version',
+      description:
+        'Makes the version current again, its code and settings with it (a rollback), and returns the function. It makes no new version; promoting the current one changes nothing.',
+      tag: 'Versions',
       scope: 'functions:write',
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params }) => {

@@ -42,6 +42,10 @@ export function healthRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/',
+      summary: 'Check readiness',
+      description:
+        'Probes PostgreSQL, Temporal and the Neo node: 200 when all answer, else 503 with the same body, `status: "degraded"`. No key, not rate-limited.',
+      tag: 'Health',
       responses: { 200: healthSchema, 503: healthSchema },
       handle: async () => {
         const report = await health();
@@ -61,6 +65,10 @@ export function livenessRoutes(): Router {
     route({
       method: 'get',
       path: '/',
+      summary: 'Check liveness',
+      description:
+        "Answers 200 whenever the process serves HTTP, probing nothing: for a container's liveness check, so that an outage of a dependency restarts no API. No key.",
+      tag: 'Health',
       responses: { 200: z.strictObject({ status: z.literal('ok') }) },
       handle: async () => bare({ status: 'ok' }),
     }),

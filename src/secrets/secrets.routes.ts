@@ -17,6 +17,9 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/',
+      summary: 'List secrets',
+      description: "Returns the account's secrets, newest first: names and dates, never a value.",
+      tag: 'Secrets',
       scope: 'secrets:read',
       query: listSecretsQuery,
       responses: { 200: secretListSchema },
@@ -28,6 +31,10 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/',
+      summary: 'Create a secret',
+      description:
+        'Stores a value under a name unique in the account (409 `CONFLICT` otherwise), sealed at rest, and returns its metadata: the value is never answered. Grant it to a function with `PUT /v1/functions/{id}/secrets`. Safe to repeat under an `Idempotency-Key`.',
+      tag: 'Secrets',
       scope: 'secrets:write',
       idempotency: keyed,
       body: createSecretBody,
@@ -38,6 +45,9 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id',
+      summary: 'Retrieve a secret',
+      description: "Returns the secret's metadata, never its value.",
+      tag: 'Secrets',
       scope: 'secrets:read',
       responses: { 200: secretSchema },
       handle: async ({ accountId, params }) => bare(secretView(await getSecret(em(), accountId, params.id))),
@@ -45,6 +55,10 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'put',
       path: '/:id',
+      summary: 'Update a secret',
+      description:
+        'Sets a new `value` (a new version, which functions read from then on) and/or its `description` (`null` clears it). The name cannot change.',
+      tag: 'Secrets',
       scope: 'secrets:write',
       body: updateSecretBody,
       responses: { 200: secretSchema },
@@ -54,6 +68,9 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id',
+      summary: 'Delete a secret',
+      description: 'Deletes the secret and every version of its value.',
+      tag: 'Secrets',
       scope: 'secrets:write',
       responses: { 200: deletedMessage },
       handle: async ({ accountId, params }) => {

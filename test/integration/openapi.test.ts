@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { Router } from '@koa/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.ts';
@@ -54,7 +55,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
   it('describes requests, answers, errors, keys and idempotency from the schemas the routes validate with', () => {
     expect(document.openapi).toBe('3.1.0');
     const invoke = document.paths['/v1/functions/{id}/invoke']!.post;
-    expect(invoke.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(invoke.security).toEqual([{ apiKey: [] }]);
     expect(invoke.parameters).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'id', in: 'path', required: true }),
@@ -83,4 +84,28 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     );
     expect(document.paths['/v1/health']!.get.security).toEqual([]);
   });
+
+  it('names the origin it was fetched from as its server, whatever Host a client sends', async () => {
+    const { port } = new URL(api.url);
+    expect(document).toMatchObject({ servers: [{ url: `http://127.0.0.1:${port}` }] });
+    expect((await documentFor('api.example.com:8443')).servers).toEqual([{ url: 'http://api.example.com:8443' }]);
+    // A Host no URL can hold names this server relatively, and the JSON is intact.
+    expect((await documentFor('evil.example/"}]}<script>')).servers).toEqual([{ url: '/' }]);
+  });
 });
+
+/** The document as served to a request carrying `host` as its Host header (fetch sets its own). */
+function documentFor(host: string): Promise<{ servers: { url: string }[] }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(`${api.url}/v1/openapi.json`, { headers: { host } }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        expect(answer.statusCode).toBe(200);
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { servers: { url: string }[] });
+      });
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}

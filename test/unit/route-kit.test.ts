@@ -14,6 +14,9 @@ beforeAll(async () => {
     route({
       method: 'get',
       path: '/:id',
+      summary: 'Retrieve a probe',
+      description: 'A route declared for this test.',
+      tag: 'Health',
       responses: { 200: z.strictObject({ id: z.string(), value: z.number() }) },
       handle: async ({ params }) => bare({ id: params.id, value: answer.value }, answer.status),
     }),

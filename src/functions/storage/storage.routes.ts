@@ -32,6 +32,10 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/storage',
+      summary: 'List stored keys',
+      description:
+        "Returns the function's keys in byte order, each with its version, size and last update, without its value; `prefix` narrows them. `limit` defaults to 100.",
+      tag: 'Storage',
       scope: 'functions:read',
       query: listStorageQuery,
       responses: { 200: dataPageEnvelope(storageItemSchema) },
@@ -44,6 +48,10 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/storage/:key',
+      summary: 'Retrieve a stored value',
+      description:
+        "Returns the key's value as stored, with its version and size; 404 `storage_key_not_found` for a key not stored.",
+      tag: 'Storage',
       scope: 'functions:read',
       responses: { 200: dataEnvelope(storageEntrySchema) },
       handle: async ({ accountId, params }) => {
@@ -54,6 +62,10 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'put',
       path: '/:id/storage/:key',
+      summary: 'Store a value',
+      description:
+        "Writes any JSON value (at most 64 KiB) under the key and answers its new version. With `ifVersion`, only while the key is at that version (0: it must not exist), else 409 `conflict`. Over the function's quotas (1,000 keys, 4 MiB): 409 `storage_quota_exceeded`, nothing written.",
+      tag: 'Storage',
       scope: 'functions:write',
       body: putStorageBody,
       responses: { 200: dataEnvelope(storageItemSchema.omit({ updatedAt: true })) },
@@ -65,6 +77,10 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id/storage/:key',
+      summary: 'Delete a stored value',
+      description:
+        'Deletes the key; with `ifVersion`, only while it is at that version (409 `conflict` otherwise). 404 `storage_key_not_found` for a key not stored.',
+      tag: 'Storage',
       scope: 'functions:write',
       query: deleteStorageQuery,
       responses: { 200: dataEnvelope(z.strictObject({ key: z.string(), deleted: z.literal(true) })) },

@@ -170,44 +170,50 @@ export type Options<
   meta?: keyof ClientMeta extends never ? Record<string, unknown> : ClientMeta;
 };
 
+/**
+ * Check readiness
+ *
+ * Probes PostgreSQL, Temporal and the Neo node: 200 when all answer, else 503 with the same body, `status: "degraded"`. No key, not rate-limited.
+ */
 export const getHealth = <ThrowOnError extends boolean = true>(
   options?: Options<GetHealthData, ThrowOnError>,
 ): RequestResult<GetHealthResponses, GetHealthErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetHealthResponses, GetHealthErrors, ThrowOnError>({ url: '/v1/health', ...options });
 
+/**
+ * Check liveness
+ *
+ * Answers 200 whenever the process serves HTTP, probing nothing: for a container's liveness check, so that an outage of a dependency restarts no API. No key.
+ */
 export const getLivez = <ThrowOnError extends boolean = true>(
   options?: Options<GetLivezData, ThrowOnError>,
 ): RequestResult<GetLivezResponses, GetLivezErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetLivezResponses, GetLivezErrors, ThrowOnError>({ url: '/v1/livez', ...options });
 
+/**
+ * Retrieve your account
+ *
+ * Returns the caller's account: its signer (the address that pays its transactions' GAS, and its balance, `null` when the node did not answer within 2 s), its default budget and what it spent. Any valid key may read it.
+ */
 export const getAccount = <ThrowOnError extends boolean = true>(
   options?: Options<GetAccountData, ThrowOnError>,
 ): RequestResult<GetAccountResponses, GetAccountErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/account',
     ...options,
   });
 
+/**
+ * Set the default budget
+ *
+ * Sets the GAS budget of each of the account's automations that send and set none of their own (`null` removes it), and returns the account. Needs `automations:write`.
+ */
 export const patchAccount = <ThrowOnError extends boolean = true>(
   options: Options<PatchAccountData, ThrowOnError>,
 ): RequestResult<PatchAccountResponses, PatchAccountErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAccountResponses, PatchAccountErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/account',
     ...options,
     headers: {
@@ -216,34 +222,30 @@ export const patchAccount = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * List secrets
+ *
+ * Returns the account's secrets, newest first: names and dates, never a value.
+ */
 export const getSecrets = <ThrowOnError extends boolean = true>(
   options?: Options<GetSecretsData, ThrowOnError>,
 ): RequestResult<GetSecretsResponses, GetSecretsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetSecretsResponses, GetSecretsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/secrets',
     ...options,
   });
 
+/**
+ * Create a secret
+ *
+ * Stores a value under a name unique in the account (409 `CONFLICT` otherwise), sealed at rest, and returns its metadata: the value is never answered. Grant it to a function with `PUT /v1/functions/{id}/secrets`. Safe to repeat under an `Idempotency-Key`.
+ */
 export const postSecrets = <ThrowOnError extends boolean = true>(
   options: Options<PostSecretsData, ThrowOnError>,
 ): RequestResult<PostSecretsResponses, PostSecretsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostSecretsResponses, PostSecretsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/secrets',
     ...options,
     headers: {
@@ -252,50 +254,44 @@ export const postSecrets = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Delete a secret
+ *
+ * Deletes the secret and every version of its value.
+ */
 export const deleteSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteSecretsByIdData, ThrowOnError>,
 ): RequestResult<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/secrets/{id}',
     ...options,
   });
 
+/**
+ * Retrieve a secret
+ *
+ * Returns the secret's metadata, never its value.
+ */
 export const getSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<GetSecretsByIdData, ThrowOnError>,
 ): RequestResult<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/secrets/{id}',
     ...options,
   });
 
+/**
+ * Update a secret
+ *
+ * Sets a new `value` (a new version, which functions read from then on) and/or its `description` (`null` clears it). The name cannot change.
+ */
 export const putSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<PutSecretsByIdData, ThrowOnError>,
 ): RequestResult<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/secrets/{id}',
     ...options,
     headers: {
@@ -304,34 +300,30 @@ export const putSecretsById = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * List functions
+ *
+ * Returns the account's functions, newest first (`sort` and `order` change that), filtered by `tag`, `runtime` or an exact `name`. Items carry `lastInvocation` and no code.
+ */
 export const getFunctions = <ThrowOnError extends boolean = true>(
   options?: Options<GetFunctionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions',
     ...options,
   });
 
+/**
+ * Create a function
+ *
+ * Creates a function (its version 1) and returns it with its `code`. `name` is unique in the account (409 otherwise); code that does not parse, or has no entry point, is a 400 `invalid_function_code` with its line and column. Safe to repeat under an `Idempotency-Key`.
+ */
 export const postFunctions = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsData, ThrowOnError>,
 ): RequestResult<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions',
     ...options,
     headers: {
@@ -340,50 +332,44 @@ export const postFunctions = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Delete a function
+ *
+ * Cancels the function's running executions, then deletes it and its history. Automations that run it stop, in `error` with `details.reason: "function_deleted"`.
+ */
 export const deleteFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteFunctionsByIdData, ThrowOnError>,
 ): RequestResult<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}',
     ...options,
   });
 
+/**
+ * Retrieve a function
+ *
+ * Returns a function with its execution `stats`; `include_code=true` adds its `code`.
+ */
 export const getFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}',
     ...options,
   });
 
+/**
+ * Update a function
+ *
+ * Changes the fields sent and returns the function with its `code` and `stats`. A change of `code`, `runtime`, `timeout`, `environment`, `secrets` or `allowedHosts` makes a new version (its number is `version` in the answer); `name`, `description` and `tags` are not versioned.
+ */
 export const putFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}',
     ...options,
     headers: {
@@ -392,37 +378,33 @@ export const putFunctionsById = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Retrieve environment variables
+ *
+ * Returns the function's environment variables, as its runs read them.
+ */
 export const getFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdEnvironmentData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdEnvironmentResponses, GetFunctionsByIdEnvironmentErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdEnvironmentResponses, GetFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
-      security: [
-        {
-          key: 'bearer',
-          scheme: 'bearer',
-          type: 'http',
-        },
-        { name: 'X-API-Key', type: 'apiKey' },
-      ],
+      security: [{ scheme: 'bearer', type: 'http' }],
       url: '/v1/functions/{id}/environment',
       ...options,
     },
   );
 
+/**
+ * Replace environment variables
+ *
+ * Replaces the function's environment variables whole (string values, at most 100) and returns them; a change makes a new version.
+ */
 export const putFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdEnvironmentData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdEnvironmentResponses, PutFunctionsByIdEnvironmentErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdEnvironmentResponses, PutFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
-      security: [
-        {
-          key: 'bearer',
-          scheme: 'bearer',
-          type: 'http',
-        },
-        { name: 'X-API-Key', type: 'apiKey' },
-      ],
+      security: [{ scheme: 'bearer', type: 'http' }],
       url: '/v1/functions/{id}/environment',
       ...options,
       headers: {
@@ -432,18 +414,16 @@ export const putFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>
     },
   );
 
+/**
+ * Grant secrets to a function
+ *
+ * Replaces the names of the account's secrets the function's runs may read (each an existing secret, named once, at most 100); a change makes a new version. Values are never answered.
+ */
 export const putFunctionsByIdSecrets = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdSecretsData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/secrets',
     ...options,
     headers: {
@@ -452,18 +432,16 @@ export const putFunctionsByIdSecrets = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Invoke a function
+ *
+ * Runs the function with `params`. Synchronous by default: 200 with its `result`, 500 `execution_error` when the run fails, or 202 with the execution when the run outlives the function's timeout plus 15 s. With `async: true` it answers 202 at once: poll the execution. Under an `Idempotency-Key` a repeated call runs the code once.
+ */
 export const postFunctionsByIdInvoke = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsByIdInvokeData, ThrowOnError>,
 ): RequestResult<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/invoke',
     ...options,
     headers: {
@@ -472,22 +450,25 @@ export const postFunctionsByIdInvoke = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * List executions
+ *
+ * Returns the function's executions, newest first, filtered by `status` and by start time (`start_date`, `end_date`); items carry no result or logs.
+ */
 export const getFunctionsByIdExecutions = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdExecutionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/executions',
     ...options,
   });
 
+/**
+ * Retrieve an execution
+ *
+ * Returns an execution with its result, logs and error, the version it ran, the granted secrets it read, its HTTP requests (host and status, never a path or body) and the storage keys it read and wrote.
+ */
 export const getFunctionsByIdExecutionsByExecutionId = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdExecutionsByExecutionIdData, ThrowOnError>,
 ): RequestResult<
@@ -500,18 +481,16 @@ export const getFunctionsByIdExecutionsByExecutionId = <ThrowOnError extends boo
     GetFunctionsByIdExecutionsByExecutionIdErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/executions/{executionId}',
     ...options,
   });
 
+/**
+ * Retry a failed execution
+ *
+ * Starts a new execution with the failed one's params and answers 202 with it. It runs the version the failed one ran; `version=latest` runs the current one. Only a `failed` execution can be retried (409 `conflict` otherwise).
+ */
 export const postFunctionsByIdExecutionsByExecutionIdRetry = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsByIdExecutionsByExecutionIdRetryData, ThrowOnError>,
 ): RequestResult<
@@ -524,34 +503,30 @@ export const postFunctionsByIdExecutionsByExecutionIdRetry = <ThrowOnError exten
     PostFunctionsByIdExecutionsByExecutionIdRetryErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/executions/{executionId}/retry',
     ...options,
   });
 
+/**
+ * List versions
+ *
+ * Returns the function's versions, newest first (`limit` defaults to 10): each one's settings, its code's SHA-256 and the key that made it; `current` marks the one that runs.
+ */
 export const getFunctionsByIdVersions = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdVersionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/versions',
     ...options,
   });
 
+/**
+ * Retrieve a version
+ *
+ * Returns one version of the function; `include_code=true` adds its code. A number the function has no version of answers 404 `version_not_found`.
+ */
 export const getFunctionsByIdVersionsByVersion = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdVersionsByVersionData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdVersionsByVersionResponses, GetFunctionsByIdVersionsByVersionErrors, ThrowOnError> =>
@@ -560,18 +535,16 @@ export const getFunctionsByIdVersionsByVersion = <ThrowOnError extends boolean =
     GetFunctionsByIdVersionsByVersionErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/versions/{version}',
     ...options,
   });
 
+/**
+ * Promote a version
+ *
+ * Makes the version current again, its code and settings with it (a rollback), and returns the function. It makes no new version; promoting the current one changes nothing.
+ */
 export const postFunctionsByIdVersionsByVersionPromote = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsByIdVersionsByVersionPromoteData, ThrowOnError>,
 ): RequestResult<
@@ -584,34 +557,30 @@ export const postFunctionsByIdVersionsByVersionPromote = <ThrowOnError extends b
     PostFunctionsByIdVersionsByVersionPromoteErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/versions/{version}/promote',
     ...options,
   });
 
+/**
+ * List stored keys
+ *
+ * Returns the function's keys in byte order, each with its version, size and last update, without its value; `prefix` narrows them. `limit` defaults to 100.
+ */
 export const getFunctionsByIdStorage = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdStorageData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/storage',
     ...options,
   });
 
+/**
+ * Delete a stored value
+ *
+ * Deletes the key; with `ifVersion`, only while it is at that version (409 `conflict` otherwise). 404 `storage_key_not_found` for a key not stored.
+ */
 export const deleteFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true>(
   options: Options<DeleteFunctionsByIdStorageByKeyData, ThrowOnError>,
 ): RequestResult<DeleteFunctionsByIdStorageByKeyResponses, DeleteFunctionsByIdStorageByKeyErrors, ThrowOnError> =>
@@ -620,18 +589,16 @@ export const deleteFunctionsByIdStorageByKey = <ThrowOnError extends boolean = t
     DeleteFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
   });
 
+/**
+ * Retrieve a stored value
+ *
+ * Returns the key's value as stored, with its version and size; 404 `storage_key_not_found` for a key not stored.
+ */
 export const getFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdStorageByKeyData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdStorageByKeyResponses, GetFunctionsByIdStorageByKeyErrors, ThrowOnError> =>
@@ -640,18 +607,16 @@ export const getFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     GetFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
   });
 
+/**
+ * Store a value
+ *
+ * Writes any JSON value (at most 64 KiB) under the key and answers its new version. With `ifVersion`, only while the key is at that version (0: it must not exist), else 409 `conflict`. Over the function's quotas (1,000 keys, 4 MiB): 409 `storage_quota_exceeded`, nothing written.
+ */
 export const putFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdStorageByKeyData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdStorageByKeyResponses, PutFunctionsByIdStorageByKeyErrors, ThrowOnError> =>
@@ -660,14 +625,7 @@ export const putFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     PutFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
     headers: {
@@ -676,34 +634,30 @@ export const putFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     },
   });
 
+/**
+ * List automations
+ *
+ * Returns the account's automations, newest first, filtered by `status` or `triggerType`; items carry no `executionStats`.
+ */
 export const getAutomations = <ThrowOnError extends boolean = true>(
   options?: Options<GetAutomationsData, ThrowOnError>,
 ): RequestResult<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations',
     ...options,
   });
 
+/**
+ * Create an automation
+ *
+ * Creates an automation from a `trigger` and an `action`, with optional `notify` rules and a GAS `budget`, and arms its trigger (unless `status: "inactive"`). Defaults are filled in and returned; credentials (URLs, header values) are answered masked. Safe to repeat under an `Idempotency-Key`. Every trigger and action: docs/api.md, "Automations".
+ */
 export const postAutomations = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsData, ThrowOnError>,
 ): RequestResult<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations',
     ...options,
     headers: {
@@ -712,50 +666,44 @@ export const postAutomations = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Delete an automation
+ *
+ * Deletes the automation and its run history, and stops its trigger for good.
+ */
 export const deleteAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteAutomationsByIdData, ThrowOnError>,
 ): RequestResult<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}',
     ...options,
   });
 
+/**
+ * Retrieve an automation
+ *
+ * Returns the automation with its `executionStats` (last run, counts, next scheduled fire) and, for one that sends transactions, the GAS it spent and has left (`gas`).
+ */
 export const getAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdData, ThrowOnError>,
 ): RequestResult<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}',
     ...options,
   });
 
+/**
+ * Update an automation
+ *
+ * Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger's `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value.
+ */
 export const patchAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<PatchAutomationsByIdData, ThrowOnError>,
 ): RequestResult<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}',
     ...options,
     headers: {
@@ -764,34 +712,30 @@ export const patchAutomationsById = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Fire an automation
+ *
+ * Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.
+ */
 export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTriggerData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/trigger',
     ...options,
   });
 
+/**
+ * Test an automation
+ *
+ * Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, a contract call is test-invoked), without recording a run, signing or sending anything.
+ */
 export const postAutomationsByIdTest = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTestData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/test',
     ...options,
     headers: {
@@ -800,22 +744,25 @@ export const postAutomationsByIdTest = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * List runs
+ *
+ * Returns the automation's runs, newest first, filtered by `status` (`running`, `success`, `failure`).
+ */
 export const getAutomationsByIdRuns = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdRunsData, ThrowOnError>,
 ): RequestResult<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/runs',
     ...options,
   });
 
+/**
+ * Retrieve a run
+ *
+ * Returns one run: what fired it, its outcome (an execution, a transaction, an error) and the notifications it sent.
+ */
 export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdRunsByRunIdData, ThrowOnError>,
 ): RequestResult<GetAutomationsByIdRunsByRunIdResponses, GetAutomationsByIdRunsByRunIdErrors, ThrowOnError> =>
@@ -824,18 +771,16 @@ export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = tru
     GetAutomationsByIdRunsByRunIdErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/runs/{runId}',
     ...options,
   });
 
+/**
+ * Retry a failed run
+ *
+ * Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.
+ */
 export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdRunsByRunIdRetryData, ThrowOnError>,
 ): RequestResult<
@@ -848,30 +793,21 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
     PostAutomationsByIdRunsByRunIdRetryErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/runs/{runId}/retry',
     ...options,
   });
 
+/**
+ * Replay past blocks
+ *
+ * Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`).
+ */
 export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdReplaysData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/replays',
     ...options,
     headers: {
@@ -880,6 +816,11 @@ export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Retrieve a replay
+ *
+ * Returns a replay's progress: its status, the blocks done, the matches found and the runs started (a dry run's matches).
+ */
 export const getAutomationsByIdReplaysByReplayId = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdReplaysByReplayIdData, ThrowOnError>,
 ): RequestResult<
@@ -892,44 +833,33 @@ export const getAutomationsByIdReplaysByReplayId = <ThrowOnError extends boolean
     GetAutomationsByIdReplaysByReplayIdErrors,
     ThrowOnError
   >({
-    security: [
-      {
-        key: 'bearer',
-        scheme: 'bearer',
-        type: 'http',
-      },
-      { name: 'X-API-Key', type: 'apiKey' },
-    ],
+    security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/replays/{replayId}',
     ...options,
   });
 
+/**
+ * Preflight an operator decode
+ *
+ * CORS preflight of a browser page whose origin is in `NEOFLOW_CODEC_ALLOWED_ORIGINS`: 204 with the method and headers it may send. Another origin answers 403.
+ */
 export const optionsCodecDecode = <ThrowOnError extends boolean = true>(
   options?: Options<OptionsCodecDecodeData, ThrowOnError>,
 ): RequestResult<OptionsCodecDecodeResponses, OptionsCodecDecodeErrors, ThrowOnError> =>
   (options?.client ?? client).options<OptionsCodecDecodeResponses, OptionsCodecDecodeErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'operator',
-        scheme: 'bearer',
-        type: 'http',
-      },
-    ],
     url: '/v1/codec/decode',
     ...options,
   });
 
+/**
+ * Decode payloads
+ *
+ * Opens sealed Temporal payloads (protobuf JSON) and passes any other payload through unchanged. Operators only: send `Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>`; API keys are refused (401).
+ */
 export const postCodecDecode = <ThrowOnError extends boolean = true>(
   options: Options<PostCodecDecodeData, ThrowOnError>,
 ): RequestResult<PostCodecDecodeResponses, PostCodecDecodeErrors, ThrowOnError> =>
   (options.client ?? client).post<PostCodecDecodeResponses, PostCodecDecodeErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'operator',
-        scheme: 'bearer',
-        type: 'http',
-      },
-    ],
     url: '/v1/codec/decode',
     ...options,
     headers: {
@@ -938,32 +868,28 @@ export const postCodecDecode = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Preflight an operator encode
+ *
+ * CORS preflight of a browser page whose origin is in `NEOFLOW_CODEC_ALLOWED_ORIGINS`: 204 with the method and headers it may send. Another origin answers 403.
+ */
 export const optionsCodecEncode = <ThrowOnError extends boolean = true>(
   options?: Options<OptionsCodecEncodeData, ThrowOnError>,
 ): RequestResult<OptionsCodecEncodeResponses, OptionsCodecEncodeErrors, ThrowOnError> =>
   (options?.client ?? client).options<OptionsCodecEncodeResponses, OptionsCodecEncodeErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'operator',
-        scheme: 'bearer',
-        type: 'http',
-      },
-    ],
     url: '/v1/codec/encode',
     ...options,
   });
 
+/**
+ * Encode payloads
+ *
+ * Seals Temporal payloads (protobuf JSON) as Neoflow's processes do. Operators only: send `Authorization: Bearer <NEOFLOW_OPERATOR_TOKEN>`; API keys are refused (401).
+ */
 export const postCodecEncode = <ThrowOnError extends boolean = true>(
   options: Options<PostCodecEncodeData, ThrowOnError>,
 ): RequestResult<PostCodecEncodeResponses, PostCodecEncodeErrors, ThrowOnError> =>
   (options.client ?? client).post<PostCodecEncodeResponses, PostCodecEncodeErrors, ThrowOnError>({
-    security: [
-      {
-        key: 'operator',
-        scheme: 'bearer',
-        type: 'http',
-      },
-    ],
     url: '/v1/codec/encode',
     ...options,
     headers: {
@@ -972,6 +898,11 @@ export const postCodecEncode = <ThrowOnError extends boolean = true>(
     },
   });
 
+/**
+ * Preflight a Web UI decode
+ *
+ * CORS preflight of a browser page whose origin is in `NEOFLOW_CODEC_ALLOWED_ORIGINS`: 204 with the method and headers it may send. Another origin answers 403.
+ */
 export const optionsCodecUiByCapabilityDecode = <ThrowOnError extends boolean = true>(
   options: Options<OptionsCodecUiByCapabilityDecodeData, ThrowOnError>,
 ): RequestResult<OptionsCodecUiByCapabilityDecodeResponses, OptionsCodecUiByCapabilityDecodeErrors, ThrowOnError> =>
@@ -981,6 +912,11 @@ export const optionsCodecUiByCapabilityDecode = <ThrowOnError extends boolean = 
     ThrowOnError
   >({ url: '/v1/codec/ui/{capability}/decode', ...options });
 
+/**
+ * Decode payloads for the Web UI
+ *
+ * Opens sealed Temporal payloads (protobuf JSON) and passes any other payload through unchanged. For the Temporal Web UI, which cannot send a header: the capability in the path is the credential (docs/api.md, "Who may call it"); a wrong one is 401.
+ */
 export const postCodecUiByCapabilityDecode = <ThrowOnError extends boolean = true>(
   options: Options<PostCodecUiByCapabilityDecodeData, ThrowOnError>,
 ): RequestResult<PostCodecUiByCapabilityDecodeResponses, PostCodecUiByCapabilityDecodeErrors, ThrowOnError> =>
@@ -997,6 +933,11 @@ export const postCodecUiByCapabilityDecode = <ThrowOnError extends boolean = tru
     },
   });
 
+/**
+ * Preflight a Web UI encode
+ *
+ * CORS preflight of a browser page whose origin is in `NEOFLOW_CODEC_ALLOWED_ORIGINS`: 204 with the method and headers it may send. Another origin answers 403.
+ */
 export const optionsCodecUiByCapabilityEncode = <ThrowOnError extends boolean = true>(
   options: Options<OptionsCodecUiByCapabilityEncodeData, ThrowOnError>,
 ): RequestResult<OptionsCodecUiByCapabilityEncodeResponses, OptionsCodecUiByCapabilityEncodeErrors, ThrowOnError> =>
@@ -1006,6 +947,11 @@ export const optionsCodecUiByCapabilityEncode = <ThrowOnError extends boolean = 
     ThrowOnError
   >({ url: '/v1/codec/ui/{capability}/encode', ...options });
 
+/**
+ * Encode payloads for the Web UI
+ *
+ * Seals Temporal payloads (protobuf JSON) as Neoflow's processes do. For the Temporal Web UI, which cannot send a header: the capability in the path is the credential (docs/api.md, "Who may call it"); a wrong one is 401.
+ */
 export const postCodecUiByCapabilityEncode = <ThrowOnError extends boolean = true>(
   options: Options<PostCodecUiByCapabilityEncodeData, ThrowOnError>,
 ): RequestResult<PostCodecUiByCapabilityEncodeResponses, PostCodecUiByCapabilityEncodeErrors, ThrowOnError> =>
@@ -1022,6 +968,11 @@ export const postCodecUiByCapabilityEncode = <ThrowOnError extends boolean = tru
     },
   });
 
+/**
+ * Retrieve the OpenAPI document
+ *
+ * This document, OpenAPI 3.1, whose server is the origin it was fetched from: generate a client from it, or read it rendered at `GET /docs`.
+ */
 export const getOpenapiJson = <ThrowOnError extends boolean = true>(
   options?: Options<GetOpenapiJsonData, ThrowOnError>,
 ): RequestResult<GetOpenapiJsonResponses, GetOpenapiJsonErrors, ThrowOnError> =>

@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { offlineOpenApiDocument } from '../../src/app/openapi-document.ts';
+import { apiTags, serverOf } from '../../src/api/openapi-info.ts';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+const scratch = await mkdtemp(join(tmpdir(), 'neoflow-openapi-'));
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+interface Operation {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+}
+const document = offlineOpenApiDocument() as {
+  info: { license?: { name: string } };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  components: { securitySchemes: Record<string, unknown> };
+  paths: Record<string, Record<string, Operation>>;
+};
+const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, ...operation })),
+);
+
+interface LintReport {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+}
+
+describe('the OpenAPI document, as the typed client is generated from it', () => {
+  it("passes Redocly's recommended rules without an error", async () => {
+    const file = join(scratch, 'openapi.json');
+    await writeFile(file, JSON.stringify(document));
+    const redocly = join(root, 'node_modules/.bin/redocly');
+    // Redocly exits 1 on errors; its JSON report says which, on stdout either way.
+    const { stdout } = await run(redocly, ['lint', '--extends', 'recommended', '--format', 'json', file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 64 << 20,
+    }).catch((failed: { stdout: string }) => failed);
+    const report = JSON.parse(stdout) as LintReport;
+    const errors = report.problems
+      .filter((problem) => problem.severity === 'error')
+      .map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
+    expect(errors).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+  });
+
+  it('gives every operation a summary, a description and one tag the document defines', () => {
+    const defined = new Set(document.tags.map((tag) => tag.name));
+    for (const operation of operations) {
+      expect(operation.summary, operation.name).toMatch(/^[A-Z][^.]*[^.\s]$/);
+      expect(operation.description, operation.name).toMatch(/\S/);
+      expect(operation.tags, operation.name).toHaveLength(1);
+      expect(defined, operation.name).toContain(operation.tags![0]);
+    }
+    // Summaries name operations in the reference's menu: no two alike.
+    const summaries = operations.map((operation) => operation.summary);
+    expect(new Set(summaries).size).toBe(summaries.length);
+  });
+
+  it('defines its tags with a description each, in the order a user meets them, each used', () => {
+    expect(document.tags.map((tag) => tag.name)).toEqual([
+      'Functions',
+      'Executions',
+      'Versions',
+      'Storage',
+      'Automations',
+      'Secrets',
+      'Account',
+      'Health',
+      'OpenAPI',
+      'Codec',
+    ]);
+    for (const tag of document.tags) expect(tag.description, tag.name).toMatch(/\S/);
+    const used = new Set(operations.flatMap((operation) => operation.tags ?? []));
+    expect([...used].sort()).toEqual(apiTags.map((tag) => tag.name).sort());
+  });
+
+  it('names its license and, offline, the address of an API run with its defaults', () => {
+    expect(document.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+    expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+  });
+
+  it('offers API users one security scheme, the API key: the operator token is not one', () => {
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['apiKey']);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe("the server named to a request, from the request's host", () => {
+  it.each([
+    ['http', 'api.example.com', 'http://api.example.com'],
+    ['https', 'api.example.com:8443', 'https://api.example.com:8443'],
+    ['http', '127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http', '[::1]:8080', 'http://[::1]:8080'],
+  ])('is %s://%s as asked', (protocol, host, url) => {
+    expect(serverOf(protocol, host)).toEqual({ url });
+  });
+
+  it.each([
+    'evil.example/path',
+    'user@api.example.com',
+    'api.example.com"}],"x":{"y":"',
+    'api.example.com\r\nX-Injected: 1',
+    'api.example.com:8080:9090',
+    '',
+    '-leading.example',
+    'a'.repeat(300),
+    'api.example.com?query',
+    'api.example.com#fragment',
+    '<script>',
+  ])('falls back to the relative "/" for a hostile or malformed host %j', (host) => {
+    expect(serverOf('http', host)).toEqual({ url: '/' });
+  });
+
+  it('falls back to "/" for a protocol other than http and https', () => {
+    expect(serverOf('javascript', 'api.example.com')).toEqual({ url: '/' });
+  });
+});

@@ -32,6 +32,38 @@ it('renders the API reference at /docs in a real browser, from this server alone
   await page.close();
 });
 
+it('offers the API key alone in the Authorize dialog, groups operations by tag in order, and shows their summaries', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${api.url}/docs`);
+  const tags = page.locator('.opblock-tag[data-tag]');
+  await tags.first().waitFor({ timeout: 30_000 });
+  expect(await tags.evaluateAll((headers) => headers.map((header) => header.getAttribute('data-tag')))).toEqual([
+    'Functions',
+    'Executions',
+    'Versions',
+    'Storage',
+    'Automations',
+    'Secrets',
+    'Account',
+    'Health',
+    'OpenAPI',
+    'Codec',
+  ]);
+  // Each operation under its tag, named by its summary beside its path.
+  const invoke = page.locator('#operations-tag-Executions').locator('xpath=..').locator('.opblock-post', {
+    hasText: '/v1/functions/{id}/invoke',
+  });
+  await expect.poll(() => invoke.locator('.opblock-summary-description').textContent()).toBe('Invoke a function');
+  await page.locator('.auth-wrapper .authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  await dialog.waitFor({ timeout: 30_000 });
+  const schemes = dialog.locator('.auth-container');
+  expect(await schemes.count()).toBe(1);
+  expect(await schemes.first().textContent()).toContain('apiKey');
+  expect(await dialog.textContent()).not.toMatch(/operator/i);
+  await page.close();
+});
+
 it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
   'answers 404 to an unauthenticated GET /docs/assets/%s, a name only an object prototype knows',
   async (name) => {

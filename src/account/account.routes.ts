@@ -10,28 +10,32 @@ import type { NeoRpc } from '../chain/rpc.ts';
 import { findSigner, type SignerSummary } from '../auth/signer.ts';
 import { Account } from '../auth/account.entity.ts';
 
-const accountSchema = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  signer: z
-    .strictObject({
-      address: z.string(),
-      scriptHash: z.string(),
-      /** The signer's GAS as the chain has it now; null when the node did not answer in time. */
-      gasBalance: z.string().nullable(),
-    })
-    .nullable(),
-  /** The default budget of its automations that send and set none of their own. */
-  budget: budgetSchema.nullable(),
-  /** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
-  spend: z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() }),
-  createdAt: isoTime,
-});
+const accountSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    signer: z
+      .strictObject({
+        address: z.string(),
+        scriptHash: z.string(),
+        /** The signer's GAS as the chain has it now; null when the node did not answer in time. */
+        gasBalance: z.string().nullable(),
+      })
+      .nullable(),
+    /** The default budget of its automations that send and set none of their own. */
+    budget: budgetSchema.nullable(),
+    /** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
+    spend: z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() }),
+    createdAt: isoTime,
+  })
+  .meta({ id: 'Account' });
 
-const updateAccountBody = z.strictObject({
-  /** null: automations without a budget of their own spend unbounded again. */
-  budget: budgetSchema.nullable(),
-});
+const updateAccountBody = z
+  .strictObject({
+    /** null: automations without a budget of their own spend unbounded again. */
+    budget: budgetSchema.nullable(),
+  })
+  .meta({ id: 'AccountUpdate' });
 
 /** How long GET /v1/account waits for the signer's balance before answering without it. */
 const balanceWaitMs = 2_000;

@@ -4,6 +4,7 @@ import { isProtected } from './auth.ts';
 import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
 import { apiInfo, apiTags } from './openapi-info.ts';
+import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -35,9 +36,10 @@ const errorStatuses: Record<number, string> = {
  */
 export function openApiDocument(routers: Router[], version: string, server: { url: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const named = schemaComponents();
   for (const declared of routers.flatMap((router) => declaredRoutes(router))) {
     const { path, method } = declared;
-    (paths[openApiPath(path)] ??= {})[method] = operation(declared);
+    (paths[openApiPath(path)] ??= {})[method] = operation(declared, named);
   }
   return {
     openapi: '3.1.0',
@@ -45,6 +47,7 @@ export function openApiDocument(routers: Router[], version: string, server: { ur
     servers: [server],
     tags: apiTags,
     components: {
+      schemas: named.schemas(),
       securitySchemes: {
         // One scheme, so that an API user is offered the key alone: the operator's token is for
         // the codec's routes, whose descriptions say how to send it.
@@ -66,7 +69,7 @@ export function openApiPath(path: string): string {
   return trimmed.replaceAll(/:(\w+)/g, '{$1}');
 }
 
-function operation({ path, method, spec }: DeclaredRoute) {
+function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: SchemaComponents) {
   const area = areaOf(path);
   const pathParams = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
     name,
@@ -74,7 +77,7 @@ function operation({ path, method, spec }: DeclaredRoute) {
     required: true,
     schema: { type: 'string' },
   }));
-  const queryParams = spec.query ? queryParameters(spec.query) : [];
+  const queryParams = spec.query ? queryParameters(toJsonSchema(spec.query, 'input')) : [];
   const idempotencyKey = spec.idempotency
     ? [
         {
@@ -91,7 +94,10 @@ function operation({ path, method, spec }: DeclaredRoute) {
     responses[status] = { description: `${status}`, content: json(toJsonSchema(schema!, 'output')) };
   }
   for (const status of errorsOf(path, spec)) {
-    responses[String(status)] ??= { description: errorStatuses[status], content: json(errorSchema(area)) };
+    responses[String(status)] ??= {
+      description: errorStatuses[status],
+      content: json(toJsonSchema(errorSchema(area), 'output')),
+    };
   }
   return {
     operationId: operationId(method, path),
@@ -123,12 +129,11 @@ function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
  */
 const security = (path: string) => ({ security: isProtected(path) ? [{ apiKey: [] }] : [] });
 
-function errorSchema(area: Area): JsonSchema {
-  return toJsonSchema(area === 'automations' || area === 'secrets' ? bareError : functionsError, 'output');
+function errorSchema(area: Area): z.ZodType {
+  return area === 'automations' || area === 'secrets' ? bareError : functionsError;
 }
 
-function queryParameters(query: z.ZodType) {
-  const schema = toJsonSchema(query, 'input');
+function queryParameters(schema: JsonSchema) {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
@@ -137,13 +142,6 @@ function queryParameters(query: z.ZodType) {
     required: required.has(name),
     schema: property,
   }));
-}
-
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  // The document's dialect (OpenAPI 3.1 is JSON Schema 2020-12) is said once, not per schema.
-  const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  delete converted.$schema;
-  return converted;
 }
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });

@@ -53,25 +53,27 @@ const dryRunSchema = z.union([
 ]);
 
 /** The answer of `POST /automations/{id}/test` (automation-test.ts). */
-export const testAnswerSchema = z.strictObject({
-  matched: z.boolean(),
-  checked: z
-    .array(
-      z.strictObject({
-        txHash: z.string().nullable(),
-        blockIndex: z.number().int(),
-        notificationIndex: z.number().int().optional(),
-        contract: z.string().optional(),
-        eventName: z.string().optional(),
-        matched: z.boolean(),
-        reasons: z.array(reasonSchema).optional(),
-      }),
-    )
-    .describe('The notifications or transactions matched, in chain order: the first 50.'),
-  checkedTotal: z.number().int(),
-  fire: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('What a run would have been given: the first match, or the payload given.'),
-  dryRun: dryRunSchema.optional().describe('What the action would do with `fire`: nothing recorded, signed or sent.'),
-});
+export const testAnswerSchema = z
+  .strictObject({
+    matched: z.boolean(),
+    checked: z
+      .array(
+        z.strictObject({
+          txHash: z.string().nullable(),
+          blockIndex: z.number().int(),
+          notificationIndex: z.number().int().optional(),
+          contract: z.string().optional(),
+          eventName: z.string().optional(),
+          matched: z.boolean(),
+          reasons: z.array(reasonSchema).optional(),
+        }),
+      )
+      .describe('The notifications or transactions matched, in chain order: the first 50.'),
+    checkedTotal: z.number().int(),
+    fire: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('What a run would have been given: the first match, or the payload given.'),
+    dryRun: dryRunSchema.optional().describe('What the action would do with `fire`: nothing recorded, signed or sent.'),
+  })
+  .meta({ id: 'AutomationTestResult' });

@@ -66,117 +66,123 @@ function summary(payload: FirePayload) {
  * The trigger and action as stored: what the create and update schemas accepted, so the same
  * schemas declare them (their refinements hold for what was stored).
  */
-export const automationSchema = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  status: z.enum(['active', 'inactive', 'error']),
-  trigger: triggerSchema,
-  action: actionSchema,
-  notify: notifySchema,
-  /** As set on the automation; without it, its account's default holds. */
-  budget: budgetSchema.optional(),
-  /** GET of one automation whose action sends: its budget in force and what is left of it. */
-  gas: gasSchema.optional(),
-  details: z
-    .strictObject({
-      reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted']),
-      message: z.string(),
-      since: isoTime.optional(),
-      lastError: z.string().optional(),
-    })
-    .optional(),
-  executionStats: z
-    .strictObject({
-      lastExecution: isoTime.nullable(),
-      lastStatus: z.enum([runStatus.success, runStatus.failure]).nullable(),
-      successCount: z.number().int(),
-      failureCount: z.number().int(),
-      nextExecution: isoTime.nullable(),
-    })
-    .optional(),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-});
+export const automationSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(['active', 'inactive', 'error']),
+    trigger: triggerSchema,
+    action: actionSchema,
+    notify: notifySchema,
+    /** As set on the automation; without it, its account's default holds. */
+    budget: budgetSchema.optional(),
+    /** GET of one automation whose action sends: its budget in force and what is left of it. */
+    gas: gasSchema.optional(),
+    details: z
+      .strictObject({
+        reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted']),
+        message: z.string(),
+        since: isoTime.optional(),
+        lastError: z.string().optional(),
+      })
+      .optional(),
+    executionStats: z
+      .strictObject({
+        lastExecution: isoTime.nullable(),
+        lastStatus: z.enum([runStatus.success, runStatus.failure]).nullable(),
+        successCount: z.number().int(),
+        failureCount: z.number().int(),
+        nextExecution: isoTime.nullable(),
+      })
+      .optional(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Automation' });
 
-const runTriggerSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('schedule'), scheduledAt: isoTime }),
-  z.strictObject({
-    type: z.literal('blockchain'),
-    scriptHash: z.string(),
-    eventName: z.string(),
-    txHash: z.string().nullable(),
-    blockHash: z.string(),
-    blockIndex: z.number().int(),
-    notificationIndex: z.number().int(),
-  }),
-  z.strictObject({
-    type: z.literal('transaction'),
-    txHash: z.string(),
-    blockHash: z.string(),
-    blockIndex: z.number().int(),
-    sender: z.string(),
-    vmState: z.enum(['HALT', 'FAULT']),
-    exception: z.string().nullable(),
-    calls: z.array(z.strictObject({ scriptHash: z.string(), operation: z.string() })),
-  }),
-  z.strictObject({
-    type: z.literal('price'),
-    asset: z.string(),
-    currency: z.string(),
-    price: z.string(),
-    observedAt: isoTime.nullable(),
-  }),
-  z.strictObject({
-    type: z.literal('state'),
-    scriptHash: z.string(),
-    operation: z.string(),
-    value: z.string().describe('What was read: a whole number, or base64 for bytes that are none.'),
-    blockIndex: z.number().int(),
-    blockHash: z.string(),
-  }),
-  z.strictObject({ type: z.literal('manual') }),
-]);
+const runTriggerSchema = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('schedule'), scheduledAt: isoTime }),
+    z.strictObject({
+      type: z.literal('blockchain'),
+      scriptHash: z.string(),
+      eventName: z.string(),
+      txHash: z.string().nullable(),
+      blockHash: z.string(),
+      blockIndex: z.number().int(),
+      notificationIndex: z.number().int(),
+    }),
+    z.strictObject({
+      type: z.literal('transaction'),
+      txHash: z.string(),
+      blockHash: z.string(),
+      blockIndex: z.number().int(),
+      sender: z.string(),
+      vmState: z.enum(['HALT', 'FAULT']),
+      exception: z.string().nullable(),
+      calls: z.array(z.strictObject({ scriptHash: z.string(), operation: z.string() })),
+    }),
+    z.strictObject({
+      type: z.literal('price'),
+      asset: z.string(),
+      currency: z.string(),
+      price: z.string(),
+      observedAt: isoTime.nullable(),
+    }),
+    z.strictObject({
+      type: z.literal('state'),
+      scriptHash: z.string(),
+      operation: z.string(),
+      value: z.string().describe('What was read: a whole number, or base64 for bytes that are none.'),
+      blockIndex: z.number().int(),
+      blockHash: z.string(),
+    }),
+    z.strictObject({ type: z.literal('manual') }),
+  ])
+  .meta({ id: 'RunTrigger' });
 
-export const runSchema = z.strictObject({
-  id: z.string(),
-  status: z.enum(runStatuses),
-  startedAt: isoTime,
-  completedAt: isoTime.nullable(),
-  duration: z.number().int().nullable(),
-  trigger: runTriggerSchema,
-  retryOf: z.string().optional(),
-  executionId: z.string().optional(),
-  skipped: z.string().optional().describe('Why a deciding function sent nothing; the run is a success.'),
-  calls: z
-    .array(
-      z.strictObject({
-        scriptHash: z.string(),
-        operation: z.string(),
-        args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
-      }),
-    )
-    .optional()
-    .describe(
-      "What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.",
-    ),
-  txHash: z.string().nullable().optional(),
-  vmState: z.string().nullable().optional(),
-  gasConsumed: z.string().nullable().optional(),
-  systemFee: z.string().nullable().optional(),
-  networkFee: z.string().nullable().optional(),
-  validUntilBlock: z.number().int().nullable().optional(),
-  relayError: z.string().nullable().optional(),
-  error: z
-    .strictObject({
-      name: z.string(),
-      message: z.string(),
-      stack: z.string().optional(),
-      /** A webhook action's last answer. */
-      status: z.number().int().optional(),
-      body: z.string().optional(),
-    })
-    .nullable(),
-});
+export const runSchema = z
+  .strictObject({
+    id: z.string(),
+    status: z.enum(runStatuses),
+    startedAt: isoTime,
+    completedAt: isoTime.nullable(),
+    duration: z.number().int().nullable(),
+    trigger: runTriggerSchema,
+    retryOf: z.string().optional(),
+    executionId: z.string().optional(),
+    skipped: z.string().optional().describe('Why a deciding function sent nothing; the run is a success.'),
+    calls: z
+      .array(
+        z.strictObject({
+          scriptHash: z.string(),
+          operation: z.string(),
+          args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
+        }),
+      )
+      .optional()
+      .describe(
+        "What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.",
+      ),
+    txHash: z.string().nullable().optional(),
+    vmState: z.string().nullable().optional(),
+    gasConsumed: z.string().nullable().optional(),
+    systemFee: z.string().nullable().optional(),
+    networkFee: z.string().nullable().optional(),
+    validUntilBlock: z.number().int().nullable().optional(),
+    relayError: z.string().nullable().optional(),
+    error: z
+      .strictObject({
+        name: z.string(),
+        message: z.string(),
+        stack: z.string().optional(),
+        /** A webhook action's last answer. */
+        status: z.number().int().optional(),
+        body: z.string().optional(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'AutomationRun' });
 
 /** One run with what it told: its notifications, each with how its delivery went. */
 export function runDetails(run: AutomationRun, notifications: Notification[]) {
@@ -192,20 +198,24 @@ export function runDetails(run: AutomationRun, notifications: Notification[]) {
   };
 }
 
-export const runDetailsSchema = runSchema.extend({
-  notifications: z.array(
-    z.strictObject({
-      /** What a webhook channel's receiver gets as `Neoflow-Delivery`. */
-      id: z.string(),
-      channel: z.enum(['webhook', 'slack', 'discord', 'telegram']),
-      event: z.enum(notifyEvents),
-      status: z.enum(notificationStatuses),
-      attempts: z.number().int(),
-    }),
-  ),
-});
+export const runDetailsSchema = runSchema
+  .extend({
+    notifications: z.array(
+      z.strictObject({
+        /** What a webhook channel's receiver gets as `Neoflow-Delivery`. */
+        id: z.string(),
+        channel: z.enum(['webhook', 'slack', 'discord', 'telegram']),
+        event: z.enum(notifyEvents),
+        status: z.enum(notificationStatuses),
+        attempts: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'AutomationRunDetails' });
 
 /** What firing or retrying answers: the new run, started. */
-export const startedRunSchema = z.strictObject({
-  run: z.strictObject({ id: z.string(), status: z.literal(runStatus.running), startedAt: isoTime }),
-});
+export const startedRunSchema = z
+  .strictObject({
+    run: z.strictObject({ id: z.string(), status: z.literal(runStatus.running), startedAt: isoTime }),
+  })
+  .meta({ id: 'StartedRun' });

@@ -38,22 +38,26 @@ const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) =>
   }
 });
 
-const priceSource = z.union(
-  [
-    z.strictObject({ preset: z.enum(['coingecko', 'binance'], { error: 'must be coingecko or binance' }) }),
-    z.strictObject({ url: credentialUrl, path: text(256), timestampPath: text(256).optional() }),
-  ],
-  { error: 'must be {preset} or {url, path, timestampPath?}' },
-);
+const priceSource = z
+  .union(
+    [
+      z.strictObject({ preset: z.enum(['coingecko', 'binance'], { error: 'must be coingecko or binance' }) }),
+      z.strictObject({ url: credentialUrl, path: text(256), timestampPath: text(256).optional() }),
+    ],
+    { error: 'must be {preset} or {url, path, timestampPath?}' },
+  )
+  .meta({ id: 'PriceSource' });
 
-const scheduleTrigger = z.strictObject({
-  type: z.literal('schedule'),
-  cron,
-  timezone: z
-    .string({ error: 'must be a string' })
-    .refine(isTimeZone, 'must be an IANA time zone name, such as Europe/Berlin')
-    .optional(),
-});
+const scheduleTrigger = z
+  .strictObject({
+    type: z.literal('schedule'),
+    cron,
+    timezone: z
+      .string({ error: 'must be a string' })
+      .refine(isTimeZone, 'must be an IANA time zone name, such as Europe/Berlin')
+      .optional(),
+  })
+  .meta({ id: 'ScheduleTrigger' });
 
 /** A value or a list of at most 16 distinct values: a trigger's contracts, its events. */
 const oneOrList = <T extends z.ZodType<string>>(item: T, what: string) =>
@@ -69,18 +73,20 @@ const oneOrList = <T extends z.ZodType<string>>(item: T, what: string) =>
       ),
   ]);
 
-const blockchainTrigger = z.strictObject({
-  type: z.literal('blockchain'),
-  scriptHash: oneOrList(scriptHash, 'contract'),
-  event: oneOrList(text(32), 'event').optional(),
-  filter: filterSchema.optional(),
-  /** At least one of these filters holds too (beside `filter`). */
-  anyOf: z
-    .array(filterSchema, { error: 'must be a list of filters' })
-    .min(1, 'must hold at least one filter')
-    .max(maxListed, `must hold at most ${maxListed} filters`)
-    .optional(),
-});
+const blockchainTrigger = z
+  .strictObject({
+    type: z.literal('blockchain'),
+    scriptHash: oneOrList(scriptHash, 'contract'),
+    event: oneOrList(text(32), 'event').optional(),
+    filter: filterSchema.optional(),
+    /** At least one of these filters holds too (beside `filter`). */
+    anyOf: z
+      .array(filterSchema, { error: 'must be a list of filters' })
+      .min(1, 'must hold at least one filter')
+      .max(maxListed, `must hold at most ${maxListed} filters`)
+      .optional(),
+  })
+  .meta({ id: 'BlockchainTrigger' });
 
 const sender = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
   if (normalizeHash160(value) === null) ctx.addIssue('must be a Neo N3 address or a 0x script hash');
@@ -101,23 +107,28 @@ const transactionTrigger = z
   })
   .refine((trigger) => trigger.sender !== undefined || trigger.scriptHash !== undefined, {
     message: 'must name a sender or a scriptHash',
-  });
+  })
+  .meta({ id: 'TransactionTrigger' });
 
-const priceTrigger = z.strictObject({
-  type: z.literal('price'),
-  asset: z.string({ error: 'must be a string' }).regex(/^[A-Z0-9]{1,16}$/, 'must be an upper-case symbol such as NEO'),
-  condition: z.enum(['above', 'below'], { error: 'must be above or below' }),
-  value: z
-    .string({ error: 'must be a string' })
-    .max(maxDecimalChars, `must be at most ${maxDecimalChars} characters`)
-    .regex(decimalPattern, 'must be a decimal number such as "12.5"'),
-  currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{2,10}$/, 'must be an upper-case code such as USD'),
-  source: priceSource.optional(),
-  /** Seconds between two reads of the price. */
-  pollInterval: integerIn(1, 86_400).optional(),
-  /** Seconds after which a price is too old to fire. */
-  maxAge: integerIn(1, 86_400).optional(),
-});
+const priceTrigger = z
+  .strictObject({
+    type: z.literal('price'),
+    asset: z
+      .string({ error: 'must be a string' })
+      .regex(/^[A-Z0-9]{1,16}$/, 'must be an upper-case symbol such as NEO'),
+    condition: z.enum(['above', 'below'], { error: 'must be above or below' }),
+    value: z
+      .string({ error: 'must be a string' })
+      .max(maxDecimalChars, `must be at most ${maxDecimalChars} characters`)
+      .regex(decimalPattern, 'must be a decimal number such as "12.5"'),
+    currency: z.string({ error: 'must be a string' }).regex(/^[A-Z]{2,10}$/, 'must be an upper-case code such as USD'),
+    source: priceSource.optional(),
+    /** Seconds between two reads of the price. */
+    pollInterval: integerIn(1, 86_400).optional(),
+    /** Seconds after which a price is too old to fire. */
+    maxAge: integerIn(1, 86_400).optional(),
+  })
+  .meta({ id: 'PriceTrigger' });
 
 // Read by the follower at the chain's head (state-trigger-follow.ts): every part bounded here.
 const stateTrigger = z
@@ -159,17 +170,18 @@ const stateTrigger = z
     if (trigger.condition === 'changed' && trigger.value !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'is not taken when the condition is changed', path: ['value'] });
     }
-  });
+  })
+  .meta({ id: 'StateTrigger' });
 
 /** The message of a tagged union: on its `type` when the tag is wrong, else on the whole value. */
 const unionError = (types: string) => (issue: { code?: string }) =>
   issue.code === 'invalid_union' ? `must be ${types}` : `must be an object whose type is ${types}`;
 
-export const triggerSchema = z.discriminatedUnion(
-  'type',
-  [scheduleTrigger, blockchainTrigger, transactionTrigger, priceTrigger, stateTrigger],
-  { error: unionError('schedule, blockchain, transaction, price or state') },
-);
+export const triggerSchema = z
+  .discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, transactionTrigger, priceTrigger, stateTrigger], {
+    error: unionError('schedule, blockchain, transaction, price or state'),
+  })
+  .meta({ id: 'Trigger' });
 
 /** How many calls a sending function may decide in one run: the most, and the default bound. */
 const maxDecidedCalls = 16;
@@ -179,46 +191,54 @@ const maxAllowedContracts = 16;
  * What a function action may send: the calls its function decides (docs/functions.md), each to
  * one of `allowedContracts`, at most `maxCalls` of them, joined into one transaction.
  */
-export const executeSchema = z.strictObject({
-  allowedContracts: z
-    .array(scriptHash, { error: 'must be an array of contract script hashes' })
-    .min(1, 'must name at least one contract')
-    .max(maxAllowedContracts, `must name at most ${maxAllowedContracts} contracts`)
-    .refine(
-      (hashes) => new Set(hashes.map((hash) => hash.toLowerCase())).size === hashes.length,
-      'must name each contract once',
-    ),
-  maxCalls: integerIn(1, maxDecidedCalls).default(4),
-});
+export const executeSchema = z
+  .strictObject({
+    allowedContracts: z
+      .array(scriptHash, { error: 'must be an array of contract script hashes' })
+      .min(1, 'must name at least one contract')
+      .max(maxAllowedContracts, `must name at most ${maxAllowedContracts} contracts`)
+      .refine(
+        (hashes) => new Set(hashes.map((hash) => hash.toLowerCase())).size === hashes.length,
+        'must name each contract once',
+      ),
+    maxCalls: integerIn(1, maxDecidedCalls).default(4),
+  })
+  .meta({ id: 'ExecuteRules' });
 
-const functionAction = z.strictObject({
-  type: z.literal('function'),
-  functionId: text(255),
-  /** Pins the function's version the action runs; without it, the function's current one. */
-  functionVersion: integerIn(1, 999_999_999).optional(),
-  parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
-  execute: executeSchema.optional(),
-});
+const functionAction = z
+  .strictObject({
+    type: z.literal('function'),
+    functionId: text(255),
+    /** Pins the function's version the action runs; without it, the function's current one. */
+    functionVersion: integerIn(1, 999_999_999).optional(),
+    parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+    execute: executeSchema.optional(),
+  })
+  .meta({ id: 'FunctionAction' });
 
-const contractAction = z.strictObject({
-  type: z.literal('contract'),
-  scriptHash,
-  operation: text(64),
-  // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
-  args: contractArgsSchema(templateValue)
-    .describe(
-      'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). ' +
-        'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',
-    )
-    .default([]),
-});
+const contractAction = z
+  .strictObject({
+    type: z.literal('contract'),
+    scriptHash,
+    operation: text(64),
+    // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
+    args: contractArgsSchema(templateValue)
+      .describe(
+        'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). ' +
+          'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',
+      )
+      .default([]),
+  })
+  .meta({ id: 'ContractAction' });
 
 /** POSTs what fired the run to a URL of the tenant's, signed with one of its secrets. */
-const webhookAction = z.strictObject({ type: z.literal('webhook'), ...webhookTarget });
+const webhookAction = z.strictObject({ type: z.literal('webhook'), ...webhookTarget }).meta({ id: 'WebhookAction' });
 
-export const actionSchema = z.discriminatedUnion('type', [functionAction, contractAction, webhookAction], {
-  error: unionError('function, contract or webhook'),
-});
+export const actionSchema = z
+  .discriminatedUnion('type', [functionAction, contractAction, webhookAction], {
+    error: unionError('function, contract or webhook'),
+  })
+  .meta({ id: 'Action' });
 
 /** Whether an action's runs sign and send transactions, paid by the account's signer. */
 export const sendsTransactions = (action: Action) =>
@@ -226,15 +246,17 @@ export const sendsTransactions = (action: Action) =>
 
 const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active or inactive' });
 
-export const createAutomationBody = z.strictObject({
-  name: text(128),
-  status: settableStatus.default('active'),
-  trigger: triggerSchema,
-  action: actionSchema,
-  notify: notifySchema.default([]),
-  /** Only for an action that sends (budget-rules.ts sendsTransactions). */
-  budget: budgetSchema.optional(),
-});
+export const createAutomationBody = z
+  .strictObject({
+    name: text(128),
+    status: settableStatus.default('active'),
+    trigger: triggerSchema,
+    action: actionSchema,
+    notify: notifySchema.default([]),
+    /** Only for an action that sends (budget-rules.ts sendsTransactions). */
+    budget: budgetSchema.optional(),
+  })
+  .meta({ id: 'AutomationCreate' });
 
 export const updateAutomationBody = z
   .strictObject({
@@ -256,7 +278,8 @@ export const updateAutomationBody = z
   .refine((body) => body.resumeFrom === undefined || body.status === 'active', {
     message: "applies only with status: 'active'",
     path: ['resumeFrom'],
-  });
+  })
+  .meta({ id: 'AutomationUpdate' });
 
 export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),
@@ -285,7 +308,8 @@ export const testAutomationBody = z
   })
   .refine((body) => [body.txHash, body.blockIndex, body.payload].filter((given) => given !== undefined).length === 1, {
     message: 'must give exactly one of txHash, blockIndex or payload',
-  });
+  })
+  .meta({ id: 'AutomationTestRequest' });
 
 export const listRunsQuery = z.strictObject({
   ...paginationQuery(20),

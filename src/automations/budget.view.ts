@@ -28,13 +28,15 @@ export async function gasView(em: EntityManager, automation: Automation) {
   };
 }
 
-export const gasSchema = z.strictObject({
-  budget: budgetSchema.nullable(),
-  budgetFrom: z.enum(['automation', 'account']).nullable(),
-  spentToday: z.string(),
-  spentTotal: z.string(),
-  reserved: z.string(),
-  /** Null without a perDay (or total) limit. */
-  leftToday: z.string().nullable(),
-  leftTotal: z.string().nullable(),
-});
+export const gasSchema = z
+  .strictObject({
+    budget: budgetSchema.nullable(),
+    budgetFrom: z.enum(['automation', 'account']).nullable(),
+    spentToday: z.string(),
+    spentTotal: z.string(),
+    reserved: z.string(),
+    /** Null without a perDay (or total) limit. */
+    leftToday: z.string().nullable(),
+    leftTotal: z.string().nullable(),
+  })
+  .meta({ id: 'Gas' });

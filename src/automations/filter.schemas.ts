@@ -61,6 +61,7 @@ export const filterSchema = z
   .record(z.string().max(256, 'keys must be at most 256 characters'), z.union([plainValue, operatorsSchema]), {
     error: 'must be an object',
   })
-  .refine((filter) => Object.keys(filter).length <= maxListed, `must hold at most ${maxListed} keys`);
+  .refine((filter) => Object.keys(filter).length <= maxListed, `must hold at most ${maxListed} keys`)
+  .meta({ id: 'EventFilter' });
 
 export type Filter = z.infer<typeof filterSchema>;

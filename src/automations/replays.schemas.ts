@@ -19,7 +19,8 @@ export const createReplayBody = z
   .refine((body) => body.toBlock - body.fromBlock < maxReplayBlocks, {
     message: `must be at most ${maxReplayBlocks} blocks after fromBlock, counting both`,
     path: ['toBlock'],
-  });
+  })
+  .meta({ id: 'ReplayCreate' });
 
 export type CreateReplay = z.infer<typeof createReplayBody>;
 
@@ -30,30 +31,32 @@ const listedMatch = z.strictObject({
   state: z.unknown(),
 });
 
-export const replaySchema = z.strictObject({
-  id: z.string(),
-  automationId: z.string(),
-  status: z.enum(replayStatuses),
-  dryRun: z.boolean(),
-  fromBlock: z.number().int(),
-  toBlock: z.number().int(),
-  blocksDone: z.number().int(),
-  blocksTotal: z.number().int(),
-  matchCount: z.number().int().describe('Notifications in the blocks done that match the trigger.'),
-  runsStarted: z
-    .number()
-    .int()
-    .describe(
-      'Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.',
-    ),
-  matches: z
-    .array(listedMatch)
-    .optional()
-    .describe('A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).'),
-  matchesTruncated: z.boolean().optional().describe('A dry run only: it matched more than it lists.'),
-  error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
-  createdAt: isoTime,
-  completedAt: isoTime.nullable(),
-});
+export const replaySchema = z
+  .strictObject({
+    id: z.string(),
+    automationId: z.string(),
+    status: z.enum(replayStatuses),
+    dryRun: z.boolean(),
+    fromBlock: z.number().int(),
+    toBlock: z.number().int(),
+    blocksDone: z.number().int(),
+    blocksTotal: z.number().int(),
+    matchCount: z.number().int().describe('Notifications in the blocks done that match the trigger.'),
+    runsStarted: z
+      .number()
+      .int()
+      .describe(
+        'Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.',
+      ),
+    matches: z
+      .array(listedMatch)
+      .optional()
+      .describe('A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).'),
+    matchesTruncated: z.boolean().optional().describe('A dry run only: it matched more than it lists.'),
+    error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
+    createdAt: isoTime,
+    completedAt: isoTime.nullable(),
+  })
+  .meta({ id: 'Replay' });
 
 export type ReplayView = z.infer<typeof replaySchema>;

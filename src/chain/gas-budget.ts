@@ -19,6 +19,7 @@ export const budgetSchema = z
     { perRun: gasLimit.optional(), perDay: gasLimit.optional(), total: gasLimit.optional() },
     { error: 'must be an object with perRun, perDay or total' },
   )
-  .refine((budget) => Object.keys(budget).length > 0, 'must set perRun, perDay or total');
+  .refine((budget) => Object.keys(budget).length > 0, 'must set perRun, perDay or total')
+  .meta({ id: 'GasBudget' });
 
 export type Budget = z.infer<typeof budgetSchema>;

@@ -40,55 +40,63 @@ export function executionDetails(execution: Execution, result: unknown) {
   };
 }
 
-export const executionHandleSchema = z.strictObject({
-  id: z.string(),
-  status: z.enum(executionStatuses),
-  startedAt: isoTime,
-  completedAt: isoTime.optional(),
-  duration: z.number().int().optional(),
-});
+export const executionHandleSchema = z
+  .strictObject({
+    id: z.string(),
+    status: z.enum(executionStatuses),
+    startedAt: isoTime,
+    completedAt: isoTime.optional(),
+    duration: z.number().int().optional(),
+  })
+  .meta({ id: 'ExecutionHandle' });
 
-export const executionListItemSchema = executionHandleSchema.extend({
-  params: z.record(z.string(), z.unknown()),
-  /** The function's version it ran; null for executions recorded before versions were kept. */
-  functionVersion: z.number().int().nullable(),
-  hasResult: z.boolean(),
-  hasError: z.boolean(),
-});
+export const executionListItemSchema = executionHandleSchema
+  .extend({
+    params: z.record(z.string(), z.unknown()),
+    /** The function's version it ran; null for executions recorded before versions were kept. */
+    functionVersion: z.number().int().nullable(),
+    hasResult: z.boolean(),
+    hasError: z.boolean(),
+  })
+  .meta({ id: 'ExecutionSummary' });
 
-const logLineSchema = z.strictObject({
-  level: z.enum(['debug', 'info', 'warn', 'error']),
-  message: z.string(),
-  timestamp: isoTime,
-});
+const logLineSchema = z
+  .strictObject({
+    level: z.enum(['debug', 'info', 'warn', 'error']),
+    message: z.string(),
+    timestamp: isoTime,
+  })
+  .meta({ id: 'LogLine' });
 
-export const executionDetailsSchema = executionHandleSchema.extend({
-  functionId: z.string(),
-  functionVersion: z.number().int().nullable(),
-  params: z.record(z.string(), z.unknown()),
-  result: z.unknown().optional(),
-  error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
-  logs: z.array(logLineSchema),
-  secretsRead: z.array(z.string()),
-  httpRequests: z
-    .array(
-      z.strictObject({
-        method: z.string(),
-        host: z.string(),
-        status: z.number().int().nullable(),
-        bytes: z.number().int(),
-        durationMs: z.number().int(),
-        error: z.string().optional(),
-      }),
-    )
-    .describe(
-      "The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.",
-    ),
-  /** The storage keys the run read and wrote; what it wrote was applied only if it completed. */
-  storage: z.strictObject({ read: z.array(z.string()), written: z.array(z.string()) }).optional(),
-  trigger: z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('api') }),
-    z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),
-    z.strictObject({ type: z.literal('automation'), automationId: z.string() }),
-  ]),
-});
+export const executionDetailsSchema = executionHandleSchema
+  .extend({
+    functionId: z.string(),
+    functionVersion: z.number().int().nullable(),
+    params: z.record(z.string(), z.unknown()),
+    result: z.unknown().optional(),
+    error: z.strictObject({ name: z.string(), message: z.string(), stack: z.string() }).optional(),
+    logs: z.array(logLineSchema),
+    secretsRead: z.array(z.string()),
+    httpRequests: z
+      .array(
+        z.strictObject({
+          method: z.string(),
+          host: z.string(),
+          status: z.number().int().nullable(),
+          bytes: z.number().int(),
+          durationMs: z.number().int(),
+          error: z.string().optional(),
+        }),
+      )
+      .describe(
+        "The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.",
+      ),
+    /** The storage keys the run read and wrote; what it wrote was applied only if it completed. */
+    storage: z.strictObject({ read: z.array(z.string()), written: z.array(z.string()) }).optional(),
+    trigger: z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('api') }),
+      z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),
+      z.strictObject({ type: z.literal('automation'), automationId: z.string() }),
+    ]),
+  })
+  .meta({ id: 'Execution' });

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { paginationQuery } from '../wire/pagination.ts';
 import { executionStatuses } from '../outcomes.ts';
 
-export const invokeBody = z.strictObject({
-  params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
-  async: z.boolean({ error: 'must be true or false' }).default(false),
-});
+export const invokeBody = z
+  .strictObject({
+    params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+    async: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .meta({ id: 'InvokeRequest' });
 
 const isoDate = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date-time' })

@@ -47,28 +47,34 @@ const summarySchema = {
   tags: z.array(z.string()),
 };
 
-const statsSchema = z.strictObject({
-  invocations: z.strictObject({
-    total: z.number().int(),
-    success: z.number().int(),
-    failed: z.number().int(),
-    last24Hours: z.number().int(),
-  }),
-  averageExecutionTime: z.number(),
-  lastInvocation: isoTime.nullable(),
-});
+const statsSchema = z
+  .strictObject({
+    invocations: z.strictObject({
+      total: z.number().int(),
+      success: z.number().int(),
+      failed: z.number().int(),
+      last24Hours: z.number().int(),
+    }),
+    averageExecutionTime: z.number(),
+    lastInvocation: isoTime.nullable(),
+  })
+  .meta({ id: 'FunctionStats' });
 
 /** A function as create, get and update answer it (code and stats when they are asked for). */
-export const functionSchema = z.strictObject({
-  ...summarySchema,
-  timeout: z.number().int(),
-  environment: z.record(z.string(), z.string()),
-  secrets: z.array(z.string()),
-  allowedHosts: z.array(z.string()).describe('Hosts context.services.http.fetch may reach (docs/functions.md).'),
-  /** The version it runs now (function_versions). */
-  version: z.number().int(),
-  code: z.string().optional(),
-  stats: statsSchema.optional(),
-});
+export const functionSchema = z
+  .strictObject({
+    ...summarySchema,
+    timeout: z.number().int(),
+    environment: z.record(z.string(), z.string()),
+    secrets: z.array(z.string()),
+    allowedHosts: z.array(z.string()).describe('Hosts context.services.http.fetch may reach (docs/functions.md).'),
+    /** The version it runs now (function_versions). */
+    version: z.number().int(),
+    code: z.string().optional(),
+    stats: statsSchema.optional(),
+  })
+  .meta({ id: 'Function' });
 
-export const functionListItemSchema = z.strictObject({ ...summarySchema, lastInvocation: isoTime.nullable() });
+export const functionListItemSchema = z
+  .strictObject({ ...summarySchema, lastInvocation: isoTime.nullable() })
+  .meta({ id: 'FunctionSummary' });

@@ -80,7 +80,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
-        return data(functionView(fn, { code: query.include_code === 'true', stats: await functionStats(em(), fn.id) }));
+        return data(functionView(fn, { code: query.include_code, stats: await functionStats(em(), fn.id) }));
       },
     }),
     route({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { integerIn } from '../wire/integer-in.ts';
 import { paginationQuery } from '../wire/pagination.ts';
+import { queryFlag } from '../wire/query-forms.ts';
 import { secretName } from '../secrets/secrets.schemas.ts';
 import { allowedHosts } from './allowed-hosts.ts';
 import { runtimes } from './function.entity.ts';
@@ -53,15 +54,17 @@ const secretNames = z
 
 const fields = { name, code, runtime, description, timeout, environment, secrets: secretNames, tags, allowedHosts };
 
-export const createFunctionBody = z.strictObject({
-  ...fields,
-  description: description.optional(),
-  timeout: timeout.default(30),
-  environment: environment.default({}),
-  secrets: secretNames.default([]),
-  tags: tags.default([]),
-  allowedHosts: allowedHosts.default([]),
-});
+export const createFunctionBody = z
+  .strictObject({
+    ...fields,
+    description: description.optional(),
+    timeout: timeout.default(30),
+    environment: environment.default({}),
+    secrets: secretNames.default([]),
+    tags: tags.default([]),
+    allowedHosts: allowedHosts.default([]),
+  })
+  .meta({ id: 'FunctionCreate' });
 
 export const updateFunctionBody = z
   .strictObject({
@@ -75,7 +78,8 @@ export const updateFunctionBody = z
     tags: tags.optional(),
     allowedHosts: allowedHosts.optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' });
+  .refine((body) => Object.keys(body).length > 0, { message: 'body names no field to change' })
+  .meta({ id: 'FunctionUpdate' });
 
 export const functionSecretsBody = z.strictObject({ secrets: secretNames });
 
@@ -92,7 +96,7 @@ export const listFunctionsQuery = z.strictObject({
 });
 
 export const getFunctionQuery = z.strictObject({
-  include_code: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  include_code: queryFlag(),
 });
 
 export type CreateFunction = z.infer<typeof createFunctionBody>;

@@ -24,11 +24,13 @@ const settingsSchema = functionSchema.pick(
   >,
 );
 
-export const versionSchema = settingsSchema.extend({
-  version: z.number().int(),
-  current: z.boolean(),
-  codeSha256: z.string(),
-  keyId: z.string().nullable(),
-  createdAt: isoTime,
-  code: z.string().optional(),
-});
+export const versionSchema = settingsSchema
+  .extend({
+    version: z.number().int(),
+    current: z.boolean(),
+    codeSha256: z.string(),
+    keyId: z.string().nullable(),
+    createdAt: isoTime,
+    code: z.string().optional(),
+  })
+  .meta({ id: 'FunctionVersion' });

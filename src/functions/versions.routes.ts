@@ -45,7 +45,7 @@ export function versionsRoutes(services: Services): Router {
       responses: { 200: dataEnvelope(versionSchema) },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
-        const withCode = query.include_code === 'true';
+        const withCode = query.include_code;
         const version = await getVersion(em(), fn, versionNumber(params.version), withCode);
         return data(versionView(version, fn.version, withCode));
       },

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { paginationQuery } from '../wire/pagination.ts';
+import { queryFlag } from '../wire/query-forms.ts';
 
 export const listVersionsQuery = z.strictObject(paginationQuery(10));
 
 export const getVersionQuery = z.strictObject({
-  include_code: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  include_code: queryFlag(),
 });
 
 /** A version number in a path; anything but 1, 2, … names no version (0 matches none). */

@@ -19,13 +19,15 @@ export const secretListItem = ({ id, name, createdAt, updatedAt }: Secret) => ({
   updatedAt: updatedAt.toISOString(),
 });
 
-export const secretSchema = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-});
+export const secretSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Secret' });
 
 export const secretListSchema = z.strictObject({
   secrets: z.array(secretSchema.omit({ description: true })),

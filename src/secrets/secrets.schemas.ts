@@ -18,11 +18,13 @@ export const secretName = z
     'must start with a letter or underscore, hold only letters, digits and underscores, and be at most 128 characters',
   );
 
-export const createSecretBody = z.strictObject({
-  name: secretName,
-  value,
-  description: description.optional(),
-});
+export const createSecretBody = z
+  .strictObject({
+    name: secretName,
+    value,
+    description: description.optional(),
+  })
+  .meta({ id: 'SecretCreate' });
 
 export const updateSecretBody = z
   .strictObject({
@@ -32,7 +34,8 @@ export const updateSecretBody = z
   })
   .refine((body) => body.value !== undefined || body.description !== undefined, {
     message: 'body needs "value" or "description"',
-  });
+  })
+  .meta({ id: 'SecretUpdate' });
 
 export const listSecretsQuery = z.strictObject(paginationQuery(20));
 

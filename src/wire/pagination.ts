@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownAs } from './query-forms.ts';
 
 /** A query parameter of decimal digits only: `''`, `0x10` or `1e1` are not integers here. */
 const integerParameter = (message: string) =>
@@ -12,8 +13,18 @@ export function paginationQuery(defaultLimit: number) {
   const limit = 'must be an integer from 1 to 100';
   const offset = 'must be an integer of 0 or more';
   return {
-    limit: integerParameter(limit).pipe(z.number().min(1, limit).max(100, limit)).default(defaultLimit),
-    offset: integerParameter(offset).default(0),
+    limit: shownAs(integerParameter(limit).pipe(z.number().min(1, limit).max(100, limit)).default(defaultLimit), {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: defaultLimit,
+    }),
+    offset: shownAs(integerParameter(offset).default(0), {
+      type: 'integer',
+      minimum: 0,
+      maximum: 999_999_999,
+      default: 0,
+    }),
   };
 }
 

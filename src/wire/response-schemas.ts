@@ -5,12 +5,14 @@ import { z } from 'zod';
 /** A time as the API writes it: ISO 8601 in UTC with milliseconds. */
 export const isoTime = z.iso.datetime();
 
-export const paginationSchema = z.strictObject({
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  hasMore: z.boolean(),
-});
+export const paginationSchema = z
+  .strictObject({
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    hasMore: z.boolean(),
+  })
+  .meta({ id: 'Pagination' });
 
 /** The functions area's envelope around one value. */
 export const dataEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });

@@ -6,7 +6,11 @@ import { openApiPath } from '../../src/api/openapi.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 
 let api: TestApi;
-let document: { openapi: string; paths: Record<string, Record<string, any>> };
+let document: {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any> };
+};
 beforeAll(async () => {
   api = await startTestApi();
   const answer = await fetch(`${api.url}/v1/openapi.json`);
@@ -23,6 +27,10 @@ function routesOfApp(): string[] {
     layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${openApiPath(String(layer.path))}`),
   );
 }
+
+/** A schema, or the named one it refers to (components.schemas). */
+const resolved = (schema: { $ref?: string }): any =>
+  schema.$ref ? document.components.schemas[schema.$ref.slice('#/components/schemas/'.length)] : schema;
 
 const operationsOf = (doc: typeof document) =>
   Object.entries(doc.paths).flatMap(([path, operations]) =>
@@ -64,7 +72,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     );
     expect(invoke.requestBody.required).toBe(false);
     expect(document.paths['/v1/functions']!.post.requestBody.required).toBe(true);
-    const body = invoke.requestBody.content['application/json'].schema;
+    const body = resolved(invoke.requestBody.content['application/json'].schema);
     expect(body.properties).toHaveProperty('params');
     expect(body.properties).toHaveProperty('async');
     expect(Object.keys(invoke.responses)).toEqual(
@@ -74,10 +82,12 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     // The automations area answers errors bare, upper-case codes.
     const created = document.paths['/v1/automations']!.post;
     expect(created.responses['400'].content['application/json'].schema.properties).not.toHaveProperty('success');
-    expect(created.responses['201'].content['application/json'].schema.properties).toHaveProperty('trigger');
+    expect(resolved(created.responses['201'].content['application/json'].schema).properties).toHaveProperty('trigger');
     // A function action that sends: its execute, as the schema the create validates with.
-    const action = created.requestBody.content['application/json'].schema.properties.action;
-    expect(JSON.stringify(action)).toMatch(/"execute":\{.*"allowedContracts".*"maxCalls"/);
+    const action = resolved(resolved(created.requestBody.content['application/json'].schema).properties.action);
+    const functionAction = resolved(action.oneOf[0]);
+    expect(resolved(functionAction.properties.execute).properties).toHaveProperty('allowedContracts');
+    expect(resolved(functionAction.properties.execute).properties).toHaveProperty('maxCalls');
     const listed = document.paths['/v1/functions']!.get;
     expect(listed.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(['limit', 'offset']),

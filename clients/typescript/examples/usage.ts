@@ -4,31 +4,38 @@
  * narrowed by their code. A `@ts-expect-error` marks what the document does not yet allow
  * (issue 33 item 1); each fails the compile once the document allows it, to be removed then.
  */
-/* eslint-disable @typescript-eslint/no-redundant-type-constituents, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
-   the resources' names resolve to nothing until the document names them: goes with the first @ts-expect-error */
 import {
   createNeoflowClient,
   getAutomations,
   getFunctions,
   getFunctionsById,
   getFunctionsByIdExecutions,
+  getFunctionsByIdExecutionsByExecutionId,
   isErrorOf,
   paginate,
   type ErrorOf,
 } from '../src/index.ts';
-// @ts-expect-error the document names no component schemas yet
-import type { Automation, Execution, Function } from '../src/index.ts';
+import type { Automation, Execution, ExecutionSummary, Function, FunctionSummary } from '../src/index.ts';
 
 const client = createNeoflowClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'nf_…' });
 
-// @ts-expect-error `limit` is typed a string until the document declares integer query parameters
 const { data: page } = await getFunctions({ client, query: { limit: 10 } });
-const first: Function | undefined = page.data[0];
+const first: FunctionSummary | undefined = page.data[0];
 if (first !== undefined) {
-  const executions: Execution[] = [];
-  for await (const execution of paginate(getFunctionsByIdExecutions, { client, path: { id: first.id } }))
+  const { data: one } = await getFunctionsById({ client, path: { id: first.id }, query: { include_code: true } });
+  const fn: Function = one.data;
+  const executions: ExecutionSummary[] = [];
+  for await (const execution of paginate(getFunctionsByIdExecutions, { client, path: { id: fn.id } }))
     executions.push(execution);
-  console.log(first.name, executions.length);
+  if (executions[0] !== undefined) {
+    const { data: ran } = await getFunctionsByIdExecutionsByExecutionId({
+      client,
+      path: { id: fn.id, executionId: executions[0].id },
+    });
+    const execution: Execution = ran.data;
+    console.log(execution.logs.length);
+  }
+  console.log(fn.name, fn.code, executions.length);
 }
 
 const automations: Automation[] = [];

@@ -7,5 +7,5 @@ export * from './generated/sdk.gen.ts';
 export type * from './generated/types.gen.ts';
 export { createNeoflowClient, type NeoflowClientOptions } from './neoflow.ts';
 export { NeoflowError, isErrorOf, type ErrorDetail, type ErrorOf } from './errors.ts';
-export { paginate, type ItemOf, type PageOf, type Pagination } from './paginate.ts';
+export { paginate, type ItemOf, type PageOf } from './paginate.ts';
 export { retryAfterMs, type RetryPolicy } from './retry.ts';

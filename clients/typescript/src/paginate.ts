@@ -1,10 +1,4 @@
-/** Every list answers one page and where it sits (docs/api.md, "Lists"). */
-export interface Pagination {
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
+import type { Pagination } from './generated/types.gen.ts';
 
 /** The items of a page: its one array-valued field (`data`, `secrets`, `automations`, `runs`…). */
 export type ItemOf<Page> = {
@@ -27,9 +21,9 @@ export async function* paginate<List extends ListOperation>(
   list: List,
   options: Parameters<List>[0],
 ): AsyncGenerator<ItemOf<PageOf<List>>, void, undefined> {
-  const given = options as { query?: { offset?: unknown } };
+  const given = options as { query?: { offset?: number } };
   const send = list as unknown as (options: object) => Promise<{ data: { pagination: Pagination } }>;
-  let offset = Number(given.query?.offset ?? 0);
+  let offset = given.query?.offset ?? 0;
   for (;;) {
     const { data: page } = await send({ ...given, query: { ...given.query, offset } });
     const items = itemsOf(page) as ItemOf<PageOf<List>>[];

@@ -125,7 +125,7 @@ describe('the TypeScript client layer', () => {
     const { sent, fetch } = scriptedFetch([page(['b', 'c'], 1, true), page(['d', 'e'], 3, false)]);
     const client = createNeoflowClient({ baseUrl: 'http://api.test', fetch });
     const ids: string[] = [];
-    for await (const fn of paginate(getFunctions, { client, query: { limit: '2', offset: '1', tag: 't' } }))
+    for await (const fn of paginate(getFunctions, { client, query: { limit: 2, offset: 1, tag: 't' } }))
       ids.push(fn.id);
     expect(ids).toEqual(['b', 'c', 'd', 'e']);
     expect(sent.map(({ url }) => new URL(url).search)).toEqual(['?limit=2&offset=1&tag=t', '?limit=2&offset=3&tag=t']);

@@ -42,28 +42,32 @@ export const webhookTarget = {
   signingSecret: secretName,
 };
 
-const channelSchema = z.discriminatedUnion(
-  'type',
-  [
-    z.strictObject({ type: z.literal('webhook'), ...webhookTarget }),
-    z.strictObject({ type: z.literal('slack'), url: credentialUrl }),
-    z.strictObject({ type: z.literal('discord'), url: credentialUrl }),
-    z.strictObject({
-      type: z.literal('telegram'),
-      /** The name of the secret holding the bot's token. */
-      botTokenSecret: secretName,
-      chatId: z
-        .string({ error: 'must be a string' })
-        .regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{5,32})$/, 'must be a numeric chat id or an @channel name'),
-    }),
-  ],
-  {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? 'must be webhook, slack, discord or telegram'
-        : 'must be an object whose type is webhook, slack, discord or telegram',
-  },
-);
+const channelSchema = z
+  .discriminatedUnion(
+    'type',
+    [
+      z.strictObject({ type: z.literal('webhook'), ...webhookTarget }).meta({ id: 'WebhookChannel' }),
+      z.strictObject({ type: z.literal('slack'), url: credentialUrl }).meta({ id: 'SlackChannel' }),
+      z.strictObject({ type: z.literal('discord'), url: credentialUrl }).meta({ id: 'DiscordChannel' }),
+      z
+        .strictObject({
+          type: z.literal('telegram'),
+          /** The name of the secret holding the bot's token. */
+          botTokenSecret: secretName,
+          chatId: z
+            .string({ error: 'must be a string' })
+            .regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{5,32})$/, 'must be a numeric chat id or an @channel name'),
+        })
+        .meta({ id: 'TelegramChannel' }),
+    ],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? 'must be webhook, slack, discord or telegram'
+          : 'must be an object whose type is webhook, slack, discord or telegram',
+    },
+  )
+  .meta({ id: 'Channel' });
 
 export const notifyEvents = [runStatus.failure, 'recovery', 'error', 'low_gas'] as const;
 export type NotifyEvent = (typeof notifyEvents)[number];
@@ -94,7 +98,8 @@ const ruleSchema = z
     if (!lowGas && rule.belowGas !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['belowGas'], message: 'applies only when on names low_gas' });
     }
-  });
+  })
+  .meta({ id: 'NotifyRule' });
 
 /** Who is told what about an automation: at most 10 rules, each one channel and its events. */
 export const notifySchema = z

@@ -4,6 +4,881 @@ export type ClientOptions = {
   baseUrl: 'http://127.0.0.1:8080' | (string & {});
 };
 
+export type Account = {
+  id: string;
+  name: string;
+  signer: {
+    address: string;
+    scriptHash: string;
+    gasBalance: string | null;
+  } | null;
+  budget: GasBudget | null;
+  spend: {
+    today: string;
+    total: string;
+    reserved: string;
+  };
+  createdAt: string;
+};
+
+export type AccountUpdate = {
+  budget: GasBudget | null;
+};
+
+export type Action = FunctionAction | ContractAction | WebhookAction;
+
+export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
+
+export type Automation = {
+  id: string;
+  name: string;
+  status: 'active' | 'inactive' | 'error';
+  trigger: Trigger;
+  action: Action;
+  notify: Array<NotifyRule>;
+  budget?: GasBudget;
+  gas?: Gas;
+  details?: {
+    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+    message: string;
+    since?: string;
+    lastError?: string;
+  };
+  executionStats?: {
+    lastExecution: string | null;
+    lastStatus: 'success' | 'failure' | null;
+    successCount: number;
+    failureCount: number;
+    nextExecution: string | null;
+  };
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AutomationCreate = {
+  name: string;
+  status?: 'active' | 'inactive';
+  trigger: TriggerInput;
+  action: ActionInput;
+  notify?: Array<NotifyRule>;
+  budget?: GasBudget;
+};
+
+export type AutomationRun = {
+  id: string;
+  status: 'running' | 'success' | 'failure';
+  startedAt: string;
+  completedAt: string | null;
+  duration: number | null;
+  trigger: RunTrigger;
+  retryOf?: string;
+  executionId?: string;
+  /**
+   * Why a deciding function sent nothing; the run is a success.
+   */
+  skipped?: string;
+  /**
+   * What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.
+   */
+  calls?: Array<{
+    scriptHash: string;
+    operation: string;
+    args: Array<{
+      type: string;
+      value: unknown;
+    }>;
+  }>;
+  txHash?: string | null;
+  vmState?: string | null;
+  gasConsumed?: string | null;
+  systemFee?: string | null;
+  networkFee?: string | null;
+  validUntilBlock?: number | null;
+  relayError?: string | null;
+  error: {
+    name: string;
+    message: string;
+    stack?: string;
+    status?: number;
+    body?: string;
+  } | null;
+};
+
+export type AutomationRunDetails = {
+  id: string;
+  status: 'running' | 'success' | 'failure';
+  startedAt: string;
+  completedAt: string | null;
+  duration: number | null;
+  trigger: RunTrigger;
+  retryOf?: string;
+  executionId?: string;
+  /**
+   * Why a deciding function sent nothing; the run is a success.
+   */
+  skipped?: string;
+  /**
+   * What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.
+   */
+  calls?: Array<{
+    scriptHash: string;
+    operation: string;
+    args: Array<{
+      type: string;
+      value: unknown;
+    }>;
+  }>;
+  txHash?: string | null;
+  vmState?: string | null;
+  gasConsumed?: string | null;
+  systemFee?: string | null;
+  networkFee?: string | null;
+  validUntilBlock?: number | null;
+  relayError?: string | null;
+  error: {
+    name: string;
+    message: string;
+    stack?: string;
+    status?: number;
+    body?: string;
+  } | null;
+  notifications: Array<{
+    id: string;
+    channel: 'webhook' | 'slack' | 'discord' | 'telegram';
+    event: 'failure' | 'recovery' | 'error' | 'low_gas';
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+  }>;
+};
+
+export type AutomationTestRequest = {
+  txHash?: string;
+  blockIndex?: number;
+  payload?: {
+    [key: string]: unknown;
+  };
+};
+
+export type AutomationTestResult = {
+  matched: boolean;
+  /**
+   * The notifications or transactions matched, in chain order: the first 50.
+   */
+  checked: Array<{
+    txHash: string | null;
+    blockIndex: number;
+    notificationIndex?: number;
+    contract?: string;
+    eventName?: string;
+    matched: boolean;
+    reasons?: Array<{
+      condition: 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
+      /**
+       * The filter key (event argument) of a `filter` condition.
+       */
+      key?: string;
+      /**
+       * What the trigger expected.
+       */
+      expected: unknown;
+      /**
+       * What the notification or transaction had.
+       */
+      actual: unknown;
+      message: string;
+      /**
+       * anyOf: why each of its filters did not hold, in order.
+       */
+      alternatives?: Array<
+        Array<{
+          condition: 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
+          /**
+           * The filter key (event argument) of a `filter` condition.
+           */
+          key?: string;
+          /**
+           * What the trigger expected.
+           */
+          expected: unknown;
+          /**
+           * What the notification or transaction had.
+           */
+          actual: unknown;
+          message: string;
+        }>
+      >;
+    }>;
+  }>;
+  checkedTotal: number;
+  /**
+   * What a run would have been given: the first match, or the payload given.
+   */
+  fire?: {
+    [key: string]: unknown;
+  };
+  /**
+   * What the action would do with `fire`: nothing recorded, signed or sent.
+   */
+  dryRun?:
+    | {
+        type: 'function';
+        status: 'completed' | 'failed';
+        result?: unknown;
+        error?: {
+          name: string;
+          message: string;
+          stack: string;
+        };
+        logs: Array<{
+          level: string;
+          message: string;
+          timestamp: string;
+        }>;
+        durationMs: number;
+        /**
+         * A function action with execute: what its result decides, its calls test-invoked.
+         */
+        decision?:
+          | {
+              calls: Array<{
+                scriptHash: string;
+                operation: string;
+                args: Array<{
+                  type: string;
+                  value: unknown;
+                }>;
+              }>;
+              testInvocation?: {
+                vmState: string;
+                gasConsumed: string;
+                exception: string | null;
+              };
+            }
+          | {
+              skipped: string;
+            }
+          | {
+              error: {
+                name: string;
+                message: string;
+              };
+            };
+      }
+    | {
+        type: 'contract';
+        calls: Array<{
+          scriptHash: string;
+          operation: string;
+          args: Array<{
+            type: string;
+            value: unknown;
+          }>;
+        }>;
+        testInvocation: {
+          vmState: string;
+          gasConsumed: string;
+          exception: string | null;
+        };
+      }
+    | {
+        type: 'contract';
+        error: {
+          name: string;
+          message: string;
+        };
+      }
+    | {
+        type: 'webhook';
+        sent: false;
+      };
+};
+
+export type AutomationUpdate = {
+  name?: string;
+  status?: 'active' | 'inactive';
+  trigger?: TriggerInput;
+  action?: ActionInput;
+  notify?: Array<NotifyRule>;
+  budget?: GasBudget | null;
+  resumeFrom?: 'lastProcessed' | 'current' | number;
+};
+
+export type BlockchainTrigger = {
+  type: 'blockchain';
+  scriptHash: string | Array<string>;
+  event?: string | Array<string>;
+  filter?: EventFilter;
+  anyOf?: Array<EventFilter>;
+};
+
+export type Channel = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel;
+
+export type ContractAction = {
+  type: 'contract';
+  scriptHash: string;
+  operation: string;
+  /**
+   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
+   */
+  args: Array<unknown>;
+};
+
+export type ContractActionInput = {
+  type: 'contract';
+  scriptHash: string;
+  operation: string;
+  /**
+   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
+   */
+  args?: Array<unknown>;
+};
+
+export type DiscordChannel = {
+  type: 'discord';
+  /**
+   * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  url: string;
+};
+
+export type EventFilter = {
+  [key: string]:
+    | string
+    | number
+    | boolean
+    | null
+    | {
+        gt?: string | number;
+        gte?: string | number;
+        lt?: string | number;
+        lte?: string | number;
+        ne?: string | number | boolean | null;
+        in?: Array<string | number | boolean | null>;
+        contains?: string;
+      };
+};
+
+export type ExecuteRules = {
+  allowedContracts: Array<string>;
+  maxCalls: number;
+};
+
+export type ExecuteRulesInput = {
+  allowedContracts: Array<string>;
+  maxCalls?: number;
+};
+
+export type Execution = {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  startedAt: string;
+  completedAt?: string;
+  duration?: number;
+  functionId: string;
+  functionVersion: number | null;
+  params: {
+    [key: string]: unknown;
+  };
+  result?: unknown;
+  error?: {
+    name: string;
+    message: string;
+    stack: string;
+  };
+  logs: Array<LogLine>;
+  secretsRead: Array<string>;
+  /**
+   * The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.
+   */
+  httpRequests: Array<{
+    method: string;
+    host: string;
+    status: number | null;
+    bytes: number;
+    durationMs: number;
+    error?: string;
+  }>;
+  storage?: {
+    read: Array<string>;
+    written: Array<string>;
+  };
+  trigger:
+    | {
+        type: 'api';
+      }
+    | {
+        type: 'retry';
+        retryOf: string;
+      }
+    | {
+        type: 'automation';
+        automationId: string;
+      };
+};
+
+export type ExecutionHandle = {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  startedAt: string;
+  completedAt?: string;
+  duration?: number;
+};
+
+export type ExecutionSummary = {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  startedAt: string;
+  completedAt?: string;
+  duration?: number;
+  params: {
+    [key: string]: unknown;
+  };
+  functionVersion: number | null;
+  hasResult: boolean;
+  hasError: boolean;
+};
+
+export type Function = {
+  id: string;
+  name: string;
+  description: string | null;
+  runtime: 'node16' | 'node18' | 'typescript';
+  status: 'active';
+  createdAt: string;
+  updatedAt: string;
+  tags: Array<string>;
+  timeout: number;
+  environment: {
+    [key: string]: string;
+  };
+  secrets: Array<string>;
+  /**
+   * Hosts context.services.http.fetch may reach (docs/functions.md).
+   */
+  allowedHosts: Array<string>;
+  version: number;
+  code?: string;
+  stats?: FunctionStats;
+};
+
+export type FunctionAction = {
+  type: 'function';
+  functionId: string;
+  functionVersion?: number;
+  parameters: {
+    [key: string]: unknown;
+  };
+  execute?: ExecuteRules;
+};
+
+export type FunctionActionInput = {
+  type: 'function';
+  functionId: string;
+  functionVersion?: number;
+  parameters?: {
+    [key: string]: unknown;
+  };
+  execute?: ExecuteRulesInput;
+};
+
+export type FunctionCreate = {
+  name: string;
+  code: string;
+  /**
+   * node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).
+   */
+  runtime: 'node16' | 'node18' | 'typescript';
+  description?: string;
+  timeout?: number;
+  environment?: {
+    [key: string]: string;
+  };
+  secrets?: Array<string>;
+  tags?: Array<string>;
+  /**
+   * Hosts context.services.http.fetch may reach: exact hosts or IP addresses, or *.suffix for any host below it; none by default.
+   */
+  allowedHosts?: Array<string>;
+};
+
+export type FunctionStats = {
+  invocations: {
+    total: number;
+    success: number;
+    failed: number;
+    last24Hours: number;
+  };
+  averageExecutionTime: number;
+  lastInvocation: string | null;
+};
+
+export type FunctionSummary = {
+  id: string;
+  name: string;
+  description: string | null;
+  runtime: 'node16' | 'node18' | 'typescript';
+  status: 'active';
+  createdAt: string;
+  updatedAt: string;
+  tags: Array<string>;
+  lastInvocation: string | null;
+};
+
+export type FunctionUpdate = {
+  name?: string;
+  code?: string;
+  /**
+   * node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).
+   */
+  runtime?: 'node16' | 'node18' | 'typescript';
+  description?: string | null;
+  timeout?: number;
+  environment?: {
+    [key: string]: string;
+  };
+  secrets?: Array<string>;
+  tags?: Array<string>;
+  /**
+   * Hosts context.services.http.fetch may reach: exact hosts or IP addresses, or *.suffix for any host below it; none by default.
+   */
+  allowedHosts?: Array<string>;
+};
+
+export type FunctionVersion = {
+  runtime: 'node16' | 'node18' | 'typescript';
+  timeout: number;
+  environment: {
+    [key: string]: string;
+  };
+  secrets: Array<string>;
+  /**
+   * Hosts context.services.http.fetch may reach (docs/functions.md).
+   */
+  allowedHosts: Array<string>;
+  version: number;
+  current: boolean;
+  codeSha256: string;
+  keyId: string | null;
+  createdAt: string;
+  code?: string;
+};
+
+export type Gas = {
+  budget: GasBudget | null;
+  budgetFrom: 'automation' | 'account' | null;
+  spentToday: string;
+  spentTotal: string;
+  reserved: string;
+  leftToday: string | null;
+  leftTotal: string | null;
+};
+
+export type GasBudget = {
+  perRun?: string;
+  perDay?: string;
+  total?: string;
+};
+
+export type InvokeRequest = {
+  params?: {
+    [key: string]: unknown;
+  };
+  async?: boolean;
+};
+
+export type LogLine = {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  timestamp: string;
+};
+
+export type NotifyRule = {
+  on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
+  channel: Channel;
+  afterFailures?: number;
+  belowGas?: string;
+};
+
+export type Pagination = {
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+};
+
+export type PriceSource =
+  | {
+      preset: 'coingecko' | 'binance';
+    }
+  | {
+      /**
+       * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+       */
+      url: string;
+      path: string;
+      timestampPath?: string;
+    };
+
+export type PriceTrigger = {
+  type: 'price';
+  asset: string;
+  condition: 'above' | 'below';
+  value: string;
+  currency: string;
+  source?: PriceSource;
+  pollInterval?: number;
+  maxAge?: number;
+};
+
+export type Replay = {
+  id: string;
+  automationId: string;
+  status: 'running' | 'completed' | 'failed';
+  dryRun: boolean;
+  fromBlock: number;
+  toBlock: number;
+  blocksDone: number;
+  blocksTotal: number;
+  /**
+   * Notifications in the blocks done that match the trigger.
+   */
+  matchCount: number;
+  /**
+   * Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.
+   */
+  runsStarted: number;
+  /**
+   * A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).
+   */
+  matches?: Array<{
+    blockIndex: number;
+    txHash: string | null;
+    notificationIndex: number;
+    state: unknown;
+  }>;
+  /**
+   * A dry run only: it matched more than it lists.
+   */
+  matchesTruncated?: boolean;
+  error: {
+    name: string;
+    message: string;
+  } | null;
+  createdAt: string;
+  completedAt: string | null;
+};
+
+export type ReplayCreate = {
+  fromBlock: number;
+  toBlock: number;
+  dryRun?: boolean;
+};
+
+export type RunTrigger =
+  | {
+      type: 'schedule';
+      scheduledAt: string;
+    }
+  | {
+      type: 'blockchain';
+      scriptHash: string;
+      eventName: string;
+      txHash: string | null;
+      blockHash: string;
+      blockIndex: number;
+      notificationIndex: number;
+    }
+  | {
+      type: 'transaction';
+      txHash: string;
+      blockHash: string;
+      blockIndex: number;
+      sender: string;
+      vmState: 'HALT' | 'FAULT';
+      exception: string | null;
+      calls: Array<{
+        scriptHash: string;
+        operation: string;
+      }>;
+    }
+  | {
+      type: 'price';
+      asset: string;
+      currency: string;
+      price: string;
+      observedAt: string | null;
+    }
+  | {
+      type: 'state';
+      scriptHash: string;
+      operation: string;
+      /**
+       * What was read: a whole number, or base64 for bytes that are none.
+       */
+      value: string;
+      blockIndex: number;
+      blockHash: string;
+    }
+  | {
+      type: 'manual';
+    };
+
+export type ScheduleTrigger = {
+  type: 'schedule';
+  cron: string;
+  timezone?: string;
+};
+
+export type Secret = {
+  id: string;
+  name: string;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type SecretCreate = {
+  name: string;
+  value: string;
+  description?: string;
+};
+
+export type SecretUpdate = {
+  name?: unknown;
+  value?: string;
+  description?: string | null;
+};
+
+export type SlackChannel = {
+  type: 'slack';
+  /**
+   * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  url: string;
+};
+
+export type StartedRun = {
+  run: {
+    id: string;
+    status: 'running';
+    startedAt: string;
+  };
+};
+
+export type StateTrigger = {
+  type: 'state';
+  scriptHash: string;
+  operation: string;
+  /**
+   * At most 16 {type, value} arguments, as a contract action takes them (no templates).
+   */
+  args: Array<unknown>;
+  /**
+   * Where the value is inside the returned Array or Struct; without it, the returned value itself.
+   */
+  path?: string;
+  condition: 'above' | 'below' | 'equals' | 'changed';
+  /**
+   * The threshold, compared as a big integer; required unless the condition is changed.
+   */
+  value?: string;
+  /**
+   * Evaluated once in each window of this many blocks (default 1: every block).
+   */
+  everyBlocks?: number;
+};
+
+export type StateTriggerInput = {
+  type: 'state';
+  scriptHash: string;
+  operation: string;
+  /**
+   * At most 16 {type, value} arguments, as a contract action takes them (no templates).
+   */
+  args?: Array<unknown>;
+  /**
+   * Where the value is inside the returned Array or Struct; without it, the returned value itself.
+   */
+  path?: string;
+  condition: 'above' | 'below' | 'equals' | 'changed';
+  /**
+   * The threshold, compared as a big integer; required unless the condition is changed.
+   */
+  value?: string;
+  /**
+   * Evaluated once in each window of this many blocks (default 1: every block).
+   */
+  everyBlocks?: number;
+};
+
+export type StorageEntry = {
+  key: string;
+  version: number;
+  size: number;
+  updatedAt: string;
+  value: unknown;
+};
+
+export type StorageItem = {
+  key: string;
+  version: number;
+  size: number;
+  updatedAt: string;
+};
+
+export type StoragePut = {
+  value: unknown;
+  ifVersion?: number;
+};
+
+export type TelegramChannel = {
+  type: 'telegram';
+  botTokenSecret: string;
+  chatId: string;
+};
+
+export type TransactionTrigger = {
+  type: 'transaction';
+  sender?: string;
+  scriptHash?: string | Array<string>;
+  operation?: string;
+  vmState?: 'HALT' | 'FAULT';
+};
+
+export type Trigger = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger;
+
+export type TriggerInput = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput;
+
+export type WebhookAction = {
+  type: 'webhook';
+  /**
+   * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  url: string;
+  /**
+   * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  headers?: {
+    [key: string]: string;
+  };
+  signingSecret: string;
+};
+
+export type WebhookChannel = {
+  type: 'webhook';
+  /**
+   * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  url: string;
+  /**
+   * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
+   */
+  headers?: {
+    [key: string]: string;
+  };
+  signingSecret: string;
+};
+
 export type GetHealthData = {
   body?: never;
   path?: never;
@@ -238,38 +1113,13 @@ export type GetAccountResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    name: string;
-    signer: {
-      address: string;
-      scriptHash: string;
-      gasBalance: string | null;
-    } | null;
-    budget: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    } | null;
-    spend: {
-      today: string;
-      total: string;
-      reserved: string;
-    };
-    createdAt: string;
-  };
+  200: Account;
 };
 
 export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
 
 export type PatchAccountData = {
-  body: {
-    budget: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    } | null;
-  };
+  body: AccountUpdate;
   path?: never;
   query?: never;
   url: '/v1/account';
@@ -380,26 +1230,7 @@ export type PatchAccountResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    name: string;
-    signer: {
-      address: string;
-      scriptHash: string;
-      gasBalance: string | null;
-    } | null;
-    budget: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    } | null;
-    spend: {
-      today: string;
-      total: string;
-      reserved: string;
-    };
-    createdAt: string;
-  };
+  200: Account;
 };
 
 export type PatchAccountResponse = PatchAccountResponses[keyof PatchAccountResponses];
@@ -408,8 +1239,8 @@ export type GetSecretsData = {
   body?: never;
   path?: never;
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
   };
   url: '/v1/secrets';
 };
@@ -520,23 +1351,14 @@ export type GetSecretsResponses = {
       createdAt: string;
       updatedAt: string;
     }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    pagination: Pagination;
   };
 };
 
 export type GetSecretsResponse = GetSecretsResponses[keyof GetSecretsResponses];
 
 export type PostSecretsData = {
-  body: {
-    name: string;
-    value: string;
-    description?: string;
-  };
+  body: SecretCreate;
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -662,13 +1484,7 @@ export type PostSecretsResponses = {
   /**
    * 201
    */
-  201: {
-    id: string;
-    name: string;
-    description: string | null;
-    createdAt: string;
-    updatedAt: string;
-  };
+  201: Secret;
 };
 
 export type PostSecretsResponse = PostSecretsResponses[keyof PostSecretsResponses];
@@ -927,23 +1743,13 @@ export type GetSecretsByIdResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    name: string;
-    description: string | null;
-    createdAt: string;
-    updatedAt: string;
-  };
+  200: Secret;
 };
 
 export type GetSecretsByIdResponse = GetSecretsByIdResponses[keyof GetSecretsByIdResponses];
 
 export type PutSecretsByIdData = {
-  body: {
-    name?: unknown;
-    value?: string;
-    description?: string | null;
-  };
+  body: SecretUpdate;
   path: {
     id: string;
   };
@@ -1065,13 +1871,7 @@ export type PutSecretsByIdResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    name: string;
-    description: string | null;
-    createdAt: string;
-    updatedAt: string;
-  };
+  200: Secret;
 };
 
 export type PutSecretsByIdResponse = PutSecretsByIdResponses[keyof PutSecretsByIdResponses];
@@ -1080,8 +1880,8 @@ export type GetFunctionsData = {
   body?: never;
   path?: never;
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
     tag?: string;
     /**
      * Exact name: the answer holds at most one function.
@@ -1204,48 +2004,15 @@ export type GetFunctionsResponses = {
    */
   200: {
     success: true;
-    data: Array<{
-      id: string;
-      name: string;
-      description: string | null;
-      runtime: 'node16' | 'node18' | 'typescript';
-      status: 'active';
-      createdAt: string;
-      updatedAt: string;
-      tags: Array<string>;
-      lastInvocation: string | null;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    data: Array<FunctionSummary>;
+    pagination: Pagination;
   };
 };
 
 export type GetFunctionsResponse = GetFunctionsResponses[keyof GetFunctionsResponses];
 
 export type PostFunctionsData = {
-  body: {
-    name: string;
-    code: string;
-    /**
-     * node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).
-     */
-    runtime: 'node16' | 'node18' | 'typescript';
-    description?: string;
-    timeout?: number;
-    environment?: {
-      [key: string]: string;
-    };
-    secrets?: Array<string>;
-    tags?: Array<string>;
-    /**
-     * Hosts context.services.http.fetch may reach: exact hosts or IP addresses, or *.suffix for any host below it; none by default.
-     */
-    allowedHosts?: Array<string>;
-  };
+  body: FunctionCreate;
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -1380,37 +2147,7 @@ export type PostFunctionsResponses = {
    */
   201: {
     success: true;
-    data: {
-      id: string;
-      name: string;
-      description: string | null;
-      runtime: 'node16' | 'node18' | 'typescript';
-      status: 'active';
-      createdAt: string;
-      updatedAt: string;
-      tags: Array<string>;
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      code?: string;
-      stats?: {
-        invocations: {
-          total: number;
-          success: number;
-          failed: number;
-          last24Hours: number;
-        };
-        averageExecutionTime: number;
-        lastInvocation: string | null;
-      };
-    };
+    data: Function;
   };
 };
 
@@ -1563,7 +2300,7 @@ export type GetFunctionsByIdData = {
     id: string;
   };
   query?: {
-    include_code?: 'true' | 'false';
+    include_code?: boolean;
   };
   url: '/v1/functions/{id}';
 };
@@ -1691,62 +2428,14 @@ export type GetFunctionsByIdResponses = {
    */
   200: {
     success: true;
-    data: {
-      id: string;
-      name: string;
-      description: string | null;
-      runtime: 'node16' | 'node18' | 'typescript';
-      status: 'active';
-      createdAt: string;
-      updatedAt: string;
-      tags: Array<string>;
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      code?: string;
-      stats?: {
-        invocations: {
-          total: number;
-          success: number;
-          failed: number;
-          last24Hours: number;
-        };
-        averageExecutionTime: number;
-        lastInvocation: string | null;
-      };
-    };
+    data: Function;
   };
 };
 
 export type GetFunctionsByIdResponse = GetFunctionsByIdResponses[keyof GetFunctionsByIdResponses];
 
 export type PutFunctionsByIdData = {
-  body: {
-    name?: string;
-    code?: string;
-    /**
-     * node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).
-     */
-    runtime?: 'node16' | 'node18' | 'typescript';
-    description?: string | null;
-    timeout?: number;
-    environment?: {
-      [key: string]: string;
-    };
-    secrets?: Array<string>;
-    tags?: Array<string>;
-    /**
-     * Hosts context.services.http.fetch may reach: exact hosts or IP addresses, or *.suffix for any host below it; none by default.
-     */
-    allowedHosts?: Array<string>;
-  };
+  body: FunctionUpdate;
   path: {
     id: string;
   };
@@ -1877,37 +2566,7 @@ export type PutFunctionsByIdResponses = {
    */
   200: {
     success: true;
-    data: {
-      id: string;
-      name: string;
-      description: string | null;
-      runtime: 'node16' | 'node18' | 'typescript';
-      status: 'active';
-      createdAt: string;
-      updatedAt: string;
-      tags: Array<string>;
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      code?: string;
-      stats?: {
-        invocations: {
-          total: number;
-          success: number;
-          failed: number;
-          last24Hours: number;
-        };
-        averageExecutionTime: number;
-        lastInvocation: string | null;
-      };
-    };
+    data: Function;
   };
 };
 
@@ -2342,12 +3001,7 @@ export type PutFunctionsByIdSecretsResponses = {
 export type PutFunctionsByIdSecretsResponse = PutFunctionsByIdSecretsResponses[keyof PutFunctionsByIdSecretsResponses];
 
 export type PostFunctionsByIdInvokeData = {
-  body?: {
-    params?: {
-      [key: string]: unknown;
-    };
-    async?: boolean;
-  };
+  body?: InvokeRequest;
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -2501,13 +3155,7 @@ export type PostFunctionsByIdInvokeResponses = {
   200: {
     success: true;
     data: {
-      execution: {
-        id: string;
-        status: 'running' | 'completed' | 'failed';
-        startedAt: string;
-        completedAt?: string;
-        duration?: number;
-      };
+      execution: ExecutionHandle;
       result: unknown;
     };
   };
@@ -2517,13 +3165,7 @@ export type PostFunctionsByIdInvokeResponses = {
   202: {
     success: true;
     data: {
-      execution: {
-        id: string;
-        status: 'running' | 'completed' | 'failed';
-        startedAt: string;
-        completedAt?: string;
-        duration?: number;
-      };
+      execution: ExecutionHandle;
     };
   };
 };
@@ -2536,8 +3178,8 @@ export type GetFunctionsByIdExecutionsData = {
     id: string;
   };
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
     status?: 'running' | 'completed' | 'failed';
     start_date?: string;
     end_date?: string;
@@ -2668,25 +3310,8 @@ export type GetFunctionsByIdExecutionsResponses = {
    */
   200: {
     success: true;
-    data: Array<{
-      id: string;
-      status: 'running' | 'completed' | 'failed';
-      startedAt: string;
-      completedAt?: string;
-      duration?: number;
-      params: {
-        [key: string]: unknown;
-      };
-      functionVersion: number | null;
-      hasResult: boolean;
-      hasError: boolean;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    data: Array<ExecutionSummary>;
+    pagination: Pagination;
   };
 };
 
@@ -2827,57 +3452,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdResponses = {
    */
   200: {
     success: true;
-    data: {
-      id: string;
-      status: 'running' | 'completed' | 'failed';
-      startedAt: string;
-      completedAt?: string;
-      duration?: number;
-      functionId: string;
-      functionVersion: number | null;
-      params: {
-        [key: string]: unknown;
-      };
-      result?: unknown;
-      error?: {
-        name: string;
-        message: string;
-        stack: string;
-      };
-      logs: Array<{
-        level: 'debug' | 'info' | 'warn' | 'error';
-        message: string;
-        timestamp: string;
-      }>;
-      secretsRead: Array<string>;
-      /**
-       * The run's requests through context.services.http.fetch, in order: never their path, query, headers or bodies.
-       */
-      httpRequests: Array<{
-        method: string;
-        host: string;
-        status: number | null;
-        bytes: number;
-        durationMs: number;
-        error?: string;
-      }>;
-      storage?: {
-        read: Array<string>;
-        written: Array<string>;
-      };
-      trigger:
-        | {
-            type: 'api';
-          }
-        | {
-            type: 'retry';
-            retryOf: string;
-          }
-        | {
-            type: 'automation';
-            automationId: string;
-          };
-    };
+    data: Execution;
   };
 };
 
@@ -3043,13 +3618,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryResponses = {
   202: {
     success: true;
     data: {
-      execution: {
-        id: string;
-        status: 'running' | 'completed' | 'failed';
-        startedAt: string;
-        completedAt?: string;
-        duration?: number;
-      };
+      execution: ExecutionHandle;
     };
   };
 };
@@ -3063,8 +3632,8 @@ export type GetFunctionsByIdVersionsData = {
     id: string;
   };
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
   };
   url: '/v1/functions/{id}/versions';
 };
@@ -3192,30 +3761,8 @@ export type GetFunctionsByIdVersionsResponses = {
    */
   200: {
     success: true;
-    data: Array<{
-      runtime: 'node16' | 'node18' | 'typescript';
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      current: boolean;
-      codeSha256: string;
-      keyId: string | null;
-      createdAt: string;
-      code?: string;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    data: Array<FunctionVersion>;
+    pagination: Pagination;
   };
 };
 
@@ -3229,7 +3776,7 @@ export type GetFunctionsByIdVersionsByVersionData = {
     version: string;
   };
   query?: {
-    include_code?: 'true' | 'false';
+    include_code?: boolean;
   };
   url: '/v1/functions/{id}/versions/{version}';
 };
@@ -3358,24 +3905,7 @@ export type GetFunctionsByIdVersionsByVersionResponses = {
    */
   200: {
     success: true;
-    data: {
-      runtime: 'node16' | 'node18' | 'typescript';
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      current: boolean;
-      codeSha256: string;
-      keyId: string | null;
-      createdAt: string;
-      code?: string;
-    };
+    data: FunctionVersion;
   };
 };
 
@@ -3516,37 +4046,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteResponses = {
    */
   200: {
     success: true;
-    data: {
-      id: string;
-      name: string;
-      description: string | null;
-      runtime: 'node16' | 'node18' | 'typescript';
-      status: 'active';
-      createdAt: string;
-      updatedAt: string;
-      tags: Array<string>;
-      timeout: number;
-      environment: {
-        [key: string]: string;
-      };
-      secrets: Array<string>;
-      /**
-       * Hosts context.services.http.fetch may reach (docs/functions.md).
-       */
-      allowedHosts: Array<string>;
-      version: number;
-      code?: string;
-      stats?: {
-        invocations: {
-          total: number;
-          success: number;
-          failed: number;
-          last24Hours: number;
-        };
-        averageExecutionTime: number;
-        lastInvocation: string | null;
-      };
-    };
+    data: Function;
   };
 };
 
@@ -3559,8 +4059,8 @@ export type GetFunctionsByIdStorageData = {
     id: string;
   };
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
     prefix?: string;
   };
   url: '/v1/functions/{id}/storage';
@@ -3689,18 +4189,8 @@ export type GetFunctionsByIdStorageResponses = {
    */
   200: {
     success: true;
-    data: Array<{
-      key: string;
-      version: number;
-      size: number;
-      updatedAt: string;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    data: Array<StorageItem>;
+    pagination: Pagination;
   };
 };
 
@@ -3713,7 +4203,7 @@ export type DeleteFunctionsByIdStorageByKeyData = {
     key: string;
   };
   query?: {
-    ifVersion?: string;
+    ifVersion?: number;
   };
   url: '/v1/functions/{id}/storage/{key}';
 };
@@ -3986,13 +4476,7 @@ export type GetFunctionsByIdStorageByKeyResponses = {
    */
   200: {
     success: true;
-    data: {
-      key: string;
-      version: number;
-      size: number;
-      updatedAt: string;
-      value: unknown;
-    };
+    data: StorageEntry;
   };
 };
 
@@ -4000,10 +4484,7 @@ export type GetFunctionsByIdStorageByKeyResponse =
   GetFunctionsByIdStorageByKeyResponses[keyof GetFunctionsByIdStorageByKeyResponses];
 
 export type PutFunctionsByIdStorageByKeyData = {
-  body: {
-    value: unknown;
-    ifVersion?: number;
-  };
+  body: StoragePut;
   path: {
     id: string;
     key: string;
@@ -4151,8 +4632,8 @@ export type GetAutomationsData = {
   body?: never;
   path?: never;
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
     status?: 'active' | 'inactive' | 'error';
     triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state';
   };
@@ -4259,401 +4740,15 @@ export type GetAutomationsResponses = {
    * 200
    */
   200: {
-    automations: Array<{
-      id: string;
-      name: string;
-      status: 'active' | 'inactive' | 'error';
-      trigger:
-        | {
-            type: 'schedule';
-            cron: string;
-            timezone?: string;
-          }
-        | {
-            type: 'blockchain';
-            scriptHash: string | Array<string>;
-            event?: string | Array<string>;
-            filter?: {
-              [key: string]:
-                | string
-                | number
-                | boolean
-                | null
-                | {
-                    gt?: string | number;
-                    gte?: string | number;
-                    lt?: string | number;
-                    lte?: string | number;
-                    ne?: string | number | boolean | null;
-                    in?: Array<string | number | boolean | null>;
-                    contains?: string;
-                  };
-            };
-            anyOf?: Array<{
-              [key: string]:
-                | string
-                | number
-                | boolean
-                | null
-                | {
-                    gt?: string | number;
-                    gte?: string | number;
-                    lt?: string | number;
-                    lte?: string | number;
-                    ne?: string | number | boolean | null;
-                    in?: Array<string | number | boolean | null>;
-                    contains?: string;
-                  };
-            }>;
-          }
-        | {
-            type: 'transaction';
-            sender?: string;
-            scriptHash?: string | Array<string>;
-            operation?: string;
-            vmState?: 'HALT' | 'FAULT';
-          }
-        | {
-            type: 'price';
-            asset: string;
-            condition: 'above' | 'below';
-            value: string;
-            currency: string;
-            source?:
-              | {
-                  preset: 'coingecko' | 'binance';
-                }
-              | {
-                  /**
-                   * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                   */
-                  url: string;
-                  path: string;
-                  timestampPath?: string;
-                };
-            pollInterval?: number;
-            maxAge?: number;
-          }
-        | {
-            type: 'state';
-            scriptHash: string;
-            operation: string;
-            /**
-             * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-             */
-            args: Array<unknown>;
-            /**
-             * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-             */
-            path?: string;
-            condition: 'above' | 'below' | 'equals' | 'changed';
-            /**
-             * The threshold, compared as a big integer; required unless the condition is changed.
-             */
-            value?: string;
-            /**
-             * Evaluated once in each window of this many blocks (default 1: every block).
-             */
-            everyBlocks?: number;
-          };
-      action:
-        | {
-            type: 'function';
-            functionId: string;
-            functionVersion?: number;
-            parameters: {
-              [key: string]: unknown;
-            };
-            execute?: {
-              allowedContracts: Array<string>;
-              maxCalls: number;
-            };
-          }
-        | {
-            type: 'contract';
-            scriptHash: string;
-            operation: string;
-            /**
-             * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-             */
-            args: Array<unknown>;
-          }
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          };
-      notify: Array<{
-        on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-        channel:
-          | {
-              type: 'webhook';
-              /**
-               * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-               */
-              url: string;
-              /**
-               * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-               */
-              headers?: {
-                [key: string]: string;
-              };
-              signingSecret: string;
-            }
-          | {
-              type: 'slack';
-              /**
-               * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-               */
-              url: string;
-            }
-          | {
-              type: 'discord';
-              /**
-               * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-               */
-              url: string;
-            }
-          | {
-              type: 'telegram';
-              botTokenSecret: string;
-              chatId: string;
-            };
-        afterFailures?: number;
-        belowGas?: string;
-      }>;
-      budget?: {
-        perRun?: string;
-        perDay?: string;
-        total?: string;
-      };
-      gas?: {
-        budget: {
-          perRun?: string;
-          perDay?: string;
-          total?: string;
-        } | null;
-        budgetFrom: 'automation' | 'account' | null;
-        spentToday: string;
-        spentTotal: string;
-        reserved: string;
-        leftToday: string | null;
-        leftTotal: string | null;
-      };
-      details?: {
-        reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
-        message: string;
-        since?: string;
-        lastError?: string;
-      };
-      executionStats?: {
-        lastExecution: string | null;
-        lastStatus: 'success' | 'failure' | null;
-        successCount: number;
-        failureCount: number;
-        nextExecution: string | null;
-      };
-      createdAt: string;
-      updatedAt: string;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    automations: Array<Automation>;
+    pagination: Pagination;
   };
 };
 
 export type GetAutomationsResponse = GetAutomationsResponses[keyof GetAutomationsResponses];
 
 export type PostAutomationsData = {
-  body: {
-    name: string;
-    status?: 'active' | 'inactive';
-    trigger:
-      | {
-          type: 'schedule';
-          cron: string;
-          timezone?: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string | Array<string>;
-          event?: string | Array<string>;
-          filter?: {
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          };
-          anyOf?: Array<{
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          }>;
-        }
-      | {
-          type: 'transaction';
-          sender?: string;
-          scriptHash?: string | Array<string>;
-          operation?: string;
-          vmState?: 'HALT' | 'FAULT';
-        }
-      | {
-          type: 'price';
-          asset: string;
-          condition: 'above' | 'below';
-          value: string;
-          currency: string;
-          source?:
-            | {
-                preset: 'coingecko' | 'binance';
-              }
-            | {
-                /**
-                 * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                 */
-                url: string;
-                path: string;
-                timestampPath?: string;
-              };
-          pollInterval?: number;
-          maxAge?: number;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-           */
-          args?: Array<unknown>;
-          /**
-           * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-           */
-          path?: string;
-          condition: 'above' | 'below' | 'equals' | 'changed';
-          /**
-           * The threshold, compared as a big integer; required unless the condition is changed.
-           */
-          value?: string;
-          /**
-           * Evaluated once in each window of this many blocks (default 1: every block).
-           */
-          everyBlocks?: number;
-        };
-    action:
-      | {
-          type: 'function';
-          functionId: string;
-          functionVersion?: number;
-          parameters?: {
-            [key: string]: unknown;
-          };
-          execute?: {
-            allowedContracts: Array<string>;
-            maxCalls?: number;
-          };
-        }
-      | {
-          type: 'contract';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-           */
-          args?: Array<unknown>;
-        }
-      | {
-          type: 'webhook';
-          /**
-           * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          url: string;
-          /**
-           * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          headers?: {
-            [key: string]: string;
-          };
-          signingSecret: string;
-        };
-    notify?: Array<{
-      on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-      channel:
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          }
-        | {
-            type: 'slack';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'discord';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'telegram';
-            botTokenSecret: string;
-            chatId: string;
-          };
-      afterFailures?: number;
-      belowGas?: string;
-    }>;
-    budget?: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    };
-  };
+  body: AutomationCreate;
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -4779,212 +4874,7 @@ export type PostAutomationsResponses = {
   /**
    * 201
    */
-  201: {
-    id: string;
-    name: string;
-    status: 'active' | 'inactive' | 'error';
-    trigger:
-      | {
-          type: 'schedule';
-          cron: string;
-          timezone?: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string | Array<string>;
-          event?: string | Array<string>;
-          filter?: {
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          };
-          anyOf?: Array<{
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          }>;
-        }
-      | {
-          type: 'transaction';
-          sender?: string;
-          scriptHash?: string | Array<string>;
-          operation?: string;
-          vmState?: 'HALT' | 'FAULT';
-        }
-      | {
-          type: 'price';
-          asset: string;
-          condition: 'above' | 'below';
-          value: string;
-          currency: string;
-          source?:
-            | {
-                preset: 'coingecko' | 'binance';
-              }
-            | {
-                /**
-                 * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                 */
-                url: string;
-                path: string;
-                timestampPath?: string;
-              };
-          pollInterval?: number;
-          maxAge?: number;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-           */
-          args: Array<unknown>;
-          /**
-           * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-           */
-          path?: string;
-          condition: 'above' | 'below' | 'equals' | 'changed';
-          /**
-           * The threshold, compared as a big integer; required unless the condition is changed.
-           */
-          value?: string;
-          /**
-           * Evaluated once in each window of this many blocks (default 1: every block).
-           */
-          everyBlocks?: number;
-        };
-    action:
-      | {
-          type: 'function';
-          functionId: string;
-          functionVersion?: number;
-          parameters: {
-            [key: string]: unknown;
-          };
-          execute?: {
-            allowedContracts: Array<string>;
-            maxCalls: number;
-          };
-        }
-      | {
-          type: 'contract';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-           */
-          args: Array<unknown>;
-        }
-      | {
-          type: 'webhook';
-          /**
-           * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          url: string;
-          /**
-           * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          headers?: {
-            [key: string]: string;
-          };
-          signingSecret: string;
-        };
-    notify: Array<{
-      on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-      channel:
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          }
-        | {
-            type: 'slack';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'discord';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'telegram';
-            botTokenSecret: string;
-            chatId: string;
-          };
-      afterFailures?: number;
-      belowGas?: string;
-    }>;
-    budget?: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    };
-    gas?: {
-      budget: {
-        perRun?: string;
-        perDay?: string;
-        total?: string;
-      } | null;
-      budgetFrom: 'automation' | 'account' | null;
-      spentToday: string;
-      spentTotal: string;
-      reserved: string;
-      leftToday: string | null;
-      leftTotal: string | null;
-    };
-    details?: {
-      reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
-      message: string;
-      since?: string;
-      lastError?: string;
-    };
-    executionStats?: {
-      lastExecution: string | null;
-      lastStatus: 'success' | 'failure' | null;
-      successCount: number;
-      failureCount: number;
-      nextExecution: string | null;
-    };
-    createdAt: string;
-    updatedAt: string;
-  };
+  201: Automation;
 };
 
 export type PostAutomationsResponse = PostAutomationsResponses[keyof PostAutomationsResponses];
@@ -5243,395 +5133,13 @@ export type GetAutomationsByIdResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    name: string;
-    status: 'active' | 'inactive' | 'error';
-    trigger:
-      | {
-          type: 'schedule';
-          cron: string;
-          timezone?: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string | Array<string>;
-          event?: string | Array<string>;
-          filter?: {
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          };
-          anyOf?: Array<{
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          }>;
-        }
-      | {
-          type: 'transaction';
-          sender?: string;
-          scriptHash?: string | Array<string>;
-          operation?: string;
-          vmState?: 'HALT' | 'FAULT';
-        }
-      | {
-          type: 'price';
-          asset: string;
-          condition: 'above' | 'below';
-          value: string;
-          currency: string;
-          source?:
-            | {
-                preset: 'coingecko' | 'binance';
-              }
-            | {
-                /**
-                 * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                 */
-                url: string;
-                path: string;
-                timestampPath?: string;
-              };
-          pollInterval?: number;
-          maxAge?: number;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-           */
-          args: Array<unknown>;
-          /**
-           * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-           */
-          path?: string;
-          condition: 'above' | 'below' | 'equals' | 'changed';
-          /**
-           * The threshold, compared as a big integer; required unless the condition is changed.
-           */
-          value?: string;
-          /**
-           * Evaluated once in each window of this many blocks (default 1: every block).
-           */
-          everyBlocks?: number;
-        };
-    action:
-      | {
-          type: 'function';
-          functionId: string;
-          functionVersion?: number;
-          parameters: {
-            [key: string]: unknown;
-          };
-          execute?: {
-            allowedContracts: Array<string>;
-            maxCalls: number;
-          };
-        }
-      | {
-          type: 'contract';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-           */
-          args: Array<unknown>;
-        }
-      | {
-          type: 'webhook';
-          /**
-           * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          url: string;
-          /**
-           * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          headers?: {
-            [key: string]: string;
-          };
-          signingSecret: string;
-        };
-    notify: Array<{
-      on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-      channel:
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          }
-        | {
-            type: 'slack';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'discord';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'telegram';
-            botTokenSecret: string;
-            chatId: string;
-          };
-      afterFailures?: number;
-      belowGas?: string;
-    }>;
-    budget?: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    };
-    gas?: {
-      budget: {
-        perRun?: string;
-        perDay?: string;
-        total?: string;
-      } | null;
-      budgetFrom: 'automation' | 'account' | null;
-      spentToday: string;
-      spentTotal: string;
-      reserved: string;
-      leftToday: string | null;
-      leftTotal: string | null;
-    };
-    details?: {
-      reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
-      message: string;
-      since?: string;
-      lastError?: string;
-    };
-    executionStats?: {
-      lastExecution: string | null;
-      lastStatus: 'success' | 'failure' | null;
-      successCount: number;
-      failureCount: number;
-      nextExecution: string | null;
-    };
-    createdAt: string;
-    updatedAt: string;
-  };
+  200: Automation;
 };
 
 export type GetAutomationsByIdResponse = GetAutomationsByIdResponses[keyof GetAutomationsByIdResponses];
 
 export type PatchAutomationsByIdData = {
-  body: {
-    name?: string;
-    status?: 'active' | 'inactive';
-    trigger?:
-      | {
-          type: 'schedule';
-          cron: string;
-          timezone?: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string | Array<string>;
-          event?: string | Array<string>;
-          filter?: {
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          };
-          anyOf?: Array<{
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          }>;
-        }
-      | {
-          type: 'transaction';
-          sender?: string;
-          scriptHash?: string | Array<string>;
-          operation?: string;
-          vmState?: 'HALT' | 'FAULT';
-        }
-      | {
-          type: 'price';
-          asset: string;
-          condition: 'above' | 'below';
-          value: string;
-          currency: string;
-          source?:
-            | {
-                preset: 'coingecko' | 'binance';
-              }
-            | {
-                /**
-                 * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                 */
-                url: string;
-                path: string;
-                timestampPath?: string;
-              };
-          pollInterval?: number;
-          maxAge?: number;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-           */
-          args?: Array<unknown>;
-          /**
-           * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-           */
-          path?: string;
-          condition: 'above' | 'below' | 'equals' | 'changed';
-          /**
-           * The threshold, compared as a big integer; required unless the condition is changed.
-           */
-          value?: string;
-          /**
-           * Evaluated once in each window of this many blocks (default 1: every block).
-           */
-          everyBlocks?: number;
-        };
-    action?:
-      | {
-          type: 'function';
-          functionId: string;
-          functionVersion?: number;
-          parameters?: {
-            [key: string]: unknown;
-          };
-          execute?: {
-            allowedContracts: Array<string>;
-            maxCalls?: number;
-          };
-        }
-      | {
-          type: 'contract';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-           */
-          args?: Array<unknown>;
-        }
-      | {
-          type: 'webhook';
-          /**
-           * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          url: string;
-          /**
-           * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          headers?: {
-            [key: string]: string;
-          };
-          signingSecret: string;
-        };
-    notify?: Array<{
-      on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-      channel:
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          }
-        | {
-            type: 'slack';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'discord';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'telegram';
-            botTokenSecret: string;
-            chatId: string;
-          };
-      afterFailures?: number;
-      belowGas?: string;
-    }>;
-    budget?: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    } | null;
-    resumeFrom?: 'lastProcessed' | 'current' | number;
-  };
+  body: AutomationUpdate;
   path: {
     id: string;
   };
@@ -5757,192 +5265,11 @@ export type PatchAutomationsByIdResponses = {
     id: string;
     name: string;
     status: 'active' | 'inactive' | 'error';
-    trigger:
-      | {
-          type: 'schedule';
-          cron: string;
-          timezone?: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string | Array<string>;
-          event?: string | Array<string>;
-          filter?: {
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          };
-          anyOf?: Array<{
-            [key: string]:
-              | string
-              | number
-              | boolean
-              | null
-              | {
-                  gt?: string | number;
-                  gte?: string | number;
-                  lt?: string | number;
-                  lte?: string | number;
-                  ne?: string | number | boolean | null;
-                  in?: Array<string | number | boolean | null>;
-                  contains?: string;
-                };
-          }>;
-        }
-      | {
-          type: 'transaction';
-          sender?: string;
-          scriptHash?: string | Array<string>;
-          operation?: string;
-          vmState?: 'HALT' | 'FAULT';
-        }
-      | {
-          type: 'price';
-          asset: string;
-          condition: 'above' | 'below';
-          value: string;
-          currency: string;
-          source?:
-            | {
-                preset: 'coingecko' | 'binance';
-              }
-            | {
-                /**
-                 * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-                 */
-                url: string;
-                path: string;
-                timestampPath?: string;
-              };
-          pollInterval?: number;
-          maxAge?: number;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments, as a contract action takes them (no templates).
-           */
-          args: Array<unknown>;
-          /**
-           * Where the value is inside the returned Array or Struct; without it, the returned value itself.
-           */
-          path?: string;
-          condition: 'above' | 'below' | 'equals' | 'changed';
-          /**
-           * The threshold, compared as a big integer; required unless the condition is changed.
-           */
-          value?: string;
-          /**
-           * Evaluated once in each window of this many blocks (default 1: every block).
-           */
-          everyBlocks?: number;
-        };
-    action:
-      | {
-          type: 'function';
-          functionId: string;
-          functionVersion?: number;
-          parameters: {
-            [key: string]: unknown;
-          };
-          execute?: {
-            allowedContracts: Array<string>;
-            maxCalls: number;
-          };
-        }
-      | {
-          type: 'contract';
-          scriptHash: string;
-          operation: string;
-          /**
-           * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
-           */
-          args: Array<unknown>;
-        }
-      | {
-          type: 'webhook';
-          /**
-           * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          url: string;
-          /**
-           * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-           */
-          headers?: {
-            [key: string]: string;
-          };
-          signingSecret: string;
-        };
-    notify: Array<{
-      on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
-      channel:
-        | {
-            type: 'webhook';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-            /**
-             * Header values are a receiver's tokens. Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            headers?: {
-              [key: string]: string;
-            };
-            signingSecret: string;
-          }
-        | {
-            type: 'slack';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'discord';
-            /**
-             * Write-only: answered masked (docs/api.md, "Credentials"); a mask sent back keeps the value stored.
-             */
-            url: string;
-          }
-        | {
-            type: 'telegram';
-            botTokenSecret: string;
-            chatId: string;
-          };
-      afterFailures?: number;
-      belowGas?: string;
-    }>;
-    budget?: {
-      perRun?: string;
-      perDay?: string;
-      total?: string;
-    };
-    gas?: {
-      budget: {
-        perRun?: string;
-        perDay?: string;
-        total?: string;
-      } | null;
-      budgetFrom: 'automation' | 'account' | null;
-      spentToday: string;
-      spentTotal: string;
-      reserved: string;
-      leftToday: string | null;
-      leftTotal: string | null;
-    };
+    trigger: Trigger;
+    action: Action;
+    notify: Array<NotifyRule>;
+    budget?: GasBudget;
+    gas?: Gas;
     details?: {
       reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
       message: string;
@@ -5958,43 +5285,7 @@ export type PatchAutomationsByIdResponses = {
     };
     createdAt: string;
     updatedAt: string;
-    replay?: {
-      id: string;
-      automationId: string;
-      status: 'running' | 'completed' | 'failed';
-      dryRun: boolean;
-      fromBlock: number;
-      toBlock: number;
-      blocksDone: number;
-      blocksTotal: number;
-      /**
-       * Notifications in the blocks done that match the trigger.
-       */
-      matchCount: number;
-      /**
-       * Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.
-       */
-      runsStarted: number;
-      /**
-       * A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).
-       */
-      matches?: Array<{
-        blockIndex: number;
-        txHash: string | null;
-        notificationIndex: number;
-        state: unknown;
-      }>;
-      /**
-       * A dry run only: it matched more than it lists.
-       */
-      matchesTruncated?: boolean;
-      error: {
-        name: string;
-        message: string;
-      } | null;
-      createdAt: string;
-      completedAt: string | null;
-    };
+    replay?: Replay;
   };
 };
 
@@ -6144,26 +5435,14 @@ export type PostAutomationsByIdTriggerResponses = {
   /**
    * 202
    */
-  202: {
-    run: {
-      id: string;
-      status: 'running';
-      startedAt: string;
-    };
-  };
+  202: StartedRun;
 };
 
 export type PostAutomationsByIdTriggerResponse =
   PostAutomationsByIdTriggerResponses[keyof PostAutomationsByIdTriggerResponses];
 
 export type PostAutomationsByIdTestData = {
-  body: {
-    txHash?: string;
-    blockIndex?: number;
-    payload?: {
-      [key: string]: unknown;
-    };
-  };
+  body: AutomationTestRequest;
   path: {
     id: string;
   };
@@ -6285,139 +5564,7 @@ export type PostAutomationsByIdTestResponses = {
   /**
    * 200
    */
-  200: {
-    matched: boolean;
-    /**
-     * The notifications or transactions matched, in chain order: the first 50.
-     */
-    checked: Array<{
-      txHash: string | null;
-      blockIndex: number;
-      notificationIndex?: number;
-      contract?: string;
-      eventName?: string;
-      matched: boolean;
-      reasons?: Array<{
-        condition: 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
-        /**
-         * The filter key (event argument) of a `filter` condition.
-         */
-        key?: string;
-        /**
-         * What the trigger expected.
-         */
-        expected: unknown;
-        /**
-         * What the notification or transaction had.
-         */
-        actual: unknown;
-        message: string;
-        /**
-         * anyOf: why each of its filters did not hold, in order.
-         */
-        alternatives?: Array<
-          Array<{
-            condition: 'contract' | 'event' | 'filter' | 'anyOf' | 'sender' | 'operation' | 'vmState';
-            /**
-             * The filter key (event argument) of a `filter` condition.
-             */
-            key?: string;
-            /**
-             * What the trigger expected.
-             */
-            expected: unknown;
-            /**
-             * What the notification or transaction had.
-             */
-            actual: unknown;
-            message: string;
-          }>
-        >;
-      }>;
-    }>;
-    checkedTotal: number;
-    /**
-     * What a run would have been given: the first match, or the payload given.
-     */
-    fire?: {
-      [key: string]: unknown;
-    };
-    /**
-     * What the action would do with `fire`: nothing recorded, signed or sent.
-     */
-    dryRun?:
-      | {
-          type: 'function';
-          status: 'completed' | 'failed';
-          result?: unknown;
-          error?: {
-            name: string;
-            message: string;
-            stack: string;
-          };
-          logs: Array<{
-            level: string;
-            message: string;
-            timestamp: string;
-          }>;
-          durationMs: number;
-          /**
-           * A function action with execute: what its result decides, its calls test-invoked.
-           */
-          decision?:
-            | {
-                calls: Array<{
-                  scriptHash: string;
-                  operation: string;
-                  args: Array<{
-                    type: string;
-                    value: unknown;
-                  }>;
-                }>;
-                testInvocation?: {
-                  vmState: string;
-                  gasConsumed: string;
-                  exception: string | null;
-                };
-              }
-            | {
-                skipped: string;
-              }
-            | {
-                error: {
-                  name: string;
-                  message: string;
-                };
-              };
-        }
-      | {
-          type: 'contract';
-          calls: Array<{
-            scriptHash: string;
-            operation: string;
-            args: Array<{
-              type: string;
-              value: unknown;
-            }>;
-          }>;
-          testInvocation: {
-            vmState: string;
-            gasConsumed: string;
-            exception: string | null;
-          };
-        }
-      | {
-          type: 'contract';
-          error: {
-            name: string;
-            message: string;
-          };
-        }
-      | {
-          type: 'webhook';
-          sent: false;
-        };
-  };
+  200: AutomationTestResult;
 };
 
 export type PostAutomationsByIdTestResponse = PostAutomationsByIdTestResponses[keyof PostAutomationsByIdTestResponses];
@@ -6428,8 +5575,8 @@ export type GetAutomationsByIdRunsData = {
     id: string;
   };
   query?: {
-    limit?: string;
-    offset?: string;
+    limit?: number;
+    offset?: number;
     status?: 'running' | 'success' | 'failure';
   };
   url: '/v1/automations/{id}/runs';
@@ -6550,98 +5697,8 @@ export type GetAutomationsByIdRunsResponses = {
    * 200
    */
   200: {
-    runs: Array<{
-      id: string;
-      status: 'running' | 'success' | 'failure';
-      startedAt: string;
-      completedAt: string | null;
-      duration: number | null;
-      trigger:
-        | {
-            type: 'schedule';
-            scheduledAt: string;
-          }
-        | {
-            type: 'blockchain';
-            scriptHash: string;
-            eventName: string;
-            txHash: string | null;
-            blockHash: string;
-            blockIndex: number;
-            notificationIndex: number;
-          }
-        | {
-            type: 'transaction';
-            txHash: string;
-            blockHash: string;
-            blockIndex: number;
-            sender: string;
-            vmState: 'HALT' | 'FAULT';
-            exception: string | null;
-            calls: Array<{
-              scriptHash: string;
-              operation: string;
-            }>;
-          }
-        | {
-            type: 'price';
-            asset: string;
-            currency: string;
-            price: string;
-            observedAt: string | null;
-          }
-        | {
-            type: 'state';
-            scriptHash: string;
-            operation: string;
-            /**
-             * What was read: a whole number, or base64 for bytes that are none.
-             */
-            value: string;
-            blockIndex: number;
-            blockHash: string;
-          }
-        | {
-            type: 'manual';
-          };
-      retryOf?: string;
-      executionId?: string;
-      /**
-       * Why a deciding function sent nothing; the run is a success.
-       */
-      skipped?: string;
-      /**
-       * What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.
-       */
-      calls?: Array<{
-        scriptHash: string;
-        operation: string;
-        args: Array<{
-          type: string;
-          value: unknown;
-        }>;
-      }>;
-      txHash?: string | null;
-      vmState?: string | null;
-      gasConsumed?: string | null;
-      systemFee?: string | null;
-      networkFee?: string | null;
-      validUntilBlock?: number | null;
-      relayError?: string | null;
-      error: {
-        name: string;
-        message: string;
-        stack?: string;
-        status?: number;
-        body?: string;
-      } | null;
-    }>;
-    pagination: {
-      total: number;
-      limit: number;
-      offset: number;
-      hasMore: boolean;
-    };
+    runs: Array<AutomationRun>;
+    pagination: Pagination;
   };
 };
 
@@ -6772,99 +5829,7 @@ export type GetAutomationsByIdRunsByRunIdResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    status: 'running' | 'success' | 'failure';
-    startedAt: string;
-    completedAt: string | null;
-    duration: number | null;
-    trigger:
-      | {
-          type: 'schedule';
-          scheduledAt: string;
-        }
-      | {
-          type: 'blockchain';
-          scriptHash: string;
-          eventName: string;
-          txHash: string | null;
-          blockHash: string;
-          blockIndex: number;
-          notificationIndex: number;
-        }
-      | {
-          type: 'transaction';
-          txHash: string;
-          blockHash: string;
-          blockIndex: number;
-          sender: string;
-          vmState: 'HALT' | 'FAULT';
-          exception: string | null;
-          calls: Array<{
-            scriptHash: string;
-            operation: string;
-          }>;
-        }
-      | {
-          type: 'price';
-          asset: string;
-          currency: string;
-          price: string;
-          observedAt: string | null;
-        }
-      | {
-          type: 'state';
-          scriptHash: string;
-          operation: string;
-          /**
-           * What was read: a whole number, or base64 for bytes that are none.
-           */
-          value: string;
-          blockIndex: number;
-          blockHash: string;
-        }
-      | {
-          type: 'manual';
-        };
-    retryOf?: string;
-    executionId?: string;
-    /**
-     * Why a deciding function sent nothing; the run is a success.
-     */
-    skipped?: string;
-    /**
-     * What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.
-     */
-    calls?: Array<{
-      scriptHash: string;
-      operation: string;
-      args: Array<{
-        type: string;
-        value: unknown;
-      }>;
-    }>;
-    txHash?: string | null;
-    vmState?: string | null;
-    gasConsumed?: string | null;
-    systemFee?: string | null;
-    networkFee?: string | null;
-    validUntilBlock?: number | null;
-    relayError?: string | null;
-    error: {
-      name: string;
-      message: string;
-      stack?: string;
-      status?: number;
-      body?: string;
-    } | null;
-    notifications: Array<{
-      id: string;
-      channel: 'webhook' | 'slack' | 'discord' | 'telegram';
-      event: 'failure' | 'recovery' | 'error' | 'low_gas';
-      status: 'pending' | 'delivered' | 'failed';
-      attempts: number;
-    }>;
-  };
+  200: AutomationRunDetails;
 };
 
 export type GetAutomationsByIdRunsByRunIdResponse =
@@ -7016,24 +5981,14 @@ export type PostAutomationsByIdRunsByRunIdRetryResponses = {
   /**
    * 202
    */
-  202: {
-    run: {
-      id: string;
-      status: 'running';
-      startedAt: string;
-    };
-  };
+  202: StartedRun;
 };
 
 export type PostAutomationsByIdRunsByRunIdRetryResponse =
   PostAutomationsByIdRunsByRunIdRetryResponses[keyof PostAutomationsByIdRunsByRunIdRetryResponses];
 
 export type PostAutomationsByIdReplaysData = {
-  body: {
-    fromBlock: number;
-    toBlock: number;
-    dryRun?: boolean;
-  };
+  body: ReplayCreate;
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -7176,43 +6131,7 @@ export type PostAutomationsByIdReplaysResponses = {
   /**
    * 202
    */
-  202: {
-    id: string;
-    automationId: string;
-    status: 'running' | 'completed' | 'failed';
-    dryRun: boolean;
-    fromBlock: number;
-    toBlock: number;
-    blocksDone: number;
-    blocksTotal: number;
-    /**
-     * Notifications in the blocks done that match the trigger.
-     */
-    matchCount: number;
-    /**
-     * Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.
-     */
-    runsStarted: number;
-    /**
-     * A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).
-     */
-    matches?: Array<{
-      blockIndex: number;
-      txHash: string | null;
-      notificationIndex: number;
-      state: unknown;
-    }>;
-    /**
-     * A dry run only: it matched more than it lists.
-     */
-    matchesTruncated?: boolean;
-    error: {
-      name: string;
-      message: string;
-    } | null;
-    createdAt: string;
-    completedAt: string | null;
-  };
+  202: Replay;
 };
 
 export type PostAutomationsByIdReplaysResponse =
@@ -7343,43 +6262,7 @@ export type GetAutomationsByIdReplaysByReplayIdResponses = {
   /**
    * 200
    */
-  200: {
-    id: string;
-    automationId: string;
-    status: 'running' | 'completed' | 'failed';
-    dryRun: boolean;
-    fromBlock: number;
-    toBlock: number;
-    blocksDone: number;
-    blocksTotal: number;
-    /**
-     * Notifications in the blocks done that match the trigger.
-     */
-    matchCount: number;
-    /**
-     * Runs this replay recorded and started; a match that had fired before (live, or an earlier replay) is not one.
-     */
-    runsStarted: number;
-    /**
-     * A dry run only: its matches in chain order, the first 100 at most (see matchesTruncated).
-     */
-    matches?: Array<{
-      blockIndex: number;
-      txHash: string | null;
-      notificationIndex: number;
-      state: unknown;
-    }>;
-    /**
-     * A dry run only: it matched more than it lists.
-     */
-    matchesTruncated?: boolean;
-    error: {
-      name: string;
-      message: string;
-    } | null;
-    createdAt: string;
-    completedAt: string | null;
-  };
+  200: Replay;
 };
 
 export type GetAutomationsByIdReplaysByReplayIdResponse =

@@ -5,6 +5,7 @@ import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
 import { apiInfo, apiTags } from './openapi-info.ts';
 import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
+import { requestExamples } from './openapi-examples.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -107,7 +108,15 @@ function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: Sche
     ...security(path),
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(spec.body
-      ? { requestBody: { required: !spec.bodyOptional, content: json(toJsonSchema(spec.body, 'input')) } }
+      ? {
+          requestBody: {
+            required: !spec.bodyOptional,
+            content: json(
+              toJsonSchema(spec.body, 'input'),
+              requestExamples[`${method.toUpperCase()} ${openApiPath(path)}`],
+            ),
+          },
+        }
       : {}),
     responses,
   };
@@ -144,7 +153,9 @@ function queryParameters(schema: JsonSchema) {
   }));
 }
 
-const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+const json = (schema: JsonSchema, examples?: object) => ({
+  'application/json': { schema, ...(examples && { examples }) },
+});
 
 function operationId(method: string, path: string): string {
   const words = path

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.ts';
 import { openApiPath } from '../../src/api/openapi.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { callApi, type Envelope } from '../support/http.ts';
+import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 let document: {
@@ -93,6 +95,40 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       expect.arrayContaining(['limit', 'offset']),
     );
     expect(document.paths['/v1/health']!.get.security).toEqual([]);
+  });
+
+  it("accepts the document's own examples: every create, then changes of what they made", async () => {
+    const { key } = await issueKey(api.database.orm);
+    const call = (method: string, path: string, body: unknown) => callApi(api.url, key, method, path, body);
+    const examples = (method: string, path: string): unknown[] =>
+      Object.values(
+        document.paths[path]![method].requestBody.content['application/json'].examples as Record<
+          string,
+          { value: unknown }
+        >,
+      ).map((example) => example.value);
+    const accepted = async (method: string, path: string, status: number, at = path) => {
+      const answers: Envelope[] = [];
+      for (const body of examples(method, path)) {
+        const answer = await call(method.toUpperCase(), at.replace(/^\/v1/, ''), body);
+        expect(answer.status, `${method} ${path} ${JSON.stringify(answer.body)}`).toBe(status);
+        answers.push(answer.body);
+      }
+      return answers;
+    };
+    // The automations and secrets areas answer the resource bare.
+    const idOf = (body: Envelope) => (body as { id?: string }).id;
+    // The secret first: the automations' webhooks are signed with it.
+    const [secret] = await accepted('post', '/v1/secrets', 201);
+    const [fn] = await accepted('post', '/v1/functions', 201);
+    const automations = await accepted('post', '/v1/automations', 201);
+    expect(automations.length).toBeGreaterThanOrEqual(2);
+    await accepted('put', '/v1/secrets/{id}', 200, `/v1/secrets/${idOf(secret!)}`);
+    await accepted('put', '/v1/functions/{id}', 200, `/v1/functions/${fn!.data.id}`);
+    await accepted('put', '/v1/functions/{id}/environment', 200, `/v1/functions/${fn!.data.id}/environment`);
+    const [pause] = examples('patch', '/v1/automations/{id}');
+    expect((await call('PATCH', `/automations/${idOf(automations[0]!)}`, pause)).status).toBe(200);
+    await accepted('patch', '/v1/account', 200);
   });
 
   it('names the origin it was fetched from as its server, whatever Host a client sends', async () => {

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { offlineOpenApiDocument } from '../../src/app/openapi-document.ts';
 import { apiTags, serverOf } from '../../src/api/openapi-info.ts';
@@ -13,6 +15,7 @@ const scratch = await mkdtemp(join(tmpdir(), 'neoflow-openapi-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 interface Operation {
+  requestBody?: { content: Record<string, { examples?: object }> };
   summary?: string;
   description?: string;
   tags?: string[];
@@ -90,6 +93,65 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
   it('offers API users one security scheme, the API key: the operator token is not one', () => {
     expect(Object.keys(document.components.securitySchemes)).toEqual(['apiKey']);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+interface Found {
+  /** Where the example is, as a JSON pointer into the document. */
+  at: string;
+  /** Where its schema is. */
+  schemaAt: string;
+  value: unknown;
+}
+
+const pointer = (segments: (string | number)[]) =>
+  segments.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/**
+ * Every example of the document: a media type's or a parameter's named `examples` (and `example`)
+ * beside their `schema`, and a schema's own `examples` list.
+ */
+function examplesOf(node: unknown, at: (string | number)[] = []): Found[] {
+  if (Array.isArray(node)) return node.flatMap((item, index) => examplesOf(item, [...at, index]));
+  if (node === null || typeof node !== 'object') return [];
+  const object = node as Record<string, unknown>;
+  const found: Found[] = [];
+  if ('schema' in object) {
+    const schemaAt = pointer([...at, 'schema']);
+    if ('example' in object) found.push({ at: pointer([...at, 'example']), schemaAt, value: object.example });
+    for (const [name, example] of Object.entries((object.examples ?? {}) as Record<string, { value: unknown }>))
+      found.push({ at: pointer([...at, 'examples', name]), schemaAt, value: example.value });
+  } else if (Array.isArray(object.examples)) {
+    object.examples.forEach((value, index) =>
+      found.push({ at: pointer([...at, 'examples', index]), schemaAt: pointer(at), value }),
+    );
+  }
+  for (const [key, value] of Object.entries(object))
+    if (key !== 'examples' && key !== 'example') found.push(...examplesOf(value, [...at, key]));
+  return found;
+}
+
+describe('the examples of the OpenAPI document', () => {
+  const examples = examplesOf(document);
+
+  it('give every request body an example, beside its schema', () => {
+    const bodies = operations.filter((operation) => operation.requestBody);
+    const without = bodies.filter((operation) => !operation.requestBody!.content['application/json']!.examples);
+    expect(bodies.length).toBeGreaterThanOrEqual(14);
+    expect(without.map((operation) => operation.name)).toEqual([]);
+  });
+
+  it('each pass its own schema (JSON Schema 2020-12, formats checked)', () => {
+    const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(document, 'openapi.json');
+    const refused = examples.flatMap(({ at, schemaAt, value }) => {
+      const fragment = schemaAt.split('/').map(encodeURIComponent).join('/');
+      const validate = ajv.compile({ $ref: `openapi.json#${fragment}` });
+      return validate(value) ? [] : [`${at}: ${ajv.errorsText(validate.errors)}`];
+    });
+    expect(examples.length).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
   });
 });
 

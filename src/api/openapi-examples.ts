@@ -1,0 +1,152 @@
+/**
+ * Requests as a user would send them, by operation (`METHOD /path` as the document spells it): the
+ * reference shows them, and pre-fills "Try it out" with them, in place of a schema's placeholders
+ * (`code: "string"`, which the API refuses). Each is valid against the body's schema
+ * (test/unit/openapi-document.test.ts) and each create is accepted by the API
+ * (test/integration/openapi.test.ts): the secret first, which the automations name.
+ */
+
+interface Example {
+  summary: string;
+  value: unknown;
+}
+
+const gas = '0xd2a4cff31913016155e38e474a2c06d08be276cf';
+const treasury = 'Na4BNjSyrBDRGESC877KoKD45yg5GWUxuW';
+
+const priceFunction = [
+  'module.exports = async (context) => {',
+  "  const currency = context.environment.CURRENCY ?? 'usd';",
+  '  const response = await context.services.http.fetch(',
+  '    `https://api.coingecko.com/api/v3/simple/price?ids=neo&vs_currencies=${currency}`,',
+  "    { headers: { accept: 'application/json' }, timeout: 5000 },",
+  '  );',
+  '  if (!response.ok) throw new Error(`CoinGecko answered ${response.status}`);',
+  '  const price = (await response.json()).neo[currency];',
+  '  return { price, above: price > Number(context.params.threshold ?? 0) };',
+  '};',
+].join('\n');
+
+/** `json/plain` `{"hello":"neo"}`: sealed by encode; passed through by decode, which opens sealed ones. */
+const plainPayload: Example = {
+  summary: 'A JSON payload, in protobuf JSON (base64)',
+  value: { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'eyJoZWxsbyI6Im5lbyJ9' }] },
+};
+
+export const requestExamples: Record<string, Record<string, Example>> = {
+  'POST /v1/functions': {
+    price: {
+      summary: "Read NEO's price from CoinGecko",
+      value: {
+        name: 'neo-price',
+        runtime: 'node18',
+        description: "Reads NEO's price and tells whether it is above `params.threshold`.",
+        code: priceFunction,
+        timeout: 10,
+        environment: { CURRENCY: 'usd' },
+        tags: ['prices'],
+        allowedHosts: ['api.coingecko.com'],
+      },
+    },
+  },
+  'PUT /v1/functions/{id}': {
+    timeout: { summary: 'Change the timeout and tags', value: { timeout: 20, tags: ['prices', 'alerts'] } },
+  },
+  'PUT /v1/functions/{id}/environment': {
+    currency: { summary: 'Read prices in euros', value: { CURRENCY: 'eur' } },
+  },
+  'PUT /v1/functions/{id}/secrets': {
+    grant: { summary: 'Grant one secret', value: { secrets: ['COINGECKO_API_KEY'] } },
+  },
+  'POST /v1/functions/{id}/invoke': {
+    sync: { summary: 'Run and wait for the result', value: { params: { threshold: 12.5 } } },
+    async: { summary: 'Start and poll the execution', value: { params: { threshold: 12.5 }, async: true } },
+  },
+  'PUT /v1/functions/{id}/storage/{key}': {
+    write: { summary: 'Write a value', value: { value: { lastPrice: 12.41, notified: false } } },
+    compareAndSet: {
+      summary: 'Write only over version 3',
+      value: { value: { lastPrice: 12.57, notified: true }, ifVersion: 3 },
+    },
+  },
+  'POST /v1/automations': {
+    transfers: {
+      summary: 'Post large GAS transfers to a webhook',
+      value: {
+        name: 'Large GAS transfers to the treasury',
+        trigger: {
+          type: 'blockchain',
+          scriptHash: gas,
+          event: 'Transfer',
+          filter: { to: treasury, amount: { gte: '10000000000' } },
+        },
+        action: {
+          type: 'webhook',
+          url: 'https://alerts.example.com/neoflow/transfers',
+          headers: { 'X-Team': 'treasury' },
+          signingSecret: 'WEBHOOK_SIGNING_KEY',
+        },
+      },
+    },
+    schedule: {
+      summary: 'Call a webhook every weekday, alert Slack on failure',
+      value: {
+        name: 'Morning report',
+        trigger: { type: 'schedule', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
+        action: {
+          type: 'webhook',
+          url: 'https://reports.example.com/neoflow/morning',
+          signingSecret: 'WEBHOOK_SIGNING_KEY',
+        },
+        notify: [
+          {
+            on: ['failure', 'recovery'],
+            channel: { type: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
+            afterFailures: 2,
+          },
+        ],
+      },
+    },
+  },
+  'PATCH /v1/automations/{id}': {
+    pause: { summary: 'Pause an automation', value: { status: 'inactive' } },
+    resume: {
+      summary: 'Resume a blockchain automation, replaying the blocks missed',
+      value: { status: 'active', resumeFrom: 'lastProcessed' },
+    },
+  },
+  'POST /v1/automations/{id}/test': {
+    transaction: {
+      summary: 'Match a transaction',
+      value: { txHash: '0x5e2f3a9c1b7d4e8f6a0b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d0e2f' },
+    },
+    payload: { summary: 'Dry-run the action on a payload', value: { payload: { reason: 'manual check' } } },
+  },
+  'POST /v1/automations/{id}/replays': {
+    dryRun: {
+      summary: 'List the matches of 1,000 blocks',
+      value: { fromBlock: 5200000, toBlock: 5200999, dryRun: true },
+    },
+  },
+  'POST /v1/secrets': {
+    webhook: {
+      summary: 'Store a webhook signing key',
+      value: {
+        name: 'WEBHOOK_SIGNING_KEY',
+        value: 'whsec_5f2b8c1e9a7d4f60b3e2a1c8d7f6e5a4',
+        description: 'Signs the webhooks Neoflow sends to our alerts service.',
+      },
+    },
+  },
+  'PUT /v1/secrets/{id}': {
+    rotate: { summary: 'Rotate the value', value: { value: 'whsec_9c4e7a2b5d8f1e3a6c9b2d5f8a1c4e7b' } },
+  },
+  'PATCH /v1/account': {
+    budget: { summary: 'Bound what each automation spends', value: { budget: { perDay: '5', total: '100' } } },
+    none: { summary: 'Remove the default budget', value: { budget: null } },
+  },
+  'POST /v1/codec/encode': { payload: plainPayload },
+  'POST /v1/codec/decode': { payload: plainPayload },
+  'POST /v1/codec/ui/{capability}/encode': { payload: plainPayload },
+  'POST /v1/codec/ui/{capability}/decode': { payload: plainPayload },
+};

@@ -37,7 +37,7 @@ it('offers the API key alone in the Authorize dialog, groups operations by tag i
   await page.goto(`${api.url}/docs`);
   const tags = page.locator('.opblock-tag[data-tag]');
   await tags.first().waitFor({ timeout: 30_000 });
-  expect(await tags.evaluateAll((headers) => headers.map((header) => header.getAttribute('data-tag')))).toEqual([
+  expect(await Promise.all((await tags.all()).map((tag) => tag.getAttribute('data-tag')))).toEqual([
     'Functions',
     'Executions',
     'Versions',

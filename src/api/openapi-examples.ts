@@ -150,3 +150,116 @@ export const requestExamples: Record<string, Record<string, Example>> = {
   'POST /v1/codec/ui/{capability}/encode': { payload: plainPayload },
   'POST /v1/codec/ui/{capability}/decode': { payload: plainPayload },
 };
+
+const priceFunctionId = 'func_Tp_pLQuSePcqxs8PFLAVARZr';
+
+/**
+ * Resources as the API answers them, by the name of their component schema: what a user reads
+ * first in the reference. Each is valid against its schema (test/unit/openapi-document.test.ts).
+ */
+const schemaExamples: Record<string, unknown[]> = {
+  Function: [
+    {
+      id: priceFunctionId,
+      name: 'neo-price',
+      description: "Reads NEO's price and tells whether it is above `params.threshold`.",
+      runtime: 'node18',
+      status: 'active',
+      createdAt: '2026-11-26T09:12:41.993Z',
+      updatedAt: '2026-11-26T09:12:41.993Z',
+      tags: ['prices'],
+      timeout: 10,
+      environment: { CURRENCY: 'usd' },
+      secrets: [],
+      allowedHosts: ['api.coingecko.com'],
+      version: 1,
+      code: priceFunction,
+      stats: {
+        invocations: { total: 42, success: 41, failed: 1, last24Hours: 6 },
+        averageExecutionTime: 183,
+        lastInvocation: '2026-11-26T12:00:00.214Z',
+      },
+    },
+  ],
+  Execution: [
+    {
+      id: 'exec_ZAGfc2JOHIS6XIcuV8OuKic2',
+      status: 'completed',
+      startedAt: '2026-11-26T12:00:00.214Z',
+      completedAt: '2026-11-26T12:00:00.402Z',
+      duration: 188,
+      functionId: priceFunctionId,
+      functionVersion: 1,
+      params: { threshold: 12.5 },
+      result: { price: 12.41, above: false },
+      logs: [],
+      secretsRead: [],
+      httpRequests: [{ method: 'GET', host: 'api.coingecko.com', status: 200, bytes: 27, durationMs: 141 }],
+      trigger: { type: 'api' },
+    },
+  ],
+  Automation: [
+    {
+      id: 'auto_afMWbpMmIzEkAyJspLQfRrTz',
+      name: 'NEO price on weekday mornings',
+      status: 'active',
+      trigger: { type: 'schedule', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
+      action: { type: 'function', functionId: priceFunctionId, parameters: { threshold: 12.5 } },
+      notify: [],
+      executionStats: {
+        lastExecution: '2026-11-26T08:00:00.031Z',
+        lastStatus: 'success',
+        successCount: 17,
+        failureCount: 1,
+        nextExecution: '2026-11-27T08:00:00.000Z',
+      },
+      createdAt: '2026-11-02T10:31:12.097Z',
+      updatedAt: '2026-11-02T10:31:12.097Z',
+    },
+  ],
+  AutomationRun: [
+    {
+      id: 'run_PzoPM79iwAS1V3YxRt8PIgGQ',
+      status: 'success',
+      startedAt: '2026-11-26T08:00:00.031Z',
+      completedAt: '2026-11-26T08:00:00.262Z',
+      duration: 231,
+      trigger: { type: 'schedule', scheduledAt: '2026-11-26T08:00:00.000Z' },
+      executionId: 'exec_uaFWAqo2DdGQZmFbDkTna8eT',
+      error: null,
+    },
+  ],
+  Secret: [
+    {
+      id: 'sec_t4T1HomEzc7p7fPKy-wA25gg',
+      name: 'WEBHOOK_SIGNING_KEY',
+      description: 'Signs the webhooks Neoflow sends to our alerts service.',
+      createdAt: '2026-11-26T09:10:11.968Z',
+      updatedAt: '2026-11-26T09:10:11.968Z',
+    },
+  ],
+  Account: [
+    {
+      id: 'acct_KbyZb-DkmiDpQgGD1a3zp-50',
+      name: 'treasury-ops',
+      signer: {
+        address: 'NLtWfJu3WDxHFPqZ4xgakTrFMVbm9MqSHb',
+        scriptHash: '0xba6313ada259180bcc09272efd64e4fa6291b10a',
+        gasBalance: '99.9632717',
+      },
+      budget: { perDay: '5' },
+      spend: { today: '0.0367283', total: '1.2', reserved: '0.0122' },
+      createdAt: '2026-11-02T10:30:51.869Z',
+    },
+  ],
+};
+
+/** The named schemas, each with its examples; a name no schema has is a mistake here. */
+export function withSchemaExamples<Schema extends object>(schemas: Record<string, Schema>): Record<string, Schema> {
+  const named = { ...schemas };
+  for (const [name, examples] of Object.entries(schemaExamples)) {
+    if (!named[name]) throw new Error(`An example is given for ${name}, which no schema is named.`);
+    named[name] = { ...named[name], examples };
+  }
+  return named;
+}

@@ -5,7 +5,7 @@ import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
 import { apiInfo, apiTags } from './openapi-info.ts';
 import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
-import { requestExamples } from './openapi-examples.ts';
+import { requestExamples, withSchemaExamples } from './openapi-examples.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -48,7 +48,7 @@ export function openApiDocument(routers: Router[], version: string, server: { ur
     servers: [server],
     tags: apiTags,
     components: {
-      schemas: named.schemas(),
+      schemas: withSchemaExamples(named.schemas()),
       securitySchemes: {
         // One scheme, so that an API user is offered the key alone: the operator's token is for
         // the codec's routes, whose descriptions say how to send it.

@@ -64,6 +64,18 @@ it('offers the API key alone in the Authorize dialog, groups operations by tag i
   await page.close();
 });
 
+it("shows a create's request as the document's example, one the API accepts, not the schema's placeholders", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${api.url}/docs`);
+  const create = page.locator('#operations-Functions-postFunctions');
+  await create.waitFor({ timeout: 30_000 });
+  await create.locator('.opblock-summary').click();
+  const body = create.locator('.opblock-section-request-body');
+  await expect.poll(() => body.textContent()).toContain('"name": "neo-price"');
+  expect(await body.textContent()).not.toContain('"code": "string"');
+  await page.close();
+});
+
 it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])(
   'answers 404 to an unauthenticated GET /docs/assets/%s, a name only an object prototype knows',
   async (name) => {

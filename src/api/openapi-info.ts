@@ -95,6 +95,28 @@ export const apiInfo = (version: string) => ({
   license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
 });
 
+/** What a path parameter names; `id` is the resource of the path's area. */
+const pathParameters: Record<string, string> = {
+  'functions/id': "The function's id, `func_…`.",
+  'automations/id': "The automation's id, `auto_…`.",
+  'secrets/id': "The secret's id, `sec_…`.",
+  executionId: "The execution's id, `exec_…`.",
+  runId: "The run's id, `run_…`.",
+  replayId: "The replay's id, `rpl_…`.",
+  version: "The version's number, from 1.",
+  key: 'The key, percent-encoded: `a%2Fb` for `a/b`.',
+  capability:
+    'HMAC-SHA256 of `neoflow codec endpoint for the Temporal Web UI` under the operator token, in unpadded ' +
+    'base64url (docs/api.md, "Who may call it").',
+};
+
+/** The description of the path parameter `name` of `path` (`/v1/functions/:id/invoke`). */
+export function pathParameterDescription(path: string, name: string): string {
+  const description = pathParameters[`${path.split('/')[2]}/${name}`] ?? pathParameters[name];
+  if (!description) throw new Error(`The path parameter ${name} of ${path} has no description.`);
+  return description;
+}
+
 /** The longest host (with its port) taken from a request: a DNS name's 253 characters and a port. */
 const hostLimit = 259;
 /** A DNS name or IPv4 address, or an IPv6 address in brackets, and an optional port. */

@@ -3,7 +3,7 @@ import type { Router } from '@koa/router';
 import { isProtected } from './auth.ts';
 import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
-import { apiInfo, apiTags } from './openapi-info.ts';
+import { apiInfo, apiTags, pathParameterDescription } from './openapi-info.ts';
 import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
 import { requestExamples, withSchemaExamples } from './openapi-examples.ts';
 
@@ -76,6 +76,7 @@ function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: Sche
     name,
     in: 'path',
     required: true,
+    description: pathParameterDescription(path, name!),
     schema: { type: 'string' },
   }));
   const queryParams = spec.query ? queryParameters(toJsonSchema(spec.query, 'input')) : [];

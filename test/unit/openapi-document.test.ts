@@ -15,6 +15,7 @@ const scratch = await mkdtemp(join(tmpdir(), 'neoflow-openapi-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 interface Operation {
+  parameters?: { name: string; in: string; description?: string }[];
   requestBody?: { content: Record<string, { examples?: object }> };
   summary?: string;
   description?: string;
@@ -65,6 +66,16 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
     // Summaries name operations in the reference's menu: no two alike.
     const summaries = operations.map((operation) => operation.summary);
     expect(new Set(summaries).size).toBe(summaries.length);
+  });
+
+  it('describes every path parameter', () => {
+    const parameters = operations.flatMap((operation) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === 'path')
+        .map((parameter) => ({ at: `${operation.name} ${parameter.name}`, description: parameter.description })),
+    );
+    expect(parameters.length).toBeGreaterThan(0);
+    expect(parameters.filter((parameter) => !parameter.description).map((parameter) => parameter.at)).toEqual([]);
   });
 
   it('defines its tags with a description each, in the order a user meets them, each used', () => {

@@ -1492,6 +1492,9 @@ export type PostSecretsResponse = PostSecretsResponses[keyof PostSecretsResponse
 export type DeleteSecretsByIdData = {
   body?: never;
   path: {
+    /**
+     * The secret's id, `sec_…`.
+     */
     id: string;
   };
   query?: never;
@@ -1623,6 +1626,9 @@ export type DeleteSecretsByIdResponse = DeleteSecretsByIdResponses[keyof DeleteS
 export type GetSecretsByIdData = {
   body?: never;
   path: {
+    /**
+     * The secret's id, `sec_…`.
+     */
     id: string;
   };
   query?: never;
@@ -1751,6 +1757,9 @@ export type GetSecretsByIdResponse = GetSecretsByIdResponses[keyof GetSecretsByI
 export type PutSecretsByIdData = {
   body: SecretUpdate;
   path: {
+    /**
+     * The secret's id, `sec_…`.
+     */
     id: string;
   };
   query?: never;
@@ -2156,6 +2165,9 @@ export type PostFunctionsResponse = PostFunctionsResponses[keyof PostFunctionsRe
 export type DeleteFunctionsByIdData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -2297,6 +2309,9 @@ export type DeleteFunctionsByIdResponse = DeleteFunctionsByIdResponses[keyof Del
 export type GetFunctionsByIdData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: {
@@ -2437,6 +2452,9 @@ export type GetFunctionsByIdResponse = GetFunctionsByIdResponses[keyof GetFuncti
 export type PutFunctionsByIdData = {
   body: FunctionUpdate;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -2575,6 +2593,9 @@ export type PutFunctionsByIdResponse = PutFunctionsByIdResponses[keyof PutFuncti
 export type GetFunctionsByIdEnvironmentData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -2719,6 +2740,9 @@ export type PutFunctionsByIdEnvironmentData = {
     [key: string]: string;
   };
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -2863,6 +2887,9 @@ export type PutFunctionsByIdSecretsData = {
     secrets: Array<string>;
   };
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -3009,6 +3036,9 @@ export type PostFunctionsByIdInvokeData = {
     'Idempotency-Key'?: string;
   };
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: never;
@@ -3175,6 +3205,9 @@ export type PostFunctionsByIdInvokeResponse = PostFunctionsByIdInvokeResponses[k
 export type GetFunctionsByIdExecutionsData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: {
@@ -3321,7 +3354,13 @@ export type GetFunctionsByIdExecutionsResponse =
 export type GetFunctionsByIdExecutionsByExecutionIdData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The execution's id, `exec_…`.
+     */
     executionId: string;
   };
   query?: never;
@@ -3468,7 +3507,13 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryData = {
     'Idempotency-Key'?: string;
   };
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The execution's id, `exec_…`.
+     */
     executionId: string;
   };
   query?: {
@@ -3629,6 +3674,9 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryResponse =
 export type GetFunctionsByIdVersionsData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: {
@@ -3772,7 +3820,13 @@ export type GetFunctionsByIdVersionsResponse =
 export type GetFunctionsByIdVersionsByVersionData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The version's number, from 1.
+     */
     version: string;
   };
   query?: {
@@ -3915,7 +3969,13 @@ export type GetFunctionsByIdVersionsByVersionResponse =
 export type PostFunctionsByIdVersionsByVersionPromoteData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The version's number, from 1.
+     */
     version: string;
   };
   query?: never;
@@ -4056,6 +4116,9 @@ export type PostFunctionsByIdVersionsByVersionPromoteResponse =
 export type GetFunctionsByIdStorageData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
   };
   query?: {
@@ -4199,7 +4262,13 @@ export type GetFunctionsByIdStorageResponse = GetFunctionsByIdStorageResponses[k
 export type DeleteFunctionsByIdStorageByKeyData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The key, percent-encoded: `a%2Fb` for `a/b`.
+     */
     key: string;
   };
   query?: {
@@ -4345,7 +4414,13 @@ export type DeleteFunctionsByIdStorageByKeyResponse =
 export type GetFunctionsByIdStorageByKeyData = {
   body?: never;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The key, percent-encoded: `a%2Fb` for `a/b`.
+     */
     key: string;
   };
   query?: never;
@@ -4486,7 +4561,13 @@ export type GetFunctionsByIdStorageByKeyResponse =
 export type PutFunctionsByIdStorageByKeyData = {
   body: StoragePut;
   path: {
+    /**
+     * The function's id, `func_…`.
+     */
     id: string;
+    /**
+     * The key, percent-encoded: `a%2Fb` for `a/b`.
+     */
     key: string;
   };
   query?: never;
@@ -4882,6 +4963,9 @@ export type PostAutomationsResponse = PostAutomationsResponses[keyof PostAutomat
 export type DeleteAutomationsByIdData = {
   body?: never;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -5013,6 +5097,9 @@ export type DeleteAutomationsByIdResponse = DeleteAutomationsByIdResponses[keyof
 export type GetAutomationsByIdData = {
   body?: never;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -5141,6 +5228,9 @@ export type GetAutomationsByIdResponse = GetAutomationsByIdResponses[keyof GetAu
 export type PatchAutomationsByIdData = {
   body: AutomationUpdate;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -5300,6 +5390,9 @@ export type PostAutomationsByIdTriggerData = {
     'Idempotency-Key'?: string;
   };
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -5444,6 +5537,9 @@ export type PostAutomationsByIdTriggerResponse =
 export type PostAutomationsByIdTestData = {
   body: AutomationTestRequest;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -5572,6 +5668,9 @@ export type PostAutomationsByIdTestResponse = PostAutomationsByIdTestResponses[k
 export type GetAutomationsByIdRunsData = {
   body?: never;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: {
@@ -5707,7 +5806,13 @@ export type GetAutomationsByIdRunsResponse = GetAutomationsByIdRunsResponses[key
 export type GetAutomationsByIdRunsByRunIdData = {
   body?: never;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
+    /**
+     * The run's id, `run_…`.
+     */
     runId: string;
   };
   query?: never;
@@ -5844,7 +5949,13 @@ export type PostAutomationsByIdRunsByRunIdRetryData = {
     'Idempotency-Key'?: string;
   };
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
+    /**
+     * The run's id, `run_…`.
+     */
     runId: string;
   };
   query?: never;
@@ -5996,6 +6107,9 @@ export type PostAutomationsByIdReplaysData = {
     'Idempotency-Key'?: string;
   };
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
   };
   query?: never;
@@ -6140,7 +6254,13 @@ export type PostAutomationsByIdReplaysResponse =
 export type GetAutomationsByIdReplaysByReplayIdData = {
   body?: never;
   path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
     id: string;
+    /**
+     * The replay's id, `rpl_…`.
+     */
     replayId: string;
   };
   query?: never;
@@ -6543,6 +6663,9 @@ export type PostCodecEncodeResponse = PostCodecEncodeResponses[keyof PostCodecEn
 export type OptionsCodecUiByCapabilityDecodeData = {
   body?: never;
   path: {
+    /**
+     * HMAC-SHA256 of `neoflow codec endpoint for the Temporal Web UI` under the operator token, in unpadded base64url (docs/api.md, "Who may call it").
+     */
     capability: string;
   };
   query?: never;
@@ -6639,6 +6762,9 @@ export type PostCodecUiByCapabilityDecodeData = {
     }>;
   };
   path: {
+    /**
+     * HMAC-SHA256 of `neoflow codec endpoint for the Temporal Web UI` under the operator token, in unpadded base64url (docs/api.md, "Who may call it").
+     */
     capability: string;
   };
   query?: never;
@@ -6735,6 +6861,9 @@ export type PostCodecUiByCapabilityDecodeResponse =
 export type OptionsCodecUiByCapabilityEncodeData = {
   body?: never;
   path: {
+    /**
+     * HMAC-SHA256 of `neoflow codec endpoint for the Temporal Web UI` under the operator token, in unpadded base64url (docs/api.md, "Who may call it").
+     */
     capability: string;
   };
   query?: never;
@@ -6831,6 +6960,9 @@ export type PostCodecUiByCapabilityEncodeData = {
     }>;
   };
   path: {
+    /**
+     * HMAC-SHA256 of `neoflow codec endpoint for the Temporal Web UI` under the operator token, in unpadded base64url (docs/api.md, "Who may call it").
+     */
     capability: string;
   };
   query?: never;

@@ -35,15 +35,19 @@ export function schemaComponents() {
 
   function toJsonSchema(schema: z.ZodType, io: Io): JsonSchema {
     const named = new Map<string, z.core.$ZodType>();
-    const converted = z.toJSONSchema(schema, {
-      io,
-      unrepresentable: 'any',
-      override: ({ zodSchema, jsonSchema }) => {
-        const id = z.globalRegistry.get(zodSchema)?.id;
-        if (id !== undefined) named.set(id, zodSchema);
-        showQueryForm(zodSchema, jsonSchema);
-      },
-    }) as JsonSchema;
+    // A copy: zod shares the objects of a schema's metadata between conversions, and the
+    // references below are rewritten in place.
+    const converted = structuredClone(
+      z.toJSONSchema(schema, {
+        io,
+        unrepresentable: 'any',
+        override: ({ zodSchema, jsonSchema }) => {
+          const id = z.globalRegistry.get(zodSchema)?.id;
+          if (id !== undefined) named.set(id, zodSchema);
+          showQueryForm(zodSchema, jsonSchema);
+        },
+      }),
+    ) as JsonSchema;
     // The document's dialect (OpenAPI 3.1 is JSON Schema 2020-12) is said once, not per schema.
     delete converted.$schema;
     const defs = (converted.$defs ?? {}) as Record<string, JsonSchema>;
@@ -54,7 +58,10 @@ export function schemaComponents() {
       if (!zod) throw new Error(`A recursive schema has no id (zod calls it ${id}): name it with .meta({ id }).`);
       definitions.push({ id, io, json, zod });
     }
-    for (const root of [converted, ...Object.values(defs)]) collectReferences(root, io, references);
+    for (const root of [converted, ...Object.values(defs)]) {
+      collectReferences(root, io, references);
+      dropRefusedFields(root);
+    }
     return converted;
   }
 
@@ -101,6 +108,28 @@ function collectReferences(value: unknown, io: Io, references: Reference[]): voi
       references.push({ node, id: node.$ref.slice(localRef.length), io });
     }
     for (const child of Object.values(node)) collectReferences(child, io, references);
+  }
+}
+
+/**
+ * A field no value satisfies (`z.never()`, kept for its message: a secret's name is fixed) is
+ * left out of a closed object, which refuses it already: generated clients would type it
+ * `unknown`, as if any value were taken.
+ */
+function dropRefusedFields(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) dropRefusedFields(item);
+  } else if (value !== null && typeof value === 'object') {
+    const node = value as JsonSchema;
+    const properties = node.properties as Record<string, JsonSchema> | undefined;
+    if (properties && node.additionalProperties === false) {
+      for (const [name, property] of Object.entries(properties)) {
+        if (JSON.stringify(property) !== '{"not":{}}') continue;
+        delete properties[name];
+        if (Array.isArray(node.required)) node.required = node.required.filter((one) => one !== name);
+      }
+    }
+    for (const child of Object.values(node)) dropRefusedFields(child);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ContractArg, DeferredValue } from '../chain/contract-args.ts';
+import { contractArgsSchema, type ContractArg, type DeferredValue } from '../chain/contract-args.ts';
 
 /**
  * Arguments from the trigger: their syntax. A contract argument's `value` (a contract action's, or
@@ -55,6 +55,18 @@ export const templateValue: DeferredValue = (value, type) => {
   const parsed = parseTemplate(value);
   return 'problem' in parsed ? parsed.problem : null;
 };
+
+/** A contract action's `args`: each value as its type takes it, or a template resolved when the run fires. */
+export const templatedContractArgs = () =>
+  contractArgsSchema(templateValue, {
+    id: 'TemplatedContractArg',
+    otherValue: {
+      type: 'string',
+      pattern: '^\\{\\{.*\\}\\}$',
+      maxLength: maxTemplateChars,
+      description: 'A template {{trigger.<path>}}, resolved against what fired the run, then checked by the type.',
+    },
+  });
 
 /** Where a template is, as the request names it (`action.args.0.value`), and the root it names. */
 interface TemplateRootProblem {

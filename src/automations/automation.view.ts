@@ -76,8 +76,6 @@ export const automationSchema = z
     notify: notifySchema,
     /** As set on the automation; without it, its account's default holds. */
     budget: budgetSchema.optional(),
-    /** GET of one automation whose action sends: its budget in force and what is left of it. */
-    gas: gasSchema.optional(),
     details: z
       .strictObject({
         reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted']),
@@ -86,6 +84,16 @@ export const automationSchema = z
         lastError: z.string().optional(),
       })
       .optional(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Automation' });
+
+/** One automation as its get and update answer it: with its runs in figures, and its gas when its action sends. */
+export const automationDetailsSchema = automationSchema
+  .extend({
+    /** Its budget in force and what is left of it. */
+    gas: gasSchema.optional(),
     executionStats: z
       .strictObject({
         lastExecution: isoTime.nullable(),
@@ -94,11 +102,9 @@ export const automationSchema = z
         failureCount: z.number().int(),
         nextExecution: isoTime.nullable(),
       })
-      .optional(),
-    createdAt: isoTime,
-    updatedAt: isoTime,
+      .meta({ id: 'AutomationStats' }),
   })
-  .meta({ id: 'Automation' });
+  .meta({ id: 'AutomationDetails' });
 
 const runTriggerSchema = z
   .discriminatedUnion('type', [

@@ -1,10 +1,12 @@
 import type { Router } from '@koa/router';
+import { emptyBody } from '../wire/empty-body.ts';
 import { z } from 'zod';
 import { paginationOf } from '../wire/pagination.ts';
 import { deletedMessage, paginationSchema } from '../wire/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
 import {
+  automationDetailsSchema,
   automationSchema,
   automationView,
   runDetails,
@@ -108,7 +110,7 @@ export function automationsRoutes(services: Services): Router {
         'Returns the automation with its `executionStats` (last run, counts, next scheduled fire) and, for one that sends transactions, the GAS it spent and has left (`gas`).',
       tag: 'Automations',
       scope: 'automations:read',
-      responses: { 200: automationSchema },
+      responses: { 200: automationDetailsSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const gas = await gasView(em(), automation);
@@ -124,7 +126,7 @@ export function automationsRoutes(services: Services): Router {
       tag: 'Automations',
       scope: 'automations:write',
       body: updateAutomationBody,
-      responses: { 200: automationSchema.extend({ replay: replaySchema.optional() }) },
+      responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
       handle: async ({ accountId, params, body }) => {
         if (body.trigger) assertTriggerInterval(quotas, body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body, services.masterKeys);
@@ -160,6 +162,8 @@ export function automationsRoutes(services: Services): Router {
       tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
+      body: emptyBody,
+      bodyOptional: true,
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
@@ -221,6 +225,8 @@ export function automationsRoutes(services: Services): Router {
       tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,
+      body: emptyBody,
+      bodyOptional: true,
       responses: { 202: startedRunSchema },
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);

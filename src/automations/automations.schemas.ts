@@ -3,7 +3,7 @@ import { integerIn } from '../wire/integer-in.ts';
 import { paginationQuery } from '../wire/pagination.ts';
 import { contractArgsSchema, hash160Pattern, normalizeHash160, vmIntegerPattern } from '../chain/contract-args.ts';
 import { filterSchema, maxListed } from './filter.schemas.ts';
-import { templateValue } from './arg-templates.ts';
+import { templatedContractArgs } from './arg-templates.ts';
 import { credentialUrl, notifySchema, webhookTarget } from './notifications/notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { decimalPattern, maxDecimalChars } from '../chain/decimal.ts';
@@ -222,7 +222,7 @@ const contractAction = z
     scriptHash,
     operation: text(64),
     // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
-    args: contractArgsSchema(templateValue)
+    args: templatedContractArgs()
       .describe(
         'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). ' +
           'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',

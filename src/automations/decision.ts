@@ -1,6 +1,6 @@
-import { contractArgsSchema, hash160Pattern } from '../chain/contract-args.ts';
+import { hash160Pattern } from '../chain/contract-args.ts';
 import type { ContractCall } from '../chain/contract-calls.ts';
-import { templateValue } from './arg-templates.ts';
+import { templatedContractArgs } from './arg-templates.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import type { ExecuteRules } from './automations.schemas.ts';
 import type { FirePayload } from './run.entity.ts';
@@ -110,7 +110,7 @@ function readCalls(calls: unknown, rules: ExecuteRules, trigger: FirePayload): D
 }
 
 /** A contract action's argument rules, templates included (checked when resolved). */
-const argsSchema = contractArgsSchema(templateValue);
+const argsSchema = templatedContractArgs();
 
 const callFields = ['scriptHash', 'operation', 'args'];
 

@@ -102,15 +102,57 @@ function isVmInteger(value: string): boolean {
   return n >= -integerLimit && n < integerLimit;
 }
 
+type JsonSchema = Record<string, unknown>;
+
+/** Each type's value as JSON Schema, for the OpenAPI document: the checks above are what validate. */
+const valueForms: Record<keyof typeof checks, JsonSchema> = {
+  Hash160: { type: 'string', description: 'A 0x script hash of 40 hex digits, or a Neo N3 address.' },
+  Integer: { type: 'string', pattern: vmIntegerPattern.source, description: 'A whole number that fits in 256 bits.' },
+  String: { type: 'string' },
+  Boolean: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['true', 'false'] }] },
+  ByteArray: { type: 'string', contentEncoding: 'base64' },
+  Hash256: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
+  PublicKey: { type: 'string', pattern: '^0[23][0-9a-fA-F]{64}$', description: 'A compressed public key.' },
+  Array: { type: 'array', description: `Arguments, nested at most ${maxArrayDepth} deep.` },
+  Any: { anyOf: [{ type: 'null' }, { type: 'string', const: '' }] },
+};
+
+/** How the document names an argument, and what else its value may be (a template, say). */
+interface ArgumentShown {
+  id: string;
+  otherValue?: JsonSchema;
+}
+
+/** One argument as JSON Schema: a `{type, value}` object for each type; an Array's items are arguments again. */
+function argumentForm({ id, otherValue }: ArgumentShown): JsonSchema {
+  const variants = Object.entries(valueForms).map(([type, form]) => {
+    const value =
+      type === 'Array'
+        ? { ...form, items: { $ref: `#/$defs/${id}` } }
+        : otherValue
+          ? { anyOf: [form, otherValue] }
+          : form;
+    return {
+      type: 'object',
+      properties: { type: { type: 'string', const: type }, value },
+      required: ['type', 'value'],
+      additionalProperties: false,
+    };
+  });
+  return { oneOf: variants };
+}
+
 /**
  * The `args` of a contract action: each issue's path points inside the argument at fault. Values
- * that `deferred` recognises are checked apart from their type.
+ * that `deferred` recognises are checked apart from their type; `shown` names the argument in the
+ * OpenAPI document.
  */
-export function contractArgsSchema(deferred?: DeferredValue) {
+export function contractArgsSchema(deferred?: DeferredValue, shown: ArgumentShown = { id: 'ContractArg' }) {
+  const argument = z.custom<ContractArg>().meta({ id: shown.id, ...argumentForm(shown) });
   return (
     z
       // Accepts anything: the refinement below checks each argument, to report paths inside it.
-      .array(z.custom<ContractArg>(), { error: 'must be an array of {type, value} arguments' })
+      .array(argument, { error: 'must be an array of {type, value} arguments' })
       .max(maxArgs, `must hold at most ${maxArgs} arguments`)
       .superRefine((args, ctx) => {
         for (const [index, arg] of args.entries()) {

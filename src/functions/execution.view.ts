@@ -9,8 +9,8 @@ export function executionHandle(execution: Execution) {
     id: execution.id,
     status: execution.status,
     startedAt: execution.startedAt.toISOString(),
-    ...(execution.completedAt ? { completedAt: execution.completedAt.toISOString() } : {}),
-    ...(execution.duration === null || execution.duration === undefined ? {} : { duration: execution.duration }),
+    completedAt: execution.completedAt?.toISOString() ?? null,
+    duration: execution.duration ?? null,
   };
 }
 
@@ -45,8 +45,9 @@ export const executionHandleSchema = z
     id: z.string(),
     status: z.enum(executionStatuses),
     startedAt: isoTime,
-    completedAt: isoTime.optional(),
-    duration: z.number().int().optional(),
+    /** Null while the execution runs. */
+    completedAt: isoTime.nullable(),
+    duration: z.number().int().nullable(),
   })
   .meta({ id: 'ExecutionHandle' });
 

@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import { emptyBody } from '../wire/empty-body.ts';
 import { z } from 'zod';
 import { readWithKey, type ReadWithKey } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
@@ -121,6 +122,8 @@ export function executionsRoutes(services: Services): Router {
       scope: 'functions:invoke',
       idempotency: keyed,
       query: retryQuery,
+      body: emptyBody,
+      bodyOptional: true,
       responses: { 202: acceptedSchema },
       handle: async ({ accountId, params, query }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);

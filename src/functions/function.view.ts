@@ -19,7 +19,7 @@ function summary(fn: FunctionDef) {
 }
 
 /** Create and update answer with the code; get-one only when include_code=true. */
-export function functionView(fn: FunctionDef, options: { code: boolean; stats?: FunctionStats }) {
+export function functionView(fn: FunctionDef, options: { code: boolean; stats: FunctionStats }) {
   return {
     ...summary(fn),
     timeout: fn.timeout,
@@ -28,7 +28,7 @@ export function functionView(fn: FunctionDef, options: { code: boolean; stats?: 
     allowedHosts: fn.allowedHosts,
     version: fn.version,
     ...(options.code ? { code: fn.code } : {}),
-    ...(options.stats ? { stats: options.stats } : {}),
+    stats: options.stats,
   };
 }
 
@@ -60,7 +60,7 @@ const statsSchema = z
   })
   .meta({ id: 'FunctionStats' });
 
-/** A function as create, get and update answer it (code and stats when they are asked for). */
+/** A function as create, get and update answer it (its code unless a get leaves it out). */
 export const functionSchema = z
   .strictObject({
     ...summarySchema,
@@ -71,7 +71,7 @@ export const functionSchema = z
     /** The version it runs now (function_versions). */
     version: z.number().int(),
     code: z.string().optional(),
-    stats: statsSchema.optional(),
+    stats: statsSchema,
   })
   .meta({ id: 'Function' });
 

@@ -66,8 +66,10 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       idempotency: keyed,
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
-      handle: async ({ ctx, body }) =>
-        data(functionView(await createFunction(em(), callerOf(ctx.state), body), { code: true }), 201),
+      handle: async ({ ctx, body }) => {
+        const fn = await createFunction(em(), callerOf(ctx.state), body);
+        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }), 201);
+      },
     }),
     route({
       method: 'get',

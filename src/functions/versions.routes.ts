@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import { emptyBody } from '../wire/empty-body.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Services } from '../services.ts';
@@ -58,6 +59,8 @@ export function versionsRoutes(services: Services): Router {
         'Makes the version current again, its code and settings with it (a rollback), and returns the function. It makes no new version; promoting the current one changes nothing.',
       tag: 'Versions',
       scope: 'functions:write',
+      body: emptyBody,
+      bodyOptional: true,
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params }) => {
         const fn = await promoteVersion(em(), accountId, params.id, versionNumber(params.version));

@@ -83,6 +83,12 @@ describe('functions area: create and read', () => {
         secrets: [],
         allowedHosts: [],
         version: 1,
+        // A new function has run nothing: its stats are there, all zero.
+        stats: {
+          invocations: { total: 0, success: 0, failed: 0, last24Hours: 0 },
+          averageExecutionTime: 0,
+          lastInvocation: null,
+        },
       },
     });
   });

@@ -62,7 +62,13 @@ describe('invoking functions', () => {
     const invoked = await call('POST', `/functions/${id}/invoke`, { async: true });
     expect(invoked.status).toBe(202);
     expect(invoked.body.data).toEqual({
-      execution: { id: expect.stringMatching(/^exec_/), status: 'running', startedAt: expect.any(String) },
+      execution: {
+        id: expect.stringMatching(/^exec_/),
+        status: 'running',
+        startedAt: expect.any(String),
+        completedAt: null,
+        duration: null,
+      },
     });
     const executionId = invoked.body.data!.execution.id as string;
     let details: Envelope = { success: false };

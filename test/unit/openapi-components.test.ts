@@ -60,7 +60,7 @@ describe('the named schemas of the OpenAPI document (components.schemas)', () =>
   });
 
   it('answers by reference to them, and every reference resolves', () => {
-    expect(answerOf('/v1/automations/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Automation' });
+    expect(answerOf('/v1/automations', 'post', '201')).toEqual({ $ref: '#/components/schemas/Automation' });
     expect(answerOf('/v1/functions/{id}', 'get', '200').properties.data).toEqual({
       $ref: '#/components/schemas/Function',
     });
@@ -104,6 +104,53 @@ describe('the named schemas of the OpenAPI document (components.schemas)', () =>
     });
     expect(one.properties).toEqual({ item: { $ref: '#/components/schemas/Item' } });
     expect(many.items).toEqual({ $ref: '#/components/schemas/Item' });
+  });
+});
+
+describe('what the document says a request takes and an answer holds', () => {
+  it('declares the fields every answer holds as required, null where they can be null', () => {
+    expect(named.Function!.required).toContain('stats');
+    expect(named.AutomationDetails!.required).toContain('executionStats');
+    expect(answerOf('/v1/automations/{id}', 'get', '200')).toEqual({
+      $ref: '#/components/schemas/AutomationDetails',
+    });
+    expect(named.ExecutionHandle!.required).toEqual(expect.arrayContaining(['completedAt', 'duration']));
+    expect(named.ExecutionHandle!.properties.completedAt.anyOf).toContainEqual({ type: 'null' });
+  });
+
+  it('lets a route that takes no body be sent {} or nothing', () => {
+    const trigger = document.paths['/v1/automations/{id}/trigger']!.post!;
+    expect(trigger.requestBody).toEqual({
+      required: false,
+      content: { 'application/json': { schema: { type: 'object', properties: {}, additionalProperties: false } } },
+    });
+  });
+
+  it('leaves out a field no value satisfies: a secret keeps its name', () => {
+    expect(named.SecretUpdate!.properties).not.toHaveProperty('name');
+    expect(named.SecretUpdate!.additionalProperties).toBe(false);
+  });
+
+  it("types a contract call's args by their type: a value per type, arrays of arguments, templates in a contract action", () => {
+    const variants = named.ContractArg!.oneOf as JsonSchema[];
+    expect(variants.map((variant): unknown => variant.properties.type.const)).toEqual([
+      'Hash160',
+      'Integer',
+      'String',
+      'Boolean',
+      'ByteArray',
+      'Hash256',
+      'PublicKey',
+      'Array',
+      'Any',
+    ]);
+    const array = variants.find((variant) => variant.properties.type.const === 'Array')!;
+    expect(array.properties.value.items).toEqual({ $ref: '#/components/schemas/ContractArg' });
+    expect(named.ContractAction!.properties.args.items).toEqual({ $ref: '#/components/schemas/TemplatedContractArg' });
+    const integer = (named.TemplatedContractArg!.oneOf as JsonSchema[]).find(
+      (variant) => variant.properties.type.const === 'Integer',
+    )!;
+    expect(integer.properties.value.anyOf[1].pattern).toBe('^\\{\\{.*\\}\\}$');
   });
 });
 

@@ -506,6 +506,10 @@ export const postFunctionsByIdExecutionsByExecutionIdRetry = <ThrowOnError exten
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/executions/{executionId}/retry',
     ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**
@@ -560,6 +564,10 @@ export const postFunctionsByIdVersionsByVersionPromote = <ThrowOnError extends b
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/functions/{id}/versions/{version}/promote',
     ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**
@@ -724,6 +732,10 @@ export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/trigger',
     ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**
@@ -796,6 +808,10 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/automations/{id}/runs/{runId}/retry',
     ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**

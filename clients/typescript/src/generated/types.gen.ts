@@ -37,19 +37,11 @@ export type Automation = {
   action: Action;
   notify: Array<NotifyRule>;
   budget?: GasBudget;
-  gas?: Gas;
   details?: {
     reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
     message: string;
     since?: string;
     lastError?: string;
-  };
-  executionStats?: {
-    lastExecution: string | null;
-    lastStatus: 'success' | 'failure' | null;
-    successCount: number;
-    failureCount: number;
-    nextExecution: string | null;
   };
   createdAt: string;
   updatedAt: string;
@@ -62,6 +54,26 @@ export type AutomationCreate = {
   action: ActionInput;
   notify?: Array<NotifyRule>;
   budget?: GasBudget;
+};
+
+export type AutomationDetails = {
+  id: string;
+  name: string;
+  status: 'active' | 'inactive' | 'error';
+  trigger: Trigger;
+  action: Action;
+  notify: Array<NotifyRule>;
+  budget?: GasBudget;
+  details?: {
+    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+    message: string;
+    since?: string;
+    lastError?: string;
+  };
+  createdAt: string;
+  updatedAt: string;
+  gas?: Gas;
+  executionStats: AutomationStats;
 };
 
 export type AutomationRun = {
@@ -149,6 +161,14 @@ export type AutomationRunDetails = {
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
+};
+
+export type AutomationStats = {
+  lastExecution: string | null;
+  lastStatus: 'success' | 'failure' | null;
+  successCount: number;
+  failureCount: number;
+  nextExecution: string | null;
 };
 
 export type AutomationTestRequest = {
@@ -320,7 +340,7 @@ export type ContractAction = {
   /**
    * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
-  args: Array<unknown>;
+  args: Array<TemplatedContractArg>;
 };
 
 export type ContractActionInput = {
@@ -330,8 +350,58 @@ export type ContractActionInput = {
   /**
    * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
-  args?: Array<unknown>;
+  args?: Array<TemplatedContractArg>;
 };
+
+export type ContractArg =
+  | {
+      type: 'Hash160';
+      /**
+       * A 0x script hash of 40 hex digits, or a Neo N3 address.
+       */
+      value: string;
+    }
+  | {
+      type: 'Integer';
+      /**
+       * A whole number that fits in 256 bits.
+       */
+      value: string;
+    }
+  | {
+      type: 'String';
+      value: string;
+    }
+  | {
+      type: 'Boolean';
+      value: boolean | 'true' | 'false';
+    }
+  | {
+      type: 'ByteArray';
+      value: string;
+    }
+  | {
+      type: 'Hash256';
+      value: string;
+    }
+  | {
+      type: 'PublicKey';
+      /**
+       * A compressed public key.
+       */
+      value: string;
+    }
+  | {
+      type: 'Array';
+      /**
+       * Arguments, nested at most 8 deep.
+       */
+      value: Array<ContractArg>;
+    }
+  | {
+      type: 'Any';
+      value: null | '';
+    };
 
 export type DiscordChannel = {
   type: 'discord';
@@ -372,8 +442,8 @@ export type Execution = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt?: string;
-  duration?: number;
+  completedAt: string | null;
+  duration: number | null;
   functionId: string;
   functionVersion: number | null;
   params: {
@@ -420,16 +490,16 @@ export type ExecutionHandle = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt?: string;
-  duration?: number;
+  completedAt: string | null;
+  duration: number | null;
 };
 
 export type ExecutionSummary = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt?: string;
-  duration?: number;
+  completedAt: string | null;
+  duration: number | null;
   params: {
     [key: string]: unknown;
   };
@@ -458,7 +528,7 @@ export type Function = {
   allowedHosts: Array<string>;
   version: number;
   code?: string;
-  stats?: FunctionStats;
+  stats: FunctionStats;
 };
 
 export type FunctionAction = {
@@ -744,7 +814,6 @@ export type SecretCreate = {
 };
 
 export type SecretUpdate = {
-  name?: unknown;
   value?: string;
   description?: string | null;
 };
@@ -772,7 +841,7 @@ export type StateTrigger = {
   /**
    * At most 16 {type, value} arguments, as a contract action takes them (no templates).
    */
-  args: Array<unknown>;
+  args: Array<ContractArg>;
   /**
    * Where the value is inside the returned Array or Struct; without it, the returned value itself.
    */
@@ -795,7 +864,7 @@ export type StateTriggerInput = {
   /**
    * At most 16 {type, value} arguments, as a contract action takes them (no templates).
    */
-  args?: Array<unknown>;
+  args?: Array<ContractArg>;
   /**
    * Where the value is inside the returned Array or Struct; without it, the returned value itself.
    */
@@ -836,6 +905,47 @@ export type TelegramChannel = {
   botTokenSecret: string;
   chatId: string;
 };
+
+export type TemplatedContractArg =
+  | {
+      type: 'Hash160';
+      value: string | string;
+    }
+  | {
+      type: 'Integer';
+      value: string | string;
+    }
+  | {
+      type: 'String';
+      value: string | string;
+    }
+  | {
+      type: 'Boolean';
+      value: boolean | 'true' | 'false' | string;
+    }
+  | {
+      type: 'ByteArray';
+      value: string | string;
+    }
+  | {
+      type: 'Hash256';
+      value: string | string;
+    }
+  | {
+      type: 'PublicKey';
+      value: string | string;
+    }
+  | {
+      type: 'Array';
+      /**
+       * Arguments, nested at most 8 deep.
+       */
+      value: Array<TemplatedContractArg>;
+    }
+  | {
+      type: 'Any';
+      value: null | '' | string;
+    };
 
 export type TransactionTrigger = {
   type: 'transaction';
@@ -3499,7 +3609,9 @@ export type GetFunctionsByIdExecutionsByExecutionIdResponse =
   GetFunctionsByIdExecutionsByExecutionIdResponses[keyof GetFunctionsByIdExecutionsByExecutionIdResponses];
 
 export type PostFunctionsByIdExecutionsByExecutionIdRetryData = {
-  body?: never;
+  body?: {
+    [key: string]: never;
+  };
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -3967,7 +4079,9 @@ export type GetFunctionsByIdVersionsByVersionResponse =
   GetFunctionsByIdVersionsByVersionResponses[keyof GetFunctionsByIdVersionsByVersionResponses];
 
 export type PostFunctionsByIdVersionsByVersionPromoteData = {
-  body?: never;
+  body?: {
+    [key: string]: never;
+  };
   path: {
     /**
      * The function's id, `func_…`.
@@ -5220,7 +5334,7 @@ export type GetAutomationsByIdResponses = {
   /**
    * 200
    */
-  200: Automation;
+  200: AutomationDetails;
 };
 
 export type GetAutomationsByIdResponse = GetAutomationsByIdResponses[keyof GetAutomationsByIdResponses];
@@ -5359,22 +5473,16 @@ export type PatchAutomationsByIdResponses = {
     action: Action;
     notify: Array<NotifyRule>;
     budget?: GasBudget;
-    gas?: Gas;
     details?: {
       reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
       message: string;
       since?: string;
       lastError?: string;
     };
-    executionStats?: {
-      lastExecution: string | null;
-      lastStatus: 'success' | 'failure' | null;
-      successCount: number;
-      failureCount: number;
-      nextExecution: string | null;
-    };
     createdAt: string;
     updatedAt: string;
+    gas?: Gas;
+    executionStats: AutomationStats;
     replay?: Replay;
   };
 };
@@ -5382,7 +5490,9 @@ export type PatchAutomationsByIdResponses = {
 export type PatchAutomationsByIdResponse = PatchAutomationsByIdResponses[keyof PatchAutomationsByIdResponses];
 
 export type PostAutomationsByIdTriggerData = {
-  body?: never;
+  body?: {
+    [key: string]: never;
+  };
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).
@@ -5941,7 +6051,9 @@ export type GetAutomationsByIdRunsByRunIdResponse =
   GetAutomationsByIdRunsByRunIdResponses[keyof GetAutomationsByIdRunsByRunIdResponses];
 
 export type PostAutomationsByIdRunsByRunIdRetryData = {
-  body?: never;
+  body?: {
+    [key: string]: never;
+  };
   headers?: {
     /**
      * Makes the request safe to repeat for 24 hours (docs/api.md).

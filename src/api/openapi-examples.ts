@@ -33,7 +33,14 @@ const plainPayload: Example = {
   value: { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'eyJoZWxsbyI6Im5lbyJ9' }] },
 };
 
+/** The routes that take no body take `{}` too (docs/api.md). */
+const noBody: Record<string, Example> = { empty: { summary: 'No body, or an empty object', value: {} } };
+
 export const requestExamples: Record<string, Record<string, Example>> = {
+  'POST /v1/functions/{id}/executions/{executionId}/retry': noBody,
+  'POST /v1/functions/{id}/versions/{version}/promote': noBody,
+  'POST /v1/automations/{id}/trigger': noBody,
+  'POST /v1/automations/{id}/runs/{runId}/retry': noBody,
   'POST /v1/functions': {
     price: {
       summary: "Read NEO's price from CoinGecko",
@@ -153,6 +160,17 @@ export const requestExamples: Record<string, Record<string, Example>> = {
 
 const priceFunctionId = 'func_Tp_pLQuSePcqxs8PFLAVARZr';
 
+const automation = {
+  id: 'auto_afMWbpMmIzEkAyJspLQfRrTz',
+  name: 'NEO price on weekday mornings',
+  status: 'active',
+  trigger: { type: 'schedule', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
+  action: { type: 'function', functionId: priceFunctionId, parameters: { threshold: 12.5 } },
+  notify: [],
+  createdAt: '2026-11-02T10:31:12.097Z',
+  updatedAt: '2026-11-02T10:31:12.097Z',
+};
+
 /**
  * Resources as the API answers them, by the name of their component schema: what a user reads
  * first in the reference. Each is valid against its schema (test/unit/openapi-document.test.ts).
@@ -198,14 +216,10 @@ const schemaExamples: Record<string, unknown[]> = {
       trigger: { type: 'api' },
     },
   ],
-  Automation: [
+  Automation: [automation],
+  AutomationDetails: [
     {
-      id: 'auto_afMWbpMmIzEkAyJspLQfRrTz',
-      name: 'NEO price on weekday mornings',
-      status: 'active',
-      trigger: { type: 'schedule', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
-      action: { type: 'function', functionId: priceFunctionId, parameters: { threshold: 12.5 } },
-      notify: [],
+      ...automation,
       executionStats: {
         lastExecution: '2026-11-26T08:00:00.031Z',
         lastStatus: 'success',
@@ -213,8 +227,6 @@ const schemaExamples: Record<string, unknown[]> = {
         failureCount: 1,
         nextExecution: '2026-11-27T08:00:00.000Z',
       },
-      createdAt: '2026-11-02T10:31:12.097Z',
-      updatedAt: '2026-11-02T10:31:12.097Z',
     },
   ],
   AutomationRun: [

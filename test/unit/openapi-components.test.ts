@@ -120,9 +120,11 @@ describe('what the document says a request takes and an answer holds', () => {
 
   it('lets a route that takes no body be sent {} or nothing', () => {
     const trigger = document.paths['/v1/automations/{id}/trigger']!.post!;
-    expect(trigger.requestBody).toEqual({
-      required: false,
-      content: { 'application/json': { schema: { type: 'object', properties: {}, additionalProperties: false } } },
+    expect(trigger.requestBody.required).toBe(false);
+    expect(trigger.requestBody.content['application/json'].schema).toEqual({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
     });
   });
 

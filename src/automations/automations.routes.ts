@@ -76,7 +76,11 @@ export function automationsRoutes(services: Services): Router {
       tag: 'Automations',
       scope: 'automations:read',
       query: listAutomationsQuery,
-      responses: { 200: z.strictObject({ automations: z.array(automationSchema), pagination: paginationSchema }) },
+      responses: {
+        200: z
+          .strictObject({ automations: z.array(automationSchema), pagination: paginationSchema })
+          .meta({ id: 'AutomationPage' }),
+      },
       handle: async ({ accountId, query }) => {
         const [automations, total] = await listAutomations(em(), accountId, query);
         return bare({
@@ -194,7 +198,11 @@ export function automationsRoutes(services: Services): Router {
       tag: 'Automations',
       scope: 'automations:read',
       query: listRunsQuery,
-      responses: { 200: z.strictObject({ runs: z.array(runSchema), pagination: paginationSchema }) },
+      responses: {
+        200: z
+          .strictObject({ runs: z.array(runSchema), pagination: paginationSchema })
+          .meta({ id: 'AutomationRunPage' }),
+      },
       handle: async ({ accountId, params, query }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);

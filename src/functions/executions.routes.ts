@@ -91,7 +91,7 @@ export function executionsRoutes(services: Services): Router {
       tag: 'Executions',
       scope: 'functions:read',
       query: listExecutionsQuery,
-      responses: { 200: dataPageEnvelope(executionListItemSchema) },
+      responses: { 200: dataPageEnvelope(executionListItemSchema, 'ExecutionPage') },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
         const [executions, total] = await listExecutions(em(), fn, query);

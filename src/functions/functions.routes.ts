@@ -41,7 +41,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
       tag: 'Functions',
       scope: 'functions:read',
       query: listFunctionsQuery,
-      responses: { 200: dataPageEnvelope(functionListItemSchema) },
+      responses: { 200: dataPageEnvelope(functionListItemSchema, 'FunctionPage') },
       handle: async ({ accountId, query }) => {
         const [functions, total] = await listFunctions(em(), accountId, query);
         const last = await lastInvocations(

@@ -23,7 +23,7 @@ export function versionsRoutes(services: Services): Router {
       tag: 'Versions',
       scope: 'functions:read',
       query: listVersionsQuery,
-      responses: { 200: dataPageEnvelope(versionSchema) },
+      responses: { 200: dataPageEnvelope(versionSchema, 'FunctionVersionPage') },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
         const [versions, total] = await listVersions(em(), fn, query);

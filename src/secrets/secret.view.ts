@@ -29,7 +29,9 @@ export const secretSchema = z
   })
   .meta({ id: 'Secret' });
 
-export const secretListSchema = z.strictObject({
-  secrets: z.array(secretSchema.omit({ description: true })),
-  pagination: paginationSchema,
-});
+export const secretListSchema = z
+  .strictObject({
+    secrets: z.array(secretSchema.omit({ description: true }).meta({ id: 'SecretSummary' })),
+    pagination: paginationSchema,
+  })
+  .meta({ id: 'SecretPage' });

@@ -17,9 +17,9 @@ export const paginationSchema = z
 /** The functions area's envelope around one value. */
 export const dataEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
 
-/** The functions area's envelope around a page of a list. */
-export const dataPageEnvelope = <T extends z.ZodType>(item: T) =>
-  z.strictObject({ success: z.literal(true), data: z.array(item), pagination: paginationSchema });
+/** The functions area's envelope around a page of a list, named `id` in the OpenAPI document. */
+export const dataPageEnvelope = <T extends z.ZodType>(item: T, id: string) =>
+  z.strictObject({ success: z.literal(true), data: z.array(item), pagination: paginationSchema }).meta({ id });
 
 /** What the bare areas answer to a delete. */
 export const deletedMessage = z.strictObject({ success: z.literal(true), message: z.string() });

@@ -55,6 +55,11 @@ describe('the named schemas of the OpenAPI document (components.schemas)', () =>
       'TelegramChannel',
       'Replay',
       'Account',
+      'FunctionPage',
+      'ExecutionPage',
+      'AutomationPage',
+      'AutomationRunPage',
+      'SecretPage',
     ])
       expect(named, name).toHaveProperty(name);
   });
@@ -64,9 +69,10 @@ describe('the named schemas of the OpenAPI document (components.schemas)', () =>
     expect(answerOf('/v1/functions/{id}', 'get', '200').properties.data).toEqual({
       $ref: '#/components/schemas/Function',
     });
-    expect(answerOf('/v1/functions/{id}/executions', 'get', '200').properties.data.items).toEqual({
-      $ref: '#/components/schemas/ExecutionSummary',
+    expect(answerOf('/v1/functions/{id}/executions', 'get', '200')).toEqual({
+      $ref: '#/components/schemas/ExecutionPage',
     });
+    expect(named.ExecutionPage!.properties.data.items).toEqual({ $ref: '#/components/schemas/ExecutionSummary' });
     const refs = refsIn(document);
     expect(refs.length).toBeGreaterThan(50);
     for (const ref of refs) {

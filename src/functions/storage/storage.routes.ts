@@ -38,7 +38,7 @@ export function storageRoutes(services: Services): Router {
       tag: 'Storage',
       scope: 'functions:read',
       query: listStorageQuery,
-      responses: { 200: dataPageEnvelope(storageItemSchema) },
+      responses: { 200: dataPageEnvelope(storageItemSchema, 'StorageItemPage') },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
         const { items, total } = await listStorage(em(), fn.id, query);

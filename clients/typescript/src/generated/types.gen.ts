@@ -76,6 +76,11 @@ export type AutomationDetails = {
   executionStats: AutomationStats;
 };
 
+export type AutomationPage = {
+  automations: Array<Automation>;
+  pagination: Pagination;
+};
+
 export type AutomationRun = {
   id: string;
   status: 'running' | 'success' | 'failure';
@@ -161,6 +166,11 @@ export type AutomationRunDetails = {
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
+};
+
+export type AutomationRunPage = {
+  runs: Array<AutomationRun>;
+  pagination: Pagination;
 };
 
 export type AutomationStats = {
@@ -494,6 +504,12 @@ export type ExecutionHandle = {
   duration: number | null;
 };
 
+export type ExecutionPage = {
+  success: true;
+  data: Array<ExecutionSummary>;
+  pagination: Pagination;
+};
+
 export type ExecutionSummary = {
   id: string;
   status: 'running' | 'completed' | 'failed';
@@ -571,6 +587,12 @@ export type FunctionCreate = {
   allowedHosts?: Array<string>;
 };
 
+export type FunctionPage = {
+  success: true;
+  data: Array<FunctionSummary>;
+  pagination: Pagination;
+};
+
 export type FunctionStats = {
   invocations: {
     total: number;
@@ -631,6 +653,12 @@ export type FunctionVersion = {
   keyId: string | null;
   createdAt: string;
   code?: string;
+};
+
+export type FunctionVersionPage = {
+  success: true;
+  data: Array<FunctionVersion>;
+  pagination: Pagination;
 };
 
 export type Gas = {
@@ -813,6 +841,18 @@ export type SecretCreate = {
   description?: string;
 };
 
+export type SecretPage = {
+  secrets: Array<SecretSummary>;
+  pagination: Pagination;
+};
+
+export type SecretSummary = {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
 export type SecretUpdate = {
   value?: string;
   description?: string | null;
@@ -893,6 +933,12 @@ export type StorageItem = {
   version: number;
   size: number;
   updatedAt: string;
+};
+
+export type StorageItemPage = {
+  success: true;
+  data: Array<StorageItem>;
+  pagination: Pagination;
 };
 
 export type StoragePut = {
@@ -1454,15 +1500,7 @@ export type GetSecretsResponses = {
   /**
    * 200
    */
-  200: {
-    secrets: Array<{
-      id: string;
-      name: string;
-      createdAt: string;
-      updatedAt: string;
-    }>;
-    pagination: Pagination;
-  };
+  200: SecretPage;
 };
 
 export type GetSecretsResponse = GetSecretsResponses[keyof GetSecretsResponses];
@@ -2121,11 +2159,7 @@ export type GetFunctionsResponses = {
   /**
    * 200
    */
-  200: {
-    success: true;
-    data: Array<FunctionSummary>;
-    pagination: Pagination;
-  };
+  200: FunctionPage;
 };
 
 export type GetFunctionsResponse = GetFunctionsResponses[keyof GetFunctionsResponses];
@@ -3451,11 +3485,7 @@ export type GetFunctionsByIdExecutionsResponses = {
   /**
    * 200
    */
-  200: {
-    success: true;
-    data: Array<ExecutionSummary>;
-    pagination: Pagination;
-  };
+  200: ExecutionPage;
 };
 
 export type GetFunctionsByIdExecutionsResponse =
@@ -3919,11 +3949,7 @@ export type GetFunctionsByIdVersionsResponses = {
   /**
    * 200
    */
-  200: {
-    success: true;
-    data: Array<FunctionVersion>;
-    pagination: Pagination;
-  };
+  200: FunctionVersionPage;
 };
 
 export type GetFunctionsByIdVersionsResponse =
@@ -4364,11 +4390,7 @@ export type GetFunctionsByIdStorageResponses = {
   /**
    * 200
    */
-  200: {
-    success: true;
-    data: Array<StorageItem>;
-    pagination: Pagination;
-  };
+  200: StorageItemPage;
 };
 
 export type GetFunctionsByIdStorageResponse = GetFunctionsByIdStorageResponses[keyof GetFunctionsByIdStorageResponses];
@@ -4934,10 +4956,7 @@ export type GetAutomationsResponses = {
   /**
    * 200
    */
-  200: {
-    automations: Array<Automation>;
-    pagination: Pagination;
-  };
+  200: AutomationPage;
 };
 
 export type GetAutomationsResponse = GetAutomationsResponses[keyof GetAutomationsResponses];
@@ -5905,10 +5924,7 @@ export type GetAutomationsByIdRunsResponses = {
   /**
    * 200
    */
-  200: {
-    runs: Array<AutomationRun>;
-    pagination: Pagination;
-  };
+  200: AutomationRunPage;
 };
 
 export type GetAutomationsByIdRunsResponse = GetAutomationsByIdRunsResponses[keyof GetAutomationsByIdRunsResponses];

@@ -25,12 +25,14 @@ const componentSchema = z.looseObject({
   error: z.string().optional(),
 });
 
-const healthSchema = z.strictObject({
-  status: z.enum(['ok', 'degraded']),
-  postgres: componentSchema,
-  temporal: componentSchema,
-  neo: componentSchema.extend({ blockHeight: z.number().int().optional() }),
-});
+const healthSchema = z
+  .strictObject({
+    status: z.enum(['ok', 'degraded']),
+    postgres: componentSchema,
+    temporal: componentSchema,
+    neo: componentSchema.extend({ blockHeight: z.number().int().optional() }),
+  })
+  .meta({ id: 'Health' });
 
 /**
  * GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. A report

@@ -214,6 +214,7 @@ export type {
   GetSecretsErrors,
   GetSecretsResponse,
   GetSecretsResponses,
+  Health,
   InvokeRequest,
   LogLine,
   NotifyRule,

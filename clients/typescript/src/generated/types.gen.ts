@@ -677,6 +677,29 @@ export type GasBudget = {
   total?: string;
 };
 
+export type Health = {
+  status: 'ok' | 'degraded';
+  postgres: {
+    status: 'ok' | 'down';
+    latencyMs: number;
+    error?: string;
+    [key: string]: unknown;
+  };
+  temporal: {
+    status: 'ok' | 'down';
+    latencyMs: number;
+    error?: string;
+    [key: string]: unknown;
+  };
+  neo: {
+    status: 'ok' | 'down';
+    latencyMs: number;
+    error?: string;
+    blockHeight?: number;
+    [key: string]: unknown;
+  };
+};
+
 export type InvokeRequest = {
   params?: {
     [key: string]: unknown;
@@ -1062,28 +1085,7 @@ export type GetHealthErrors = {
   /**
    * 503
    */
-  503: {
-    status: 'ok' | 'degraded';
-    postgres: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      [key: string]: unknown;
-    };
-    temporal: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      [key: string]: unknown;
-    };
-    neo: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      blockHeight?: number;
-      [key: string]: unknown;
-    };
-  };
+  503: Health;
 };
 
 export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
@@ -1092,28 +1094,7 @@ export type GetHealthResponses = {
   /**
    * 200
    */
-  200: {
-    status: 'ok' | 'degraded';
-    postgres: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      [key: string]: unknown;
-    };
-    temporal: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      [key: string]: unknown;
-    };
-    neo: {
-      status: 'ok' | 'down';
-      latencyMs: number;
-      error?: string;
-      blockHeight?: number;
-      [key: string]: unknown;
-    };
-  };
+  200: Health;
 };
 
 export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];

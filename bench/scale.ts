@@ -28,6 +28,7 @@ import {
 } from './automation-runs.ts';
 import { countFrom, printReport, progress, runBench } from './measure.ts';
 import { sampleGroups, sampleMachine, type GroupSample } from './proc.ts';
+import { describeActivity, sampleActivity, type Activity } from './pg-activity.ts';
 import { startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { apiClient } from './scratch-stack.ts';
 
@@ -71,6 +72,8 @@ interface Step {
   creates: Creates;
   groups: Record<keyof typeof groups, GroupSample>;
   machineBusyPercent: number;
+  /** PostgreSQL's commits and rows read in the window. */
+  pg: Activity;
   seconds: number;
   rpcPerMinute: number;
   priceReadsPerMinute: number;
@@ -171,8 +174,10 @@ async function measureStep(scale: Scale, n: number, creates: Creates): Promise<S
   const from = Date.now();
   const sampler = sampleGroups(groups);
   const machine = sampleMachine();
+  const activity = await sampleActivity(scale.stack.orm);
   await sleep(counts.steadySeconds * 1000);
   const sampled = sampler.stop();
+  const pg = await activity.stop();
   scale.baseline = mapGroups((name) => sampled[name].cpuPercent);
   const busy = machine.stop().busyPercent;
   const to = Date.now();
@@ -191,6 +196,7 @@ async function measureStep(scale: Scale, n: number, creates: Creates): Promise<S
     creates,
     groups: sampled,
     machineBusyPercent: busy,
+    pg,
     seconds: (to - from) / 1000,
     rpcPerMinute,
     priceReadsPerMinute,
@@ -272,6 +278,7 @@ function stepLine(step: Step) {
     `rss worker ${mib(worker.rssMiB)}, temporal ${mib(temporal.rssMiB)}, postgres ${mib(postgres.rssMiB)} MiB; ` +
     `rpc ${step.rpcPerMinute.toFixed(0)}/min, price reads ${step.priceReadsPerMinute.toFixed(1)}/min; ` +
     `fire p99 ${step.fireDelayP99Ms.toFixed(0)} ms (${step.fires}), lag p99 ${step.lagP99Blocks} blocks (${step.lagEvents}); ` +
+    `${describeActivity(step.pg)}; ` +
     `machine ${step.machineBusyPercent.toFixed(0)}% busy, load ${step.loadBefore} → ${step.loadAfter}`
   );
 }
@@ -360,6 +367,8 @@ function jsonOf(step: Step) {
     postgresRssMiB: Math.round(step.groups.postgres.rssMiB),
     rpcPerMinute: Math.round(step.rpcPerMinute),
     httpReadsPerMinute: round(step.priceReadsPerMinute),
+    pgCommitsPerMinute: Math.round(step.pg.commitsPerMinute),
+    pgRowsReadPerMinute: Math.round(step.pg.rowsPerMinute),
     createsPerSecond: round(step.creates.all.perSecond),
     load: step.loadAfter,
   };

@@ -15,6 +15,7 @@ import { followRound } from '../src/automations/follow-blocks.ts';
 import { replayPage } from '../src/automations/replay-steps.ts';
 import { failReplay } from '../src/automations/replay.sql.ts';
 import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
+import { WatcherIndex } from '../src/automations/watcher-index.ts';
 import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price-check.ts';
 import { recordScheduledRun, type FiredRun } from '../src/automations/runs.ts';
 import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
@@ -96,6 +97,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     deps.automations.triggerFailureLimit,
     deps.automations.contractCheckMs,
   );
+  const watchers = new WatcherIndex();
   return {
     /**
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
@@ -105,7 +107,10 @@ export function createAutomationActivities(deps: AutomationDeps) {
       recordScheduledRun(em(), automationId, scheduledAt),
 
     async followBlocks(network: string): Promise<FiredRun[]> {
-      return followRound({ em: em(), neo: deps.neo, abi, followed, contracts, beat: () => heartbeat() }, network);
+      return followRound(
+        { em: em(), neo: deps.neo, abi, followed, contracts, watchers, beat: () => heartbeat() },
+        network,
+      );
     },
 
     replayPage: (replayId: string) =>

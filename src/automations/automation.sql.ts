@@ -37,6 +37,12 @@ export async function activeWatcherRows(em: EntityManager) {
   );
 }
 
+/** The change counter of the watchers (migration 0024) as text; null without its row. */
+export async function watcherChangesVersion(em: EntityManager): Promise<string | null> {
+  const [row] = await em.execute<{ version: string }[]>(`select "version" from "watcher_changes" where "id" = 1`);
+  return row?.version ?? null;
+}
+
 /** An active state trigger with its mark (null columns: none written yet). */
 interface StateRow {
   id: string;

@@ -3,15 +3,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, readBlockNotifications, type EventAbiCache } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
-import { firingsOfBlock, withTransactions, type Watcher } from './block-matching.ts';
+import { firingsOfBlock, withTransactions } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
-import { activeWatcherRows } from './automation.sql.ts';
 import { followerLag, noteFollowing } from '../metrics/metrics.ts';
 import { noteRunEnd } from './notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from './runs.ts';
 import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
+import type { WatcherIndex } from './watcher-index.ts';
 
 interface FollowDeps {
   em: EntityManager;
@@ -22,6 +22,8 @@ interface FollowDeps {
   followed: { next: number | null };
   /** Moves the automations whose contract is not deployed to `error`. */
   contracts: UndeployedContracts;
+  /** The active watchers, kept by the worker across rounds. */
+  watchers: WatcherIndex;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
 }
@@ -59,7 +61,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
     at.height = height;
     const last = Math.min(height, next + maxBlocksPerRound);
     const fired: FiredRun[] = [];
-    const watchers = await activeWatchers(deps.em);
+    const watchers = await deps.watchers.current(deps.em);
     await deps.contracts.check(deps.em, watchers);
     for (let index = next; index < last; index++) {
       const block = await readBlockNotifications(deps.neo, index);
@@ -144,20 +146,6 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
     if (firing.error) await noteRunEnd(em, runs[index]!.runId);
   }
   return runs;
-}
-
-/**
- * Plain rows, not entities: read once a round, for every block, and only read. (Hydrating 1,000
- * entities a second was most of the follower's CPU.)
- */
-async function activeWatchers(em: EntityManager): Promise<Watcher[]> {
-  const rows = await activeWatcherRows(em);
-  return rows.map((row) => ({
-    id: row.id,
-    account: { id: row.account_id },
-    trigger: row.trigger,
-    watchFromBlock: row.watch_from_block!,
-  }));
 }
 
 /** The chain's block count once it exceeds `next`, or as it is when the round's wait ends. */

@@ -1,6 +1,7 @@
 import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { WatcherIndex } from '../../src/automations/watcher-index.ts';
 import { followerCursorAge, followerLag } from '../../src/metrics/metrics.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { automationsClient, gasHash, settled, type Loose } from '../support/automations.ts';
@@ -227,5 +228,42 @@ describe('a contract of a tenant', () => {
     const [latest] = await endedRuns(owner, all, 2);
     expect(latest).toMatchObject({ status: 'success', trigger: { txHash: after } });
     expect(await stateSeen(owner, echoFn, latest!)).toEqual({ words: 'after' });
+  });
+});
+
+describe('the follower`s index of active watchers', () => {
+  const ids = (watchers: { id: string }[]) => watchers.map((watcher) => watcher.id);
+
+  it('sees a watcher created, paused, resumed, retyped, stopped in error or deleted at its next read, and reads no row while none changed', async () => {
+    const index = new WatcherIndex();
+    const em = () => running.api.database.orm.em.fork();
+    const functionId = await echo(owner);
+    const id = await watch(owner, functionId, transfersTo(freshAddress()));
+    const created = await index.current(em());
+    expect(ids(created)).toContain(id);
+    // Nothing the follower reads changed (a rename, a run's bookkeeping): the same list, not read again.
+    expect((await owner.call('PATCH', `/automations/${id}`, { name: 'renamed' })).status).toBe(200);
+    await em().execute(`update "automations" set "followed_until" = 7 where "id" = ?`, [id]);
+    expect(await index.current(em())).toBe(created);
+
+    expect((await owner.call('PATCH', `/automations/${id}`, { status: 'inactive' })).status).toBe(200);
+    expect(ids(await index.current(em()))).not.toContain(id);
+    expect((await owner.call('PATCH', `/automations/${id}`, { status: 'active' })).status).toBe(200);
+    expect(ids(await index.current(em()))).toContain(id);
+    const yearly = { type: 'schedule', cron: '0 0 0 1 1 *' };
+    expect((await owner.call('PATCH', `/automations/${id}`, { trigger: yearly })).status).toBe(200);
+    expect(ids(await index.current(em()))).not.toContain(id);
+    const filtered = { ...transfersTo(freshAddress()), type: 'blockchain' };
+    expect((await owner.call('PATCH', `/automations/${id}`, { trigger: filtered })).status).toBe(200);
+    const retyped = (await index.current(em())).find((watcher) => watcher.id === id);
+    expect(retyped?.trigger).toMatchObject({ filter: filtered.filter });
+    // A write of the follower's own, by plain SQL: a contract never deployed moves it to `error`.
+    await em().execute(`update "automations" set "status" = 'error' where "id" = ?`, [id]);
+    expect(ids(await index.current(em()))).not.toContain(id);
+    await em().execute(`update "automations" set "status" = 'active' where "id" = ?`, [id]);
+    expect(ids(await index.current(em()))).toContain(id);
+
+    expect((await owner.call('DELETE', `/automations/${id}`)).status).toBe(200);
+    expect(ids(await index.current(em()))).not.toContain(id);
   });
 });

@@ -21,6 +21,7 @@ import { FunctionFetch } from './0019-function-fetch.ts';
 import { Replays } from './0020-replays.ts';
 import { StateTriggers } from './0022-state-triggers.ts';
 import { PriceSources } from './0023-price-sources.ts';
+import { WatcherChanges } from './0024-watcher-changes.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: '0020-replays', class: Replays },
   { name: '0022-state-triggers', class: StateTriggers },
   { name: '0023-price-sources', class: PriceSources },
+  { name: '0024-watcher-changes', class: WatcherChanges },
 ];

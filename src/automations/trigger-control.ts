@@ -1,4 +1,5 @@
 import { invokerOf } from '../functions/executions.service.ts';
+import { withSharedReads } from '../chain/shared-reads.ts';
 import { egressPolicy } from '../egress/egress-policy.ts';
 import type { Services } from '../services.ts';
 import type { TriggerControl } from './triggers.ts';
@@ -7,7 +8,8 @@ export function triggerControlOf(services: Services): TriggerControl {
   return {
     ...invokerOf(services),
     catchupWindowMs: services.config.automations.catchupWindowMs,
-    neo: services.neo,
+    // Creates at once share the height and the network's magic (issue 34).
+    neo: withSharedReads(services.neo),
     egress: egressPolicy(services.config.egress),
   };
 }

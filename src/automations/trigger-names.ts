@@ -14,6 +14,9 @@ type Events = ContractState['manifest']['abi']['events'];
  * names neither is not checked (its contract may be deployed later: the follower tells when it
  * stays missing). Keys are parameter names, or positions ("0", "1"…) of a named event.
  * 404 CONTRACT_NOT_FOUND when none of its contracts is deployed; 400 for a name none declares.
+ * A manifest read in the last `heldMs` accepts a trigger without asking the node again (creates of
+ * many watchers of one contract ask once, issue 34); a trigger it would refuse is checked again
+ * against manifests read now, so that a contract just deployed or updated is never refused.
  */
 export async function assertTriggerNames(neo: NeoRpc, trigger: Trigger): Promise<void> {
   if (trigger.type !== 'blockchain') return;
@@ -22,18 +25,35 @@ export async function assertTriggerNames(neo: NeoRpc, trigger: Trigger): Promise
   const keyed = filters.some((filter) => Object.keys(filter).length > 0);
   if (eventNames.length === 0 && !keyed) return;
   const contracts = listOf(trigger.scriptHash);
-  const declared = (await Promise.all(contracts.map((contract) => eventsOf(neo, contract)))).filter(
-    (events) => events !== null,
-  );
-  if (declared.length === 0) {
-    throw new AppError('contract_not_found', `No contract ${contracts.join(' or ')} is deployed on this network.`, {
+  const check = async (held: boolean) =>
+    namesProblem(
+      await Promise.all(contracts.map((contract) => eventsOf(neo, contract, held))),
+      contracts,
+      eventNames,
+      filters,
+    );
+  if ((await check(true)) === null) return;
+  const problem = await check(false);
+  if (problem) throw problem;
+}
+
+/** What a trigger names that its contracts' manifests (`declared`, null: not deployed) do not declare, if anything. */
+function namesProblem(
+  declared: (Events | null)[],
+  contracts: string[],
+  eventNames: string[],
+  filters: Record<string, unknown>[],
+): AppError | null {
+  const deployed = declared.filter((events) => events !== null);
+  if (deployed.length === 0) {
+    return new AppError('contract_not_found', `No contract ${contracts.join(' or ')} is deployed on this network.`, {
       field: 'trigger.scriptHash',
     });
   }
-  const events = declared.flat().filter((event) => eventNames.length === 0 || eventNames.includes(event.name));
+  const events = deployed.flat().filter((event) => eventNames.length === 0 || eventNames.includes(event.name));
   for (const name of eventNames) {
     if (!events.some((event) => event.name === name)) {
-      throw new AppError('invalid_request', `No contract of the trigger declares an event "${name}".`, {
+      return new AppError('invalid_request', `No contract of the trigger declares an event "${name}".`, {
         field: 'trigger.event',
       });
     }
@@ -46,20 +66,36 @@ export async function assertTriggerNames(neo: NeoRpc, trigger: Trigger): Promise
         eventNames.length > 0
           ? `the event${eventNames.length > 1 ? 's' : ''} ${eventNames.join(', ')}`
           : 'any event of the contract';
-      throw new AppError('invalid_request', `"${key}" is no parameter of ${which}.`, { field: `${at}.${key}` });
+      return new AppError('invalid_request', `"${key}" is no parameter of ${which}.`, { field: `${at}.${key}` });
     }
   }
+  return null;
 }
 
 /** Whether `key` names one of `parameters`: by name, or by position. */
 const names = (parameters: { name: string }[], key: string) =>
   parameters.some((parameter) => parameter.name === key) || (/^\d+$/.test(key) && Number(key) < parameters.length);
 
-async function eventsOf(neo: NeoRpc, contract: string): Promise<Events | null> {
+/** How long a manifest read accepts triggers without asking the node again. */
+const heldMs = 30_000;
+
+/** The manifests' events read lately, by node (a NeoRpc is one network's node) and contract. */
+const heldEvents = new WeakMap<NeoRpc, Map<string, { events: Events; readAt: number }>>();
+
+/** The contract's events, null when it is not deployed; `held`: a manifest read lately will do. */
+async function eventsOf(neo: NeoRpc, contract: string, held: boolean): Promise<Events | null> {
+  const byContract = heldEvents.get(neo) ?? new Map<string, { events: Events; readAt: number }>();
+  heldEvents.set(neo, byContract);
+  const key = contract.toLowerCase();
+  const kept = byContract.get(key);
+  if (held && kept && Date.now() - kept.readAt < heldMs) return kept.events;
   try {
-    return (await neo.getContractState(contract)).manifest.abi.events;
+    const { events } = (await neo.getContractState(contract)).manifest.abi;
+    byContract.set(key, { events, readAt: Date.now() });
+    return events;
   } catch (error) {
-    if (rpcErrorCode(error) === unknownContract) return null;
-    throw error;
+    if (rpcErrorCode(error) !== unknownContract) throw error;
+    byContract.delete(key);
+    return null;
   }
 }

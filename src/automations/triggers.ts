@@ -1,4 +1,5 @@
 import {
+  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   WorkflowNotFoundError,
@@ -7,6 +8,7 @@ import {
   type ScheduleExecutionActionResult,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
+import { nextFlight } from '../chain/next-flight.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { Logger } from '../log.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
@@ -46,6 +48,8 @@ export const followerId = (network: string, taskQueue: string) => `blocks_${netw
 export interface TriggerChange {
   /** The trigger type before the change, whose running part goes if the type changed. */
   previousType?: TriggerType;
+  /** A new automation: Temporal holds nothing of it yet, so a schedule is created without a describe first. */
+  created?: boolean;
 }
 
 /**
@@ -54,11 +58,11 @@ export interface TriggerChange {
  * so a paused or deleted one leaves it by its row alone), or the network's block follower.
  */
 export async function applyTrigger(control: TriggerControl, automation: Automation, change: TriggerChange) {
-  const { previousType } = change;
+  const { previousType, created = false } = change;
   if (previousType && previousType !== automation.triggerType)
     await removeTrigger(control, automation.id, previousType);
   const active = automation.status === 'active';
-  if (automation.triggerType === 'schedule') await upsertSchedule(control, automation);
+  if (automation.triggerType === 'schedule') await upsertSchedule(control, automation, created);
   if (automation.triggerType === 'price' && active && automation.priceSource) {
     await wakePricePoller(control, automation.priceSource);
   }
@@ -184,12 +188,25 @@ async function fireState(control: TriggerControl, action: ScheduleExecutionActio
   return { workflowId, runId, startedAt: workflow.startTime, closedAt: workflow.closeTime ?? null };
 }
 
+/** Each control's ensure of the follower, shared by the requests that ask at once (nextFlight). */
+const followerEnsures = new WeakMap<TriggerControl, () => Promise<void>>();
+
 /**
  * Starts the follower unless it runs: one per network, however many automations watch it, on its
  * own task queue. One started on the deployment's queue (before the follower had its own) is
- * started again on its own: the cursor, in PostgreSQL, carries over.
+ * started again on its own: the cursor, in PostgreSQL, carries over. Requests that ask while an
+ * ensure is in flight share the next one (creates of many watchers at once, issue 34).
  */
-export async function ensureBlockFollower(control: TriggerControl) {
+export function ensureBlockFollower(control: TriggerControl): Promise<void> {
+  let ensure = followerEnsures.get(control);
+  if (!ensure) {
+    ensure = nextFlight(() => startBlockFollower(control));
+    followerEnsures.set(control, ensure);
+  }
+  return ensure();
+}
+
+async function startBlockFollower(control: TriggerControl) {
   const network = String(await control.neo.getNetworkMagic());
   const start = (workflowIdConflictPolicy: 'USE_EXISTING' | 'TERMINATE_EXISTING') =>
     control.client.workflow.start<typeof blockFollower>('blockFollower', {
@@ -204,8 +221,15 @@ export async function ensureBlockFollower(control: TriggerControl) {
   if ((await running.describe()).taskQueue !== followerTaskQueue(control.taskQueue)) await start('TERMINATE_EXISTING');
 }
 
-async function upsertSchedule(control: TriggerControl, automation: Automation) {
+/** Writes the row's schedule; `created`: the automation is new, its schedule is created (written whole if it exists). */
+async function upsertSchedule(control: TriggerControl, automation: Automation, created = false) {
   const options = scheduleOptions(desiredSchedule(control, automation));
+  if (created) {
+    const made = await control.client.schedule
+      .create({ scheduleId: automation.id, ...options })
+      .catch(ignore(ScheduleAlreadyRunning));
+    if (made) return;
+  }
   const handle = control.client.schedule.getHandle(automation.id);
   try {
     // Every field Neoflow sets is written whole: what another hand added (an end time, a count of

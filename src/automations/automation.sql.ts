@@ -4,6 +4,17 @@ import type { FollowedTrigger, StateTrigger } from './automations.schemas.ts';
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
 
+/** The first key of the advisory locks that order an account's automation creates ("neoflow automations"). */
+const createTurns = 0x6e666175;
+
+/**
+ * Waits for the account's turn to create an automation, held until the transaction ends: the
+ * quota's count and the insert of one create are not interleaved with another's of the account.
+ */
+export async function takeCreateTurn(em: EntityManager, accountId: string) {
+  await executeBound(em, `select pg_advisory_xact_lock(?, hashtext(?))`, [createTurns, accountId]);
+}
+
 /**
  * The account of the automation if it was active at `at`: active now, or changed since (a fire
  * scheduled before the row last changed counts); undefined otherwise, or once it is deleted.

@@ -35,7 +35,7 @@ import { dryRunSlots } from './action-dry-run.ts';
 import { testAnswerSchema } from './automation-test.view.ts';
 import { getRun, listRuns } from './runs.ts';
 import { executionStats } from './stats.ts';
-import { assertAutomationRoom, assertTriggerInterval } from './quotas.ts';
+import { assertTriggerInterval } from './quotas.ts';
 import { triggerControlOf } from './trigger-control.ts';
 import { nextFireOf } from './next-fire.ts';
 import type { Automation } from './automation.entity.ts';
@@ -102,8 +102,11 @@ export function automationsRoutes(services: Services): Router {
       responses: { 201: automationSchema },
       handle: async ({ accountId, body }) => {
         assertTriggerInterval(quotas, body.trigger);
-        await assertAutomationRoom(em(), quotas, accountId);
-        return bare(automationView(await createAutomation(em(), control, accountId, body, services.masterKeys)), 201);
+        const limit = quotas.automationsPerAccount;
+        return bare(
+          automationView(await createAutomation(em(), control, accountId, body, services.masterKeys, limit)),
+          201,
+        );
       },
     }),
     route({

@@ -38,42 +38,70 @@ import {
   type TriggerControl,
 } from './triggers.ts';
 import { runStatus } from '../outcomes.ts';
+import { assertAutomationRoom } from './quotas.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
+/**
+ * Creates the automation if the account has room for it (assertAutomationRoom), then has Temporal
+ * run its trigger. The checks that ask the node and those that read PostgreSQL run at once; the
+ * count and the insert share one transaction, the account's creates taking turns through it, so
+ * that creates racing at the limit never pass it.
+ */
 export async function createAutomation(
   em: EntityManager,
   control: TriggerControl,
   accountId: string,
   input: CreateAutomation,
   masterKeys: MasterKeys,
+  automationLimit: number,
 ) {
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
-  await assertTriggerNames(control.neo, input.trigger);
   assertBudgetApplies(input.action, input.budget ?? null);
-  await assertActionRunnable(em, accountId, input.action);
-  await assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify);
-  const automation = em.create(Automation, {
-    account: accountId,
-    name: input.name,
-    status: input.status,
-    triggerType: input.trigger.type,
-    trigger: input.trigger,
-    action: input.action,
-    functionId: functionIdOf(input.action),
-    watchFromBlock: null,
-    priceSource: null,
-    errorDetails: null,
-    notify: input.notify,
-    gasBelow: [],
-    budget: input.budget ?? null,
+  const [, , , watchFromBlock] = await firstFailureOf([
+    assertTriggerNames(control.neo, input.trigger),
+    assertActionRunnable(em, accountId, input.action),
+    assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
+    heightToWatchFrom(control, input.trigger.type, input.status),
+  ] as const);
+  const automation = await em.transactional(async (tx) => {
+    await assertAutomationRoom(tx, automationLimit, accountId);
+    const automation = tx.create(Automation, {
+      account: accountId,
+      name: input.name,
+      status: input.status,
+      triggerType: input.trigger.type,
+      trigger: input.trigger,
+      action: input.action,
+      functionId: functionIdOf(input.action),
+      watchFromBlock,
+      priceSource: null,
+      errorDetails: null,
+      notify: input.notify,
+      gasBelow: [],
+      budget: input.budget ?? null,
+    });
+    nameSource(automation, await sealCredentials(tx, masterKeys, automation, input, { created: true }));
+    return automation;
   });
-  nameSource(automation, await sealCredentials(em, masterKeys, automation, input, { created: true }));
-  await arm(control, automation);
-  await em.flush();
-  await applyOrLeaveToSweep(control, automation, {});
+  await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
+}
+
+/**
+ * The answers of checks started at once, once all are settled; the first failure in their order
+ * otherwise, so that a request failing two of them is answered as when they ran one after another.
+ */
+async function firstFailureOf<T extends readonly unknown[]>(
+  checks: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(checks);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 export async function listAutomations(em: EntityManager, accountId: string, query: ListAutomations) {
@@ -251,9 +279,12 @@ async function resume(
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {
-  if (followsBlocks(automation.triggerType) && automation.status === 'active') {
-    automation.watchFromBlock = await control.neo.getBlockCount();
-  }
+  automation.watchFromBlock = await heightToWatchFrom(control, automation.triggerType, automation.status);
+}
+
+/** The height an active trigger that follows blocks watches from (see arm); null for any other. */
+async function heightToWatchFrom(control: TriggerControl, type: TriggerType, status: string) {
+  return followsBlocks(type) && status === 'active' ? await control.neo.getBlockCount() : null;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { Automation } from './automation.entity.ts';
+import { takeCreateTurn } from './automation.sql.ts';
 import type { Trigger } from './automations.schemas.ts';
 import { shortestIntervalSeconds } from './cron.ts';
 
@@ -37,11 +38,12 @@ const intervalTooShort = (field: string, message: string, shortestSeconds: numbe
   new AppError('interval_too_short', message, { field, shortestSeconds });
 
 /**
- * An account at its number of automations creates no more until it deletes some. Counted before
- * the insert: requests racing at the limit may pass it by the few that run at once.
+ * An account at its number of automations creates no more until it deletes some. Counted in the
+ * transaction that inserts the new one, after taking the account's turn to create (held to its
+ * end): creates racing at the limit count one another, and never pass it.
  */
-export async function assertAutomationRoom(em: EntityManager, quotas: Quotas, accountId: string) {
-  const limit = quotas.automationsPerAccount;
+export async function assertAutomationRoom(em: EntityManager, limit: number, accountId: string) {
+  await takeCreateTurn(em, accountId);
   if ((await em.count(Automation, { account: accountId })) < limit) return;
   throw new AppError(
     'automation_limit_reached',

@@ -70,6 +70,15 @@ describe('automations per account', () => {
     expect((await call('DELETE', `/automations/${first.id}`, undefined, own)).status).toBe(200);
     await create({}, own);
   });
+
+  it('holds the limit under creates racing for the last places: of 8 sent at once, 2 are created and 6 refused', async () => {
+    const own = await keyFor();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/automations', body(), own)));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(2);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused).toEqual(Array.from({ length: 6 }, () => error(409, 'AUTOMATION_LIMIT_REACHED', { limit: 2 })));
+    expect((await call('GET', '/automations', undefined, own)).body).toMatchObject({ pagination: { total: 2 } });
+  });
 });
 
 describe('executions not yet ended per account', () => {

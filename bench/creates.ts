@@ -5,13 +5,15 @@
  * concurrency 16. Each block of creates alternates with a block of floor requests at the same
  * concurrency (GET /v1/livez, no key; GET /v1/secrets, a key and one small read): the floor says
  * what the machine's load leaves for any request at the time. Also counts what one create costs in
- * Neo RPC calls (by method, through the stack's counting proxy) and PostgreSQL transactions. With
+ * Neo RPC calls (by method, through the stack's counting proxy), PostgreSQL transactions and CPU ms
+ * per process (above each one's CPU in an idle window just before). With
  * BENCH_CREATES_CPU_PROF set to a directory, every process of the stack writes a CPU profile there.
  * A benchmark, not a test: it exits 0 whatever its figures.
  */
 import { loadavg } from 'node:os';
 import { deployBenchAction, nonMatchingWatcher, randomAddress, type Trigger } from './automation-runs.ts';
 import { countFrom, printReport, progress, runBench, runConcurrent } from './measure.ts';
+import { sampleGroups } from './proc.ts';
 import { startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { apiClient } from './scratch-stack.ts';
 import { startPriceServer } from '../test/support/price-server.ts';
@@ -21,6 +23,8 @@ const counts = {
   block: countFrom('BENCH_CREATES_BLOCK', 400),
   rounds: countFrom('BENCH_CREATES_ROUNDS', 2),
   floorRequests: countFrom('BENCH_CREATES_FLOOR', 800),
+  /** The idle window before each block of creates, for each process's CPU above it. */
+  idleMs: countFrom('BENCH_CREATES_IDLE_MS', 3000),
   concurrency: countFrom('BENCH_CREATE_CONCURRENCY', 16),
   sources: 10,
 };
@@ -32,12 +36,34 @@ const load = () =>
 
 type Kind = 'watchers' | 'prices' | 'schedules' | 'mixed';
 
+/** The stack's processes, by command line (as bench:scale tells them). */
+const groups = {
+  api: /neoflow\.js api/,
+  worker: /neoflow\.js worker/,
+  temporal: /temporal server start-dev/,
+  postgres: /(^|\/)postgres(:| |$)/,
+};
+type Group = keyof typeof groups;
+
+/** Each process's CPU (% of one core) over `ms` of nothing created: what a block's cost is counted above. */
+async function idleCpu(ms: number) {
+  const sampler = sampleGroups(groups);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const sampled = sampler.stop();
+  return Object.fromEntries(Object.entries(sampled).map(([name, sample]) => [name, sample.cpuPercent])) as Record<
+    Group,
+    number
+  >;
+}
+
 interface Block {
   kind: Kind | 'livez' | 'secrets';
   perSecond: number;
   load: string;
   rpc?: Map<string, number>;
   transactions?: number;
+  /** CPU ms per create by process, above its idle CPU just before the block. */
+  cpuMs?: Record<Group, number>;
 }
 
 async function transactionsSoFar(stack: ScaleStack) {
@@ -89,8 +115,10 @@ async function measure(stack: ScaleStack) {
     for (let round = 0; round < counts.rounds; round++) {
       for (const kind of Object.keys(triggers) as Kind[]) {
         await floor(round % 2 === 0 ? 'livez' : 'secrets');
+        const idle = await idleCpu(counts.idleMs);
         const rpcBefore = stack.rpc.snapshot();
         const transactionsBefore = await transactionsSoFar(stack);
+        const sampler = sampleGroups(groups);
         const { elapsedMs } = await runConcurrent(counts.block, counts.concurrency, async (k) => {
           const i = made + k;
           const body = { name: `${kind}-${i}`, trigger: triggers[kind](i), action };
@@ -98,11 +126,18 @@ async function measure(stack: ScaleStack) {
           if (answer.status !== 201)
             throw new Error(`create answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         });
+        const sampled = sampler.stop();
+        const cpuMs = Object.fromEntries(
+          (Object.keys(groups) as Group[]).map((name) => [
+            name,
+            ((sampled[name].cpuPercent - idle[name]) * elapsedMs) / 100 / counts.block,
+          ]),
+        ) as Record<Group, number>;
         made += counts.block;
         const rpcAfter = stack.rpc.snapshot();
         const rpc = new Map([...rpcAfter].map(([method, n]) => [method, n - (rpcBefore.get(method) ?? 0)]));
         const transactions = (await transactionsSoFar(stack)) - transactionsBefore;
-        const block = { kind, perSecond: counts.block / (elapsedMs / 1000), load: load(), rpc, transactions };
+        const block = { kind, perSecond: counts.block / (elapsedMs / 1000), load: load(), rpc, transactions, cpuMs };
         blocks.push(block);
         progress(`${line(block)} (${made} automations)`);
       }

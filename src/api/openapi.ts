@@ -1,33 +1,18 @@
-import { z } from 'zod';
 import type { Router } from '@koa/router';
 import { isProtected } from './auth.ts';
-import { areaOf, type Area } from './areas.ts';
 import { declaredRoutes, type DeclaredRoute } from './route-kit.ts';
 import { apiInfo, apiTags, pathParameterDescription } from './openapi-info.ts';
 import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
 import { requestExamples, withSchemaExamples } from './openapi-examples.ts';
+import {
+  errorComponents,
+  errorResponses,
+  headerComponents,
+  methodNotAllowed,
+  responseHeaders,
+} from './openapi-errors.ts';
 
 type JsonSchema = Record<string, unknown>;
-
-/** Every operation's failures, in its area's shape (src/api/areas.ts). */
-const errorDetail = z.object({
-  code: z.string().describe('lower-case in the functions shape, upper-case in the automations and secrets shape'),
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()),
-});
-const functionsError = z.object({ success: z.literal(false), error: errorDetail });
-const bareError = z.object({ error: errorDetail });
-
-const errorStatuses: Record<number, string> = {
-  400: 'The request is invalid: the field at fault is in `details.field`.',
-  401: 'No valid API key.',
-  403: 'The key lacks the scope in `details.requiredScope`.',
-  404: 'No such resource in this account.',
-  409: 'A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.',
-  429: "Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.",
-  500: 'An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).',
-  503: 'PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.',
-};
 
 /**
  * The OpenAPI 3.1 document of the API, built from the routes' own declarations (the route kit):
@@ -48,7 +33,9 @@ export function openApiDocument(routers: Router[], version: string, server: { ur
     servers: [server],
     tags: apiTags,
     components: {
-      schemas: withSchemaExamples(named.schemas()),
+      schemas: { ...withSchemaExamples(named.schemas()), ...errorComponents() },
+      headers: headerComponents,
+      responses: { MethodNotAllowed: methodNotAllowed },
       securitySchemes: {
         // One scheme, so that an API user is offered the key alone: the operator's token is for
         // the codec's routes, whose descriptions say how to send it.
@@ -70,8 +57,8 @@ export function openApiPath(path: string): string {
   return trimmed.replaceAll(/:(\w+)/g, '{$1}');
 }
 
-function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: SchemaComponents) {
-  const area = areaOf(path);
+function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) {
+  const { path, method, spec } = declared;
   const pathParams = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -93,14 +80,14 @@ function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: Sche
     : [];
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(spec.responses)) {
-    responses[status] = { description: `${status}`, content: json(toJsonSchema(schema!, 'output')) };
-  }
-  for (const status of errorsOf(path, spec)) {
-    responses[String(status)] ??= {
-      description: errorStatuses[status],
-      content: json(toJsonSchema(errorSchema(area), 'output')),
+    responses[status] = {
+      description: `${status}`,
+      headers: responseHeaders(declared, Number(status)),
+      content: json(toJsonSchema(schema!, 'output')),
     };
   }
+  for (const [status, error] of Object.entries(errorResponses(declared)))
+    responses[status] = responses[status] ? eitherAnswer(responses[status] as Answered, error as Answered) : error;
   return {
     operationId: operationId(method, path),
     summary: spec.summary,
@@ -123,14 +110,22 @@ function operation({ path, method, spec }: DeclaredRoute, { toJsonSchema }: Sche
   };
 }
 
-function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
-  const statuses = [500, 503];
-  if (spec.body || spec.query || path.includes(':')) statuses.push(400);
-  if (isProtected(path)) statuses.push(401, 403, 429);
-  if (path.includes(':')) statuses.push(404);
-  if (spec.idempotency) statuses.push(409);
-  return statuses.sort();
+interface Answered {
+  description: string;
+  headers: object;
+  content: { 'application/json': { schema: JsonSchema } };
 }
+
+/** A status a route answers itself and an error may answer too (a health check's 503): either body. */
+const eitherAnswer = (own: Answered, error: Answered): Answered => ({
+  description: `${own.description}; or ${error.description}`,
+  headers: { ...error.headers, ...own.headers },
+  content: {
+    'application/json': {
+      schema: { anyOf: [own.content['application/json'].schema, error.content['application/json'].schema] },
+    },
+  },
+});
 
 /**
  * The API key on the protected areas; nothing an API user holds elsewhere. The codec's routes take
@@ -138,10 +133,6 @@ function errorsOf(path: string, spec: DeclaredRoute['spec']): number[] {
  * reference offers API users their key alone; the Codec tag and each route's description say it.
  */
 const security = (path: string) => ({ security: isProtected(path) ? [{ apiKey: [] }] : [] });
-
-function errorSchema(area: Area): z.ZodType {
-  return area === 'automations' || area === 'secrets' ? bareError : functionsError;
-}
 
 function queryParameters(schema: JsonSchema) {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;

@@ -8,6 +8,7 @@ import { pageEnvelope } from '../wire/pagination.ts';
 import { apiRouter } from './router.ts';
 import { parseBody, parseQuery } from './validate.ts';
 import type { ApiTag } from './openapi-info.ts';
+import type { ErrorCode } from '../errors.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
@@ -56,6 +57,12 @@ interface RouteSpec<Path extends string, Query, Body> {
   /** A request with no body is read as `{}`: for a body whose fields are all optional. */
   bodyOptional?: true;
   responses: Partial<Record<number, z.ZodType>>;
+  /**
+   * The error codes the handler (its services, its `before`) can answer; the kit adds those of
+   * the declaration itself (a body, a scope, idempotency…: src/api/openapi-errors.ts). The
+   * document's error statuses are these, and the tests fail any answer they do not declare.
+   */
+  errors?: ErrorCode[];
   before?: Middleware[];
   /** Makes the route safe to repeat under an `Idempotency-Key` (src/api/idempotency.ts). */
   idempotency?: Middleware;

@@ -92,6 +92,15 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/',
+      errors: [
+        'function_not_found',
+        'contract_not_found',
+        'invalid_cron',
+        'invalid_script_hash',
+        'interval_too_short',
+        'automation_limit_reached',
+        'conflict',
+      ],
       summary: 'Create an automation',
       description:
         'Creates an automation from a `trigger` and an `action`, with optional `notify` rules and a GAS `budget`, and arms its trigger (unless `status: "inactive"`). Defaults are filled in and returned; credentials (URLs, header values) are answered masked. Safe to repeat under an `Idempotency-Key`. Every trigger and action: docs/api.md, "Automations".',
@@ -112,6 +121,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id',
+      errors: ['automation_not_found'],
       summary: 'Retrieve an automation',
       description:
         'Returns the automation with its `executionStats` (last run, counts, next scheduled fire) and, for one that sends transactions, the GAS it spent and has left (`gas`).',
@@ -127,6 +137,16 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'patch',
       path: '/:id',
+      errors: [
+        'automation_not_found',
+        'function_not_found',
+        'contract_not_found',
+        'invalid_cron',
+        'invalid_script_hash',
+        'interval_too_short',
+        'conflict',
+        'replay_in_progress',
+      ],
       summary: 'Update an automation',
       description:
         'Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger\'s `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value.',
@@ -150,6 +170,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id',
+      errors: ['automation_not_found'],
       summary: 'Delete an automation',
       description: 'Deletes the automation and its run history, and stops its trigger for good.',
       tag: 'Automations',
@@ -163,6 +184,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/trigger',
+      errors: ['automation_not_found', 'conflict'],
       summary: 'Fire an automation',
       description:
         "Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.",
@@ -180,6 +202,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/test',
+      errors: ['automation_not_found', 'not_found', 'conflict', 'contract_not_found', 'rate_limit_exceeded'],
       summary: 'Test an automation',
       description:
         'Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, a contract call is test-invoked), without recording a run, signing or sending anything.',
@@ -195,6 +218,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/runs',
+      errors: ['automation_not_found'],
       summary: 'List runs',
       description:
         "Returns the automation's runs, newest first, filtered by `status` (`running`, `success`, `failure`).",
@@ -215,6 +239,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/runs/:runId',
+      errors: ['automation_not_found', 'run_not_found'],
       summary: 'Retrieve a run',
       description:
         'Returns one run: what fired it, its outcome (an execution, a transaction, an error) and the notifications it sent.',
@@ -230,6 +255,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/runs/:runId/retry',
+      errors: ['automation_not_found', 'run_not_found', 'conflict', 'transaction_pending'],
       summary: 'Retry a failed run',
       description:
         "Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.",
@@ -247,6 +273,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/replays',
+      errors: ['automation_not_found', 'replay_in_progress'],
       summary: 'Replay past blocks',
       description:
         "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`).",
@@ -263,6 +290,7 @@ export function automationsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/replays/:replayId',
+      errors: ['automation_not_found', 'replay_not_found'],
       summary: 'Retrieve a replay',
       description:
         "Returns a replay's progress: its status, the blocks done, the matches found and the runs started (a dry run's matches).",

@@ -65,6 +65,7 @@ export function codecRoutes(services: Services): Router {
           'method and headers it may send. Another origin answers 403.',
         tag: 'Codec',
         responses: { 204: z.literal('') },
+        errors: ['forbidden'],
         handle: async ({ ctx }) => preflight(ctx, origins),
       }),
       route({
@@ -74,6 +75,7 @@ export function codecRoutes(services: Services): Router {
         description: `${purposes[operation]} ${forUi ? credentials.capability : credentials.token}`,
         tag: 'Codec',
         before: [allowOrigin(origins), guard],
+        errors: ['unauthorized', 'forbidden'],
         body: payloadsBody,
         responses: { 200: payloadsBody },
         handle: async ({ body }) => {

@@ -64,6 +64,7 @@ export function executionsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/invoke',
+      errors: ['function_not_found', 'execution_queue_full', 'execution_error'],
       summary: 'Invoke a function',
       description:
         "Runs the function with `params`. Synchronous by default: 200 with its `result`, 500 `execution_error` when the run fails, or 202 with the execution when the run outlives the function's timeout plus 15 s. With `async: true` it answers 202 at once: poll the execution. Under an `Idempotency-Key` a repeated call runs the code once.",
@@ -85,6 +86,7 @@ export function executionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/executions',
+      errors: ['function_not_found'],
       summary: 'List executions',
       description:
         "Returns the function's executions, newest first, filtered by `status` and by start time (`start_date`, `end_date`); items carry no result or logs.",
@@ -101,6 +103,7 @@ export function executionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/executions/:executionId',
+      errors: ['function_not_found', 'execution_not_found'],
       summary: 'Retrieve an execution',
       description:
         'Returns an execution with its result, logs and error, the version it ran, the granted secrets it read, its HTTP requests (host and status, never a path or body) and the storage keys it read and wrote.',
@@ -115,6 +118,7 @@ export function executionsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/executions/:executionId/retry',
+      errors: ['function_not_found', 'execution_not_found', 'version_not_found', 'conflict', 'execution_queue_full'],
       summary: 'Retry a failed execution',
       description:
         "Starts a new execution with the failed one's params and answers 202 with it. It runs the version the failed one ran; `version=latest` runs the current one. Only a `failed` execution can be retried (409 `conflict` otherwise).",

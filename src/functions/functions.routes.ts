@@ -58,6 +58,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'post',
       path: '/',
+      errors: ['invalid_function_code', 'conflict'],
       summary: 'Create a function',
       description:
         'Creates a function (its version 1) and returns it with its `code`. `name` is unique in the account (409 otherwise); code that does not parse, or has no entry point, is a 400 `invalid_function_code` with its line and column. Safe to repeat under an `Idempotency-Key`.',
@@ -74,6 +75,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'get',
       path: '/:id',
+      errors: ['function_not_found'],
       summary: 'Retrieve a function',
       description: 'Returns a function with its execution `stats`; `include_code=true` adds its `code`.',
       tag: 'Functions',
@@ -88,6 +90,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id',
+      errors: ['function_not_found', 'invalid_function_code', 'conflict'],
       summary: 'Update a function',
       description:
         'Changes the fields sent and returns the function with its `code` and `stats`. A change of `code`, `runtime`, `timeout`, `environment`, `secrets` or `allowedHosts` makes a new version (its number is `version` in the answer); `name`, `description` and `tags` are not versioned.',
@@ -103,6 +106,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'delete',
       path: '/:id',
+      errors: ['function_not_found'],
       summary: 'Delete a function',
       description:
         'Cancels the function\'s running executions, then deletes it and its history. Automations that run it stop, in `error` with `details.reason: "function_deleted"`.',
@@ -118,6 +122,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'get',
       path: '/:id/environment',
+      errors: ['function_not_found'],
       summary: 'Retrieve environment variables',
       description: "Returns the function's environment variables, as its runs read them.",
       tag: 'Functions',
@@ -128,6 +133,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id/environment',
+      errors: ['function_not_found'],
       summary: 'Replace environment variables',
       description:
         "Replaces the function's environment variables whole (string values, at most 100) and returns them; a change makes a new version.",
@@ -141,6 +147,7 @@ export function functionsRoutes(services: Services, hooks: FunctionHooks): Route
     route({
       method: 'put',
       path: '/:id/secrets',
+      errors: ['function_not_found'],
       summary: 'Grant secrets to a function',
       description:
         "Replaces the names of the account's secrets the function's runs may read (each an existing secret, named once, at most 100); a change makes a new version. Values are never answered.",

@@ -17,6 +17,7 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/versions',
+      errors: ['function_not_found'],
       summary: 'List versions',
       description:
         "Returns the function's versions, newest first (`limit` defaults to 10): each one's settings, its code's SHA-256 and the key that made it; `current` marks the one that runs.",
@@ -37,6 +38,7 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/versions/:version',
+      errors: ['function_not_found', 'version_not_found'],
       summary: 'Retrieve a version',
       description:
         'Returns one version of the function; `include_code=true` adds its code. A number the function has no version of answers 404 `version_not_found`.',
@@ -54,6 +56,7 @@ export function versionsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/:id/versions/:version/promote',
+      errors: ['function_not_found', 'version_not_found'],
       summary: 'Promote a version',
       description:
         'Makes the version current again, its code and settings with it (a rollback), and returns the function. It makes no new version; promoting the current one changes nothing.',

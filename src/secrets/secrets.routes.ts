@@ -31,6 +31,7 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'post',
       path: '/',
+      errors: ['conflict'],
       summary: 'Create a secret',
       description:
         'Stores a value under a name unique in the account (409 `CONFLICT` otherwise), sealed at rest, and returns its metadata: the value is never answered. Grant it to a function with `PUT /v1/functions/{id}/secrets`. Safe to repeat under an `Idempotency-Key`.',
@@ -45,6 +46,7 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id',
+      errors: ['not_found'],
       summary: 'Retrieve a secret',
       description: "Returns the secret's metadata, never its value.",
       tag: 'Secrets',
@@ -55,6 +57,7 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'put',
       path: '/:id',
+      errors: ['not_found', 'conflict'],
       summary: 'Update a secret',
       description:
         'Sets a new `value` (a new version, which functions read from then on) and/or its `description` (`null` clears it). The name cannot change.',
@@ -68,6 +71,7 @@ export function secretsRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id',
+      errors: ['not_found'],
       summary: 'Delete a secret',
       description: 'Deletes the secret and every version of its value.',
       tag: 'Secrets',

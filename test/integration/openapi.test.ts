@@ -80,10 +80,14 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(Object.keys(invoke.responses)).toEqual(
       expect.arrayContaining(['200', '202', '400', '401', '404', '409', '429', '500']),
     );
-    expect(invoke.responses['404'].content['application/json'].schema.properties).toHaveProperty('success');
+    expect(invoke.responses['404'].content['application/json'].schema.allOf[0]).toEqual({
+      $ref: '#/components/schemas/FunctionsError',
+    });
     // The automations area answers errors bare, upper-case codes.
     const created = document.paths['/v1/automations']!.post;
-    expect(created.responses['400'].content['application/json'].schema.properties).not.toHaveProperty('success');
+    expect(created.responses['400'].content['application/json'].schema.allOf[0]).toEqual({
+      $ref: '#/components/schemas/AutomationsError',
+    });
     expect(resolved(created.responses['201'].content['application/json'].schema).properties).toHaveProperty('trigger');
     // A function action that sends: its execute, as the schema the create validates with.
     const action = resolved(resolved(created.requestBody.content['application/json'].schema).properties.action);

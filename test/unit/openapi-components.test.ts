@@ -76,8 +76,9 @@ describe('the named schemas of the OpenAPI document (components.schemas)', () =>
     const refs = refsIn(document);
     expect(refs.length).toBeGreaterThan(50);
     for (const ref of refs) {
-      expect(ref).toMatch(/^#\/components\/schemas\//);
-      expect(named, ref).toHaveProperty(ref.slice('#/components/schemas/'.length));
+      const [kind, name] = ref.slice('#/components/'.length).split('/');
+      expect(['schemas', 'headers'], ref).toContain(kind);
+      expect((document.components as Record<string, object>)[kind!], ref).toHaveProperty(name!);
     }
   });
 

@@ -1,8 +1,7 @@
 /**
  * What a user of the client writes, compiled under `tsc --strict` by
  * test/e2e/typescript-client.test.ts: list options as numbers, the resources by name, errors
- * narrowed by their code. A `@ts-expect-error` marks what the document does not yet allow
- * (issue 33 item 1); each fails the compile once the document allows it, to be removed then.
+ * narrowed by their code.
  */
 import {
   createNeoflowClient,
@@ -48,7 +47,6 @@ try {
   await getFunctionsById({ client, path: { id: 'func_missing' } });
 } catch (error) {
   if (!isErrorOf(error, getFunctionsById)) throw error;
-  // @ts-expect-error `code` is any string until the document declares each area's codes as an enum
   const narrows: NarrowsByCode<ErrorOf<typeof getFunctionsById>['code']> = true;
   console.log(narrows, error.status, error.code, error.details, error.requestId);
 }

@@ -32,6 +32,7 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/storage',
+      errors: ['function_not_found'],
       summary: 'List stored keys',
       description:
         "Returns the function's keys in byte order, each with its version, size and last update, without its value; `prefix` narrows them. `limit` defaults to 100.",
@@ -48,6 +49,7 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'get',
       path: '/:id/storage/:key',
+      errors: ['function_not_found', 'storage_key_not_found'],
       summary: 'Retrieve a stored value',
       description:
         "Returns the key's value as stored, with its version and size; 404 `storage_key_not_found` for a key not stored.",
@@ -62,6 +64,7 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'put',
       path: '/:id/storage/:key',
+      errors: ['function_not_found', 'conflict', 'storage_quota_exceeded'],
       summary: 'Store a value',
       description:
         "Writes any JSON value (at most 64 KiB) under the key and answers its new version. With `ifVersion`, only while the key is at that version (0: it must not exist), else 409 `conflict`. Over the function's quotas (1,000 keys, 4 MiB): 409 `storage_quota_exceeded`, nothing written.",
@@ -77,6 +80,7 @@ export function storageRoutes(services: Services): Router {
     route({
       method: 'delete',
       path: '/:id/storage/:key',
+      errors: ['function_not_found', 'storage_key_not_found', 'conflict'],
       summary: 'Delete a stored value',
       description:
         'Deletes the key; with `ifVersion`, only while it is at that version (409 `conflict` otherwise). 404 `storage_key_not_found` for a key not stored.',

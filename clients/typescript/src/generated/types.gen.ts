@@ -1058,6 +1058,153 @@ export type WebhookChannel = {
   signingSecret: string;
 };
 
+/**
+ * What the code adds: the fields below when the code gives them; an `execution_error` adds the function's error.
+ */
+export type ErrorDetails = {
+  /**
+   * The request field at fault, as a dotted path (`trigger.scriptHash`).
+   */
+  field?: string;
+  /**
+   * The scope the key lacks (`forbidden`).
+   */
+  requiredScope?: string;
+  /**
+   * The limit reached: requests, bytes, automations or executions.
+   */
+  limit?: number;
+  /**
+   * The rate limit’s window (`rate_limit_exceeded`).
+   */
+  windowSeconds?: number;
+  /**
+   * Seconds to wait before retrying, as `Retry-After`.
+   */
+  retryAfter?: number;
+  /**
+   * The shortest interval allowed (`interval_too_short`).
+   */
+  shortestSeconds?: number;
+  /**
+   * The `Idempotency-Key` in conflict.
+   */
+  idempotencyKey?: string;
+  /**
+   * The replay running (`replay_in_progress`).
+   */
+  replayId?: string | null;
+  /**
+   * The execution that failed (`execution_error`).
+   */
+  executionId?: string;
+  /**
+   * The line of a compile error (`invalid_function_code`).
+   */
+  line?: number;
+  /**
+   * The column of a compile error (`invalid_function_code`).
+   */
+  column?: number;
+  /**
+   * The transaction of a run (`transaction_pending`).
+   */
+  txHash?: string;
+  /**
+   * The block holding the transaction (`transaction_pending`).
+   */
+  blockHash?: string;
+  /**
+   * The chain’s height (`transaction_pending`).
+   */
+  height?: number;
+};
+
+/**
+ * An error of the functions area, the account, health and anything outside the areas: lower-case codes.
+ */
+export type FunctionsError = {
+  success: false;
+  error: {
+    code:
+      | 'invalid_request'
+      | 'invalid_function_code'
+      | 'invalid_cron'
+      | 'invalid_script_hash'
+      | 'interval_too_short'
+      | 'unauthorized'
+      | 'forbidden'
+      | 'not_found'
+      | 'function_not_found'
+      | 'execution_not_found'
+      | 'version_not_found'
+      | 'automation_not_found'
+      | 'run_not_found'
+      | 'replay_not_found'
+      | 'storage_key_not_found'
+      | 'contract_not_found'
+      | 'method_not_allowed'
+      | 'conflict'
+      | 'transaction_pending'
+      | 'automation_limit_reached'
+      | 'replay_in_progress'
+      | 'storage_quota_exceeded'
+      | 'payload_too_large'
+      | 'rate_limit_exceeded'
+      | 'execution_queue_full'
+      | 'execution_error'
+      | 'internal_error'
+      | 'service_unavailable';
+    /**
+     * One sentence for a human.
+     */
+    message: string;
+    details: ErrorDetails;
+  };
+};
+
+/**
+ * An error of the automations and secrets areas: upper-case codes.
+ */
+export type AutomationsError = {
+  error: {
+    code:
+      | 'INVALID_REQUEST'
+      | 'INVALID_FUNCTION_CODE'
+      | 'INVALID_CRON'
+      | 'INVALID_SCRIPT_HASH'
+      | 'INTERVAL_TOO_SHORT'
+      | 'UNAUTHORIZED'
+      | 'FORBIDDEN'
+      | 'NOT_FOUND'
+      | 'FUNCTION_NOT_FOUND'
+      | 'EXECUTION_NOT_FOUND'
+      | 'VERSION_NOT_FOUND'
+      | 'AUTOMATION_NOT_FOUND'
+      | 'RUN_NOT_FOUND'
+      | 'REPLAY_NOT_FOUND'
+      | 'STORAGE_KEY_NOT_FOUND'
+      | 'CONTRACT_NOT_FOUND'
+      | 'METHOD_NOT_ALLOWED'
+      | 'CONFLICT'
+      | 'TRANSACTION_PENDING'
+      | 'AUTOMATION_LIMIT_REACHED'
+      | 'REPLAY_IN_PROGRESS'
+      | 'STORAGE_QUOTA_EXCEEDED'
+      | 'PAYLOAD_TOO_LARGE'
+      | 'RATE_LIMIT_EXCEEDED'
+      | 'EXECUTION_QUEUE_FULL'
+      | 'EXECUTION_ERROR'
+      | 'INTERNAL_ERROR'
+      | 'SERVICE_UNAVAILABLE';
+    /**
+     * One sentence for a human.
+     */
+    message: string;
+    details: ErrorDetails;
+  };
+};
+
 export type GetHealthData = {
   body?: never;
   path?: never;
@@ -1067,25 +1214,31 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  500: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * 503
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: Health;
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * 503; or `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503:
+    | Health
+    | (FunctionsError & {
+        error: {
+          code: 'service_unavailable';
+        };
+      });
 };
 
 export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
@@ -1108,35 +1261,27 @@ export type GetLivezData = {
 
 export type GetLivezErrors = {
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  500: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -1163,83 +1308,43 @@ export type GetAccountData = {
 
 export type GetAccountErrors = {
   /**
-   * No valid API key.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  401: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  403: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -1264,99 +1369,59 @@ export type PatchAccountData = {
 
 export type PatchAccountErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -1384,93 +1449,51 @@ export type GetSecretsData = {
 
 export type GetSecretsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -1501,108 +1524,67 @@ export type PostSecretsData = {
 
 export type PostSecretsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  409: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  429: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -1632,108 +1614,59 @@ export type DeleteSecretsByIdData = {
 
 export type DeleteSecretsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `NOT_FOUND`: no such resource in this account (a secret, a transaction, a block).
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -1766,108 +1699,59 @@ export type GetSecretsByIdData = {
 
 export type GetSecretsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `NOT_FOUND`: no such resource in this account (a secret, a transaction, a block).
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -1897,108 +1781,75 @@ export type PutSecretsByIdData = {
 
 export type PutSecretsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `NOT_FOUND`: no such resource in this account (a secret, a transaction, a block).
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  429: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  500: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -2037,99 +1888,51 @@ export type GetFunctionsData = {
 
 export type GetFunctionsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -2160,115 +1963,67 @@ export type PostFunctionsData = {
 
 export type PostFunctionsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_function_code`: the code does not compile: `details` gives the line and column. `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_function_code' | 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  409: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -2301,115 +2056,59 @@ export type DeleteFunctionsByIdData = {
 
 export type DeleteFunctionsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -2447,115 +2146,59 @@ export type GetFunctionsByIdData = {
 
 export type GetFunctionsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -2588,115 +2231,75 @@ export type PutFunctionsByIdData = {
 
 export type PutFunctionsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_function_code`: the code does not compile: `details` gives the line and column. `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_function_code' | 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  429: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  500: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -2729,115 +2332,59 @@ export type GetFunctionsByIdEnvironmentData = {
 
 export type GetFunctionsByIdEnvironmentErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -2876,115 +2423,67 @@ export type PutFunctionsByIdEnvironmentData = {
 
 export type PutFunctionsByIdEnvironmentErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -3023,115 +2522,67 @@ export type PutFunctionsByIdSecretsData = {
 
 export type PutFunctionsByIdSecretsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -3172,131 +2623,75 @@ export type PostFunctionsByIdInvokeData = {
 
 export type PostFunctionsByIdInvokeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  409: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `execution_queue_full`: the account has as many executions not yet ended as it may: `Retry-After` says when to retry. `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'execution_queue_full' | 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `execution_error`: the function failed: `details` holds its error and `executionId`. `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'execution_error' | 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -3347,115 +2742,59 @@ export type GetFunctionsByIdExecutionsData = {
 
 export type GetFunctionsByIdExecutionsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -3490,115 +2829,59 @@ export type GetFunctionsByIdExecutionsByExecutionIdData = {
 
 export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `execution_not_found`: no such execution of this function. `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'execution_not_found' | 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -3647,131 +2930,75 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryData = {
 
 export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `execution_not_found`: no such execution of this function. `function_not_found`: no such function in this account. `version_not_found`: the function has no such version.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'execution_not_found' | 'function_not_found' | 'version_not_found';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  409: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `execution_queue_full`: the account has as many executions not yet ended as it may: `Retry-After` says when to retry. `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'execution_queue_full' | 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -3811,115 +3038,59 @@ export type GetFunctionsByIdVersionsData = {
 
 export type GetFunctionsByIdVersionsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -3956,115 +3127,59 @@ export type GetFunctionsByIdVersionsByVersionData = {
 
 export type GetFunctionsByIdVersionsByVersionErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account. `version_not_found`: the function has no such version.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found' | 'version_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -4105,115 +3220,67 @@ export type PostFunctionsByIdVersionsByVersionPromoteData = {
 
 export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account. `version_not_found`: the function has no such version.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found' | 'version_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  429: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -4252,115 +3319,59 @@ export type GetFunctionsByIdStorageData = {
 
 export type GetFunctionsByIdStorageErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -4396,115 +3407,67 @@ export type DeleteFunctionsByIdStorageByKeyData = {
 
 export type DeleteFunctionsByIdStorageByKeyErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account. `storage_key_not_found`: no such key in the function's storage.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found' | 'storage_key_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  429: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -4546,115 +3509,59 @@ export type GetFunctionsByIdStorageByKeyData = {
 
 export type GetFunctionsByIdStorageByKeyErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account. `storage_key_not_found`: no such key in the function's storage.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found' | 'storage_key_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -4693,115 +3600,75 @@ export type PutFunctionsByIdStorageByKeyData = {
 
 export type PutFunctionsByIdStorageByKeyErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No valid API key.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  401: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * No such resource in this account.
+   * `function_not_found`: no such function in this account.
    */
-  404: {
-    success: false;
+  404: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'function_not_found';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `storage_quota_exceeded`: the function's storage is full.
    */
-  429: {
-    success: false;
+  409: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'conflict' | 'storage_quota_exceeded';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  500: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
-    success: false;
+  429: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -4840,93 +3707,51 @@ export type GetAutomationsData = {
 
 export type GetAutomationsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -4957,108 +3782,75 @@ export type PostAutomationsData = {
 
 export type PostAutomationsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INTERVAL_TOO_SHORT`: the schedule runs more often than allowed (`details.shortestSeconds`). `INVALID_CRON`: the cron expression is invalid (`details.field`). `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`. `INVALID_SCRIPT_HASH`: a contract hash is not a 0x-prefixed 40-digit hex (`details.field`).
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERVAL_TOO_SHORT' | 'INVALID_CRON' | 'INVALID_REQUEST' | 'INVALID_SCRIPT_HASH';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `CONTRACT_NOT_FOUND`: no such contract deployed on this network (`details.field`). `FUNCTION_NOT_FOUND`: no such function in this account.
    */
-  409: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONTRACT_NOT_FOUND' | 'FUNCTION_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  429: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_LIMIT_REACHED' | 'CONFLICT';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  500: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5088,108 +3880,59 @@ export type DeleteAutomationsByIdData = {
 
 export type DeleteAutomationsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5222,108 +3965,59 @@ export type GetAutomationsByIdData = {
 
 export type GetAutomationsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5353,108 +4047,75 @@ export type PatchAutomationsByIdData = {
 
 export type PatchAutomationsByIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INTERVAL_TOO_SHORT`: the schedule runs more often than allowed (`details.shortestSeconds`). `INVALID_CRON`: the cron expression is invalid (`details.field`). `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`. `INVALID_SCRIPT_HASH`: a contract hash is not a 0x-prefixed 40-digit hex (`details.field`).
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERVAL_TOO_SHORT' | 'INVALID_CRON' | 'INVALID_REQUEST' | 'INVALID_SCRIPT_HASH';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `CONTRACT_NOT_FOUND`: no such contract deployed on this network (`details.field`). `FUNCTION_NOT_FOUND`: no such function in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND' | 'CONTRACT_NOT_FOUND' | 'FUNCTION_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
    */
-  429: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  500: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5511,123 +4172,75 @@ export type PostAutomationsByIdTriggerData = {
 
 export type PostAutomationsByIdTriggerErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  409: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  429: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5658,108 +4271,75 @@ export type PostAutomationsByIdTestData = {
 
 export type PostAutomationsByIdTestErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `CONTRACT_NOT_FOUND`: no such contract deployed on this network (`details.field`). `NOT_FOUND`: no such resource in this account (a secret, a transaction, a block).
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND' | 'CONTRACT_NOT_FOUND' | 'NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
-  429: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  500: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  503: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5793,108 +4373,59 @@ export type GetAutomationsByIdRunsData = {
 
 export type GetAutomationsByIdRunsErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -5928,108 +4459,59 @@ export type GetAutomationsByIdRunsByRunIdData = {
 
 export type GetAutomationsByIdRunsByRunIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -6073,123 +4555,75 @@ export type PostAutomationsByIdRunsByRunIdRetryData = {
 
 export type PostAutomationsByIdRunsByRunIdRetryErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `TRANSACTION_PENDING`: the run's transaction may still be included: retrying could send it twice.
    */
-  409: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT' | 'TRANSACTION_PENDING';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  429: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -6227,123 +4661,75 @@ export type PostAutomationsByIdReplaysData = {
 
 export type PostAutomationsByIdReplaysErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND';
     };
   };
   /**
-   * A conflict: a name already used, a run or execution not retryable, an `Idempotency-Key` reused, the account at its number of automations, or a replay of the automation already running.
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
    */
-  409: {
+  409: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
    */
-  429: {
+  413: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  500: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -6378,108 +4764,59 @@ export type GetAutomationsByIdReplaysByReplayIdData = {
 
 export type GetAutomationsByIdReplaysByReplayIdErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
+  400: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INVALID_REQUEST';
     };
   };
   /**
-   * No valid API key.
+   * `UNAUTHORIZED`: no valid API key (or operator token).
    */
-  401: {
+  401: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'UNAUTHORIZED';
     };
   };
   /**
-   * The key lacks the scope in `details.requiredScope`.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  403: {
+  403: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'FORBIDDEN';
     };
   };
   /**
-   * No such resource in this account.
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `REPLAY_NOT_FOUND`: no such replay of this automation.
    */
-  404: {
+  404: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'AUTOMATION_NOT_FOUND' | 'REPLAY_NOT_FOUND';
     };
   };
   /**
-   * Over the key's rate limit, or the account at its executions not yet ended: `Retry-After` says when to retry.
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
-  429: {
+  429: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'RATE_LIMIT_EXCEEDED';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
+  500: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'INTERNAL_ERROR';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
+  503: AutomationsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'SERVICE_UNAVAILABLE';
     };
   };
 };
@@ -6506,35 +4843,35 @@ export type OptionsCodecDecodeData = {
 
 export type OptionsCodecDecodeErrors = {
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  500: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  503: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -6566,51 +4903,51 @@ export type PostCodecDecodeData = {
 
 export type PostCodecDecodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `unauthorized`: no valid API key (or operator token).
    */
-  500: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  503: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -6642,35 +4979,35 @@ export type OptionsCodecEncodeData = {
 
 export type OptionsCodecEncodeErrors = {
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  500: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  503: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -6702,51 +5039,51 @@ export type PostCodecEncodeData = {
 
 export type PostCodecEncodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `unauthorized`: no valid API key (or operator token).
    */
-  500: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  503: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -6783,67 +5120,35 @@ export type OptionsCodecUiByCapabilityDecodeData = {
 
 export type OptionsCodecUiByCapabilityDecodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No such resource in this account.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  404: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -6882,67 +5187,51 @@ export type PostCodecUiByCapabilityDecodeData = {
 
 export type PostCodecUiByCapabilityDecodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No such resource in this account.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  404: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  500: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  503: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -6981,67 +5270,35 @@ export type OptionsCodecUiByCapabilityEncodeData = {
 
 export type OptionsCodecUiByCapabilityEncodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No such resource in this account.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  404: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  500: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
-  503: {
-    success: false;
+  503: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'service_unavailable';
     };
   };
 };
@@ -7080,67 +5337,51 @@ export type PostCodecUiByCapabilityEncodeData = {
 
 export type PostCodecUiByCapabilityEncodeErrors = {
   /**
-   * The request is invalid: the field at fault is in `details.field`.
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  400: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * No such resource in this account.
+   * `unauthorized`: no valid API key (or operator token).
    */
-  404: {
-    success: false;
+  401: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'unauthorized';
     };
   };
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
    */
-  500: {
-    success: false;
+  403: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'forbidden';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `payload_too_large`: the body is over `details.limit` bytes.
    */
-  503: {
-    success: false;
+  413: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };
@@ -7174,35 +5415,27 @@ export type GetOpenapiJsonData = {
 
 export type GetOpenapiJsonErrors = {
   /**
-   * An error on our side (quote `X-Request-Id`), or a function that failed (`execution_error`).
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
    */
-  500: {
-    success: false;
+  400: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'invalid_request';
     };
   };
   /**
-   * PostgreSQL or Temporal is unreachable for a moment (`service_unavailable`): retry after `Retry-After` seconds.
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
-  503: {
-    success: false;
+  500: FunctionsError & {
     error: {
-      /**
-       * lower-case in the functions shape, upper-case in the automations and secrets shape
-       */
-      code: string;
-      message: string;
-      details: {
-        [key: string]: unknown;
-      };
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
     };
   };
 };

@@ -18,6 +18,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           execArgv: ['--no-node-snapshot'],
           globalSetup: ['test/setup/services.ts'],
+          setupFiles: ['test/setup/answer-drifts.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
 import type { Services } from '../services.ts';
@@ -31,13 +31,20 @@ import { refuseUnstorableUrl } from '../api/storable-text.ts';
  * The API, and the one place that lists every area: one router per area, mounted together so that
  * their routes decide 404 versus 405. What one area does for another is wired here (a deleted
  * function stops its automations), so areas never import each other's routes or services.
- * `extraAreas` lets tests mount probe routes behind the same middleware.
+ * `extraAreas` lets tests mount probe routes behind the same middleware; `checkAnswers`, a check of
+ * every answer against the document of these areas, outermost (tests: test/support/answer-check.ts).
  */
-export function createApp(services: Services, extraAreas: Router[] = []): Koa {
+export function createApp(
+  services: Services,
+  extraAreas: Router[] = [],
+  checkAnswers?: (areas: Router[]) => Middleware,
+): Koa {
+  const areas = apiAreas(services, extraAreas);
   const router = apiRouter();
-  for (const area of apiAreas(services, extraAreas)) router.use(area.routes());
+  for (const area of areas) router.use(area.routes());
 
   const app = new Koa();
+  if (checkAnswers) app.use(checkAnswers(areas));
   app.use(requestId);
   app.use(httpMetrics);
   app.use(requestLog(services.log, loggablePath));

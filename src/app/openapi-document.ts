@@ -1,3 +1,4 @@
+import type { Router } from '@koa/router';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import type { Services } from '../services.ts';
@@ -33,6 +34,14 @@ const placeholderKey = Buffer.alloc(32).toString('base64');
  * its server differs from what the API serves, which names the origin each request came to.
  */
 export function offlineOpenApiDocument(): unknown {
+  const { areas, config } = offlineAreas();
+  // The API's address when run with its defaults (`neoflow up`): a client generated from this
+  // document calls it unless given another base URL.
+  return openApiDocumentOf(areas, { url: `http://${config.api.host}:${config.api.port}` });
+}
+
+/** The API's routers over unopened services, `extraAreas` after them (a test's probe routes). */
+export function offlineAreas(extraAreas: Router[] = []) {
   const config = loadConfig({
     NEOFLOW_ENV: 'production',
     NEOFLOW_MASTER_KEY: placeholderKey,
@@ -51,7 +60,5 @@ export function offlineOpenApiDocument(): unknown {
     // The codec's routes build their codec from the keys when made: placeholders, never used.
     payloadKeys: payloadKeysOf(config),
   };
-  // The API's address when run with its defaults (`neoflow up`): a client generated from this
-  // document calls it unless given another base URL.
-  return openApiDocumentOf(apiAreas(services), { url: `http://${config.api.host}:${config.api.port}` });
+  return { areas: apiAreas(services, extraAreas), config };
 }

@@ -15,6 +15,7 @@ import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recov
 import { createWorker } from '../../worker/worker.ts';
 import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { answerCheck } from './answer-check.ts';
 
 export interface TestApi {
   url: string;
@@ -54,7 +55,7 @@ export async function startTestApi(
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;
   await ensureRecoveryLoop(temporal.client, taskQueue, config.recovery.intervalMs);
-  const handle = createApp(services, extraRouters).callback();
+  const handle = createApp(services, extraRouters, answerCheck).callback();
   const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   return {

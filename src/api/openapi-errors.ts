@@ -151,20 +151,53 @@ export const headerComponents = {
  * a failure of the admission itself); `Retry-After` with a 429 or a 503; `Idempotent-Replayed` on
  * an operation that takes an `Idempotency-Key`.
  */
-export function responseHeaders({ path, spec }: DeclaredRoute, status: number): Record<string, unknown> {
+export function responseHeaders(
+  { path, spec }: DeclaredRoute,
+  status: number,
+  answer: 'own' | 'error' = 'error',
+): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('XRequestId') };
   if (isProtected(path) && status !== 401) {
     const always = status < 500;
     for (const name of ['Limit', 'Remaining', 'Reset'] as const)
       headers[`RateLimit-${name}`] = always ? headerRef(`RateLimit${name}`) : optional(`RateLimit${name}`);
   }
-  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('RetryAfter');
+  if (answer === 'error' && (status === 429 || status === 503)) headers['Retry-After'] = headerRef('RetryAfter');
   if (spec.idempotency) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
   return headers;
 }
 
 /** A header the answer may lack (a failure before the key was admitted): described, not promised. */
 const optional = (name: keyof typeof headerComponents) => ({ ...headerComponents[name], required: false });
+
+/** A response of the document: what `eitherAnswer` merges. */
+export interface Answered {
+  description: string;
+  headers: Record<string, { $ref?: string; required?: boolean }>;
+  content: { 'application/json': { schema: JsonSchema } };
+}
+
+/**
+ * A status a route answers itself and an error may answer too (a health check's 503 `degraded`,
+ * or `service_unavailable`): either body, and the error's headers only as it may send them.
+ */
+export const eitherAnswer = (own: Answered, error: Answered): Answered => ({
+  description: `${own.description}; or ${error.description}`,
+  headers: {
+    ...Object.fromEntries(
+      Object.entries(error.headers).map(([name, header]) => [
+        name,
+        header.$ref ? optional(header.$ref.split('/').pop() as keyof typeof headerComponents) : header,
+      ]),
+    ),
+    ...own.headers,
+  },
+  content: {
+    'application/json': {
+      schema: { anyOf: [own.content['application/json'].schema, error.content['application/json'].schema] },
+    },
+  },
+});
 
 /** The error answers of an operation, by status: each status's codes as the enum of its `code`. */
 export function errorResponses(declared: DeclaredRoute): Record<string, unknown> {

@@ -5,11 +5,13 @@ import { apiInfo, apiTags, pathParameterDescription } from './openapi-info.ts';
 import { schemaComponents, type SchemaComponents } from './openapi-components.ts';
 import { requestExamples, withSchemaExamples } from './openapi-examples.ts';
 import {
+  eitherAnswer,
   errorComponents,
   errorResponses,
   headerComponents,
   methodNotAllowed,
   responseHeaders,
+  type Answered,
 } from './openapi-errors.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -82,7 +84,7 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
   for (const [status, schema] of Object.entries(spec.responses)) {
     responses[status] = {
       description: `${status}`,
-      headers: responseHeaders(declared, Number(status)),
+      headers: responseHeaders(declared, Number(status), 'own'),
       content: json(toJsonSchema(schema!, 'output')),
     };
   }
@@ -109,23 +111,6 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
     responses,
   };
 }
-
-interface Answered {
-  description: string;
-  headers: object;
-  content: { 'application/json': { schema: JsonSchema } };
-}
-
-/** A status a route answers itself and an error may answer too (a health check's 503): either body. */
-const eitherAnswer = (own: Answered, error: Answered): Answered => ({
-  description: `${own.description}; or ${error.description}`,
-  headers: { ...error.headers, ...own.headers },
-  content: {
-    'application/json': {
-      schema: { anyOf: [own.content['application/json'].schema, error.content['application/json'].schema] },
-    },
-  },
-});
 
 /**
  * The API key on the protected areas; nothing an API user holds elsewhere. The codec's routes take

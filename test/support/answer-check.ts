@@ -90,7 +90,8 @@ class Checker {
   #unmatched(ctx: Context): Response | undefined {
     if (ctx.status === 405) return this.#document.components.responses.MethodNotAllowed;
     if (ctx.status < 400) return undefined;
-    const name = errorComponentOf(areaOf(ctx.path));
+    // A path no route has is answered in the general shape, whatever its area (src/api/error-handler.ts).
+    const name = ctx.status === 404 ? 'FunctionsError' : errorComponentOf(areaOf(ctx.path));
     return {
       headers: { 'X-Request-Id': { required: true } },
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },

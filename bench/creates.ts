@@ -156,7 +156,11 @@ function line(block: Block) {
           .filter(([, n]) => n > 0)
           .map(([m, n]) => `${m} ${perCreate(n)}`)
           .join(', ') || 'none'
-      };` + ` pg transactions per create ${perCreate(block.transactions!)} (the worker's and the API's, all)`
+      };` +
+      ` pg transactions per create ${perCreate(block.transactions!)} (the worker's and the API's, all);` +
+      ` cpu ms per create ${Object.entries(block.cpuMs!)
+        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+        .join(', ')}`
     : '';
   return `${block.kind.padEnd(9)} ${block.perSecond.toFixed(1).padStart(6)}/s, load ${block.load};${rpc}`;
 }

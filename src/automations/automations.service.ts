@@ -46,7 +46,7 @@ const automationNotFound = () => new AppError('automation_not_found', 'Automatio
  * Creates the automation if the account has room for it (assertAutomationRoom), then has Temporal
  * run its trigger. The checks that ask the node and those that read PostgreSQL run at once; the
  * count and the insert share one transaction, the account's creates taking turns through it, so
- * that creates racing at the limit never pass it. The row is committed before the answer, always.
+ * that creates racing at the limit never pass it.
  */
 export async function createAutomation(
   em: EntityManager,
@@ -85,10 +85,7 @@ export async function createAutomation(
     nameSource(automation, await sealCredentials(tx, masterKeys, automation, input, { created: true }));
     return automation;
   });
-  const applied = applyOrLeaveToSweep(control, automation, { created: true });
-  // A price trigger's poller reads the rows at each poll and the reconciler starts one missing: the
-  // answer does not wait for the wake, which creates of the source arriving meanwhile share.
-  if (automation.triggerType !== 'price') await applied;
+  await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
 }
 

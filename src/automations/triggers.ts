@@ -8,7 +8,7 @@ import {
   type ScheduleExecutionActionResult,
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
-import { nextFlight, nextFlightByKey } from '../chain/next-flight.ts';
+import { nextFlight } from '../chain/next-flight.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { Logger } from '../log.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
@@ -294,24 +294,8 @@ const pollerOptions = (control: TriggerControl, source: string) => ({
   typedSearchAttributes: [{ key: attributeKeys.trigger, value: 'price' }],
 });
 
-/** Each control's wakes of the pollers, by source, shared by the requests that ask at once (nextFlight). */
-const pollerWakes = new WeakMap<TriggerControl, (source: string) => Promise<void>>();
-
-/**
- * Starts the source's poller unless it runs, and has it poll now (an automation joined it). Creates
- * of one source's automations at once share a wake: one poll after their rows are written reads
- * them all (issue 34), and the poller's history holds one signal, not one per automation.
- */
-function wakePricePoller(control: TriggerControl, source: string): Promise<void> {
-  let wake = pollerWakes.get(control);
-  if (!wake) {
-    wake = nextFlightByKey((key) => signalPoller(control, key));
-    pollerWakes.set(control, wake);
-  }
-  return wake(source);
-}
-
-async function signalPoller(control: TriggerControl, source: string) {
+/** Starts the source's poller unless it runs, and has it poll now (an automation joined it). */
+async function wakePricePoller(control: TriggerControl, source: string) {
   await control.client.workflow.signalWithStart<typeof priceSourcePoller, []>('priceSourcePoller', {
     ...pollerOptions(control, source),
     // workflows/price-source-poller.ts: its wakeSignal.

@@ -33,27 +33,3 @@ export function nextFlight<T>(call: () => Promise<T>): () => Promise<T> {
     return next;
   };
 }
-
-/**
- * nextFlight for each key on its own (the same call about different things): a key is held only
- * while callers of it wait, so keys asked once are not kept.
- */
-export function nextFlightByKey<T>(call: (key: string) => Promise<T>): (key: string) => Promise<T> {
-  const flights = new Map<string, { share: () => Promise<T>; callers: number }>();
-  return (key) => {
-    let flight = flights.get(key);
-    if (!flight) {
-      flight = { share: nextFlight(() => call(key)), callers: 0 };
-      flights.set(key, flight);
-    }
-    const joined = flight;
-    joined.callers += 1;
-    const answer = joined.share();
-    const done = () => {
-      joined.callers -= 1;
-      if (joined.callers === 0 && flights.get(key) === joined) flights.delete(key);
-    };
-    answer.then(done, done);
-    return answer;
-  };
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextFlight, nextFlightByKey } from '../../src/chain/next-flight.ts';
+import { nextFlight } from '../../src/chain/next-flight.ts';
 
 /** A call whose answers the test releases one at a time, counting how many were made. */
 function controlled() {
@@ -45,32 +45,5 @@ describe('nextFlight', () => {
     await expect(shared()).rejects.toThrow('down');
     fail = false;
     expect(await shared()).toBe(7);
-  });
-});
-
-describe('nextFlightByKey', () => {
-  it('shares calls among the callers of one key only, and calls again for a key whose callers were answered', async () => {
-    const asked: string[] = [];
-    const releases: (() => void)[] = [];
-    const shared = nextFlightByKey(
-      (key) =>
-        new Promise<string>((resolve) => {
-          asked.push(key);
-          releases.push(() => resolve(key));
-        }),
-    );
-    const answers = [shared('a'), shared('b'), shared('a'), shared('a')];
-    expect(asked).toEqual(['a', 'b']);
-    releases.shift()!();
-    releases.shift()!();
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(asked).toEqual(['a', 'b', 'a']);
-    releases.shift()!();
-    expect(await Promise.all(answers)).toEqual(['a', 'b', 'a', 'a']);
-    const again = shared('a');
-    expect(asked).toEqual(['a', 'b', 'a', 'a']);
-    releases.shift()!();
-    expect(await again).toBe('a');
   });
 });

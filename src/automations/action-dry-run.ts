@@ -79,7 +79,13 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
   const secrets = await revealSecrets(deps.em, deps.masterKeys, accountId, version.secrets);
   const release = deps.slots.tryTake(accountId);
   if (!release) {
-    throw new AppError('rate_limit_exceeded', 'A test of this account, or too many tests, run already: retry shortly.');
+    // As every 429 of the API: `Retry-After`, which the typed client honours. A test lasts a second or so.
+    throw new AppError(
+      'rate_limit_exceeded',
+      'A test of this account, or too many tests, run already: retry shortly.',
+      { retryAfter: 1 },
+      { 'Retry-After': '1' },
+    );
   }
   const outcome = await runInSandbox({
     code: version.code,

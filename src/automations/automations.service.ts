@@ -45,8 +45,8 @@ const automationNotFound = () => new AppError('automation_not_found', 'Automatio
 /**
  * Creates the automation if the account has room for it (assertAutomationRoom), then has Temporal
  * run its trigger. The checks that ask the node and those that read PostgreSQL run at once; the
- * count and the insert share one transaction, the account's creates taking turns through it, so
- * that creates racing at the limit never pass it.
+ * insert and the count share one transaction, the account's creates taking turns from the count
+ * to the commit, so that creates racing at the limit never pass it.
  */
 export async function createAutomation(
   em: EntityManager,
@@ -66,7 +66,6 @@ export async function createAutomation(
     heightToWatchFrom(control, input.trigger.type, input.status),
   ] as const);
   const automation = await em.transactional(async (tx) => {
-    await assertAutomationRoom(tx, automationLimit, accountId);
     const automation = tx.create(Automation, {
       account: accountId,
       name: input.name,
@@ -83,6 +82,9 @@ export async function createAutomation(
       budget: input.budget ?? null,
     });
     nameSource(automation, await sealCredentials(tx, masterKeys, automation, input, { created: true }));
+    // Written first, counted after: the account's turn is held from the count to the commit only.
+    await tx.flush();
+    await assertAutomationRoom(tx, automationLimit, accountId);
     return automation;
   });
   await applyOrLeaveToSweep(control, automation, { created: true });

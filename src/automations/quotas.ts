@@ -39,12 +39,12 @@ const intervalTooShort = (field: string, message: string, shortestSeconds: numbe
 
 /**
  * An account at its number of automations creates no more until it deletes some. Counted in the
- * transaction that inserts the new one, after taking the account's turn to create (held to its
- * end): creates racing at the limit count one another, and never pass it.
+ * transaction that inserted the new one (counted with them), after taking the account's turn to
+ * create (held to its end): creates racing at the limit count one another, and never pass it.
  */
 export async function assertAutomationRoom(em: EntityManager, limit: number, accountId: string) {
   await takeCreateTurn(em, accountId);
-  if ((await em.count(Automation, { account: accountId })) < limit) return;
+  if ((await em.count(Automation, { account: accountId })) <= limit) return;
   throw new AppError(
     'automation_limit_reached',
     `This account has ${limit} automations, the most it may have; delete one to create another.`,

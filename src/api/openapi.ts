@@ -82,10 +82,11 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
     : [];
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(spec.responses)) {
+    const answered = toJsonSchema(schema!, 'output');
     responses[status] = {
-      description: `${status}`,
+      description: successDescription(Number(status), answered),
       headers: responseHeaders(declared, Number(status), 'own'),
-      content: json(toJsonSchema(schema!, 'output')),
+      content: json(answered),
     };
   }
   for (const [status, error] of Object.entries(errorResponses(declared)))
@@ -144,4 +145,28 @@ function operationId(method: string, path: string): string {
   return [method, ...words]
     .map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1)))
     .join('');
+}
+
+const successMeaning: Record<number, string> = {
+  200: 'Done',
+  201: 'Created',
+  202: 'Accepted (the work goes on after the answer)',
+  204: 'Allowed: no content',
+};
+
+/** What a success answer says, naming the model it carries, bare or as the envelope's `data`. */
+function successDescription(status: number, answered: JsonSchema): string {
+  const meaning = successMeaning[status] ?? 'Done';
+  const data = (answered.properties as Record<string, JsonSchema> | undefined)?.data;
+  const model = modelName(answered) ?? (data && (modelName(data) ?? listOf(data)));
+  return model ? `${meaning}: ${model}.` : `${meaning}.`;
+}
+
+const modelName = (schema: JsonSchema): string | undefined =>
+  typeof schema.$ref === 'string' ? `\`${schema.$ref.split('/').pop()}\`` : undefined;
+
+function listOf(schema: JsonSchema): string | undefined {
+  const item = schema.items as JsonSchema | undefined;
+  const name = item && modelName(item);
+  return name && `a list of ${name}`;
 }

@@ -20,6 +20,7 @@ interface Operation {
   summary?: string;
   description?: string;
   tags?: string[];
+  responses: Record<string, { description: string }>;
 }
 const document = offlineOpenApiDocument() as {
   info: { license?: { name: string } };
@@ -66,6 +67,17 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
     // Summaries name operations in the reference's menu: no two alike.
     const summaries = operations.map((operation) => operation.summary);
     expect(new Set(summaries).size).toBe(summaries.length);
+  });
+
+  it('describes every success answer in words, naming the model it carries', () => {
+    const answers = operations.flatMap((operation) =>
+      Object.entries(operation.responses)
+        .filter(([status]) => Number(status) < 400)
+        .map(([status, response]) => ({ at: `${operation.name} ${status}`, description: response.description })),
+    );
+    expect(answers.filter((answer) => !/^[A-Z].*\.$/.test(answer.description)).map((answer) => answer.at)).toEqual([]);
+    const created = answers.find((answer) => answer.at === 'POST /v1/functions 201');
+    expect(created?.description).toBe('Created: `Function`.');
   });
 
   it('describes every path parameter', () => {

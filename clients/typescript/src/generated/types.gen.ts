@@ -1230,7 +1230,7 @@ export type GetHealthErrors = {
     };
   };
   /**
-   * 503; or `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   * Done: `Health`.; or `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
    */
   503:
     | Health
@@ -1245,7 +1245,7 @@ export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
 
 export type GetHealthResponses = {
   /**
-   * 200
+   * Done: `Health`.
    */
   200: Health;
 };
@@ -1290,7 +1290,7 @@ export type GetLivezError = GetLivezErrors[keyof GetLivezErrors];
 
 export type GetLivezResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     status: 'ok';
@@ -1353,7 +1353,7 @@ export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
 
 export type GetAccountResponses = {
   /**
-   * 200
+   * Done: `Account`.
    */
   200: Account;
 };
@@ -1430,7 +1430,7 @@ export type PatchAccountError = PatchAccountErrors[keyof PatchAccountErrors];
 
 export type PatchAccountResponses = {
   /**
-   * 200
+   * Done: `Account`.
    */
   200: Account;
 };
@@ -1502,7 +1502,7 @@ export type GetSecretsError = GetSecretsErrors[keyof GetSecretsErrors];
 
 export type GetSecretsResponses = {
   /**
-   * 200
+   * Done: `SecretPage`.
    */
   200: SecretPage;
 };
@@ -1593,7 +1593,7 @@ export type PostSecretsError = PostSecretsErrors[keyof PostSecretsErrors];
 
 export type PostSecretsResponses = {
   /**
-   * 201
+   * Created: `Secret`.
    */
   201: Secret;
 };
@@ -1675,7 +1675,7 @@ export type DeleteSecretsByIdError = DeleteSecretsByIdErrors[keyof DeleteSecrets
 
 export type DeleteSecretsByIdResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -1760,7 +1760,7 @@ export type GetSecretsByIdError = GetSecretsByIdErrors[keyof GetSecretsByIdError
 
 export type GetSecretsByIdResponses = {
   /**
-   * 200
+   * Done: `Secret`.
    */
   200: Secret;
 };
@@ -1858,7 +1858,7 @@ export type PutSecretsByIdError = PutSecretsByIdErrors[keyof PutSecretsByIdError
 
 export type PutSecretsByIdResponses = {
   /**
-   * 200
+   * Done: `Secret`.
    */
   200: Secret;
 };
@@ -1941,7 +1941,7 @@ export type GetFunctionsError = GetFunctionsErrors[keyof GetFunctionsErrors];
 
 export type GetFunctionsResponses = {
   /**
-   * 200
+   * Done: `FunctionPage`.
    */
   200: FunctionPage;
 };
@@ -2032,7 +2032,7 @@ export type PostFunctionsError = PostFunctionsErrors[keyof PostFunctionsErrors];
 
 export type PostFunctionsResponses = {
   /**
-   * 201
+   * Created: `Function`.
    */
   201: {
     success: true;
@@ -2117,7 +2117,7 @@ export type DeleteFunctionsByIdError = DeleteFunctionsByIdErrors[keyof DeleteFun
 
 export type DeleteFunctionsByIdResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -2207,7 +2207,7 @@ export type GetFunctionsByIdError = GetFunctionsByIdErrors[keyof GetFunctionsByI
 
 export type GetFunctionsByIdResponses = {
   /**
-   * 200
+   * Done: `Function`.
    */
   200: {
     success: true;
@@ -2308,7 +2308,7 @@ export type PutFunctionsByIdError = PutFunctionsByIdErrors[keyof PutFunctionsByI
 
 export type PutFunctionsByIdResponses = {
   /**
-   * 200
+   * Done: `Function`.
    */
   200: {
     success: true;
@@ -2394,7 +2394,7 @@ export type GetFunctionsByIdEnvironmentError =
 
 export type GetFunctionsByIdEnvironmentResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -2493,7 +2493,7 @@ export type PutFunctionsByIdEnvironmentError =
 
 export type PutFunctionsByIdEnvironmentResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -2591,7 +2591,7 @@ export type PutFunctionsByIdSecretsError = PutFunctionsByIdSecretsErrors[keyof P
 
 export type PutFunctionsByIdSecretsResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -2700,7 +2700,7 @@ export type PostFunctionsByIdInvokeError = PostFunctionsByIdInvokeErrors[keyof P
 
 export type PostFunctionsByIdInvokeResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -2710,7 +2710,7 @@ export type PostFunctionsByIdInvokeResponses = {
     };
   };
   /**
-   * 202
+   * Accepted (the work goes on after the answer).
    */
   202: {
     success: true;
@@ -2803,7 +2803,7 @@ export type GetFunctionsByIdExecutionsError = GetFunctionsByIdExecutionsErrors[k
 
 export type GetFunctionsByIdExecutionsResponses = {
   /**
-   * 200
+   * Done: `ExecutionPage`.
    */
   200: ExecutionPage;
 };
@@ -2891,7 +2891,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdError =
 
 export type GetFunctionsByIdExecutionsByExecutionIdResponses = {
   /**
-   * 200
+   * Done: `Execution`.
    */
   200: {
     success: true;
@@ -3008,7 +3008,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryError =
 
 export type PostFunctionsByIdExecutionsByExecutionIdRetryResponses = {
   /**
-   * 202
+   * Accepted (the work goes on after the answer).
    */
   202: {
     success: true;
@@ -3099,7 +3099,7 @@ export type GetFunctionsByIdVersionsError = GetFunctionsByIdVersionsErrors[keyof
 
 export type GetFunctionsByIdVersionsResponses = {
   /**
-   * 200
+   * Done: `FunctionVersionPage`.
    */
   200: FunctionVersionPage;
 };
@@ -3189,7 +3189,7 @@ export type GetFunctionsByIdVersionsByVersionError =
 
 export type GetFunctionsByIdVersionsByVersionResponses = {
   /**
-   * 200
+   * Done: `FunctionVersion`.
    */
   200: {
     success: true;
@@ -3290,7 +3290,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteError =
 
 export type PostFunctionsByIdVersionsByVersionPromoteResponses = {
   /**
-   * 200
+   * Done: `Function`.
    */
   200: {
     success: true;
@@ -3380,7 +3380,7 @@ export type GetFunctionsByIdStorageError = GetFunctionsByIdStorageErrors[keyof G
 
 export type GetFunctionsByIdStorageResponses = {
   /**
-   * 200
+   * Done: `StorageItemPage`.
    */
   200: StorageItemPage;
 };
@@ -3477,7 +3477,7 @@ export type DeleteFunctionsByIdStorageByKeyError =
 
 export type DeleteFunctionsByIdStorageByKeyResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -3571,7 +3571,7 @@ export type GetFunctionsByIdStorageByKeyError =
 
 export type GetFunctionsByIdStorageByKeyResponses = {
   /**
-   * 200
+   * Done: `StorageEntry`.
    */
   200: {
     success: true;
@@ -3678,7 +3678,7 @@ export type PutFunctionsByIdStorageByKeyError =
 
 export type PutFunctionsByIdStorageByKeyResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -3760,7 +3760,7 @@ export type GetAutomationsError = GetAutomationsErrors[keyof GetAutomationsError
 
 export type GetAutomationsResponses = {
   /**
-   * 200
+   * Done: `AutomationPage`.
    */
   200: AutomationPage;
 };
@@ -3859,7 +3859,7 @@ export type PostAutomationsError = PostAutomationsErrors[keyof PostAutomationsEr
 
 export type PostAutomationsResponses = {
   /**
-   * 201
+   * Created: `Automation`.
    */
   201: Automation;
 };
@@ -3941,7 +3941,7 @@ export type DeleteAutomationsByIdError = DeleteAutomationsByIdErrors[keyof Delet
 
 export type DeleteAutomationsByIdResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     success: true;
@@ -4026,7 +4026,7 @@ export type GetAutomationsByIdError = GetAutomationsByIdErrors[keyof GetAutomati
 
 export type GetAutomationsByIdResponses = {
   /**
-   * 200
+   * Done: `AutomationDetails`.
    */
   200: AutomationDetails;
 };
@@ -4124,7 +4124,7 @@ export type PatchAutomationsByIdError = PatchAutomationsByIdErrors[keyof PatchAu
 
 export type PatchAutomationsByIdResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     id: string;
@@ -4249,7 +4249,7 @@ export type PostAutomationsByIdTriggerError = PostAutomationsByIdTriggerErrors[k
 
 export type PostAutomationsByIdTriggerResponses = {
   /**
-   * 202
+   * Accepted (the work goes on after the answer): `StartedRun`.
    */
   202: StartedRun;
 };
@@ -4348,7 +4348,7 @@ export type PostAutomationsByIdTestError = PostAutomationsByIdTestErrors[keyof P
 
 export type PostAutomationsByIdTestResponses = {
   /**
-   * 200
+   * Done: `AutomationTestResult`.
    */
   200: AutomationTestResult;
 };
@@ -4434,7 +4434,7 @@ export type GetAutomationsByIdRunsError = GetAutomationsByIdRunsErrors[keyof Get
 
 export type GetAutomationsByIdRunsResponses = {
   /**
-   * 200
+   * Done: `AutomationRunPage`.
    */
   200: AutomationRunPage;
 };
@@ -4521,7 +4521,7 @@ export type GetAutomationsByIdRunsByRunIdError =
 
 export type GetAutomationsByIdRunsByRunIdResponses = {
   /**
-   * 200
+   * Done: `AutomationRunDetails`.
    */
   200: AutomationRunDetails;
 };
@@ -4633,7 +4633,7 @@ export type PostAutomationsByIdRunsByRunIdRetryError =
 
 export type PostAutomationsByIdRunsByRunIdRetryResponses = {
   /**
-   * 202
+   * Accepted (the work goes on after the answer): `StartedRun`.
    */
   202: StartedRun;
 };
@@ -4738,7 +4738,7 @@ export type PostAutomationsByIdReplaysError = PostAutomationsByIdReplaysErrors[k
 
 export type PostAutomationsByIdReplaysResponses = {
   /**
-   * 202
+   * Accepted (the work goes on after the answer): `Replay`.
    */
   202: Replay;
 };
@@ -4826,7 +4826,7 @@ export type GetAutomationsByIdReplaysByReplayIdError =
 
 export type GetAutomationsByIdReplaysByReplayIdResponses = {
   /**
-   * 200
+   * Done: `Replay`.
    */
   200: Replay;
 };
@@ -4880,7 +4880,7 @@ export type OptionsCodecDecodeError = OptionsCodecDecodeErrors[keyof OptionsCode
 
 export type OptionsCodecDecodeResponses = {
   /**
-   * 204
+   * Allowed: no content.
    */
   204: '';
 };
@@ -4956,7 +4956,7 @@ export type PostCodecDecodeError = PostCodecDecodeErrors[keyof PostCodecDecodeEr
 
 export type PostCodecDecodeResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     payloads: Array<{
@@ -5016,7 +5016,7 @@ export type OptionsCodecEncodeError = OptionsCodecEncodeErrors[keyof OptionsCode
 
 export type OptionsCodecEncodeResponses = {
   /**
-   * 204
+   * Allowed: no content.
    */
   204: '';
 };
@@ -5092,7 +5092,7 @@ export type PostCodecEncodeError = PostCodecEncodeErrors[keyof PostCodecEncodeEr
 
 export type PostCodecEncodeResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     payloads: Array<{
@@ -5158,7 +5158,7 @@ export type OptionsCodecUiByCapabilityDecodeError =
 
 export type OptionsCodecUiByCapabilityDecodeResponses = {
   /**
-   * 204
+   * Allowed: no content.
    */
   204: '';
 };
@@ -5241,7 +5241,7 @@ export type PostCodecUiByCapabilityDecodeError =
 
 export type PostCodecUiByCapabilityDecodeResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     payloads: Array<{
@@ -5308,7 +5308,7 @@ export type OptionsCodecUiByCapabilityEncodeError =
 
 export type OptionsCodecUiByCapabilityEncodeResponses = {
   /**
-   * 204
+   * Allowed: no content.
    */
   204: '';
 };
@@ -5391,7 +5391,7 @@ export type PostCodecUiByCapabilityEncodeError =
 
 export type PostCodecUiByCapabilityEncodeResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     payloads: Array<{
@@ -5444,7 +5444,7 @@ export type GetOpenapiJsonError = GetOpenapiJsonErrors[keyof GetOpenapiJsonError
 
 export type GetOpenapiJsonResponses = {
   /**
-   * 200
+   * Done.
    */
   200: {
     openapi: '3.1.0';

@@ -44,10 +44,10 @@ const meanings: Record<ErrorCode, string> = {
  */
 function errorCodesOf({ path, spec }: DeclaredRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(spec.errors ?? []);
-  // Any URL may be refused as not valid UTF-8 or holding NUL (src/api/storable-text.ts); anything
-  // may fail on our side or meet a dependency down.
-  codes.add('invalid_request').add('internal_error').add('service_unavailable');
-  if (spec.body) codes.add('payload_too_large');
+  // Any URL may be refused as not valid UTF-8 or holding NUL (src/api/storable-text.ts); any
+  // request may carry a body, read and bounded before routing whether its route takes one or not
+  // (src/api/json-body.ts); anything may fail on our side or meet a dependency down.
+  codes.add('invalid_request').add('payload_too_large').add('internal_error').add('service_unavailable');
   if (isProtected(path)) codes.add('unauthorized').add('rate_limit_exceeded');
   if (spec.scope) codes.add('forbidden');
   if (spec.idempotency) codes.add('conflict');

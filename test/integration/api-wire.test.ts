@@ -1,6 +1,8 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { answerDrifts } from '../support/answer-check.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 
@@ -125,6 +127,27 @@ describe('wire basics', () => {
     });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ success: false, error: { code: 'payload_too_large' } });
+  });
+
+  it('bounds a body sent to a route that takes none, answering the 413 the document declares for every route', async () => {
+    // fetch refuses a body on GET; a client of its own need not. The server answers on the declared
+    // length, before reading: the rest of the body may meet a closed socket, which is no failure.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${api.url}/v1/livez`, {
+        method: 'GET',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(2 * 1024 * 1024) },
+      });
+      request.on('response', (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      });
+      request.on('error', reject);
+      request.write('{"code": "');
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: { code: 'payload_too_large' } });
+    expect(answerDrifts).toEqual([]);
   });
 
   it('rejects a streamed body that grows past 1 MiB with 413', async () => {

@@ -24,13 +24,22 @@ describe('error statuses declared from the route kit', () => {
     expect(codes('/v1/automations', 'post', '409')).toEqual(['AUTOMATION_LIMIT_REACHED', 'CONFLICT']);
   });
 
-  it('adds what the declaration implies: 413 with a body, 401/403/429 with a scope, 409 with idempotency', () => {
+  it('adds what the declaration implies: 413 on every route (a body is bounded before routing), 401/403/429 with a scope, 409 with idempotency', () => {
     expect(codes('/v1/functions', 'post', '413')).toEqual(['payload_too_large']);
     expect(codes('/v1/functions', 'post', '401')).toEqual(['unauthorized']);
     expect(codes('/v1/functions', 'post', '403')).toEqual(['forbidden']);
     expect(codes('/v1/functions', 'post', '429')).toEqual(['rate_limit_exceeded']);
-    expect(Object.keys(responses('/v1/functions', 'get'))).toEqual(['200', '400', '401', '403', '429', '500', '503']);
-    expect(Object.keys(responses('/v1/livez', 'get'))).toEqual(['200', '400', '500', '503']);
+    expect(Object.keys(responses('/v1/functions', 'get'))).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(Object.keys(responses('/v1/livez', 'get'))).toEqual(['200', '400', '413', '500', '503']);
   });
 
   it("declares the codec's 401 and 403, answered by its operator guard and its origin check", () => {

@@ -1222,6 +1222,14 @@ export type GetHealthErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
   500: FunctionsError & {
@@ -1266,6 +1274,14 @@ export type GetLivezErrors = {
   400: FunctionsError & {
     error: {
       code: 'invalid_request';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -1321,6 +1337,14 @@ export type GetAccountErrors = {
   401: FunctionsError & {
     error: {
       code: 'unauthorized';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -1470,6 +1494,14 @@ export type GetSecretsErrors = {
   403: AutomationsError & {
     error: {
       code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
@@ -1646,6 +1678,14 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
    * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
   429: AutomationsError & {
@@ -1728,6 +1768,14 @@ export type GetSecretsByIdErrors = {
   404: AutomationsError & {
     error: {
       code: 'NOT_FOUND';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
@@ -1912,6 +1960,14 @@ export type GetFunctionsErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -2088,6 +2144,14 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -2175,6 +2239,14 @@ export type GetFunctionsByIdErrors = {
   404: FunctionsError & {
     error: {
       code: 'function_not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -2361,6 +2433,14 @@ export type GetFunctionsByIdEnvironmentErrors = {
   404: FunctionsError & {
     error: {
       code: 'function_not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -2774,6 +2854,14 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -2858,6 +2946,14 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
   404: FunctionsError & {
     error: {
       code: 'execution_not_found' | 'function_not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -3070,6 +3166,14 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -3156,6 +3260,14 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
   404: FunctionsError & {
     error: {
       code: 'function_not_found' | 'version_not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -3351,6 +3463,14 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -3447,6 +3567,14 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
    */
   429: FunctionsError & {
@@ -3538,6 +3666,14 @@ export type GetFunctionsByIdStorageByKeyErrors = {
   404: FunctionsError & {
     error: {
       code: 'function_not_found' | 'storage_key_not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -3731,6 +3867,14 @@ export type GetAutomationsErrors = {
     };
   };
   /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
    * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
   429: AutomationsError & {
@@ -3912,6 +4056,14 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
    * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
   429: AutomationsError & {
@@ -3994,6 +4146,14 @@ export type GetAutomationsByIdErrors = {
   404: AutomationsError & {
     error: {
       code: 'AUTOMATION_NOT_FOUND';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
@@ -4405,6 +4565,14 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
    * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
   429: AutomationsError & {
@@ -4488,6 +4656,14 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
   404: AutomationsError & {
     error: {
       code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
     };
   };
   /**
@@ -4796,6 +4972,14 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
    * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
    */
   429: AutomationsError & {
@@ -4856,6 +5040,14 @@ export type OptionsCodecDecodeErrors = {
   403: FunctionsError & {
     error: {
       code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -4992,6 +5184,14 @@ export type OptionsCodecEncodeErrors = {
   403: FunctionsError & {
     error: {
       code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -5133,6 +5333,14 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
   403: FunctionsError & {
     error: {
       code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**
@@ -5286,6 +5494,14 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
    * `internal_error`: an error on our side: quote `X-Request-Id`.
    */
   500: FunctionsError & {
@@ -5420,6 +5636,14 @@ export type GetOpenapiJsonErrors = {
   400: FunctionsError & {
     error: {
       code: 'invalid_request';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
     };
   };
   /**

@@ -99,16 +99,22 @@ const detailOf = (codes: string[]): JsonSchema => ({
   },
 });
 
-/** The error shapes of src/api/areas.ts, named: what any error of an area is. */
-export const errorComponents = (): Record<string, JsonSchema> => ({
-  ErrorDetails: errorDetails,
-  FunctionsError: {
+/** The functions area's envelope of an error, every field of it always answered. */
+function functionsError(): JsonSchema {
+  const properties = { success: { const: false }, error: detailOf(allCodes) };
+  return {
     type: 'object',
     description:
       'An error of the functions area, the account, health and anything outside the areas: lower-case codes.',
-    required: ['success', 'error'],
-    properties: { success: { const: false }, error: detailOf(allCodes) },
-  },
+    required: Object.keys(properties),
+    properties,
+  };
+}
+
+/** The error shapes of src/api/areas.ts, named: what any error of an area is. */
+export const errorComponents = (): Record<string, JsonSchema> => ({
+  ErrorDetails: errorDetails,
+  FunctionsError: functionsError(),
   AutomationsError: {
     type: 'object',
     description: 'An error of the automations and secrets areas: upper-case codes.',

@@ -1,3 +1,5 @@
+import { executionStatus, runStatus } from '../outcomes.ts';
+
 /**
  * Requests as a user would send them, by operation (`METHOD /path` as the document spells it): the
  * reference shows them, and pre-fills "Try it out" with them, in place of a schema's placeholders
@@ -107,7 +109,7 @@ export const requestExamples: Record<string, Record<string, Example>> = {
         },
         notify: [
           {
-            on: ['failure', 'recovery'],
+            on: [runStatus.failure, 'recovery'],
             channel: { type: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
             afterFailures: 2,
           },
@@ -202,7 +204,7 @@ const schemaExamples: Record<string, unknown[]> = {
   Execution: [
     {
       id: 'exec_ZAGfc2JOHIS6XIcuV8OuKic2',
-      status: 'completed',
+      status: executionStatus.completed,
       startedAt: '2026-11-26T12:00:00.214Z',
       completedAt: '2026-11-26T12:00:00.402Z',
       duration: 188,
@@ -222,7 +224,7 @@ const schemaExamples: Record<string, unknown[]> = {
       ...automation,
       executionStats: {
         lastExecution: '2026-11-26T08:00:00.031Z',
-        lastStatus: 'success',
+        lastStatus: runStatus.success,
         successCount: 17,
         failureCount: 1,
         nextExecution: '2026-11-27T08:00:00.000Z',
@@ -232,7 +234,7 @@ const schemaExamples: Record<string, unknown[]> = {
   AutomationRun: [
     {
       id: 'run_PzoPM79iwAS1V3YxRt8PIgGQ',
-      status: 'success',
+      status: runStatus.success,
       startedAt: '2026-11-26T08:00:00.031Z',
       completedAt: '2026-11-26T08:00:00.262Z',
       duration: 231,

@@ -69,7 +69,7 @@ export function scheduleDrift(
  * Whether the server's next fire times are the cron's: the first is the cron's first after now
  * (or after itself, when the scheduler lags behind), each next the cron's next.
  */
-function firesOnCron(times: Date[], desired: DesiredSchedule, now: Date) {
+export function firesOnCron(times: Date[], desired: DesiredSchedule, now: Date) {
   const first = times[0];
   const from = first && first.getTime() <= now.getTime() ? first.getTime() - 1 : now.getTime();
   let expected = nextFireTime(desired.cron, desired.timezone, new Date(from));

@@ -7,6 +7,7 @@ import {
   type ScheduleDescription,
   type ScheduleExecutionActionResult,
   type ScheduleOptionsStartWorkflowAction,
+  type ScheduleSummary,
 } from '@temporalio/client';
 import { nextFlight } from '../chain/next-flight.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
@@ -20,7 +21,7 @@ import type { scheduledFire } from '../../workflows/scheduled-fire.ts';
 import type { Automation } from './automation.entity.ts';
 import type { ScheduleTrigger, TriggerType } from './automations.schemas.ts';
 import { scheduleCron } from './cron.ts';
-import { scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule-drift.ts';
+import { firesOnCron, scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule-drift.ts';
 import { scheduleStall, silentSince, stallAfterMs, type RunningFire, type ScheduleStall } from './schedule-stall.ts';
 import { scheduleStalls } from '../metrics/metrics.ts';
 import { followsBlocks } from './state-trigger-kinds.ts';
@@ -123,6 +124,36 @@ async function convergeSchedule(control: TriggerControl, automation: Automation,
     return;
   }
   if (!desired.paused) await unstallSchedule(control, automation, described, silent);
+}
+
+/**
+ * Whether the reconciler's listing of schedules (one RPC a page, not one describe a schedule:
+ * issue 34) shows `automation`'s schedule as its row asks, so that no describe is needed: listed
+ * after the row last changed, paused and noted as the row says, starting scheduledFire for this
+ * automation, and, while active, its next fire times the cron's and not long past, with no
+ * silence told by the rows. A listing lacks a schedule's policies, remaining actions, action
+ * task queue and arguments, and running fires: a drift of those that stops fires shows as
+ * silence in the rows (then described); one that does not is found by the full describes the
+ * reconciler makes of a rotating slice of schedules each pass (sweep-automations.ts).
+ */
+export function listedAsRow(
+  control: TriggerControl,
+  automation: Automation,
+  summary: ScheduleSummary,
+  listedAt: Date,
+  lastRunAt: Date | null,
+) {
+  const desired = desiredSchedule(control, automation);
+  if (automation.updatedAt >= listedAt) return false;
+  if (summary.state.paused !== desired.paused || summary.state.note !== desired.note) return false;
+  if (summary.action?.workflowType !== desired.workflowType) return false;
+  if (summary.info.recentActions.some((action) => action.action.workflow.workflowId !== desired.workflowId))
+    return false;
+  if (desired.paused) return true;
+  const now = new Date();
+  const next = summary.info.nextActionTimes[0];
+  if (next && next.getTime() < now.getTime() - stallAfterMs(control.catchupWindowMs)) return false;
+  return firesOnCron(summary.info.nextActionTimes, desired, now) && !silence(control, automation, lastRunAt);
 }
 
 /** The stall the rows tell of an active schedule, if any (silentSince). */

@@ -1,11 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Automation } from '../automations/automation.entity.ts';
 import { lastRunTimes } from '../automations/runs.ts';
-import { convergeTrigger, ensureBlockFollower, removeTrigger, type TriggerControl } from '../automations/triggers.ts';
+import {
+  convergeTrigger,
+  ensureBlockFollower,
+  listedAsRow,
+  removeTrigger,
+  type TriggerControl,
+} from '../automations/triggers.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { dropTriggerRemoval, triggerRemovals } from '../automations/trigger-removal.sql.ts';
 import { blockTriggerTypes } from '../automations/state-trigger-kinds.ts';
 import { mapBounded } from './workflow-state.ts';
+import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 
 /** A page of automations made to run in Temporal as their rows say, and where the next starts. */
 interface ConvergedPage {
@@ -14,10 +21,21 @@ interface ConvergedPage {
   next: string | null;
 }
 
+/** The listing each control's pass took on its first page, which its next pages reuse. */
+const listings = new WeakMap<TriggerControl, ScheduleListing>();
+
+/**
+ * One in this many passes describes a schedule whatever its listing shows: what a listing lacks
+ * (policies, remaining actions, the action's task queue) is read in full at least this often.
+ */
+const describeEvery = 10;
+
 /**
  * One page of every automation, by id: each trigger made to match its row (convergeTrigger), a
- * schedule's checked against the runs it recorded too. One automation that cannot be converged
- * does not stop the others.
+ * schedule's checked against the runs it recorded too. The first page (`after` empty) lists the
+ * namespace's schedules, a page of 1,000 an RPC, for the whole pass: a schedule the listing
+ * shows as its row asks (listedAsRow) is not described, unless its turn in the rotating slice
+ * came. One automation that cannot be converged does not stop the others.
  */
 export async function sweepAutomations(em: EntityManager, control: TriggerControl, after: string) {
   const automations = await em.find(Automation, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: pageSize });
@@ -26,14 +44,33 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
     em,
     schedules.map((automation) => automation.id),
   );
+  let listing = listings.get(control);
+  if (after === '' || !listing) {
+    listing = await listSchedules(control.client, listing?.pass ?? 0);
+    listings.set(control, listing);
+  }
   const failed: ConvergedPage['failed'] = [];
-  await mapBounded(automations, callsInFlight, (automation) =>
-    convergeTrigger(control, automation, lastRuns.get(automation.id) ?? null).catch((error: unknown) => {
+  await mapBounded(automations, callsInFlight, async (automation) => {
+    const lastRun = lastRuns.get(automation.id) ?? null;
+    const summary = listing.schedules.get(automation.id);
+    const settled =
+      summary &&
+      !inFullSlice(automation.id, listing.pass) &&
+      listedAsRow(control, automation, summary, listing.at, lastRun);
+    if (settled) return;
+    await convergeTrigger(control, automation, lastRun).catch((error: unknown) => {
       failed.push({ automationId: automation.id, error: String(error) });
-    }),
-  );
+    });
+  });
   const last = automations.at(-1);
   return { failed, next: automations.length < pageSize || !last ? null : last.id } satisfies ConvergedPage;
+}
+
+/** Whether the pass numbered `pass` describes this automation's schedule in full: one in `describeEvery`. */
+export function inFullSlice(automationId: string, pass: number) {
+  let hash = 0;
+  for (const char of automationId) hash = (hash * 31 + char.charCodeAt(0)) % describeEvery;
+  return hash === pass % describeEvery;
 }
 
 /** The network's block follower runs while any active automation watches blocks. */

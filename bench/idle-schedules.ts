@@ -5,7 +5,9 @@
  * default), and after a settling pause reads the server's CPU (% of one core) and RSS over a steady
  * window, the load average beside them; then, at the last step, the same window while every
  * Schedule is described once per BENCH_IDLE_DESCRIBE_SECONDS (30, the reconciler's default pass),
- * 8 at a time, as the reconciler's pass does. A benchmark, not a test: it exits 0 whatever its figures.
+ * 8 at a time, as the reconciler's pass did; and the same window while they are listed once per
+ * pass, a page of 1,000 an RPC, and a tenth of them described, as the pass does now (its rotating
+ * slice). A benchmark, not a test: it exits 0 whatever its figures.
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -89,6 +91,22 @@ try {
     }
   };
   await measure(`${created} schedules, each described every ${describeSeconds} s`, created, describing);
+  let pass = 0;
+  const listing = async () => {
+    const until = Date.now() + steadySeconds * 1000;
+    while (Date.now() < until) {
+      const began = Date.now();
+      const listed: string[] = [];
+      for await (const summary of client.schedule.list({ pageSize: 1000 })) listed.push(summary.scheduleId);
+      const slice = listed.filter((_, index) => index % 10 === pass % 10);
+      for (let from = 0; from < slice.length; from += 8) {
+        await Promise.all(slice.slice(from, from + 8).map((id) => client.schedule.getHandle(id).describe()));
+      }
+      pass += 1;
+      await sleep(Math.max(0, began + describeSeconds * 1000 - Date.now()));
+    }
+  };
+  await measure(`${created} schedules, listed every ${describeSeconds} s and a tenth described`, created, listing);
 } finally {
   await connection.close();
   await server.stop();

@@ -147,8 +147,9 @@ export function listedAsRow(
   if (automation.updatedAt >= listedAt) return false;
   if (summary.state.paused !== desired.paused || summary.state.note !== desired.note) return false;
   if (summary.action?.workflowType !== desired.workflowType) return false;
-  if (summary.info.recentActions.some((action) => action.action.workflow.workflowId !== desired.workflowId))
-    return false;
+  // A fire's workflow id is the action's, followed by its scheduled time.
+  const firedElsewhere = (workflowId: string) => !workflowId.startsWith(`${desired.workflowId}-`);
+  if (summary.info.recentActions.some(({ action }) => firedElsewhere(action.workflow.workflowId))) return false;
   if (desired.paused) return true;
   const now = new Date();
   const next = summary.info.nextActionTimes[0];

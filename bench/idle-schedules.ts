@@ -109,7 +109,7 @@ try {
     }
   };
   await measure(
-    `${created} schedules, listed every ${describeSeconds} s, one in ${describedOneIn} described`,
+    `${created} schedules, listed every ${describeSeconds} s, ${describedOneIn ? `one in ${describedOneIn}` : 'none'} described`,
     created,
     listing,
   );

@@ -79,6 +79,9 @@ const names = (parameters: { name: string }[], key: string) =>
 /** How long a manifest read accepts triggers without asking the node again. */
 const heldMs = 30_000;
 
+/** Contracts whose manifests are held per node: the oldest read goes first, so no tenant grows it without bound. */
+const maxHeld = 1_000;
+
 /** The manifests' events read lately, by node (a NeoRpc is one network's node) and contract. */
 const heldEvents = new WeakMap<NeoRpc, Map<string, { events: Events; readAt: number }>>();
 
@@ -91,7 +94,10 @@ async function eventsOf(neo: NeoRpc, contract: string, held: boolean): Promise<E
   if (held && kept && Date.now() - kept.readAt < heldMs) return kept.events;
   try {
     const { events } = (await neo.getContractState(contract)).manifest.abi;
+    // Deleted first, so that the map's order stays the order of reads: its first key is the oldest.
+    byContract.delete(key);
     byContract.set(key, { events, readAt: Date.now() });
+    if (byContract.size > maxHeld) byContract.delete(byContract.keys().next().value!);
     return events;
   } catch (error) {
     if (rpcErrorCode(error) !== unknownContract) throw error;

@@ -14,6 +14,7 @@ import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
 import { Execution } from './execution.entity.ts';
 import { countEnded } from './execution-metrics.ts';
+import { runsInProgress } from '../metrics/metrics.ts';
 import type { ExecutionTrigger } from './execution-record.ts';
 import type { AccountSlots } from './account-slots.ts';
 import type { RunTurns } from './run-turns.ts';
@@ -76,9 +77,11 @@ export async function runExecution(deps: RunDeps, executionId: string): Promise<
     return deferred;
   }
   let ran: Ran;
+  runsInProgress.inc();
   try {
     ran = await runCode(deps, execution);
   } finally {
+    runsInProgress.dec();
     release();
   }
   try {

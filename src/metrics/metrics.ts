@@ -99,6 +99,12 @@ export const sandboxFailures = new Counter({
   registers: [registry],
 });
 
+export const runsInProgress = new Gauge({
+  name: 'neoflow_function_runs_in_progress',
+  help: "Executions whose code runs in this process now, each holding a slot of its account's share.",
+  registers: [registry],
+});
+
 export const rateLimited = new Counter({
   name: 'neoflow_rate_limited_total',
   help: "Requests refused for their key's rate limit (429).",

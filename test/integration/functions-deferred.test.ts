@@ -1,5 +1,6 @@
 import proto from '@temporalio/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runsInProgress } from '../../src/metrics/metrics.ts';
 import { callApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
@@ -45,10 +46,11 @@ describe('a run that waits for its share', () => {
     const holder = await deploy('holder', 60, 40_000);
     const waiter = await deploy('waiter', 5, 3_000);
     const holding = await invoke(holder);
-    // The holder's first workflow task started: its code runs, holding the account's one slot.
+    // The holder's code runs, holding the account's one slot (the worker runs in this process):
+    // its workflow task having started is not enough, the slot is taken after that.
     await until(
-      () => rawHistory(running.api, holding),
-      (events) => events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED),
+      async () => (await runsInProgress.get()).values[0]?.value ?? 0,
+      (inProgress) => inProgress === 1,
     );
     const waiting = await invoke(waiter);
     const read = (id: string, functionId: string) =>

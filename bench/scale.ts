@@ -6,8 +6,9 @@
  * whose fire delay and a few watchers whose lag are measured. Per N, after a settling pause, a
  * steady window gives the CPU of the worker, the Temporal server and PostgreSQL (% of one core,
  * from /proc), their memory, the Neo RPC calls and price reads per minute, fire delay p99 and
- * watcher lag p99, with the load average beside them. A benchmark, not a test: it exits 0 whatever
- * its figures.
+ * watcher lag p99, with the load average beside them. With BENCH_SCALE_CPU_PROF set to a
+ * directory, the stack's Node.js processes write CPU profiles there (bench/profile-window.ts reads
+ * a steady window out of them). A benchmark, not a test: it exits 0 whatever its figures.
  */
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -207,7 +208,8 @@ async function measureStep(scale: Scale, n: number, creates: Creates): Promise<S
     loadBefore,
     loadAfter,
   };
-  progress(`N=${n}: ${stepLine(step)}`);
+  // The window's bounds, to cut the steady state out of the CPU profiles (BENCH_SCALE_CPU_PROF).
+  progress(`N=${n}: ${stepLine(step)} (window ${from}–${to} ms since the epoch)`);
   return step;
 }
 
@@ -377,6 +379,12 @@ function jsonOf(step: Step) {
 await runBench('scale', {
   counts,
   notes: [`load average at start: ${load()}`],
-  start: startScaleStack,
+  start: (report) =>
+    startScaleStack(
+      report,
+      process.env.BENCH_SCALE_CPU_PROF
+        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_SCALE_CPU_PROF}` }
+        : {},
+    ),
   measure,
 });

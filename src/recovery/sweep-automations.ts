@@ -25,24 +25,35 @@ interface ConvergedPage {
 const listings = new WeakMap<TriggerControl, ScheduleListing>();
 
 /**
- * One in this many passes describes a schedule whatever its listing shows: what a listing lacks
- * (policies, remaining actions, the action's task queue) is read in full at least this often.
+ * A pass describes a rotating slice of the schedules whatever their listing shows: what a listing
+ * lacks (policies, remaining actions, the action's task queue) is read in full once a cycle of
+ * passes. The slice is a tenth, but at most about `describedPerPass` schedules: a describe costs
+ * the Temporal server a query of the schedule's workflow (~4.5 ms), so a pass over 3,000 schedules
+ * describing a tenth cost it ~1.7 % of a core; bounded, the cost stays flat as schedules grow and
+ * the cycle grows instead (3,000 schedules: 60 passes, 30 minutes at the default interval).
  */
-const describeEvery = 10;
+const minPassesPerCycle = 10;
+const describedPerPass = 50;
 
 /**
- * One page of every automation, by id: each trigger made to match its row (convergeTrigger), a
- * schedule's checked against the runs it recorded too. The first page (`after` empty) lists the
+ * One page of the schedule automations, by id: each schedule made to match its row
+ * (convergeTrigger) and checked against the runs it recorded. The first page (`after` empty) lists the
  * namespace's schedules, a page of 1,000 an RPC, for the whole pass: a schedule the listing
  * shows as its row asks (listedAsRow) is not described, unless its turn in the rotating slice
  * came. One automation that cannot be converged does not stop the others.
  */
 export async function sweepAutomations(em: EntityManager, control: TriggerControl, after: string) {
-  const automations = await em.find(Automation, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: pageSize });
-  const schedules = automations.filter((automation) => automation.triggerType === 'schedule');
+  // Only a schedule has a trigger of its own in Temporal to converge (convergeTrigger): the other
+  // kinds are served by the follower and the pollers, converged below (10k automations: 7,000
+  // rows a pass no longer read into entities for nothing).
+  const automations = await em.find(
+    Automation,
+    { id: { $gt: after }, triggerType: 'schedule' },
+    { orderBy: { id: 'asc' }, limit: pageSize },
+  );
   const lastRuns = await lastRunTimes(
     em,
-    schedules.map((automation) => automation.id),
+    automations.map((automation) => automation.id),
   );
   let listing = listings.get(control);
   if (after === '' || !listing) {
@@ -55,7 +66,7 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
     const summary = listing.schedules.get(automation.id);
     const settled =
       summary &&
-      !inFullSlice(automation.id, listing.pass) &&
+      !inFullSlice(automation.id, listing.pass, passesPerCycle(listing.schedules.size)) &&
       listedAsRow(control, automation, summary, listing.at, lastRun);
     if (settled) return;
     await convergeTrigger(control, automation, lastRun).catch((error: unknown) => {
@@ -66,11 +77,14 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
   return { failed, next: automations.length < pageSize || !last ? null : last.id } satisfies ConvergedPage;
 }
 
-/** Whether the pass numbered `pass` describes this automation's schedule in full: one in `describeEvery`. */
-export function inFullSlice(automationId: string, pass: number) {
+/** How many passes a cycle of full describes takes for `listed` schedules. */
+export const passesPerCycle = (listed: number) => Math.max(minPassesPerCycle, Math.ceil(listed / describedPerPass));
+
+/** Whether the pass numbered `pass` describes this automation's schedule in full: one in `passes`. */
+export function inFullSlice(automationId: string, pass: number, passes: number) {
   let hash = 0;
-  for (const char of automationId) hash = (hash * 31 + char.charCodeAt(0)) % describeEvery;
-  return hash === pass % describeEvery;
+  for (const char of automationId) hash = (hash * 31 + char.charCodeAt(0)) % passes;
+  return hash === pass % passes;
 }
 
 /** The network's block follower runs while any active automation watches blocks. */

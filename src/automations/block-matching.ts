@@ -2,7 +2,14 @@ import { readBlockTransactions, readOutcomes, type BlockTransaction } from '../c
 import type { BlockNotification, BlockNotifications, EventParameter } from '../chain/blocks.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { BlockchainTrigger, FollowedTrigger, TransactionTrigger } from './automations.schemas.ts';
-import { listOf, matchesNotification, matchesTransaction } from './explain-match.ts';
+import {
+  firstFilterCondition,
+  hash160Argument,
+  listOf,
+  matchesNotification,
+  matchesTransaction,
+} from './explain-match.ts';
+import { hash160Key } from './filter-conditions.ts';
 import { decodeState } from './notification-match.ts';
 import { quarantine } from './quarantine.ts';
 import type { FirePayload } from './run.entity.ts';
@@ -35,28 +42,131 @@ const watchesTransactions = (watcher: Watcher): watcher is Watching<TransactionT
   watcher.trigger.type === 'transaction';
 
 /**
- * The firings one block causes among the active automations the follower serves. Notifications
- * are grouped by contract first, so the work grows with matches, not automations × notifications.
+ * The firings one block causes among the active automations the follower serves, in the order of
+ * `watchers` (then of each one's contracts, then of the block). Only the watchers `indexOf` cannot
+ * rule out are matched against a notification, so the work grows with the notifications and the
+ * matches, not with the watchers of their contract.
  */
 export async function firingsOfBlock(block: MatchedBlock, watchers: Watcher[], abi: EventAbi): Promise<Firing[]> {
-  const byContract = Map.groupBy(block.notifications, (notification) => notification.contract);
-  const firings: Firing[] = [];
-  for (const automation of watchers) {
-    if (automation.watchFromBlock > block.blockIndex) continue;
-    if (watchesTransactions(automation)) {
-      firings.push(...transactionFirings(automation, block.transactions ?? []));
-      continue;
-    }
-    if (!watchesNotifications(automation)) continue;
-    for (const contract of listOf(automation.trigger.scriptHash)) {
-      for (const notification of byContract.get(contract.toLowerCase()) ?? []) {
-        const parameters = await abi.parameters(notification.contract, notification.eventName);
-        const firing = firingIfMatches(automation, notification, parameters);
-        if (firing) firings.push(firing);
-      }
+  const index = indexOf(watchers);
+  const armed = (watcher: Watcher) => watcher.watchFromBlock <= block.blockIndex;
+  const fired: { rank: number; at: number; firing: Firing }[] = [];
+  for (const { automation, rank } of index.transactions) {
+    if (!armed(automation)) continue;
+    for (const [at, firing] of transactionFirings(automation, block.transactions ?? []).entries()) {
+      fired.push({ rank, at, firing });
     }
   }
-  return firings;
+  for (const [at, notification] of block.notifications.entries()) {
+    const watching = index.contracts.get(notification.contract);
+    if (!watching || watching.firstBlock > block.blockIndex) continue;
+    const parameters = await abi.parameters(notification.contract, notification.eventName);
+    for (const { automation, rank } of candidates(watching, notification, parameters)) {
+      if (!armed(automation)) continue;
+      const firing = firingIfMatches(automation, notification, parameters);
+      if (firing) fired.push({ rank, at, firing });
+    }
+  }
+  return fired.sort((a, b) => a.rank - b.rank || a.at - b.at).map(({ firing }) => firing);
+}
+
+/** A watcher, ranked by where its firings come among a block's: by watcher, then by its contract. */
+interface Ranked<T extends FollowedTrigger> {
+  automation: Watching<T>;
+  rank: number;
+}
+
+/** The blockchain watchers of one contract. */
+interface ContractWatchers {
+  all: Ranked<BlockchainTrigger>[];
+  /** Those whose first filter condition is no equality with a string: matched with every notification. */
+  always: Ranked<BlockchainTrigger>[];
+  /** The others, by the key of that condition, then by `hash160Key` of its value. */
+  byFirstKey: Map<string, Map<string | null, Ranked<BlockchainTrigger>[]>>;
+  /** The first block any of them watches. */
+  firstBlock: number;
+}
+
+interface MatchIndex {
+  /** By contract as the node names a notification's (`0x`, lower case). */
+  contracts: Map<string, ContractWatchers>;
+  transactions: Ranked<TransactionTrigger>[];
+}
+
+/** The follower passes the same list until its watchers change (watcher-index.ts): indexed once. */
+const indexes = new WeakMap<Watcher[], MatchIndex>();
+
+function indexOf(watchers: Watcher[]): MatchIndex {
+  let index = indexes.get(watchers);
+  if (index) return index;
+  index = { contracts: new Map(), transactions: [] };
+  let rank = 0;
+  for (const automation of watchers) {
+    if (watchesTransactions(automation)) index.transactions.push({ automation, rank: rank++ });
+    if (!watchesNotifications(automation)) continue;
+    const first = firstEquality(automation.trigger);
+    for (const contract of listOf(automation.trigger.scriptHash)) {
+      const ranked = { automation, rank: rank++ };
+      const watching = watchersOf(index, contract.toLowerCase());
+      watching.all.push(ranked);
+      watching.firstBlock = Math.min(watching.firstBlock, automation.watchFromBlock);
+      if (!first) {
+        watching.always.push(ranked);
+        continue;
+      }
+      const byKey = watching.byFirstKey.get(first.key) ?? new Map<string | null, Ranked<BlockchainTrigger>[]>();
+      watching.byFirstKey.set(first.key, byKey);
+      const sameAccount = byKey.get(first.account);
+      if (sameAccount) sameAccount.push(ranked);
+      else byKey.set(first.account, [ranked]);
+    }
+  }
+  indexes.set(watchers, index);
+  return index;
+}
+
+function watchersOf(index: MatchIndex, contract: string): ContractWatchers {
+  let watching = index.contracts.get(contract);
+  if (!watching) {
+    watching = { all: [], always: [], byFirstKey: new Map(), firstBlock: Number.POSITIVE_INFINITY };
+    index.contracts.set(contract, watching);
+  }
+  return watching;
+}
+
+/**
+ * The key and the account of a trigger's first filter condition when it is equality with a string:
+ * for an argument typed Hash160 it holds only where the argument reads as that account. Null for
+ * any other trigger, or one whose value cannot be read (then every comparison with it throws).
+ */
+function firstEquality(trigger: BlockchainTrigger): { key: string; account: string | null } | null {
+  const first = firstFilterCondition(trigger);
+  if (!first || typeof first.expected !== 'string') return null;
+  try {
+    return { key: first.key, account: hash160Key(first.expected) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The watchers of a contract a notification may match (or fail to be matched with): a watcher whose
+ * first filter condition does not hold can do neither (`firstFilterCondition`). Without the
+ * event's ABI, or where the argument that condition names is not known to be a Hash160, all of them.
+ */
+function candidates(
+  watching: ContractWatchers,
+  notification: BlockNotification,
+  parameters: EventParameter[] | null,
+): Ranked<BlockchainTrigger>[] {
+  if (parameters === null) return watching.all;
+  const found = [watching.always];
+  for (const [key, byAccount] of watching.byFirstKey) {
+    const argument = hash160Argument(notification, parameters, key);
+    if (argument === 'unknown') found.push(...byAccount.values());
+    else if (argument !== 'none') found.push(byAccount.get(argument.read) ?? []);
+  }
+  return found.flat();
 }
 
 /**

@@ -5,7 +5,7 @@ import type { BlockchainTrigger, TransactionTrigger } from './automations.schema
 
 /** What a blockchain trigger listens for (its `type` aside). */
 export type NotificationTrigger = Omit<BlockchainTrigger, 'type'>;
-import { conditionsOf, readAs, senderHash, type Condition } from './filter-conditions.ts';
+import { conditionsOf, hash160Read, readAs, senderHash, type Condition } from './filter-conditions.ts';
 
 /**
  * Whether an input matches a trigger, and if not, why: condition by condition. The block follower
@@ -63,6 +63,41 @@ export function matchesNotification(
   const argument = argumentsOf(notification, parameters);
   const holds = (condition: Condition) => conditionHolds(condition, argument);
   return filter.every(holds) && (anyOf === null || anyOf.some((conditions) => conditions.every(holds)));
+}
+
+/**
+ * The trigger's first filter condition: `matchesNotification` checks it before any other condition
+ * on an argument, so a notification it does not hold for neither matches the trigger nor throws.
+ * Null without one, or when the trigger cannot be parsed (then every match of it throws).
+ */
+export function firstFilterCondition(trigger: NotificationTrigger): Condition | null {
+  try {
+    return parsed(trigger).filter[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How the argument `key` of a notification compares with a string, by the ABI's `parameters` as
+ * `matchesNotification` finds it: equal to the strings whose `hash160Key` is `read`
+ * (filter-conditions.ts); 'none' when no string is equal to it (or the event has no such
+ * argument); 'unknown' when the ABI does not type it Hash160, or reading it throws (as matching does).
+ */
+export function hash160Argument(
+  notification: Notification,
+  parameters: EventParameter[],
+  key: string,
+): { read: string | null } | 'none' | 'unknown' {
+  try {
+    const at = argumentsOf(notification, parameters)(key);
+    if (at === null) return 'none';
+    if (at.type !== 'Hash160') return 'unknown';
+    const read = hash160Read(at.item);
+    return read === undefined ? 'none' : { read };
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function explainNotification(

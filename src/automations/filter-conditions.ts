@@ -111,7 +111,7 @@ function equals(item: StackItem, type: string | null, expected: Expected): boole
   if (value === null || item.type === 'Any') return value === null && item.type === 'Any';
   switch (type ?? guessType(item, value)) {
     case 'Hash160':
-      return typeof value === 'string' && hash160Of(value) === decodeAs(item, 'Hash160');
+      return typeof value === 'string' && hash160Of(value) === hash160Read(item);
     case 'Integer': {
       const actual = integerOf(item);
       return expected.integer !== null && actual !== null && BigInt(actual) === expected.integer;
@@ -133,6 +133,21 @@ function guessType(item: StackItem, expected: unknown): string | null {
 function samePrimitive(actual: unknown, expected: unknown): boolean {
   const primitive = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
   return primitive(actual) && primitive(expected) && String(actual) === String(expected);
+}
+
+/**
+ * A string filter value equals an argument the ABI types Hash160 exactly when
+ * `hash160Key(value) === hash160Read(item)` (`equals` asks just that), so that the block follower
+ * can look watchers up by `hash160Key` of their value (block-matching.ts). `hash160Key` is null
+ * for a value that names no account (it equals an argument read as null); `hash160Read` is
+ * undefined for an argument no string equals (Any, or one that reads as no hash).
+ */
+export const hash160Key = (value: string): string | null => hash160Of(value);
+
+export function hash160Read(item: StackItem): string | null | undefined {
+  if (item.type === 'Any') return undefined;
+  const actual = decodeAs(item, 'Hash160');
+  return typeof actual === 'string' || actual === null ? actual : undefined;
 }
 
 /** A sender as a trigger names it (address or script hash), as `0x` and lower-case hex; null if neither. */

@@ -13,7 +13,10 @@ export class WatcherIndex {
   #version: string | null = null;
   #watchers: Watcher[] = [];
 
-  /** The active watchers as committed when the counter was read. */
+  /**
+   * The active watchers as committed when the counter was read: the same list until they change,
+   * so that the matcher indexes them once per change (block-matching.ts), not once per block.
+   */
   async current(em: EntityManager): Promise<Watcher[]> {
     const version = await watcherChangesVersion(em);
     // Without the counter's row every read is a change: correct, only dearer.

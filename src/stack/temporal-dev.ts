@@ -48,6 +48,15 @@ const timerPrecision = ['--dynamic-config-value', 'history.timerProcessorMaxTime
  */
 const searchAttributesCached = ['--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false'];
 
+/**
+ * Go's collector runs when the heap has grown by GOGC % since the last one (100 by default): at
+ * 10,000 automations it took ~14 % of the dev server's CPU (perf, `bench:scale`), mostly marking
+ * the same long-lived state each time. At 200 it runs half as often, for ~1.5× the memory (600 →
+ * ~870 MiB at 10,000): a trade a small machine with memory to spare wants (docs/performance.md).
+ * A GOGC set in the environment is the operator's and is kept.
+ */
+const collectorPace = { GOGC: process.env.GOGC ?? '200' };
+
 /** `temporal server start-dev` with Neoflow's search attributes registered. */
 export async function startTemporalDev(options: TemporalDevOptions): Promise<TemporalDevServer> {
   const address = `127.0.0.1:${options.port}`;
@@ -61,7 +70,11 @@ export async function startTemporalDev(options: TemporalDevOptions): Promise<Tem
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-ip', '127.0.0.1', '--ui-port', String(options.uiPort));
   if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  const server = spawnManaged('temporal', options.temporalPath, { args, output: options.logFile });
+  const server = spawnManaged('temporal', options.temporalPath, {
+    args,
+    env: { ...process.env, ...collectorPace },
+    output: options.logFile,
+  });
   try {
     await waitFor('Temporal dev server', () => pingTemporal(address), { timeoutMs: 60_000, aborted: server.exited });
   } catch (error) {

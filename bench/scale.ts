@@ -99,8 +99,15 @@ interface Scale extends Creator {
   baseline: Record<keyof typeof groups, number>;
 }
 
-/** The i-th hourly schedule: at its own second and minute of the hour. */
-const hourly = (i: number): Trigger => ({ type: 'schedule', cron: `${i % 60} ${Math.floor(i / 60) % 60} * * * *` });
+/**
+ * The i-th hourly schedule, at its own second of the hour: i × 1223 (prime to 3,600) spreads any
+ * first n of them over the whole hour, so that a steady window sees about n / 60 fires whichever
+ * minute it falls in (consecutive seconds filled minutes 0–49 at 3,000 and left 50–59 silent).
+ */
+const hourly = (i: number): Trigger => {
+  const second = (i * 1223) % 3600;
+  return { type: 'schedule', cron: `${second % 60} ${Math.floor(second / 60)} * * * *` };
+};
 
 /** The i-th price trigger: one of `sources` distinct URLs of the bench's price server, never met. */
 const priceOn = (url: string) => (i: number) => ({

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.sql.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
+import { activePriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
 import { streakSql } from '../../src/automations/run.sql.ts';
 import { statsQuery } from '../../src/automations/run.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';
@@ -76,6 +77,25 @@ const insertExecutions = (fn: string, prefix: string) =>
     [fn, accountId, prefix, history],
   );
 
+/** Active price automations over `sources` sources (`source-<n>`), each with its trigger's state. */
+async function insertPriceAutomations(count: number, sources: number) {
+  await client.query(
+    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+        "created_at", "updated_at", "price_source")
+     select 'auto_price_' || n, $1, 'price ' || n, 'active', 'price',
+            '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}',
+            jsonb_build_object('type', 'function', 'functionId', $2::text, 'parameters', '{}'::jsonb),
+            now(), now(), 'source-' || n % $4
+     from generate_series(1, $3) as n`,
+    [accountId, functionId, count, sources],
+  );
+  await client.query(
+    `insert into "price_trigger_states" ("automation_id", "condition_key", "armed", "checked_at", "poll_key")
+     select "id", '["NEO","USD","above","12.5"]', true, now(), 'price:run:0' from "automations"
+     where "trigger_type" = 'price'`,
+  );
+}
+
 beforeAll(async () => {
   db = await createTestDatabase();
   ({ accountId } = await issueKey(db.orm));
@@ -93,6 +113,8 @@ beforeAll(async () => {
   await insertRuns(automationId, 'run_', streakAfterSuccesses);
   await insertExecutions(functionId, 'exec_');
   await insertKeys(accountId, 10);
+  // The price triggers of bench:scale at N = 10,000: 3,000 over 10 sources.
+  await insertPriceAutomations(3_000, 10);
   // As autovacuum leaves a table: statistics current, its visibility map set.
   await client.query('vacuum analyze');
 });
@@ -164,5 +186,15 @@ describe('the hot queries read by index, not the whole history', () => {
     expect(scansOf(nodes, 'idempotent_requests')).not.toContainEqual(expect.arrayContaining(['Seq Scan']));
     // An index scan, or a bitmap one (whose index node names no table).
     expect(nodes.map((node) => node['Index Name'])).toContain('idempotent_requests_account_id_claimed_at_index');
+  });
+
+  it("a price source's poll: its own automations' states, each by its key, not every source's", async () => {
+    const nodes = await planOf(activePriceRowsSql, ['source-3'], { analyze: true });
+    const states = nodes.filter((node) => node['Relation Name'] === 'price_trigger_states');
+    expect(states.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+      ['Index Scan', 'price_trigger_states_pkey'],
+    ]);
+    const rowsRead = states.reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
+    expect(rowsRead).toBe(300);
   });
 });

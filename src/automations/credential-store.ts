@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sealedCredentials } from './credential.sql.ts';
 import { invalidRequest } from '../errors.ts';
-import { open, seal, type MasterKeys } from '../crypto/envelope.ts';
+import { assertMasterHeld, open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import type { Automation } from './automation.entity.ts';
 import { AutomationCredential } from './credential.entity.ts';
@@ -92,11 +92,35 @@ export async function revealCredentials<T>(
   const wanted: Credential[] = [];
   walk((credential) => (wanted.push(credential), credential.value));
   if (wanted.length === 0) return walk(({ value }) => value);
-  const byPath = await sealedCredentials(em, automationId);
+  return revealSealed(await sealedCredentials(em, automationId), masterKeys, automationId, walk);
+}
+
+/** As revealCredentials, from the automation's sealed credentials already read (`byPath`). */
+export function revealSealed<T>(
+  byPath: Map<string, Sealed>,
+  masterKeys: MasterKeys,
+  automationId: string,
+  walk: Walk<T>,
+): T {
   return walk(({ path, kind, value: mask }) => {
     const sealed = byPath.get(path);
     const value = sealed && open(sealed, sealContexts.credential(automationId, path), masterKeys);
     if (value === undefined || maskOf(kind, value) !== mask) throw new CredentialChangedError(path);
+    return value;
+  });
+}
+
+/**
+ * Throws as revealSealed would for a credential `walk` meets that is not stored, or is wrapped by a
+ * master key not held, without unsealing any: for an automation whose values are known otherwise
+ * (a price source's URL, unsealed for another automation of the source). Whether a stored value
+ * still has the mask met is not known without unsealing it: the caller says why it need not be.
+ */
+export function assertSealed(byPath: Map<string, Sealed>, masterKeys: MasterKeys, walk: Walk<unknown>) {
+  walk(({ path, value }) => {
+    const sealed = byPath.get(path);
+    if (sealed === undefined) throw new CredentialChangedError(path);
+    assertMasterHeld(sealed, masterKeys);
     return value;
   });
 }

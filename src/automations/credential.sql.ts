@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Sealed } from '../crypto/envelope.ts';
+import { executeBound } from '../db/bound-statement.ts';
 
 /** The hand-written statements of the `automation_credentials` table (its writes go through the ORM). */
 
@@ -17,4 +18,33 @@ export async function sealedCredentials(em: EntityManager, automationId: string)
       { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id },
     ]),
   );
+}
+
+/**
+ * The sealed credentials of the triggers of `automationIds`, by automation, then by path: a price
+ * source's poll reads those of every automation it evaluates in one statement.
+ */
+export async function sealedTriggerCredentials(
+  em: EntityManager,
+  automationIds: string[],
+): Promise<Map<string, Map<string, Sealed>>> {
+  const { rows } = await executeBound<{
+    automation_id: string;
+    path: string;
+    ciphertext: Buffer;
+    wrapped_key: Buffer;
+    master_key_id: string;
+  }>(
+    em,
+    `select "automation_id", "path", "ciphertext", "wrapped_key", "master_key_id" from "automation_credentials"
+      where "automation_id" = any(?::text[]) and "path" like 'trigger.%'`,
+    [automationIds],
+  );
+  const byAutomation = new Map<string, Map<string, Sealed>>();
+  for (const row of rows) {
+    const byPath = byAutomation.get(row.automation_id) ?? new Map<string, Sealed>();
+    byPath.set(row.path, { ciphertext: row.ciphertext, wrappedKey: row.wrapped_key, masterKeyId: row.master_key_id });
+    byAutomation.set(row.automation_id, byPath);
+  }
+  return byAutomation;
 }

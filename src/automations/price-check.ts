@@ -4,6 +4,7 @@ import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { PriceTrigger } from './automations.schemas.ts';
 import {
   conditionHolds,
+  customSourceAt,
   fetchPriceBody,
   isStale,
   quoteIn,
@@ -11,9 +12,11 @@ import {
   type PriceBody,
   type ResolvedPriceSource,
 } from './price-source.ts';
-import { revealCredentials } from './credential-store.ts';
+import { assertSealed, revealSealed } from './credential-store.ts';
+import { sealedTriggerCredentials } from './credential.sql.ts';
 import { mapTrigger } from './credentials.ts';
-import type { MasterKeys } from '../crypto/envelope.ts';
+import { priceSourceKey } from './price-source-key.ts';
+import type { MasterKeys, Sealed } from '../crypto/envelope.ts';
 import { recordRuns, firedRun, type FiredRun, type Firing } from './runs.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import type { FirePayload } from './run.entity.ts';
@@ -77,10 +80,17 @@ export async function checkPriceSource(deps: PriceCheckDeps, input: PriceSourceC
   const now = new Date();
   const repeated = rows.filter((row) => row.poll_key === input.pollKey).map((row) => row.id);
   const due = rows.filter((row) => row.poll_key !== input.pollKey && isDue(row, now, intervalMs, defaults));
-  const reads = new Map<string, Promise<PriceBody>>();
+  const custom = due.filter(({ trigger }) => trigger.source && 'url' in trigger.source).map(({ id }) => id);
+  const poll: Poll = {
+    now,
+    pollKey: input.pollKey,
+    source: input.source,
+    sealed: custom.length === 0 ? new Map<string, Map<string, Sealed>>() : await sealedTriggerCredentials(em, custom),
+    reads: new Map(),
+  };
   const decisions: Decision[] = [];
-  // One at a time: a custom source's URL is unsealed per automation; the read itself is shared.
-  for (const row of due) decisions.push(await decide(deps, row, { now, pollKey: input.pollKey, reads }));
+  // One at a time: a custom source's URL, unsealed for the first automation, serves those after it.
+  for (const row of due) decisions.push(await decide(deps, row, poll));
   for (const { row, problem } of decisions) if (problem !== undefined) deps.warn(row.id, problem);
   const kept = await em.transactional(async (tx) => {
     const current = await lockPriceRows(
@@ -131,6 +141,12 @@ function isDue(row: PriceRow, now: Date, pollMs: number, defaults: Config['autom
 interface Poll {
   now: Date;
   pollKey: string;
+  /** The source's key: a custom URL unsealed is the source's own if it makes this key. */
+  source: string;
+  /** The sealed trigger credentials of the due automations with a custom source, read in one statement. */
+  sealed: Map<string, Map<string, Sealed>>;
+  /** The source's URL, filled in, once unsealed for one of its automations (a custom source). */
+  url?: string;
   /** The source's reads of this poll, by URL: each read once, whoever asks. */
   reads: Map<string, Promise<PriceBody>>;
 }
@@ -163,7 +179,7 @@ async function decide(deps: PriceCheckDeps, row: PriceRow, poll: Poll): Promise<
   });
   let quote;
   try {
-    const source = await sourceOf(deps, row);
+    const source = sourceOf(deps, row, poll);
     let read = poll.reads.get(source.url);
     if (!read) {
       read = fetchPriceBody(source.url, { egress: deps.egress, timeoutMs: fetchTimeoutMs });
@@ -189,14 +205,32 @@ async function decide(deps: PriceCheckDeps, row: PriceRow, poll: Poll): Promise<
   return { row, fire, state: state(false) };
 }
 
-/** Where the trigger reads its price; a custom source's URL is unsealed only now, for this read. */
-async function sourceOf(deps: PriceCheckDeps, row: PriceRow): Promise<ResolvedPriceSource> {
+/**
+ * Where the trigger reads its price. A custom source's URL is unsealed only now, for this read, and
+ * once a poll: every automation of the source has the same account and the same URL filled in (its
+ * key is made of them), so the URL unsealed for the first serves the others, each with its own
+ * paths. Unsealed, a URL that does not make the source's key (the row changed since it was named)
+ * serves its own automation only. An automation served so fails as its own unsealing would if its
+ * URL is not stored, or is wrapped by a master key not held; that its stored URL still has the mask
+ * its row shows is not checked: an update writes both, and `updated_at`, in one transaction, so a
+ * row that differs was changed since this poll read it, and what the poll decides of it is dropped
+ * (lockPriceRows), whatever it decided.
+ */
+function sourceOf(deps: PriceCheckDeps, row: PriceRow, poll: Poll): ResolvedPriceSource {
   const { trigger } = row;
-  const revealed =
-    trigger.source && 'url' in trigger.source
-      ? await revealCredentials(deps.em, deps.masterKeys, row.id, (replace) => mapTrigger(trigger, replace))
-      : trigger;
-  return resolvePriceSource(revealed.source ?? { preset: deps.defaults.pricePreset }, trigger.asset, trigger.currency);
+  const spec = trigger.source ?? { preset: deps.defaults.pricePreset };
+  if (!('url' in spec)) return resolvePriceSource(spec, trigger.asset, trigger.currency);
+  const sealed = poll.sealed.get(row.id) ?? new Map<string, Sealed>();
+  const custom = { ...trigger, source: spec };
+  const walk = (replace: Parameters<typeof mapTrigger>[1]) => mapTrigger(custom, replace);
+  if (poll.url !== undefined) {
+    assertSealed(sealed, deps.masterKeys, walk);
+    return customSourceAt(spec, poll.url, trigger.asset, trigger.currency);
+  }
+  const { url } = revealSealed(sealed, deps.masterKeys, row.id, walk).source;
+  const source = resolvePriceSource({ ...spec, url }, trigger.asset, trigger.currency);
+  if (priceSourceKey(trigger, row.account_id, url) === poll.source) poll.url = source.url;
+  return source;
 }
 
 /**

@@ -71,12 +71,29 @@ export function resolvePriceSource(spec: PriceSourceSpec, asset: string, currenc
   return resolve(preset, { asset: preset.asset(asset), currency: preset.currency(currency) });
 }
 
+/**
+ * A custom source read from `url`, its URL already filled in (unsealed and filled for another
+ * automation of the same source), its paths filled in for `asset` and `currency`.
+ */
+export function customSourceAt(
+  spec: { path: string; timestampPath?: string },
+  url: string,
+  asset: string,
+  currency: string,
+): ResolvedPriceSource {
+  return { url, ...paths(spec, { asset, currency }) };
+}
+
 function resolve(template: Template, names: Names): ResolvedPriceSource {
   const url = fill(template.url, names, encodeURIComponent);
   httpUrl(url);
+  return { url, ...paths(template, names) };
+}
+
+function paths(template: Omit<Template, 'url'>, names: Names): Omit<ResolvedPriceSource, 'url'> {
   const pricePath = fill(template.path, names, String);
-  if (template.timestampPath === undefined) return { url, pricePath };
-  return { url, pricePath, timestampPath: fill(template.timestampPath, names, String) };
+  if (template.timestampPath === undefined) return { pricePath };
+  return { pricePath, timestampPath: fill(template.timestampPath, names, String) };
 }
 
 function fill(template: string, names: Names, encode: (text: string) => string): string {

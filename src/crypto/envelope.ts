@@ -44,6 +44,11 @@ export function open(sealed: Sealed, context: string, masters: MasterKeys): stri
   return decrypt(dataKey, sealed.ciphertext, context).toString('utf8');
 }
 
+/** Throws as `open` would on a value wrapped by a master key not held (MasterKeyMissingError), opening nothing. */
+export function assertMasterHeld(sealed: Sealed, masters: MasterKeys) {
+  findMaster(sealed.masterKeyId, masters);
+}
+
 /** Re-wraps the data key under the current master key; the value itself is never decrypted. */
 export function rewrap(sealed: Sealed, masters: MasterKeys): Sealed {
   const dataKey = decrypt(findMaster(sealed.masterKeyId, masters), sealed.wrappedKey, 'data-key');

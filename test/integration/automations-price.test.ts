@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as envelope from '../../src/crypto/envelope.ts';
+import { open } from '../../src/crypto/envelope.ts';
 import { startPriceServer } from '../support/price-server.ts';
 import { until } from '../support/polling.ts';
 import {
   api,
   call,
+  type Body,
   create,
   echoFn,
   isoMillis,
@@ -13,6 +17,12 @@ import {
   startAutomationsApi,
   stopAutomationsApi,
 } from '../support/automations-api.ts';
+
+// Every value unsealed in this process (the worker's included), recorded as it is.
+vi.mock('../../src/crypto/envelope.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof envelope>();
+  return { ...actual, open: vi.fn(actual.open) };
+});
 
 // The automations area over HTTP: price triggers firing from a local source.
 beforeAll(() => startAutomationsApi());
@@ -38,6 +48,22 @@ describe('price trigger firing (local price source)', () => {
       action: { type: 'function', functionId: echoFn },
     });
   const aPoll = () => prices.twoMoreReads();
+  /** Above 12.5, read every second from `url` (a source of the test's own), running the echo function. */
+  const watchAt = async (url: string, status = 'active') =>
+    (
+      await create({
+        status,
+        trigger: {
+          ...priceTrigger,
+          source: { url, path: 'data.price', timestampPath: 'data.ts' },
+          pollInterval: 1,
+          maxAge: 60,
+        },
+        action: { type: 'function', functionId: echoFn },
+      })
+    ).id as string;
+  const sql = (statement: string, values: unknown[]) =>
+    api.database.orm.em.fork().getConnection().execute(statement, values);
 
   it('fires when the condition becomes true, re-arms after false, compares decimals strictly, ignores stale prices', async () => {
     prices.set('15');
@@ -147,5 +173,78 @@ describe('price trigger firing (local price source)', () => {
     await aPoll();
     expect(await runCounts()).toEqual(ids.map(() => 2));
     for (const id of ids) expect((await call('DELETE', `/automations/${id}`)).status).toBe(200);
+  });
+
+  it("unseals a custom source's URL once a poll for all its automations, their credentials read in one statement", async () => {
+    prices.set('5');
+    const ids = await Promise.all(Array.from({ length: 8 }, () => watchAt(`${prices.url}?one-unseal`)));
+    await aPoll();
+    const ours = (text: string) => ids.some((id) => text.includes(id));
+    const statements = vi.spyOn(pg.Client.prototype, 'query');
+    const unsealedBefore = vi.mocked(open).mock.calls.length;
+    const readsBefore = prices.hits();
+    await until(
+      async () => prices.hits(),
+      (reads) => reads >= readsBefore + 3,
+      30_000,
+      20,
+    );
+    const polls = prices.hits() - readsBefore;
+    const credentialReads = statements.mock.calls.filter(([query, values]) => {
+      const text = typeof query === 'string' ? query : (query as { text: string }).text;
+      return text.includes('automation_credentials') && ours(JSON.stringify([text, values]));
+    }).length;
+    statements.mockRestore();
+    const unseals = vi
+      .mocked(open)
+      .mock.calls.slice(unsealedBefore)
+      .filter(([, context]) => ours(context)).length;
+    // Eight automations were evaluated at each poll: per automation, that would be 8 of each a poll.
+    // The window's edges may hold the unseal of one poll whose read it does not count.
+    expect(unseals).toBeGreaterThanOrEqual(polls - 1);
+    expect(unseals).toBeLessThanOrEqual(polls + 1);
+    expect(credentialReads).toBeLessThanOrEqual(polls + 1);
+
+    // Each automation read its price from the URL unsealed for another, and fires.
+    prices.set('15');
+    for (const id of ids) expect((await settledRuns(id, 1))[0]).toMatchObject({ status: 'success' });
+    for (const id of ids) expect((await call('DELETE', `/automations/${id}`)).status).toBe(200);
+  });
+
+  it('fails an automation of a shared custom source whose own URL is not stored, or cannot be unsealed, as it did alone', async () => {
+    prices.set('15');
+    const url = `${prices.url}?held`;
+    const [kept, missing, unheld] = await Promise.all([
+      watchAt(url, 'inactive'),
+      watchAt(url, 'inactive'),
+      watchAt(url, 'inactive'),
+    ]);
+    // Out of band (a request changes no credential without its mask): one removed, one wrapped by
+    // a master key this deployment does not hold.
+    await sql(`delete from "automation_credentials" where "automation_id" = ?`, [missing]);
+    await sql(`update "automation_credentials" set "master_key_id" = 'ffffffffffffffff' where "automation_id" = ?`, [
+      unheld,
+    ]);
+    for (const id of [missing, unheld, kept]) {
+      expect((await call('PATCH', `/automations/${id}`, { status: 'active' })).status).toBe(200);
+    }
+    expect((await settledRuns(kept, 1))[0]).toMatchObject({ status: 'success', trigger: { price: '15' } });
+    const stopped = (id: string) =>
+      until<Body>(
+        async (): Promise<Body> => (await call('GET', `/automations/${id}`)).body,
+        (body) => body.status === 'error',
+      );
+    expect((await stopped(missing)).details).toMatchObject({
+      reason: 'trigger_unavailable',
+      lastError: '"trigger.source.url" was changed or removed before it was sent',
+    });
+    expect((await stopped(unheld)).details).toMatchObject({
+      reason: 'trigger_unavailable',
+      lastError: expect.stringContaining('wrapped by master key ffffffffffffffff'),
+    });
+    expect(await runsOf(missing)).toHaveLength(0);
+    expect(await runsOf(unheld)).toHaveLength(0);
+    expect(await runsOf(kept)).toHaveLength(1);
+    for (const id of [kept, missing, unheld]) expect((await call('DELETE', `/automations/${id}`)).status).toBe(200);
   });
 });

@@ -79,6 +79,9 @@ async function startChildWorker(base: ScratchStack, rpcUrl: string, progress: Pr
   const worker = await startWorkerProcess(env.DATABASE_URL, env.NEOFLOW_TASK_QUEUE, dataDir, logFile, {
     ...env,
     NEO_RPC_URL: rpcUrl,
+    ...(process.env.BENCH_AUTOMATIONS_CPU_PROF
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_AUTOMATIONS_CPU_PROF}` }
+      : {}),
   });
   base.onStop(() => worker.stop());
   const pid = worker.process.child.pid;

@@ -2,8 +2,10 @@
  * `npm run bench:automations`: how promptly automations fire, and what 1,000 of them cost one
  * worker, against the real stack (embedded PostgreSQL, Temporal dev server, neo-go devnet with
  * 1-second blocks, the API in-process, ONE worker as a child process whose Neo RPC goes through a
- * counting proxy). A benchmark, not a test: it prints figures and PASS/FAIL per target, and exits
- * 0 either way.
+ * counting proxy). With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the worker writes its CPU
+ * profiles there (bench/profile-window.ts reads a window out of them, whose bounds each window
+ * prints). A benchmark, not a test: it prints figures and PASS/FAIL per target, and exits 0 either
+ * way.
  */
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -149,6 +151,7 @@ async function measureWindow(stack: AutomationsBenchStack, label: string, second
   const heightBefore = await nextBlock(stack);
   const callsBefore = stack.workerRpc.snapshot();
   const began = performance.now();
+  const from = Date.now();
   const sampler = sampleProcess(stack.worker.child.pid!);
   const machineSampler = sampleMachine();
   await sleep(seconds * 1000 - 500);
@@ -171,7 +174,8 @@ async function measureWindow(stack: AutomationsBenchStack, label: string, second
     loadBefore,
     loadAfter: load(),
   };
-  progress(`${label}: ${describeWindow(window)}`);
+  // The window's bounds, to cut it out of the worker's CPU profile (BENCH_AUTOMATIONS_CPU_PROF).
+  progress(`${label}: ${describeWindow(window)} (window ${from}–${Date.now()} ms since the epoch)`);
   return window;
 }
 

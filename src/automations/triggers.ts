@@ -26,6 +26,7 @@ import { scheduleStall, silentSince, stallAfterMs, type RunningFire, type Schedu
 import { scheduleStalls } from '../metrics/metrics.ts';
 import { followsBlocks } from './state-trigger-kinds.ts';
 import { pricePollerId } from './price-source-key.ts';
+import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
 export interface TriggerControl {
@@ -326,8 +327,50 @@ const pollerOptions = (control: TriggerControl, source: string) => ({
   typedSearchAttributes: [{ key: attributeKeys.trigger, value: 'price' }],
 });
 
-/** Starts the source's poller unless it runs, and has it poll now (an automation joined it). */
+/**
+ * How long after a wake of a source's poller the wakes asked meanwhile wait, to be sent as one: a
+ * worker reads a source at most once a second anyway (docs/api.md, price triggers), so more wakes
+ * in that second only repeat the poll's read of the rows and its write, into the poller's history.
+ */
+const wakeWindowMs = 1_000;
+
+/** Each control's sources woken less than a window ago, and whether a wake was asked since. */
+const wakeWindows = new WeakMap<TriggerControl, Map<string, { again: boolean }>>();
+
+/**
+ * Starts the source's poller unless it runs, and has it poll now (an automation joined it). A
+ * source woken less than `wakeWindowMs` ago is woken once more at the window's end for every
+ * create that came meanwhile, which answers without waiting for it: price creates at 100/s over
+ * a few sources made a poll each (13 ms of worker CPU a create, issue 34). A wake that fails then
+ * is logged (leaveToSweepIfDown): the poller reads the row at its next poll, or the reconciler
+ * starts one missing.
+ */
 async function wakePricePoller(control: TriggerControl, source: string) {
+  let windows = wakeWindows.get(control);
+  if (!windows) {
+    windows = new Map();
+    wakeWindows.set(control, windows);
+  }
+  const open = windows.get(source);
+  if (open) {
+    open.again = true;
+    return;
+  }
+  await wakeInWindow(control, windows, source);
+}
+
+/** Wakes the source's poller and opens its window, at whose end the wakes asked meanwhile are sent. */
+function wakeInWindow(control: TriggerControl, windows: Map<string, { again: boolean }>, source: string) {
+  const window = { again: false };
+  windows.set(source, window);
+  setTimeout(() => {
+    windows.delete(source);
+    if (window.again) void leaveToSweepIfDown(control, () => wakeInWindow(control, windows, source));
+  }, wakeWindowMs).unref();
+  return signalPricePoller(control, source);
+}
+
+async function signalPricePoller(control: TriggerControl, source: string) {
   await control.client.workflow.signalWithStart<typeof priceSourcePoller, []>('priceSourcePoller', {
     ...pollerOptions(control, source),
     // workflows/price-source-poller.ts: its wakeSignal.

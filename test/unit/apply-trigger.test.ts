@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Automation } from '../../src/automations/automation.entity.ts';
+import { applyTrigger, type TriggerControl } from '../../src/automations/triggers.ts';
+
+/** A control whose Temporal client only counts what it is asked: wakes of pollers. */
+function countingControl() {
+  const wakes: string[] = [];
+  const client = {
+    workflow: {
+      signalWithStart: (_type: string, options: { workflowId: string }) => {
+        wakes.push(options.workflowId);
+        return Promise.resolve();
+      },
+    },
+    withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
+  };
+  const control = { client, taskQueue: 'neoflow', log: { warn: vi.fn() } } as unknown as TriggerControl;
+  return { control, wakes };
+}
+
+const automation = (fields: Partial<Automation>) =>
+  ({ id: 'auto_1', status: 'active', priceSource: null, ...fields }) as unknown as Automation;
+const price = (source: string) => automation({ triggerType: 'price', priceSource: source });
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a price source's poller woken by creates", () => {
+  it('is woken at once, then once more a second later for every create that came meanwhile', async () => {
+    const { control, wakes } = countingControl();
+    await applyTrigger(control, price('a'), { created: true });
+    expect(wakes).toEqual(['price_a']);
+    for (let i = 0; i < 20; i++) await applyTrigger(control, price('a'), { created: true });
+    await applyTrigger(control, price('b'), { created: true });
+    expect(wakes).toEqual(['price_a', 'price_b']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(wakes).toEqual(['price_a', 'price_b', 'price_a']);
+    // Nothing asked since: no more wakes, and the next create is woken at once again.
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(wakes).toEqual(['price_a', 'price_b', 'price_a']);
+    await applyTrigger(control, price('b'), { created: true });
+    expect(wakes).toEqual(['price_a', 'price_b', 'price_a', 'price_b']);
+  });
+});

@@ -68,7 +68,7 @@ export async function applyTrigger(control: TriggerControl, automation: Automati
   if (automation.triggerType === 'price' && active && automation.priceSource) {
     await wakePricePoller(control, automation.priceSource);
   }
-  if (followsBlocks(automation.triggerType) && active) await ensureBlockFollower(control);
+  if (followsBlocks(automation.triggerType) && active) await ensureBlockFollowerHeld(control);
 }
 
 /**
@@ -237,6 +237,26 @@ export function ensureBlockFollower(control: TriggerControl): Promise<void> {
     followerEnsures.set(control, ensure);
   }
   return ensure();
+}
+
+/** How long an ensure of the follower stands for the requests after it (ensureBlockFollowerHeld). */
+const followerHeldMs = 10_000;
+
+/** When each control's last ensure of the follower succeeded (performance.now()). */
+const followerEnsuredAt = new WeakMap<TriggerControl, number>();
+
+/**
+ * ensureBlockFollower for a request that arms a watcher: an ensure that succeeded less than
+ * `followerHeldMs` ago stands for it. The follower never ends by itself; one an operator
+ * terminated meanwhile is started by the next ensure after that, or by the reconciler's pass.
+ * Creates of watchers at ~100/s made a start and a describe every round trip or so (0.4 ms of the
+ * API's CPU a create and more of Temporal's, issue 34).
+ */
+async function ensureBlockFollowerHeld(control: TriggerControl) {
+  const ensuredAt = followerEnsuredAt.get(control);
+  if (ensuredAt !== undefined && performance.now() - ensuredAt < followerHeldMs) return;
+  await ensureBlockFollower(control);
+  followerEnsuredAt.set(control, performance.now());
 }
 
 async function startBlockFollower(control: TriggerControl) {

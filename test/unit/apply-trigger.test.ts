@@ -2,25 +2,32 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Automation } from '../../src/automations/automation.entity.ts';
 import { applyTrigger, type TriggerControl } from '../../src/automations/triggers.ts';
 
-/** A control whose Temporal client only counts what it is asked: wakes of pollers. */
+/** A control whose Temporal client only counts what it is asked: wakes of pollers, starts of the follower. */
 function countingControl() {
   const wakes: string[] = [];
+  let followerStarts = 0;
   const client = {
     workflow: {
       signalWithStart: (_type: string, options: { workflowId: string }) => {
         wakes.push(options.workflowId);
         return Promise.resolve();
       },
+      start: (_type: string, options: { taskQueue: string }) => {
+        followerStarts += 1;
+        return Promise.resolve({ describe: () => Promise.resolve({ taskQueue: options.taskQueue }) });
+      },
     },
     withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
   };
-  const control = { client, taskQueue: 'neoflow', log: { warn: vi.fn() } } as unknown as TriggerControl;
-  return { control, wakes };
+  const neo = { getNetworkMagic: () => Promise.resolve(860833102) };
+  const control = { client, neo, taskQueue: 'neoflow', log: { warn: vi.fn() } } as unknown as TriggerControl;
+  return { control, wakes, followerStarts: () => followerStarts };
 }
 
 const automation = (fields: Partial<Automation>) =>
   ({ id: 'auto_1', status: 'active', priceSource: null, ...fields }) as unknown as Automation;
 const price = (source: string) => automation({ triggerType: 'price', priceSource: source });
+const watcher = automation({ triggerType: 'blockchain' });
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -44,5 +51,20 @@ describe("a price source's poller woken by creates", () => {
     expect(wakes).toEqual(['price_a', 'price_b', 'price_a']);
     await applyTrigger(control, price('b'), { created: true });
     expect(wakes).toEqual(['price_a', 'price_b', 'price_a', 'price_b']);
+  });
+});
+
+describe('the block follower ensured by creates of watchers', () => {
+  it('is ensured once for the creates of the next 10 s, then again', async () => {
+    const { control, followerStarts } = countingControl();
+    await applyTrigger(control, watcher, { created: true });
+    expect(followerStarts()).toBe(1);
+    for (let i = 0; i < 20; i++) await applyTrigger(control, watcher, { created: true });
+    await vi.advanceTimersByTimeAsync(9_000);
+    await applyTrigger(control, watcher, { created: true });
+    expect(followerStarts()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await applyTrigger(control, watcher, { created: true });
+    expect(followerStarts()).toBe(2);
   });
 });

@@ -48,15 +48,15 @@ describe('price trigger firing (local price source)', () => {
       action: { type: 'function', functionId: echoFn },
     });
   const aPoll = () => prices.twoMoreReads();
-  /** Above 12.5, read every second from `url` (a source of the test's own), running the echo function. */
-  const watchAt = async (url: string, status = 'active') =>
+  /** Above 12.5, read every `pollInterval` seconds from `url` (a source of the test's own), running the echo function. */
+  const watchAt = async (url: string, status = 'active', pollInterval = 1) =>
     (
       await create({
         status,
         trigger: {
           ...priceTrigger,
           source: { url, path: 'data.price', timestampPath: 'data.ts' },
-          pollInterval: 1,
+          pollInterval,
           maxAge: 60,
         },
         action: { type: 'function', functionId: echoFn },
@@ -134,20 +134,7 @@ describe('price trigger firing (local price source)', () => {
     prices.set('5');
     // A URL of its own: a source no automation of the other tests reads.
     const url = `${prices.url}?shared`;
-    const everyTwoSeconds = async () => {
-      const automation = await create({
-        status: 'active',
-        trigger: {
-          ...priceTrigger,
-          source: { url, path: 'data.price', timestampPath: 'data.ts' },
-          pollInterval: 2,
-          maxAge: 60,
-        },
-        action: { type: 'function', functionId: echoFn },
-      });
-      return automation.id as string;
-    };
-    const ids = await Promise.all(Array.from({ length: 10 }, everyTwoSeconds));
+    const ids = await Promise.all(Array.from({ length: 10 }, () => watchAt(url, 'active', 2)));
     await aPoll();
     // One poller for the source: 4 more reads take 3 intervals (6 s). Ten pollers, even sharing
     // reads within a second, would make them in about 2.

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.sql.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
+import { sealedTriggerCredentialsSql } from '../../src/automations/credential.sql.ts';
 import { activePriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
 import { streakSql } from '../../src/automations/run.sql.ts';
 import { statsQuery } from '../../src/automations/run.sql.ts';
@@ -93,6 +94,10 @@ async function insertPriceAutomations(count: number, sources: number) {
     `insert into "price_trigger_states" ("automation_id", "condition_key", "armed", "checked_at", "poll_key")
      select "id", '["NEO","USD","above","12.5"]', true, now(), 'price:run:0' from "automations"
      where "trigger_type" = 'price'`,
+  );
+  await client.query(
+    `insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
+     select "id", 'trigger.source.url', '\\x00', '\\x00', 'k1' from "automations" where "trigger_type" = 'price'`,
   );
 }
 
@@ -195,6 +200,15 @@ describe('the hot queries read by index, not the whole history', () => {
       ['Index Scan', 'price_trigger_states_pkey'],
     ]);
     const rowsRead = states.reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
+    expect(rowsRead).toBe(300);
+  });
+
+  it("a price source's poll: its automations' trigger credentials, each by the automation's index, not every automation's", async () => {
+    const wanted = Array.from({ length: 300 }, (_, n) => `auto_price_${n * 10 + 3}`);
+    const nodes = await planOf(sealedTriggerCredentialsSql, [wanted], { analyze: true });
+    const credentials = nodes.filter((node) => node['Relation Name'] === 'automation_credentials');
+    expect(credentials.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    const rowsRead = credentials.reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
     expect(rowsRead).toBe(300);
   });
 });

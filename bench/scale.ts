@@ -18,7 +18,6 @@ import {
   createAutomations,
   deployBenchAction,
   fireDelays,
-  nonMatchingWatcher,
   randomAddress,
   startTransfers,
   transfersTo,
@@ -30,6 +29,7 @@ import {
 import { countFrom, printReport, progress, runBench } from './measure.ts';
 import { sampleGroups, sampleMachine, type GroupSample } from './proc.ts';
 import { describeActivity, sampleActivity, type Activity } from './pg-activity.ts';
+import { mixTriggers, share, type Kind } from './scale-mix.ts';
 import { startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { apiClient } from './scratch-stack.ts';
 
@@ -65,8 +65,6 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ');
 
-type Kind = 'watchers' | 'prices' | 'schedules';
-const share: Record<Kind, number> = { watchers: 0.4, prices: 0.3, schedules: 0.3 };
 
 interface Step {
   n: number;
@@ -99,32 +97,8 @@ interface Scale extends Creator {
   baseline: Record<keyof typeof groups, number>;
 }
 
-/**
- * The i-th hourly schedule, at its own second of the hour: i × 1223 (prime to 3,600) spreads any
- * first n of them over the whole hour, so that a steady window sees about n / 60 fires whichever
- * minute it falls in (consecutive seconds filled minutes 0–49 at 3,000 and left 50–59 silent).
- */
-const hourly = (i: number): Trigger => {
-  const second = (i * 1223) % 3600;
-  return { type: 'schedule', cron: `${second % 60} ${Math.floor(second / 60)} * * * *` };
-};
-
-/** The i-th price trigger: one of `sources` distinct URLs of the bench's price server, never met. */
-const priceOn = (url: string) => (i: number) => ({
-  type: 'price',
-  asset: 'NEO',
-  condition: 'above',
-  value: '1000',
-  currency: 'USD',
-  source: { url: url.replace('/price/', `/price/s${i % counts.sources}/`), path: 'data.price' },
-  pollInterval: counts.pricePollSeconds,
-});
-
-const triggers = (scale: Scale): Record<Kind, (i: number) => Trigger> => ({
-  watchers: nonMatchingWatcher(scale.recipient),
-  prices: priceOn(scale.prices.url),
-  schedules: hourly,
-});
+const triggers = (scale: Scale): Record<Kind, (i: number) => Trigger> =>
+  mixTriggers(scale.recipient, scale.prices.url, counts.sources, counts.pricePollSeconds);
 
 /**
  * What creating a step's automations took: creates per second, and CPU ms per create by process

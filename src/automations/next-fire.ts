@@ -17,7 +17,7 @@ export function nextFireOf(automation: Automation, now = new Date()): Date | nul
  * time a DST change skips does not fire; nothing fires after 2100.
  */
 export function nextFireTime(cron: string, timezone: string, after: Date): Date | null {
-  const calendar = compile(scheduleCron(cron));
+  const calendar = compiled(cron);
   const zone = zoneOf(timezone);
   let { year, month, day, hour, minute, second } = zone.local(after.getTime());
   second += 1;
@@ -70,6 +70,17 @@ interface Calendar {
   dayOfWeek: boolean[];
 }
 
+/**
+ * The calendar of the cron last asked for: the reconciler asks for each schedule's next few fire
+ * times in a row (schedule-drift.ts, schedule-stall.ts), one schedule after another.
+ */
+let last: { cron: string; calendar: Calendar } | undefined;
+
+function compiled(cron: string): Calendar {
+  if (last?.cron !== cron) last = { cron, calendar: compile(scheduleCron(cron)) };
+  return last.calendar;
+}
+
 /** `translated` is what scheduleCron hands the server: 5 fields, 7 (seconds first, year `*`) or a macro. */
 function compile(translated: string): Calendar {
   const parts = (macros[translated] ?? translated).split(' ');
@@ -102,8 +113,18 @@ function field(text: string, min: number, max: number, names: string[] = [], fir
   return matches;
 }
 
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
-const weekday = (year: number, month: number, day: number) => new Date(Date.UTC(year, month - 1, day)).getUTCDay();
+// Day arithmetic without a Date each step: the search steps through up to an hour of minutes and
+// seconds for an hourly cron, and the reconciler asks it of every schedule a pass (issue 34).
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const leap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+/** Days in the month; the search may look at month 13 once before it moves on to the next year. */
+const daysIn = (year: number, month: number) => (month === 2 && leap(year) ? 29 : (monthDays[month - 1] ?? 31));
+const weekdayOffsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
+/** 0 is Sunday (Sakamoto's method, proleptic Gregorian as Date.UTC). */
+function weekday(year: number, month: number, day: number) {
+  const y = month < 3 ? year - 1 : year;
+  return (y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + weekdayOffsets[month - 1]! + day) % 7;
+}
 
 interface LocalTime {
   year: number;
@@ -116,7 +137,25 @@ interface LocalTime {
 
 const zones = new Map<string, ReturnType<typeof makeZone>>();
 
+/** UTC, the default zone, read from a Date's own fields: Intl's formatToParts costs ~10 µs a call. */
+const utc = {
+  local(instant: number): LocalTime {
+    const date = new Date(instant);
+    return {
+      year: date.getUTCFullYear(),
+      month: date.getUTCMonth() + 1,
+      day: date.getUTCDate(),
+      hour: date.getUTCHours(),
+      minute: date.getUTCMinutes(),
+      second: date.getUTCSeconds(),
+    };
+  },
+  instant: (year: number, month: number, day: number, hour: number, minute: number, second: number) =>
+    Date.UTC(year, month - 1, day, hour, minute, second),
+};
+
 function zoneOf(timezone: string) {
+  if (timezone === 'UTC') return utc;
   let zone = zones.get(timezone);
   if (!zone) zones.set(timezone, (zone = makeZone(timezone)));
   return zone;

@@ -33,3 +33,56 @@ describe('a schedule trigger’s next fire time, computed as the Temporal server
     expect(nextFireTime('0 0 31 2 *', 'UTC', at('2026-11-26T08:12:28Z'))).toBeNull();
   });
 });
+
+/** A deterministic sequence in [0, 1), so that a failure names the same case again. */
+function seeded(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+describe('the next fire time, fast where the reconciler asks it of every schedule', () => {
+  it('in UTC, read without Intl, is the time Intl reads for Etc/UTC', () => {
+    const random = seeded(34);
+    const pick = (max: number) => Math.floor(random() * max);
+    const crons = [
+      () => `${pick(60)} ${pick(60)} * * * *`,
+      () => `*/${1 + pick(30)} * * * *`,
+      () => `${pick(60)} ${pick(24)} * * ${['MON-FRI', 'SUN', '*', '1,3,5'][pick(4)]}`,
+      () => `0 ${pick(24)} ${1 + pick(31)} ${1 + pick(12)} *`,
+      () => `0 0 ${1 + pick(31)} * ${pick(7)}`,
+    ];
+    for (let index = 0; index < 400; index += 1) {
+      const cron = crons[index % crons.length]!();
+      const after = new Date(Date.UTC(1971, 0, 1) + random() * (Date.UTC(2098, 0, 1) - Date.UTC(1971, 0, 1)));
+      expect(nextFireTime(cron, 'UTC', after)?.toISOString(), `${cron} after ${after.toISOString()}`).toBe(
+        nextFireTime(cron, 'Etc/UTC', after)?.toISOString(),
+      );
+    }
+  });
+
+  it('steps through months and weekdays as the Date calendar does, leap years included', () => {
+    // Midnights matching a day of month and a day of week, found by stepping a Date a day at a time.
+    const reference = (dayOfMonth: number, dayOfWeek: number, after: number) => {
+      for (let at = Date.UTC(new Date(after).getUTCFullYear(), 0, 1); ; at += 86_400_000) {
+        const date = new Date(at);
+        if (at > after && date.getUTCDate() === dayOfMonth && date.getUTCDay() === dayOfWeek) return date;
+      }
+    };
+    for (const [dayOfMonth, dayOfWeek] of [
+      [29, 1],
+      [31, 5],
+      [13, 5],
+      [1, 0],
+    ] as const) {
+      for (let year = 1970; year < 2090; year += 7) {
+        const after = Date.UTC(year, 5, 15);
+        expect(nextFireTime(`0 0 ${dayOfMonth} * ${dayOfWeek}`, 'UTC', new Date(after))).toEqual(
+          reference(dayOfMonth, dayOfWeek, after),
+        );
+      }
+    }
+  });
+});

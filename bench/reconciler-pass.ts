@@ -194,7 +194,9 @@ async function measure(stack: ScaleStack) {
       for (const w of windows.filter((w) => w.running)) {
         const cpu = perPass(w, stopped);
         const total = cpu.worker + cpu.api + cpu.temporal + cpu.postgres;
-        lines.push(`    cpu ms a pass: ${describeCpu(cpu, '')}, all ${total.toFixed(0)} (at 30 s: ${(total / 300).toFixed(2)} % of a core)`);
+        lines.push(
+          `    cpu ms a pass: ${describeCpu(cpu, '')}, all ${total.toFixed(0)} (at 30 s: ${(total / 300).toFixed(2)} % of a core)`,
+        );
         process.stdout.write(
           `${JSON.stringify({ n, passes: w.passes?.count, passWallMs: median(w.passes?.wallMs ?? []), cpuMsPerPass: cpu, load: w.load })}\n`,
         );

@@ -65,7 +65,6 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ');
 
-
 interface Step {
   n: number;
   creates: Creates;

@@ -28,6 +28,14 @@ import { followsBlocks } from './state-trigger-kinds.ts';
 import { pricePollerId } from './price-source-key.ts';
 import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 
+/**
+ * What a schedule is written from: an automation's entity, or the reconciler's plain row of it
+ * (automation.sql.ts, scheduleRowsPage).
+ */
+type ScheduledAutomation = Pick<Automation, 'id' | 'status' | 'trigger' | 'triggerType' | 'updatedAt'> & {
+  account: { id: string };
+};
+
 /** What keeps Temporal's running state in line with the automations PostgreSQL holds. */
 export interface TriggerControl {
   client: Client;
@@ -87,7 +95,11 @@ export async function removeTrigger(control: TriggerControl, automationId: strin
  * paused otherwise (or gone). The price pollers and the block follower are ensured once per pass,
  * not per automation.
  */
-export async function convergeTrigger(control: TriggerControl, automation: Automation, lastRunAt?: Date | null) {
+export async function convergeTrigger(
+  control: TriggerControl,
+  automation: ScheduledAutomation,
+  lastRunAt?: Date | null,
+) {
   if (automation.triggerType === 'schedule') await convergeSchedule(control, automation, lastRunAt);
 }
 
@@ -99,7 +111,7 @@ export async function convergeTrigger(control: TriggerControl, automation: Autom
  * Given when its last run was recorded (null: none), an active schedule silent since a fire fell
  * due long ago is a stall too, told by the rows (schedule-stall.ts).
  */
-async function convergeSchedule(control: TriggerControl, automation: Automation, lastRunAt?: Date | null) {
+async function convergeSchedule(control: TriggerControl, automation: ScheduledAutomation, lastRunAt?: Date | null) {
   const desired = desiredSchedule(control, automation);
   const silent = desired.paused || lastRunAt === undefined ? undefined : silence(control, automation, lastRunAt);
   let described: ScheduleDescription | undefined;
@@ -139,7 +151,7 @@ async function convergeSchedule(control: TriggerControl, automation: Automation,
  */
 export function listedAsRow(
   control: TriggerControl,
-  automation: Automation,
+  automation: ScheduledAutomation,
   summary: ScheduleSummary,
   listedAt: Date,
   lastRunAt: Date | null,
@@ -159,7 +171,11 @@ export function listedAsRow(
 }
 
 /** The stall the rows tell of an active schedule, if any (silentSince). */
-function silence(control: TriggerControl, automation: Automation, lastRunAt: Date | null): ScheduleStall | undefined {
+function silence(
+  control: TriggerControl,
+  automation: ScheduledAutomation,
+  lastRunAt: Date | null,
+): ScheduleStall | undefined {
   const trigger = automation.trigger as ScheduleTrigger;
   const lastSeen = lastRunAt && lastRunAt > automation.updatedAt ? lastRunAt : automation.updatedAt;
   const afterMs = stallAfterMs(control.catchupWindowMs);
@@ -171,7 +187,11 @@ function silence(control: TriggerControl, automation: Automation, lastRunAt: Dat
 type StallKind = 'missing' | ScheduleDriftKind | ScheduleStall['kind'];
 
 /** A schedule found not firing, or changed so that it would not, told to operators. */
-function reportStall(control: TriggerControl, automation: Automation, stall: ScheduleStall | { kind: StallKind }) {
+function reportStall(
+  control: TriggerControl,
+  automation: ScheduledAutomation,
+  stall: ScheduleStall | { kind: StallKind },
+) {
   control.log.warn('schedule stalled: made to fire again', { automationId: automation.id, stall });
   scheduleStalls.inc({ kind: stall.kind });
 }
@@ -183,7 +203,7 @@ function reportStall(control: TriggerControl, automation: Automation, stall: Sch
  */
 async function unstallSchedule(
   control: TriggerControl,
-  automation: Automation,
+  automation: ScheduledAutomation,
   described: ScheduleDescription,
   silent: ScheduleStall | undefined,
 ) {
@@ -202,7 +222,7 @@ async function unstallSchedule(
 }
 
 /** A schedule whose scheduler stopped, created anew with the row's options: a new scheduler. */
-async function recreateSchedule(control: TriggerControl, automation: Automation) {
+async function recreateSchedule(control: TriggerControl, automation: ScheduledAutomation) {
   await control.client.schedule.getHandle(automation.id).delete().catch(ignore(ScheduleNotFoundError));
   await control.client.schedule.create({
     scheduleId: automation.id,
@@ -275,7 +295,7 @@ async function startBlockFollower(control: TriggerControl) {
 }
 
 /** Writes the row's schedule; `created`: the automation is new, its schedule is created (written whole if it exists). */
-async function upsertSchedule(control: TriggerControl, automation: Automation, created = false) {
+async function upsertSchedule(control: TriggerControl, automation: ScheduledAutomation, created = false) {
   const options = scheduleOptions(desiredSchedule(control, automation));
   if (created) {
     const made = await control.client.schedule
@@ -294,7 +314,10 @@ async function upsertSchedule(control: TriggerControl, automation: Automation, c
   }
 }
 
-function desiredSchedule(control: TriggerControl, automation: Automation): DesiredSchedule & { accountId: string } {
+function desiredSchedule(
+  control: TriggerControl,
+  automation: ScheduledAutomation,
+): DesiredSchedule & { accountId: string } {
   const trigger = automation.trigger as ScheduleTrigger;
   return {
     paused: automation.status !== 'active',

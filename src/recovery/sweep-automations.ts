@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Automation } from '../automations/automation.entity.ts';
+import { scheduleRowsPage } from '../automations/automation.sql.ts';
 import { lastRunTimes } from '../automations/runs.ts';
 import {
   convergeTrigger,
@@ -45,12 +46,8 @@ const describedPerPass = 50;
 export async function sweepAutomations(em: EntityManager, control: TriggerControl, after: string) {
   // Only a schedule has a trigger of its own in Temporal to converge (convergeTrigger): the other
   // kinds are served by the follower and the pollers, converged below (10k automations: 7,000
-  // rows a pass no longer read into entities for nothing).
-  const automations = await em.find(
-    Automation,
-    { id: { $gt: after }, triggerType: 'schedule' },
-    { orderBy: { id: 'asc' }, limit: pageSize },
-  );
+  // rows a pass no longer read for nothing).
+  const automations = await scheduleRowsPage(em, after, pageSize);
   const lastRuns = await lastRunTimes(
     em,
     automations.map((automation) => automation.id),

@@ -87,9 +87,12 @@ const lastRunsSql = `select "a"."id", (select "r"."started_at" from "automation_
     where "r"."automation_id" = "a"."id" order by "r"."started_at" desc limit 1) as "last_run_at"
   from unnest(?::text[]) as "a"("id")`;
 
-/** When each automation's last run was recorded (one index probe each); null: none yet. */
+/**
+ * When each automation's last run was recorded (one index probe each); null: none yet. A bound
+ * statement answers a time as the driver's text, not a Date.
+ */
 export async function lastRunRows(em: EntityManager, automationIds: string[]) {
-  return (await executeBound<{ id: string; last_run_at: Date | null }>(em, lastRunsSql, [automationIds])).rows;
+  return (await executeBound<{ id: string; last_run_at: string | null }>(em, lastRunsSql, [automationIds])).rows;
 }
 
 /** The run history in figures, as `runStats` reads it. */

@@ -142,5 +142,7 @@ export async function getRun(em: EntityManager, automationId: string, runId: str
 export async function lastRunTimes(em: EntityManager, automationIds: string[]): Promise<Map<string, Date>> {
   if (automationIds.length === 0) return new Map();
   const rows = await lastRunRows(em, automationIds);
-  return new Map(rows.flatMap((row) => (row.last_run_at ? [[row.id, row.last_run_at] as const] : [])));
+  // Compared with Dates (schedule-stall.ts): the text compared as a Date made every schedule look
+  // silent since its row last changed, and each pass created anew every schedule an hour old.
+  return new Map(rows.flatMap((row) => (row.last_run_at ? [[row.id, new Date(row.last_run_at)] as const] : [])));
 }

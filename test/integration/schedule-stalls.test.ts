@@ -188,6 +188,33 @@ describe('an active schedule whose rows show no fire since one fell due long ago
   }, 120_000);
 });
 
+describe('an active schedule whose rows show a fire recorded since its row changed long ago', () => {
+  it('is left alone by the reconciler: its last run, not its row, tells when a fire was last seen', async () => {
+    const automation = await create({
+      status: 'active',
+      trigger: { type: 'schedule', cron: '* * * * *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    const written = (await scheduleOf(automation.id)).info.createdAt;
+    // Activated an hour ago, and fired since: a run recorded just now.
+    const connection = api.database.orm.em.fork().getConnection();
+    await connection.execute(`update "automations" set "updated_at" = now() - interval '1 hour' where "id" = ?`, [
+      automation.id,
+    ]);
+    await connection.execute(
+      `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
+       select 'run_' || "id", "id", "account_id", 'schedule:recent', 'success', '{"type":"schedule"}', true, now(), now()
+       from "automations" where "id" = ?`,
+      [automation.id],
+    );
+
+    const sweep = () => sweepAutomations(api.database.orm.em.fork(), triggerControlOf(api.services), '');
+    expect((await sweep()).failed).toEqual([]);
+    // Not created anew (the pass goes over every automation: the counter counts the others too).
+    expect((await scheduleOf(automation.id)).info.createdAt).toEqual(written);
+  }, 120_000);
+});
+
 describe('an automation moved to error while its schedule still fires', () => {
   it('records no fire scheduled after the move, before the reconciler pauses its schedule', async () => {
     const automation = await everySecond();

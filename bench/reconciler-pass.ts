@@ -15,8 +15,10 @@
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import proto, { type temporal } from '@temporalio/proto';
 import { loadConfig } from '../src/config.ts';
+import { pricePollerId } from '../src/automations/price-source-key.ts';
+import { activePriceSources } from '../src/automations/price-trigger.sql.ts';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../src/recovery/recovery-loop.ts';
 import { startPriceServer } from '../test/support/price-server.ts';
 import { createAutomations, deployBenchAction, randomAddress } from './automation-runs.ts';
@@ -37,6 +39,8 @@ const counts = {
   /** Pairs of windows (stopped, running) per N, alternated. */
   rounds: countFrom('BENCH_RECONCILER_ROUNDS', 2),
   settleSeconds: countFrom('BENCH_RECONCILER_SETTLE_SECONDS', 30),
+  /** Calls of each kind a pass makes, made on their own to cost them (a tenth as many listings). */
+  probeCalls: countFrom('BENCH_RECONCILER_PROBE_CALLS', 200),
   sources: 10,
   pricePollSeconds: 30,
   createConcurrency: countFrom('BENCH_CREATE_CONCURRENCY', 16),
@@ -61,7 +65,20 @@ interface Window {
   cpuPercent: Record<Group, number>;
   pg: Activity;
   passes?: Passes;
+  /** What the reconciler logged in the window: schedules it found stalled, by kind, and triggers not converged. */
+  logged: Record<string, number>;
   load: string;
+}
+
+/** The reconciler's warnings in `text` (the stack's log lines), counted by stall kind. */
+function reconcilerWarnings(text: string) {
+  const counted: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const stall = /schedule stalled.*"kind":"([a-z-]+)"/.exec(line);
+    const name = stall ? `stalled ${stall[1]}` : line.includes('trigger not converged') ? 'not converged' : undefined;
+    if (name) counted[name] = (counted[name] ?? 0) + 1;
+  }
+  return counted;
 }
 
 /** The passes a run of the loop made within a window, from its history. */
@@ -73,11 +90,7 @@ interface Passes {
   events: number;
 }
 
-const eventTypes = {
-  started: 1,
-  timerStarted: 17,
-  timerFired: 18,
-} as const;
+const { EventType } = proto.temporal.api.enums.v1;
 
 const epochMs = (time: temporal.api.history.v1.IHistoryEvent['eventTime']) =>
   Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
@@ -92,10 +105,13 @@ async function passesOf(client: Client, workflowId: string, runId: string, from:
   let passEvents = 0;
   for (const [index, event] of events.entries()) {
     const at = epochMs(event.eventTime);
-    if (event.eventType === eventTypes.started || event.eventType === eventTypes.timerFired) {
+    if (
+      event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED ||
+      event.eventType === EventType.EVENT_TYPE_TIMER_FIRED
+    ) {
       began = at;
       beganIndex = index;
-    } else if (event.eventType === eventTypes.timerStarted && began !== undefined) {
+    } else if (event.eventType === EventType.EVENT_TYPE_TIMER_STARTED && began !== undefined) {
       if (began >= from && at < to) {
         wallMs.push(at - began);
         passEvents += index - beganIndex;
@@ -117,6 +133,7 @@ async function window(running: boolean, stack: ScaleStack, client: Client, taskQ
   // A pass in flight when the loop stopped ends meanwhile, outside the window.
   await sleep(counts.settleSeconds * 1000);
   const from = Date.now();
+  const logFrom = stack.output().length;
   const sampler = sampleGroups(groups);
   const activity = await sampleActivity(stack.orm);
   let runId: string | undefined;
@@ -132,9 +149,50 @@ async function window(running: boolean, stack: ScaleStack, client: Client, taskQ
     Object.entries(sampled).map(([name, sample]) => [name, sample.cpuPercent]),
   ) as Record<Group, number>;
   const passes = runId ? await passesOf(client, id, runId, from, to) : undefined;
-  const result: Window = { running, seconds: (to - from) / 1000, cpuPercent, pg, passes, load: load() };
+  const logged = reconcilerWarnings(stack.output().slice(logFrom));
+  const result: Window = { running, seconds: (to - from) / 1000, cpuPercent, pg, passes, logged, load: load() };
   progress(`${running ? 'running' : 'stopped'}: ${windowLine(result)} (window ${from}–${to} ms since the epoch)`);
   return result;
+}
+
+/**
+ * What each kind of call a pass makes costs the Temporal server, made on their own with the loop
+ * stopped: CPU ms a call above the stopped windows' mean, `times` calls in a row each.
+ */
+async function probeCalls(client: Client, stack: ScaleStack, taskQueue: string, idle: number, lines: string[]) {
+  const times = counts.probeCalls;
+  const sources = await activePriceSources(stack.orm.em.fork());
+  const scheduleIds: string[] = [];
+  for await (const summary of client.schedule.list({ pageSize: 1000 })) scheduleIds.push(summary.scheduleId);
+  const probes: Record<string, (index: number) => Promise<unknown>> = {
+    'list every schedule (pages of 1,000)': async () => {
+      for await (const summary of client.schedule.list({ pageSize: 1000 })) void summary;
+    },
+    'describe a schedule': (index) => client.schedule.getHandle(scheduleIds[index % scheduleIds.length]!).describe(),
+    "start a price source's poller, running (USE_EXISTING)": (index) =>
+      client.workflow.start('priceSourcePoller', {
+        workflowId: pricePollerId(sources[index % sources.length]!),
+        taskQueue,
+        args: [sources[index % sources.length]!],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    'list the retired pollers (visibility query)': async () => {
+      const query = `WorkflowType = 'pricePoller' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
+      for await (const workflow of client.workflow.list({ query })) void workflow;
+    },
+  };
+  for (const [name, call] of Object.entries(probes)) {
+    const calls = name.startsWith('list') ? Math.max(1, Math.round(times / 10)) : times;
+    const began = performance.now();
+    const sampler = sampleGroups({ temporal: groups.temporal });
+    for (let index = 0; index < calls; index++) await call(index);
+    const { temporal } = sampler.stop();
+    const seconds = (performance.now() - began) / 1000;
+    const cpuMs = ((temporal.cpuPercent - idle) * seconds * 10) / calls;
+    const line = `    temporal cpu ms a call, ${name}: ${cpuMs.toFixed(1)} (${calls} calls, ${((seconds * 1000) / calls).toFixed(1)} ms each; load ${load()})`;
+    progress(line.trim());
+    lines.push(line);
+  }
 }
 
 const describeCpu = (cpu: Record<Group, number>, unit: string) =>
@@ -145,7 +203,9 @@ function windowLine(window: Window) {
   const passText = passes
     ? `; ${passes.count} passes, wall ${median(passes.wallMs).toFixed(0)} ms median, ${(passes.events / Math.max(1, passes.count)).toFixed(0)} history events a pass`
     : '';
-  return `cpu ${describeCpu(window.cpuPercent, '%')}${passText}; ${describeActivity(window.pg)}; load ${window.load}`;
+  const logged = Object.entries(window.logged).map(([name, count]) => `${name} ${count}`);
+  const loggedText = logged.length > 0 ? `; logged ${logged.join(', ')}` : '';
+  return `cpu ${describeCpu(window.cpuPercent, '%')}${passText}${loggedText}; ${describeActivity(window.pg)}; load ${window.load}`;
 }
 
 const median = (values: number[]) => {
@@ -191,6 +251,8 @@ async function measure(stack: ScaleStack) {
       const stopped = windows.filter((w) => !w.running);
       lines.push(`  N=${n}:`);
       for (const w of windows) lines.push(`    ${w.running ? 'running' : 'stopped'}: ${windowLine(w)}`);
+      const idle = stopped.reduce((sum, w) => sum + w.cpuPercent.temporal, 0) / stopped.length;
+      await probeCalls(client, stack, config.temporal.taskQueue, idle, lines);
       for (const w of windows.filter((w) => w.running)) {
         const cpu = perPass(w, stopped);
         const total = cpu.worker + cpu.api + cpu.temporal + cpu.postgres;

@@ -17,6 +17,8 @@ export interface UpStack {
   apiKey: string;
   temporalAddress: string;
   databaseUrl: string;
+  /** What `neoflow up` printed so far (its processes' logs, at NEOFLOW_LOG_LEVEL warn). */
+  output(): string;
   /** Stops `neoflow up` (Ctrl-C) and removes the scratch directory. */
   stop(): Promise<void>;
 }
@@ -74,6 +76,7 @@ export async function startUpStack(
       apiKey,
       temporalAddress: `127.0.0.1:${ports.NEOFLOW_TEMPORAL_PORT}`,
       databaseUrl: embeddedPostgresUrl(ports.NEOFLOW_EMBEDDED_PG_PORT),
+      output: () => up.output(),
       stop,
     };
   } catch (error) {

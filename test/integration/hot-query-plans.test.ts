@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.sql.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { sealedTriggerCredentialsSql } from '../../src/automations/credential.sql.ts';
-import { activePriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
+import { activePriceRowsSql, unnamedPriceRows, unnamedPriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
 import { streakSql } from '../../src/automations/run.sql.ts';
 import { statsQuery } from '../../src/automations/run.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';
@@ -201,6 +201,28 @@ describe('the hot queries read by index, not the whole history', () => {
     ]);
     const rowsRead = states.reduce((sum, node) => sum + node['Actual Rows']! * (node['Actual Loops'] ?? 1), 0);
     expect(rowsRead).toBe(300);
+  });
+
+  it("a reconciler pass: the active price automations without a source, by the sources' index, not every automation", async () => {
+    const nodes = await planOf(unnamedPriceRowsSql, ['', 100], { analyze: true });
+    const automations = nodes.filter((node) => node['Relation Name'] === 'automations');
+    expect(automations.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(automations.map((node) => node['Index Name'])).not.toContain('automations_pkey');
+    expect(nodes.map((node) => node['Index Name'])).toContain('automations_price_source_index');
+    // What it finds: written before sources were named, the active one (the inactive is named once activated).
+    await client.query(
+      `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, status, 'price',
+              '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}', '{}', now(), now()
+       from unnest(array['active', 'inactive']) as status`,
+      [accountId],
+    );
+    try {
+      const rows = await unnamedPriceRows(db.orm.em.fork(), '', 100);
+      expect(rows.map((row) => row.id)).toEqual(['auto_unnamed_active']);
+    } finally {
+      await client.query(`delete from "automations" where "id" like 'auto_unnamed_%'`);
+    }
   });
 
   it("a price source's poll: its automations' trigger credentials, each by the automation's index, not every automation's", async () => {

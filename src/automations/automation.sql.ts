@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
+import { blockTriggerTypes } from './state-trigger-kinds.ts';
 import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automations.schemas.ts';
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
@@ -37,6 +38,20 @@ export async function firstWatchedBlock(em: EntityManager): Promise<number | nul
       where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')`,
   );
   return armed?.first ?? null;
+}
+
+/**
+ * Whether any active automation watches blocks (`blockTriggerTypes`): the reconciler's pass asks
+ * whether the follower must run, which the first entry of the partial index answers; counted,
+ * PostgreSQL read every watcher's entry each pass (4,000 at 10k).
+ */
+export const watchingBlocksSql = `select exists(
+    select 1 from "automations" where "status" = 'active' and "trigger_type" = any(?::text[])
+  ) as "watching"`;
+
+export async function watchingBlocks(em: EntityManager) {
+  const { rows } = await executeBound<{ watching: boolean }>(em, watchingBlocksSql, [blockTriggerTypes]);
+  return rows[0]?.watching === true;
 }
 
 /** Every active blockchain or transaction automation that watches from a block, as a plain row. */

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Automation } from '../automations/automation.entity.ts';
-import { scheduleRowsPage } from '../automations/automation.sql.ts';
+import { scheduleRowsPage, watchingBlocks } from '../automations/automation.sql.ts';
 import { lastRunTimes } from '../automations/runs.ts';
 import {
   convergeTrigger,
@@ -11,7 +10,6 @@ import {
 } from '../automations/triggers.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { dropTriggerRemoval, triggerRemovals } from '../automations/trigger-removal.sql.ts';
-import { blockTriggerTypes } from '../automations/state-trigger-kinds.ts';
 import { mapBounded } from './workflow-state.ts';
 import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 
@@ -86,8 +84,7 @@ export function inFullSlice(automationId: string, pass: number, passes: number) 
 
 /** The network's block follower runs while any active automation watches blocks. */
 export async function convergeBlockFollower(em: EntityManager, control: TriggerControl) {
-  const watching = await em.count(Automation, { status: 'active', triggerType: { $in: blockTriggerTypes } });
-  if (watching > 0) await ensureBlockFollower(control);
+  if (await watchingBlocks(em)) await ensureBlockFollower(control);
 }
 
 /**

@@ -2,6 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.sql.ts';
 import { Automation } from '../../src/automations/automation.entity.ts';
+import { watchingBlocks, watchingBlocksSql } from '../../src/automations/automation.sql.ts';
+import { blockTriggerTypes } from '../../src/automations/state-trigger-kinds.ts';
 import { sealedTriggerCredentialsSql } from '../../src/automations/credential.sql.ts';
 import { activePriceRowsSql, unnamedPriceRows, unnamedPriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
 import { streakSql } from '../../src/automations/run.sql.ts';
@@ -134,6 +136,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -222,6 +225,28 @@ describe('the hot queries read by index, not the whole history', () => {
       expect(rows.map((row) => row.id)).toEqual(['auto_unnamed_active']);
     } finally {
       await client.query(`delete from "automations" where "id" like 'auto_unnamed_%'`);
+    }
+  });
+
+  it('a reconciler pass: whether any automation watches blocks, from the first one found, not a count of them', async () => {
+    // 3,000 active price automations beside none that watches blocks; then 3,000 that do.
+    expect(await watchingBlocks(db.orm.em.fork())).toBe(false);
+    await client.query(`update "automations" set "trigger_type" = 'blockchain' where "id" like 'auto_price_%'`);
+    try {
+      await client.query('analyze "automations"');
+      expect(await watchingBlocks(db.orm.em.fork())).toBe(true);
+      const nodes = await planOf(watchingBlocksSql, [blockTriggerTypes], { analyze: true });
+      // A scan of the index or the table, stopped at the first watcher.
+      const automations = nodes.filter((node) => node['Relation Name'] === 'automations');
+      const rowsRead = automations.reduce(
+        (sum, node) =>
+          sum + (node['Actual Rows']! + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1),
+        0,
+      );
+      expect(rowsRead).toBeLessThanOrEqual(10);
+    } finally {
+      await client.query(`update "automations" set "trigger_type" = 'price' where "id" like 'auto_price_%'`);
+      await client.query('analyze "automations"');
     }
   });
 

@@ -5,7 +5,9 @@ import {
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
 import { endStatus } from '../src/temporal/workflow-attributes.ts';
@@ -70,7 +72,7 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
     run.notify = plan.notify;
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
-      upsertSearchAttributes(plan.labels);
+      if (!labelled(plan.labels)) upsertSearchAttributes(plan.labels);
       const outcome = await runFunction(plan.executionId);
       if (!plan.sends || outcome.status !== executionStatus.completed) return await finishFunctionRun(runId, outcome);
       // Its result decides: nothing, or calls sent below exactly as a contract action's.
@@ -100,6 +102,15 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
     return status;
   }
 }
+
+/**
+ * Whether the workflow already carries `labels`: a run recorded with its function is started
+ * labelled with it (src/automations/runs.ts), and an upsert would cost a history event and a
+ * visibility write for nothing. Read from the workflow's own attributes, so a history that made the
+ * upsert (started without the label) replays it.
+ */
+const labelled = (labels: SearchAttributePair[]) =>
+  labels.every(({ key, value }) => workflowInfo().typedSearchAttributes.get(key) === value);
 
 /**
  * Records what the run's end tells (a failure streak reached, a recovery, the signer's gas under a

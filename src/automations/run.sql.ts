@@ -31,11 +31,19 @@ interface NewRun {
   retryOf: string | null;
 }
 
+/**
+ * The function a run's action names, if it exists in the run's account (as beginRun's read finds
+ * it): its workflow is started labelled with it, and needs no upsert of its own to say so.
+ */
+const actionFunctionOf = (run: string) => `(select f."id" from "automations" a
+    join "functions" f on f."id" = a."action"->>'functionId' and f."account_id" = a."account_id"
+    where a."id" = ${run}."automation_id" and a."action"->>'type' = 'function') as "function_id"`;
+
 const insertRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
   values (?, ?, ?, ?, '${runStatusName.running}', ?, ?, false, now())
   on conflict ("automation_id", "fire_key") do nothing
-  returning "id"`;
+  returning "id", ${actionFunctionOf('"automation_runs"')}`;
 
 /** A cause its automation cannot process: the run ends as it is recorded, its action never run. */
 const insertFailedRunSql = `insert into "automation_runs"
@@ -43,27 +51,33 @@ const insertFailedRunSql = `insert into "automation_runs"
    "error", "completed_at", "duration")
   values (?, ?, ?, ?, '${runStatusName.failure}', ?, ?, false, now(), ?, now(), 0)
   on conflict ("automation_id", "fire_key") do nothing
-  returning "id"`;
+  returning "id", null as "function_id"`;
+
+/** A run recorded: its id, and the function its action runs (null: none, or not a function action). */
+export interface RecordedRun {
+  id: string;
+  function_id: string | null;
+}
 
 /**
  * Records a run unless its cause fired before (then nothing: undefined); with `error`, ended as a
- * failure as it is recorded.
+ * failure as it is recorded, its action never run.
  */
-export async function insertRun(em: EntityManager, run: NewRun, error?: RunError): Promise<string | undefined> {
+export async function insertRun(em: EntityManager, run: NewRun, error?: RunError): Promise<RecordedRun | undefined> {
   const params = [run.id, run.automationId, run.accountId, run.fireKey, jsonbParam(run.payload), run.retryOf];
   const { rows } = error
-    ? await executeBound<{ id: string }>(em, insertFailedRunSql, [...params, jsonbParam(error)])
-    : await executeBound<{ id: string }>(em, insertRunSql, params);
-  return rows[0]?.id;
+    ? await executeBound<RecordedRun>(em, insertFailedRunSql, [...params, jsonbParam(error)])
+    : await executeBound<RecordedRun>(em, insertRunSql, params);
+  return rows[0];
 }
 
 /** The run a cause fired first (a firing recorded again inserts nothing). */
-export async function firstRunId(em: EntityManager, automationId: string, fireKey: string) {
-  const [row] = await em.execute<{ id: string }[]>(
-    `select "id" from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
+export async function firstRun(em: EntityManager, automationId: string, fireKey: string): Promise<RecordedRun> {
+  const [row] = await em.execute<RecordedRun[]>(
+    `select "id", ${actionFunctionOf('"automation_runs"')} from "automation_runs" where "automation_id" = ? and "fire_key" = ?`,
     [automationId, fireKey],
   );
-  return row!.id;
+  return row!;
 }
 
 // A run holding a signed transaction is ended only from the chain's answer (endSent), never here.

@@ -9,7 +9,7 @@ import { automationRuns } from '../metrics/metrics.ts';
 import { AppError } from '../errors.ts';
 import { Notification } from './notifications/notification.entity.ts';
 import { accountIfActiveAt } from './automation.sql.ts';
-import { endRunRow, firstRunId, insertRun, lastRunRows } from './run.sql.ts';
+import { endRunRow, firstRun, insertRun, lastRunRows } from './run.sql.ts';
 import { runStatus, type RunStatus } from '../outcomes.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
@@ -52,8 +52,9 @@ export async function recordRunsTold(
     const inserted = await insertRun(em, run, error);
     // Counted as it is recorded: a transaction rolled back after this counts it again when repeated.
     if (inserted && error) countRunEnd(payload.type, runStatus.failure);
-    const runId = inserted ?? (await firstRunId(em, automation.id, fireKey));
-    const fired = firedRun(runId, accountId, automation.id, retryOf ? 'retry' : payload.type);
+    const recorded = inserted ?? (await firstRun(em, automation.id, fireKey));
+    const trigger = retryOf ? 'retry' : payload.type;
+    const fired = firedRun(recorded.id, accountId, automation.id, trigger, recorded.function_id ?? undefined);
     runs.push({ run: fired, recorded: inserted !== undefined });
   }
   return runs;
@@ -81,9 +82,19 @@ export async function recordScheduledRun(
   return run!;
 }
 
-export const firedRun = (runId: string, accountId: string, automationId: string, trigger: string): FiredRun => ({
+/**
+ * `functionId`: the function its action runs, when known as the run is recorded; the run's
+ * workflow, started with it, does not add it itself (workflows/run-action.ts).
+ */
+export const firedRun = (
+  runId: string,
+  accountId: string,
+  automationId: string,
+  trigger: string,
+  functionId?: string,
+): FiredRun => ({
   runId,
-  labels: labelAttributes({ accountId, automationId, trigger }),
+  labels: labelAttributes({ accountId, automationId, trigger, functionId }),
 });
 
 /** Ends a run; a run that already ended keeps its outcome (activities may be retried). */

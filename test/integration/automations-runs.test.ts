@@ -194,6 +194,22 @@ describe('workflows an operator filters on', () => {
     );
   });
 
+  it("starts a run's workflow labelled with its function: the one search-attribute upsert of its history is its end status", async () => {
+    const automation = await create({ action: { type: 'function', functionId: echoFn } });
+    await call('POST', `/automations/${automation.id}/trigger`);
+    const [run] = await settledRuns(automation.id, 1);
+    await api.services.temporal.client.workflow.getHandle(run.id).result();
+    const history = await rawHistory(api, run.id);
+    const namesOf = (fields: object | null | undefined) => Object.keys(fields ?? {}).sort();
+    const started = history[0]!.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields;
+    expect(namesOf(started)).toEqual(['NeoflowAccountId', 'NeoflowAutomationId', 'NeoflowFunctionId', 'NeoflowTrigger']);
+    const upserts = history.flatMap((event) => {
+      const upserted = event.upsertWorkflowSearchAttributesEventAttributes;
+      return upserted ? [namesOf(upserted.searchAttributes?.indexedFields)] : [];
+    });
+    expect(upserts).toEqual([['NeoflowStatus']]);
+  });
+
   it('sets NeoflowStatus on a run\'s workflow as it ends: "failed" for a failure, "completed" for a success', async () => {
     const statusOf = async (workflowId: string) => {
       const described = await api.services.temporal.client.workflow.getHandle(workflowId).describe();

@@ -69,9 +69,9 @@ async function runsRecorded(stack: AutomationsBenchStack, automationIds: string[
 async function commits(stack: AutomationsBenchStack) {
   const [row] = await stack.orm.em
     .fork()
-    .execute<
-      { commits: string }[]
-    >(`select xact_commit as "commits" from pg_stat_database where datname = current_database()`);
+    .execute<{ commits: string }[]>(
+      `select xact_commit as "commits" from pg_stat_database where datname = current_database()`,
+    );
   return Number(row?.commits ?? 0);
 }
 
@@ -87,9 +87,10 @@ interface RunWindow {
 async function fireHistories(stack: AutomationsBenchStack, automationId: string) {
   const [run] = await stack.orm.em
     .fork()
-    .execute<
-      { id: string; scheduled_at: string }[]
-    >(`select "id", "trigger"->>'scheduledAt' as "scheduled_at" from "automation_runs" where "automation_id" = ? and "status" <> 'running' order by "started_at" desc limit 1`, [automationId]);
+    .execute<{ id: string; scheduled_at: string }[]>(
+      `select "id", "trigger"->>'scheduledAt' as "scheduled_at" from "automation_runs" where "automation_id" = ? and "status" <> 'running' order by "started_at" desc limit 1`,
+      [automationId],
+    );
   if (!run) return [`  no ended run of ${automationId} to show`];
   // A schedule names each workflow it starts `<schedule id>-<scheduled time, to the second>`.
   const fireId = `${automationId}-${run.scheduled_at.replace(/\.\d{3}Z$/, 'Z')}`;
@@ -137,7 +138,13 @@ async function measure(stack: AutomationsBenchStack) {
         ((busy.msPerSecond[name] - idle.msPerSecond[name]) * seconds) / Math.max(1, runs),
       ]),
     ) as Record<Group, number>;
-    const window = { runs, seconds, perRun, commitsPerRun: (commitsAfter - commitsBefore) / Math.max(1, runs), load: busy.load };
+    const window = {
+      runs,
+      seconds,
+      perRun,
+      commitsPerRun: (commitsAfter - commitsBefore) / Math.max(1, runs),
+      load: busy.load,
+    };
     windows.push(window);
     progress(
       `window ${w + 1}: ${runs} runs in ${seconds.toFixed(1)} s; CPU ms a run ${JSON.stringify(rounded(perRun))}, ` +

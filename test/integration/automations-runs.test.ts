@@ -202,7 +202,12 @@ describe('workflows an operator filters on', () => {
     const history = await rawHistory(api, run.id);
     const namesOf = (fields: object | null | undefined) => Object.keys(fields ?? {}).sort();
     const started = history[0]!.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields;
-    expect(namesOf(started)).toEqual(['NeoflowAccountId', 'NeoflowAutomationId', 'NeoflowFunctionId', 'NeoflowTrigger']);
+    expect(namesOf(started)).toEqual([
+      'NeoflowAccountId',
+      'NeoflowAutomationId',
+      'NeoflowFunctionId',
+      'NeoflowTrigger',
+    ]);
     const upserts = history.flatMap((event) => {
       const upserted = event.upsertWorkflowSearchAttributesEventAttributes;
       return upserted ? [namesOf(upserted.searchAttributes?.indexedFields)] : [];

@@ -138,7 +138,6 @@ export function createAutomationActivities(deps: AutomationDeps) {
         input,
       ),
 
-    beginRun: (runId: string) => steps.beginRun(em(), runId),
     finishFunctionRun: (runId: string, outcome: ExecutionOutcome) => steps.finishFunctionRun(em(), runId, outcome),
     decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),
     prepareContractRun: async (runId: string) =>

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
+import { beginAndRun } from '../src/automations/run-steps.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
@@ -84,6 +85,23 @@ export function createActivities(deps: ActivityDeps) {
     /** Proves a worker is polling and can run activities; `neoflow up` calls it once at start. */
     async ping(): Promise<{ workerId: string }> {
       return { workerId: deps.workerId };
+    },
+
+    /**
+     * A run's first step (a local activity): begins it and, for a function action, runs its code in
+     * the sandbox and ends it (src/automations/run-steps.ts).
+     */
+    async beginRun(runId: string) {
+      const signal = Context.current().cancellationSignal;
+      const run = (executionId: string) =>
+        runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, turns, isolates }, executionId);
+      const warn = (step: string, error: unknown) =>
+        log.warn('run step left to its workflow', {
+          runId,
+          step,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      return beginAndRun(() => deps.orm.em.fork(), runId, run, warn);
     },
 
     /** Runs one function execution in the sandbox and stores its outcome (a local activity). */

@@ -20,10 +20,16 @@ import { executionStatus, runStatus, type RunStatus } from '../src/outcomes.ts';
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
 /** Local activities: a few rows read and written, without a round trip through the task queue. */
-const { beginRun, finishFunctionRun, decideRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
+const { finishFunctionRun, decideRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
+
+/**
+ * The first step, which for a function action runs the code too: the time workflows/run-function.ts
+ * gives an attempt at it, and retries only until the run began (see `beginAndRun`).
+ */
+const { beginRun } = proxyLocalActivities<Activities>({ startToCloseTimeout: '330 seconds', retry });
 
 /** On worker processes: they read the chain. */
 const { prepareContractRun, checkSignerGas } = proxyActivities<Activities>({
@@ -73,7 +79,10 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
       if (!labelled(plan.labels)) upsertSearchAttributes(plan.labels);
-      const outcome = await runFunction(plan.executionId);
+      // Ended in the first step, as nearly every run does. A first step that only began the run
+      // (one recorded before it ran the code too, or whose attempt failed) leaves the rest here.
+      if (plan.status !== undefined) return plan.status;
+      const outcome = await runFunction(plan.executionId, plan.attempt);
       if (!plan.sends || outcome.status !== executionStatus.completed) return await finishFunctionRun(runId, outcome);
       // Its result decides: nothing, or calls sent below exactly as a contract action's.
       const decided = await decideRun(runId);

@@ -1,5 +1,5 @@
 import { isCancellation, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { Activities, ExecutionOutcome } from '../activities/index.ts';
+import type { Activities, ExecutionOutcome, RunAttempt } from '../activities/index.ts';
 
 /**
  * The user code runs as a local activity in the workflow's first task: no activity task travels
@@ -42,10 +42,10 @@ const longestPauseMs = 120_000;
  * already runs its share of functions on the worker, it waits for a slot in the worker (a while)
  * and then on a timer (holding no worker slot), longer each time; each turn reads only its
  * status. The slot is taken before the attempt that runs the code starts, so a run that waited
- * long still has its whole timeout.
+ * long still has its whole timeout. `first`: the first attempt, when a step before made it.
  */
-export async function runFunction(executionId: string): Promise<ExecutionOutcome> {
-  let attempt = await orFail(() => runExecution(executionId), executionId);
+export async function runFunction(executionId: string, first?: RunAttempt): Promise<ExecutionOutcome> {
+  let attempt = first ?? (await orFail(() => runExecution(executionId), executionId));
   for (let pauseMs = firstPauseMs; attempt.status === 'deferred'; pauseMs = Math.min(pauseMs * 2, longestPauseMs)) {
     const turn = await orFail(() => claimRunTurn(executionId), executionId);
     if (turn.status === 'claimed') {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
-import type { ExecutionOutcome } from '../functions/execution-outcome.ts';
+import type { ExecutionOutcome, RunAttempt } from '../functions/execution-outcome.ts';
 import { newExecution } from '../functions/execution-record.ts';
 import { FunctionDef } from '../functions/function.entity.ts';
 import { attributeKeys } from '../temporal/workflow-attributes.ts';
@@ -43,6 +43,47 @@ type Step =
  * automation has notification rules, so the run's end is looked at for what to tell.
  */
 export type RunPlan = Step & { notify: boolean };
+
+/**
+ * What a run's first step did: its plan and, for a function action, the attempt at its code
+ * (absent when that attempt could not be made: the workflow makes it, step by step) and the run's
+ * status once its end is stored (absent while the attempt was deferred, or its result decides
+ * calls, or storing the end failed: the workflow goes on).
+ */
+export type FirstStep = RunPlan & { attempt?: RunAttempt; status?: RunStatus };
+
+/**
+ * `beginRun`, then for a function action the attempt at its code (`run`) and the run's end: a
+ * plain function run in one local activity, one marker and one activation instead of three. A
+ * failure after the run began is no failure of this step: it answers what it did, and the
+ * workflow makes the rest with each step's own retries and last word (runFunction's
+ * failExecution), as a run whose first step was `beginRun` alone. Every part may be repeated.
+ */
+export async function beginAndRun(
+  em: () => EntityManager,
+  runId: string,
+  run: (executionId: string) => Promise<RunAttempt>,
+  warn: (step: string, error: unknown) => void,
+): Promise<FirstStep> {
+  const plan = await beginRun(em(), runId);
+  if (plan.kind !== 'function') return plan;
+  let attempt: RunAttempt;
+  try {
+    attempt = await run(plan.executionId);
+  } catch (error) {
+    warn('runExecution', error);
+    return plan;
+  }
+  if (attempt.status === 'deferred' || (plan.sends && attempt.status === executionStatus.completed)) {
+    return { ...plan, attempt };
+  }
+  try {
+    return { ...plan, attempt, status: await finishFunctionRun(em(), runId, attempt) };
+  } catch (error) {
+    warn('finishFunctionRun', error);
+    return { ...plan, attempt };
+  }
+}
 
 /**
  * Marks the run's action as started and, for a function action, records its execution (params:

@@ -215,6 +215,16 @@ describe('workflows an operator filters on', () => {
     expect(upserts).toEqual([['NeoflowStatus']]);
   });
 
+  it("begins a function action's run, runs its code and ends it in one local activity: one marker in its history", async () => {
+    const automation = await create({ action: { type: 'function', functionId: echoFn } });
+    await call('POST', `/automations/${automation.id}/trigger`);
+    const [run] = await settledRuns(automation.id, 1);
+    expect(run.status).toBe('success');
+    await api.services.temporal.client.workflow.getHandle(run.id).result();
+    const markers = (await rawHistory(api, run.id)).filter((event) => event.markerRecordedEventAttributes);
+    expect(markers.map((event) => event.markerRecordedEventAttributes!.markerName)).toEqual(['core_local_activity']);
+  });
+
   it('sets NeoflowStatus on a run\'s workflow as it ends: "failed" for a failure, "completed" for a success', async () => {
     const statusOf = async (workflowId: string) => {
       const described = await api.services.temporal.client.workflow.getHandle(workflowId).describe();

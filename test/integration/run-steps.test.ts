@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Automation } from '../../src/automations/automation.entity.ts';
-import { beginRun, failRun, finishFunctionRun, type RunPlan } from '../../src/automations/run-steps.ts';
+import { beginAndRun, beginRun, failRun, finishFunctionRun, type RunPlan } from '../../src/automations/run-steps.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
@@ -52,6 +52,17 @@ const waitingOnLocks = async () => {
     `select count(*) as "waiting" from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
   );
   return Number(row!.waiting);
+};
+
+const failOnWarn = (step: string, error: unknown) => {
+  throw new Error(`${step} failed: ${String(error)}`);
+};
+
+/** An entity manager whose every statement fails, as on a lost connection. */
+const brokenEm = () => {
+  const em = fork();
+  em.execute = () => Promise.reject(new Error('connection lost'));
+  return em;
 };
 
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId });
@@ -175,6 +186,42 @@ describe("a function action's run steps", () => {
     expect(plan).toEqual({ kind: 'ended', status: 'failure', notify: false });
     expect(await fork().count(Execution, { function: functionId })).toBe(0);
     expect(await runRow(runId)).toMatchObject({ status: 'failure', dispatched: true, executionId: null });
+  });
+
+  it('begins a function run, makes its attempt and ends it in one step, as its attempt ended', async () => {
+    const { runId } = await firedRun(await newFunction('one-step'));
+    const ran: string[] = [];
+    const attempt = { status: 'completed' as const, durationMs: 3, errorName: null };
+    const step = await beginAndRun(fork, runId, async (executionId) => (ran.push(executionId), attempt), failOnWarn);
+    expect(step).toMatchObject({ kind: 'function', attempt, status: 'success' });
+    expect(ran).toEqual([step.kind === 'function' ? step.executionId : '']);
+    expect(await runRow(runId)).toMatchObject({ status: 'success', dispatched: true, executionId: ran[0] });
+  });
+
+  it('leaves to its workflow a deferred attempt, an attempt that failed, and an end it could not store', async () => {
+    const deferred = await firedRun(await newFunction('one-step-deferred'));
+    const waiting = await beginAndRun(fork, deferred.runId, async () => ({ status: 'deferred' }), failOnWarn);
+    expect(waiting).toMatchObject({ kind: 'function', attempt: { status: 'deferred' } });
+    expect(waiting).not.toHaveProperty('status');
+
+    const lost = await firedRun(await newFunction('one-step-lost'));
+    const warned: string[] = [];
+    const warn = (step: string) => void warned.push(step);
+    const unrun = await beginAndRun(fork, lost.runId, () => Promise.reject(new Error('connection lost')), warn);
+    expect(unrun).toMatchObject({ kind: 'function', executionId: expect.stringMatching(/^exec_/) });
+    expect(unrun).not.toHaveProperty('attempt');
+
+    const unstored = await firedRun(await newFunction('one-step-unstored'));
+    const attempt = { status: 'completed' as const, durationMs: 3, errorName: null };
+    // The run's end is stored on a connection that fails: the attempt is answered, the end left.
+    let forks = 0;
+    const failingSecond = () => (++forks === 2 ? brokenEm() : fork());
+    const ended = await beginAndRun(failingSecond, unstored.runId, async () => attempt, warn);
+    expect(ended).toMatchObject({ kind: 'function', attempt });
+    expect(ended).not.toHaveProperty('status');
+    expect(warned).toEqual(['runExecution', 'finishFunctionRun']);
+    for (const { runId } of [deferred, lost, unstored])
+      expect(await runRow(runId)).toMatchObject({ status: 'running' });
   });
 
   it("keeps a run's first end, and records no execution for a run that already ended", async () => {

@@ -13,7 +13,7 @@
  */
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { createAutomations, deactivate, deployBenchAction, type Creator } from './automation-runs.ts';
 import { startAutomationsStack, type AutomationsBenchStack } from './automations-stack.ts';
 import { countFrom, printReport, progress, runBench } from './measure.ts';
@@ -102,7 +102,7 @@ async function fireHistories(stack: AutomationsBenchStack, automationId: string)
     const history = await stack.temporal.client.workflow.getHandle(workflowId).fetchHistory();
     const byType = new Map<string, number>();
     for (const event of history.events ?? []) {
-      const type = (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? 'unknown').replace(/^EVENT_TYPE_/, '');
+      const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? 'unknown').replace(/^EVENT_TYPE_/, '');
       byType.set(type, (byType.get(type) ?? 0) + 1);
     }
     const types = [...byType].map(([type, count]) => `${type.toLowerCase()} ${count}`).join(', ');

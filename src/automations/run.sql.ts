@@ -45,6 +45,30 @@ const insertRunSql = `insert into "automation_runs"
   on conflict ("automation_id", "fire_key") do nothing
   returning "id", ${actionFunctionOf('"automation_runs"')}`;
 
+/**
+ * A schedule's fire, recorded when its automation was active at the fire's time (active now, or
+ * changed since: see `accountIfActiveAt`), in one statement with that read.
+ */
+const insertScheduledRunSql = `insert into "automation_runs"
+  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
+  select ?, a."id", a."account_id", ?, '${runStatusName.running}', ?, null, false, now() from "automations" a
+  where a."id" = ? and (a."status" = 'active' or a."updated_at" > ?)
+  on conflict ("automation_id", "fire_key") do nothing
+  returning "id", "account_id", ${actionFunctionOf('"automation_runs"')}`;
+
+/**
+ * Records a schedule's fire as a run of its automation; undefined when it recorded nothing: the
+ * automation was not active at `scheduledAt` (or is gone), or the fire was recorded before.
+ */
+export async function insertScheduledRun(
+  em: EntityManager,
+  run: { id: string; automationId: string; fireKey: string; payload: FirePayload; scheduledAt: Date },
+): Promise<(RecordedRun & { account_id: string }) | undefined> {
+  const params = [run.id, run.fireKey, jsonbParam(run.payload), run.automationId, run.scheduledAt];
+  const { rows } = await executeBound<RecordedRun & { account_id: string }>(em, insertScheduledRunSql, params);
+  return rows[0];
+}
+
 /** A cause its automation cannot process: the run ends as it is recorded, its action never run. */
 const insertFailedRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",

@@ -9,7 +9,7 @@ import { automationRuns } from '../metrics/metrics.ts';
 import { AppError } from '../errors.ts';
 import { Notification } from './notifications/notification.entity.ts';
 import { accountIfActiveAt } from './automation.sql.ts';
-import { endRunRow, firstRun, insertRun, lastRunRows } from './run.sql.ts';
+import { endRunRow, firstRun, insertRun, insertScheduledRun, lastRunRows } from './run.sql.ts';
 import { runStatus, type RunStatus } from '../outcomes.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
@@ -71,13 +71,17 @@ export async function recordScheduledRun(
   automationId: string,
   scheduledAt: string,
 ): Promise<FiredRun | null> {
+  const fireKey = `schedule:${scheduledAt}`;
+  const payload: FirePayload = { type: 'schedule', scheduledAt };
+  // Nearly every fire is recorded by one statement; one that recorded nothing (its automation not
+  // active then, or a fire recorded before) is looked at as before.
+  const fire = { id: newId('run'), automationId, fireKey, payload, scheduledAt: new Date(scheduledAt) };
+  const inserted = await insertScheduledRun(em, fire);
+  if (inserted)
+    return firedRun(inserted.id, inserted.account_id, automationId, 'schedule', inserted.function_id ?? undefined);
   const accountId = await accountIfActiveAt(em, automationId, new Date(scheduledAt));
   if (accountId === undefined) return null;
-  const firing: Firing = {
-    automation: { id: automationId, account: { id: accountId } },
-    fireKey: `schedule:${scheduledAt}`,
-    payload: { type: 'schedule', scheduledAt },
-  };
+  const firing: Firing = { automation: { id: automationId, account: { id: accountId } }, fireKey, payload };
   const [run] = await recordRuns(em, [firing]);
   return run!;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Automation } from '../../src/automations/automation.entity.ts';
 import { beginAndRun, beginRun, failRun, finishFunctionRun, type RunPlan } from '../../src/automations/run-steps.ts';
 import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
+import { recordRuns, recordScheduledRun } from '../../src/automations/runs.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { storeEnd } from '../../src/functions/execution.sql.ts';
@@ -222,6 +222,35 @@ describe("a function action's run steps", () => {
     expect(warned).toEqual(['runExecution', 'finishFunctionRun']);
     for (const { runId } of [deferred, lost, unstored])
       expect(await runRow(runId)).toMatchObject({ status: 'running' });
+  });
+
+  it("records a schedule's fire once, labelled with its function, while its automation was active at the fire's time", async () => {
+    const functionId = await newFunction('scheduled');
+    const { automationId } = await firedRun(functionId);
+    const at = new Date(Date.now() - 60_000).toISOString();
+    const fired = await recordScheduledRun(fork(), automationId, at);
+    const labels = Object.fromEntries(fired!.labels.map(({ key, value }) => [key.name, value]));
+    expect(labels).toEqual({
+      NeoflowAccountId: accountId,
+      NeoflowAutomationId: automationId,
+      NeoflowFunctionId: functionId,
+      NeoflowTrigger: 'schedule',
+    });
+    // Recorded again (a retried local activity): the same run, labelled the same.
+    expect(await recordScheduledRun(fork(), automationId, at)).toEqual(fired);
+    expect(await runRow(fired!.runId)).toMatchObject({
+      status: 'running',
+      trigger: { type: 'schedule', scheduledAt: at },
+    });
+
+    // Made inactive: a fire scheduled before the change is recorded, a later one is not.
+    await fork().execute(`update "automations" set "status" = 'inactive', "updated_at" = now() where "id" = ?`, [
+      automationId,
+    ]);
+    const before = new Date(Date.now() - 30_000).toISOString();
+    expect(await recordScheduledRun(fork(), automationId, before)).toMatchObject({ runId: expect.any(String) });
+    expect(await recordScheduledRun(fork(), automationId, new Date(Date.now() + 1_000).toISOString())).toBeNull();
+    expect(await recordScheduledRun(fork(), 'auto_gone', at)).toBeNull();
   });
 
   it("keeps a run's first end, and records no execution for a run that already ended", async () => {

@@ -95,12 +95,10 @@ export function createActivities(deps: ActivityDeps) {
       const signal = Context.current().cancellationSignal;
       const run = (executionId: string) =>
         runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, turns, isolates }, executionId);
-      const warn = (step: string, error: unknown) =>
-        log.warn('run step left to its workflow', {
-          runId,
-          step,
-          error: error instanceof Error ? error.message : String(error),
-        });
+      const warn = (step: string, error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        log.warn('run step left to its workflow', { runId, step, error: message });
+      };
       return beginAndRun(() => deps.orm.em.fork(), runId, run, warn);
     },
 

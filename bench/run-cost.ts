@@ -102,7 +102,10 @@ async function fireHistories(stack: AutomationsBenchStack, automationId: string)
     const history = await stack.temporal.client.workflow.getHandle(workflowId).fetchHistory();
     const byType = new Map<string, number>();
     for (const event of history.events ?? []) {
-      const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? 'unknown').replace(/^EVENT_TYPE_/, '');
+      const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? 'unknown').replace(
+        /^EVENT_TYPE_/,
+        '',
+      );
       byType.set(type, (byType.get(type) ?? 0) + 1);
     }
     const types = [...byType].map(([type, count]) => `${type.toLowerCase()} ${count}`).join(', ');

@@ -78,7 +78,7 @@ const insertFailedRunSql = `insert into "automation_runs"
   returning "id", null as "function_id"`;
 
 /** A run recorded: its id, and the function its action runs (null: none, or not a function action). */
-export interface RecordedRun {
+interface RecordedRun {
   id: string;
   function_id: string | null;
 }

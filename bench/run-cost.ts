@@ -75,6 +75,28 @@ async function commits(stack: AutomationsBenchStack) {
   return Number(row?.commits ?? 0);
 }
 
+/**
+ * BENCH_RUN_COST_TRIGGER=manual: each automation fired over the API once a second instead of by its
+ * schedule, so that the run's own cost shows apart from the Schedule's and its `scheduledFire`.
+ */
+const manual = process.env.BENCH_RUN_COST_TRIGGER === 'manual';
+
+function fireByHand(creator: Creator, ids: string[]) {
+  let stopped = false;
+  const loop = (async () => {
+    for (let next = Date.now(); !stopped; next += 1000) {
+      await Promise.all(ids.map((id) => creator.call('POST', `/automations/${id}/trigger`)));
+      await sleep(Math.max(0, next + 1000 - Date.now()));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
 interface RunWindow {
   runs: number;
   seconds: number;
@@ -87,18 +109,18 @@ interface RunWindow {
 async function fireHistories(stack: AutomationsBenchStack, automationId: string) {
   const [run] = await stack.orm.em
     .fork()
-    .execute<{ id: string; scheduled_at: string }[]>(
+    .execute<{ id: string; scheduled_at: string | null }[]>(
       `select "id", "trigger"->>'scheduledAt' as "scheduled_at" from "automation_runs" where "automation_id" = ? and "status" <> 'running' order by "started_at" desc limit 1`,
       [automationId],
     );
   if (!run) return [`  no ended run of ${automationId} to show`];
   // A schedule names each workflow it starts `<schedule id>-<scheduled time, to the second>`.
-  const fireId = `${automationId}-${run.scheduled_at.replace(/\.\d{3}Z$/, 'Z')}`;
+  const workflows: [string, string][] = [['runAction', run.id]];
+  if (run.scheduled_at) {
+    workflows.unshift(['scheduledFire', `${automationId}-${run.scheduled_at.replace(/\.\d{3}Z$/, 'Z')}`]);
+  }
   const lines: string[] = [];
-  for (const [label, workflowId] of [
-    ['scheduledFire', fireId],
-    ['runAction', run.id],
-  ] as const) {
+  for (const [label, workflowId] of workflows) {
     const history = await stack.temporal.client.workflow.getHandle(workflowId).fetchHistory();
     const byType = new Map<string, number>();
     for (const event of history.events ?? []) {
@@ -120,11 +142,16 @@ async function measure(stack: AutomationsBenchStack) {
   await sleep(5_000);
   const idle = await cpuWindow(counts.idleSeconds);
   progress(`idle: ${JSON.stringify(rounded(idle.msPerSecond))} CPU ms/s, load ${idle.load}`);
-  const { ids } = await createAutomations(creator, 'every-second schedules', {
-    name: 'cost',
-    count: counts.schedules,
-    trigger: () => ({ type: 'schedule', cron: '* * * * * *' }),
-  });
+  const { ids } = await createAutomations(
+    creator,
+    manual ? 'yearly schedules, fired by hand' : 'every-second schedules',
+    {
+      name: 'cost',
+      count: counts.schedules,
+      trigger: () => ({ type: 'schedule', cron: manual ? '@yearly' : '* * * * * *' }),
+    },
+  );
+  const firing = manual ? fireByHand(creator, ids) : undefined;
   await sleep(counts.settleSeconds * 1000);
   const windows: RunWindow[] = [];
   for (let w = 0; w < counts.windows; w++) {
@@ -154,6 +181,7 @@ async function measure(stack: AutomationsBenchStack) {
         `${window.commitsPerRun.toFixed(1)} commits a run, load ${busy.load} (window ${busy.from}–${busy.to} ms since the epoch)`,
     );
   }
+  await firing?.stop();
   await deactivate(creator, ids);
   await sleep(3_000);
   const histories = await fireHistories(stack, ids[0]!);
@@ -169,7 +197,7 @@ function report(idle: Record<Group, number>, windows: RunWindow[], histories: st
   const perRun = (name: Group) => windows.map((window) => window.perRun[name].toFixed(1)).join(' / ');
   const lines = [
     `  idle CPU ms/s: worker ${idle.worker.toFixed(1)}, temporal ${idle.temporal.toFixed(1)}, postgres ${idle.postgres.toFixed(1)}`,
-    `  CPU ms a run above idle, window by window (${counts.schedules} schedules every second, function action):`,
+    `  CPU ms a run above idle, window by window (${counts.schedules} automations fired every second ${manual ? 'over the API' : 'by their schedules'}, function action):`,
     `    worker   ${perRun('worker')}  (mean ${mean((w) => w.perRun.worker).toFixed(1)})`,
     `    temporal ${perRun('temporal')}  (mean ${mean((w) => w.perRun.temporal).toFixed(1)})`,
     `    postgres ${perRun('postgres')}  (mean ${mean((w) => w.perRun.postgres).toFixed(1)})`,

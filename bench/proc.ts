@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, 100 on Linux almost always). */
 const ticksPerSecond = (() => {
@@ -182,3 +183,9 @@ export function sampleGroups<Name extends string>(groups: Record<Name, RegExp>, 
     },
   };
 }
+
+/** The machine's load averages (1, 5 and 15 minutes), as a benchmark prints them beside a figure. */
+export const loadLine = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');

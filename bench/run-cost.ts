@@ -11,13 +11,12 @@
  * With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the worker writes its CPU profile there
  * (bench/profile-window.ts cuts each printed window out of it). Prints figures; exits 0 either way.
  */
-import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import proto from '@temporalio/proto';
 import { createAutomations, deactivate, deployBenchAction, type Creator } from './automation-runs.ts';
 import { startAutomationsStack, type AutomationsBenchStack } from './automations-stack.ts';
 import { countFrom, printReport, progress, runBench } from './measure.ts';
-import { sampleGroups } from './proc.ts';
+import { loadLine, sampleGroups } from './proc.ts';
 import { apiClient } from './scratch-stack.ts';
 
 const counts = {
@@ -36,10 +35,7 @@ const groups = {
 };
 type Group = keyof typeof groups;
 
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
+const load = loadLine;
 
 /** CPU milliseconds per second of each group over `seconds`, and the window's bounds. */
 async function cpuWindow(seconds: number) {

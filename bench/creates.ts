@@ -29,6 +29,9 @@ const counts = {
   sources: 10,
 };
 
+/** BENCH_CREATES_KINDS=schedules,mixed: only those kinds' blocks (all four by default). */
+const kindsWanted = process.env.BENCH_CREATES_KINDS?.split(',').map((kind) => kind.trim());
+
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
@@ -113,7 +116,7 @@ async function measure(stack: ScaleStack) {
       blocks.push({ kind, perSecond: counts.floorRequests / (elapsedMs / 1000), load: load() });
     };
     for (let round = 0; round < counts.rounds; round++) {
-      for (const kind of Object.keys(triggers) as Kind[]) {
+      for (const kind of (Object.keys(triggers) as Kind[]).filter((kind) => kindsWanted?.includes(kind) ?? true)) {
         await floor(round % 2 === 0 ? 'livez' : 'secrets');
         const idle = await idleCpu(counts.idleMs);
         const rpcBefore = stack.rpc.snapshot();
@@ -170,7 +173,9 @@ function report(blocks: Block[]) {
     const of = blocks.filter((block) => block.kind === kind);
     return of.reduce((sum, block) => sum + block.perSecond, 0) / of.length;
   };
-  const kinds: Block['kind'][] = ['watchers', 'prices', 'schedules', 'mixed', 'livez', 'secrets'];
+  const kinds = (['watchers', 'prices', 'schedules', 'mixed', 'livez', 'secrets'] as const).filter((kind) =>
+    blocks.some((block) => block.kind === kind),
+  );
   printReport(
     'creates',
     [

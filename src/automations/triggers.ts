@@ -9,6 +9,7 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleSummary,
 } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { nextFlight } from '../chain/next-flight.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { Logger } from '../log.ts';
@@ -127,7 +128,7 @@ async function convergeSchedule(control: TriggerControl, automation: ScheduledAu
   if (!described) {
     if (desired.paused) return;
     reportStall(control, automation, { kind: 'missing' });
-    await control.client.schedule.create({ scheduleId: automation.id, ...scheduleOptions(desired) });
+    await createSchedule(control, automation.id, desired);
     return;
   }
   const drift = scheduleDrift(described, desired, new Date());
@@ -224,10 +225,7 @@ async function unstallSchedule(
 /** A schedule whose scheduler stopped, created anew with the row's options: a new scheduler. */
 async function recreateSchedule(control: TriggerControl, automation: ScheduledAutomation) {
   await control.client.schedule.getHandle(automation.id).delete().catch(ignore(ScheduleNotFoundError));
-  await control.client.schedule.create({
-    scheduleId: automation.id,
-    ...scheduleOptions(desiredSchedule(control, automation)),
-  });
+  await createSchedule(control, automation.id, desiredSchedule(control, automation));
 }
 
 /** A fire the schedule counts as running, as its workflow stands; gone from Temporal, long closed. */
@@ -296,13 +294,12 @@ async function startBlockFollower(control: TriggerControl) {
 
 /** Writes the row's schedule; `created`: the automation is new, its schedule is created (written whole if it exists). */
 async function upsertSchedule(control: TriggerControl, automation: ScheduledAutomation, created = false) {
-  const options = scheduleOptions(desiredSchedule(control, automation));
+  const desired = desiredSchedule(control, automation);
   if (created) {
-    const made = await control.client.schedule
-      .create({ scheduleId: automation.id, ...options })
-      .catch(ignore(ScheduleAlreadyRunning));
+    const made = await createSchedule(control, automation.id, desired).catch(ignore(ScheduleAlreadyRunning));
     if (made) return;
   }
+  const options = scheduleOptions(desired);
   const handle = control.client.schedule.getHandle(automation.id);
   try {
     // Every field Neoflow sets is written whole: what another hand added (an end time, a count of
@@ -310,8 +307,33 @@ async function upsertSchedule(control: TriggerControl, automation: ScheduledAuto
     await handle.update((previous) => ({ ...previous, ...options }));
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
-    await control.client.schedule.create({ scheduleId: automation.id, ...options });
+    await createSchedule(control, automation.id, desired);
   }
+}
+
+/**
+ * Temporal's own attribute of a schedule, TemporalSchedulePaused, which its scheduler workflow
+ * otherwise upserts in its first task, each create: one more history event and visibility write
+ * on the Temporal server (issue 34).
+ */
+const schedulePaused = defineSearchAttributeKey('TemporalSchedulePaused', SearchAttributeType.BOOL);
+
+/**
+ * Creates the schedule `desired` says, paused or not as the scheduler workflow would mark it:
+ * with its attribute set from the start, its first task writes no attribute of its own.
+ * Resolves true once created.
+ */
+async function createSchedule(
+  control: TriggerControl,
+  scheduleId: string,
+  desired: ReturnType<typeof desiredSchedule>,
+) {
+  await control.client.schedule.create({
+    scheduleId,
+    ...scheduleOptions(desired),
+    typedSearchAttributes: [{ key: schedulePaused, value: desired.paused }],
+  });
+  return true;
 }
 
 function desiredSchedule(

@@ -23,6 +23,7 @@ import {
   unique,
   yearly,
 } from '../support/automations-api.ts';
+import { until } from '../support/polling.ts';
 
 // The automations area over HTTP: creating automations, and the validation of what is sent.
 beforeAll(() => startAutomationsApi({ runs: false }));
@@ -130,6 +131,22 @@ describe('POST /v1/automations', () => {
       NeoflowTrigger: 'schedule',
     });
   });
+
+  it.each(['active', 'inactive'])(
+    'creates an %s schedule marked paused or not from the start: its scheduler writes no search attribute of its own',
+    async (status) => {
+      const created = await create({ status, trigger: { type: 'schedule', cron: '0 0 1 1 *' } });
+      // The scheduler workflow of the schedule, Temporal's own (temporal-sys-scheduler:<schedule id>).
+      const scheduler = api.services.temporal.client.workflow.getHandle(`temporal-sys-scheduler:${created.id}`);
+      const { events = [] } = await until(
+        () => scheduler.fetchHistory(),
+        (history) => history.events?.some((event) => event.workflowTaskCompletedEventAttributes) ?? false,
+      );
+      expect(events.some((event) => event.workflowTaskCompletedEventAttributes)).toBe(true);
+      expect(events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)).toEqual([]);
+      expect((await scheduleOf(created.id)).state.paused).toBe(status === 'inactive');
+    },
+  );
 
   it('creates a blockchain trigger with event and filter (active: no nextExecution)', async () => {
     const trigger = {

@@ -5,16 +5,17 @@ import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger }
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
 
-/** The first key of the advisory locks that order an account's automation creates ("neoflow automations"). */
-const createTurns = 0x6e666175;
-
 /**
- * Waits for the account's turn to create an automation, held until the transaction ends: the
- * quota's count and the insert of one create are not interleaved with another's of the account.
+ * The account's number of automations as its transaction sees it (automation_counts, migration
+ * 0025): after the transaction's own insert, whose increment holds the count's row lock to the
+ * commit, an exact count that no other create of the account can pass meanwhile.
  */
-export async function takeCreateTurn(em: EntityManager, accountId: string) {
-  await executeBound(em, `select pg_advisory_xact_lock(?, hashtext(?))`, [createTurns, accountId]);
+export async function automationsOfAccount(em: EntityManager, accountId: string): Promise<number> {
+  const { rows } = await executeBound<{ automations: number }>(em, automationsOfAccountSql, [accountId]);
+  return rows[0]?.automations ?? 0;
 }
+
+export const automationsOfAccountSql = `select "automations" from "automation_counts" where "account_id" = ?`;
 
 /**
  * The account of the automation if it was active at `at`: active now, or changed since (a fire

@@ -45,7 +45,7 @@ const automationNotFound = () => new AppError('automation_not_found', 'Automatio
 /**
  * Creates the automation if the account has room for it (assertAutomationRoom), then has Temporal
  * run its trigger. The checks that ask the node and those that read PostgreSQL run at once; the
- * insert and the count share one transaction, the account's creates taking turns from the count
+ * insert and the count share one transaction, the account's creates taking turns from the insert
  * to the commit, so that creates racing at the limit never pass it.
  */
 export async function createAutomation(
@@ -82,7 +82,7 @@ export async function createAutomation(
       budget: input.budget ?? null,
     });
     nameSource(automation, await sealCredentials(tx, masterKeys, automation, input, { created: true }));
-    // Written first, counted after: the account's turn is held from the count to the commit only.
+    // Written first, counted after: the insert's count holds the account's creates from it to the commit.
     await tx.flush();
     await assertAutomationRoom(tx, automationLimit, accountId);
     return automation;

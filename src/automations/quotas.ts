@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { Automation } from './automation.entity.ts';
-import { takeCreateTurn } from './automation.sql.ts';
+import { automationsOfAccount } from './automation.sql.ts';
 import type { Trigger } from './automations.schemas.ts';
 import { shortestIntervalSeconds } from './cron.ts';
 
@@ -38,13 +37,13 @@ const intervalTooShort = (field: string, message: string, shortestSeconds: numbe
   new AppError('interval_too_short', message, { field, shortestSeconds });
 
 /**
- * An account at its number of automations creates no more until it deletes some. Counted in the
- * transaction that inserted the new one (counted with them), after taking the account's turn to
- * create (held to its end): creates racing at the limit count one another, and never pass it.
+ * An account at its number of automations creates no more until it deletes some. Asked in the
+ * transaction that inserted the new one, whose insert counted it and holds the account's count
+ * until the commit (automationsOfAccount): creates racing at the limit wait for one another at
+ * their insert, see each other's rows counted, and never pass it.
  */
 export async function assertAutomationRoom(em: EntityManager, limit: number, accountId: string) {
-  await takeCreateTurn(em, accountId);
-  if ((await em.count(Automation, { account: accountId })) <= limit) return;
+  if ((await automationsOfAccount(em, accountId)) <= limit) return;
   throw new AppError(
     'automation_limit_reached',
     `This account has ${limit} automations, the most it may have; delete one to create another.`,

@@ -138,10 +138,11 @@ describe('POST /v1/automations', () => {
       const created = await create({ status, trigger: { type: 'schedule', cron: '0 0 1 1 *' } });
       // The scheduler workflow of the schedule, Temporal's own (temporal-sys-scheduler:<schedule id>).
       const scheduler = api.services.temporal.client.workflow.getHandle(`temporal-sys-scheduler:${created.id}`);
-      const { events = [] } = await until(
+      const history = await until(
         () => scheduler.fetchHistory(),
-        (history) => history.events?.some((event) => event.workflowTaskCompletedEventAttributes) ?? false,
+        (read) => read.events?.some((event) => event.workflowTaskCompletedEventAttributes) ?? false,
       );
+      const events = history.events ?? [];
       expect(events.some((event) => event.workflowTaskCompletedEventAttributes)).toBe(true);
       expect(events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)).toEqual([]);
       expect((await scheduleOf(created.id)).state.paused).toBe(status === 'inactive');

@@ -22,6 +22,7 @@ import { Replays } from './0020-replays.ts';
 import { StateTriggers } from './0022-state-triggers.ts';
 import { PriceSources } from './0023-price-sources.ts';
 import { WatcherChanges } from './0024-watcher-changes.ts';
+import { AutomationCounts } from './0025-automation-counts.ts';
 
 /** Applied in this order; a migration, once released, is never edited. */
 export const migrations: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: '0022-state-triggers', class: StateTriggers },
   { name: '0023-price-sources', class: PriceSources },
   { name: '0024-watcher-changes', class: WatcherChanges },
+  { name: '0025-automation-counts', class: AutomationCounts },
 ];

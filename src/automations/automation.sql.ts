@@ -1,21 +1,77 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
 import { blockTriggerTypes } from './state-trigger-kinds.ts';
+import type { Automation } from './automation.entity.ts';
 import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automations.schemas.ts';
+import type { SealedCredential } from './credential-store.ts';
 
 /** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
 
-/**
- * The account's number of automations as its transaction sees it (automation_counts, migration
- * 0025): after the transaction's own insert, whose increment holds the count's row lock to the
- * commit, an exact count that no other create of the account can pass meanwhile.
- */
-export async function automationsOfAccount(em: EntityManager, accountId: string): Promise<number> {
-  const { rows } = await executeBound<{ automations: number }>(em, automationsOfAccountSql, [accountId]);
-  return rows[0]?.automations ?? 0;
-}
+/** The SQLSTATE count_automations (migration 0025) refuses an insert past the account's limit with. */
+const limitReachedState = 'NF409';
 
-export const automationsOfAccountSql = `select "automations" from "automation_counts" where "account_id" = ?`;
+/**
+ * A new automation and its sealed credentials, inserted in one statement that names the account's
+ * limit for the count PostgreSQL keeps (migration 0025): the insert's increment takes the
+ * account's count row, so that racing creates count one another, and refuses the row past the
+ * limit. One round trip, where a transaction counting the account's automations took five.
+ */
+const insertAutomationSql = `
+with "limited" as (select set_config('neoflow.automations_per_account', ?, true) as "most"),
+"made" as (
+  insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+      "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
+      "created_at", "updated_at")
+    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+    returning "id"
+), "sealed" as (
+  insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
+    select "made"."id", "credential".* from "made",
+      unnest(?::text[], ?::bytea[], ?::bytea[], ?::text[]) as "credential"
+)
+select "most" from "limited", "made"`;
+
+/**
+ * Inserts `automation` (made with `persist: false`, its credentials sealed by sealNewCredentials)
+ * unless its account already has `limit` automations: false then, and nothing is stored.
+ */
+export async function insertAutomation(
+  em: EntityManager,
+  automation: Automation,
+  sealed: SealedCredential[],
+  limit: number,
+): Promise<boolean> {
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  const bytes = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  try {
+    await executeBound(em, insertAutomationSql, [
+      String(limit),
+      automation.id,
+      automation.account.id,
+      automation.name,
+      automation.status,
+      automation.triggerType,
+      json(automation.trigger),
+      json(automation.action),
+      automation.functionId ?? null,
+      automation.watchFromBlock ?? null,
+      automation.priceSource ?? null,
+      json(automation.notify),
+      json(automation.gasBelow),
+      json(automation.budget),
+      automation.createdAt,
+      automation.updatedAt,
+      sealed.map(({ path }) => path),
+      sealed.map(({ ciphertext }) => bytes(ciphertext)),
+      sealed.map(({ wrappedKey }) => bytes(wrappedKey)),
+      sealed.map(({ masterKeyId }) => masterKeyId),
+    ]);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === limitReachedState) return false;
+    throw error;
+  }
+}
 
 /**
  * The account of the automation if it was active at `at`: active now, or changed since (a fire

@@ -5,7 +5,7 @@ import { FunctionDef } from '../functions/function.entity.ts';
 import { FunctionVersion } from '../functions/function-version.entity.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
-import { sealCredentials } from './credential-store.ts';
+import { sealCredentials, sealNewCredentials } from './credential-store.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { AutomationRun } from './run.entity.ts';
 import { templateRootProblem } from './arg-templates.ts';
@@ -38,15 +38,16 @@ import {
   type TriggerControl,
 } from './triggers.ts';
 import { runStatus } from '../outcomes.ts';
-import { assertAutomationRoom } from './quotas.ts';
+import { automationLimitReached } from './quotas.ts';
+import { insertAutomation } from './automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
 /**
- * Creates the automation if the account has room for it (assertAutomationRoom), then has Temporal
- * run its trigger. The checks that ask the node and those that read PostgreSQL run at once; the
- * insert and the count share one transaction, the account's creates taking turns from the insert
- * to the commit, so that creates racing at the limit never pass it.
+ * Creates the automation if the account has room for it, then has Temporal run its trigger. The
+ * checks that ask the node and those that read PostgreSQL run at once; the row, its credentials
+ * and the account's count are written in one statement (insertAutomation), the account's creates
+ * taking turns at its count, so that creates racing at the limit never pass it.
  */
 export async function createAutomation(
   em: EntityManager,
@@ -65,8 +66,9 @@ export async function createAutomation(
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
     heightToWatchFrom(control, input.trigger.type, input.status),
   ] as const);
-  const automation = await em.transactional(async (tx) => {
-    const automation = tx.create(Automation, {
+  const automation = em.create(
+    Automation,
+    {
       account: accountId,
       name: input.name,
       status: input.status,
@@ -80,13 +82,13 @@ export async function createAutomation(
       notify: input.notify,
       gasBelow: [],
       budget: input.budget ?? null,
-    });
-    nameSource(automation, await sealCredentials(tx, masterKeys, automation, input, { created: true }));
-    // Written first, counted after: the insert's count holds the account's creates from it to the commit.
-    await tx.flush();
-    await assertAutomationRoom(tx, automationLimit, accountId);
-    return automation;
-  });
+    },
+    // Stored by insertAutomation, in one statement with its credentials and the account's count.
+    { persist: false },
+  );
+  const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
+  nameSource(automation, clear);
+  if (!(await insertAutomation(em, automation, sealed, automationLimit))) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
 }

@@ -17,46 +17,76 @@ import {
 /** 'trigger', 'action' or 'notify': the part of the automation a credential's path is in. */
 const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof CredentialParts;
 
+/** A credential sealed for its place (`path`) in its automation, to be stored. */
+export interface SealedCredential extends Sealed {
+  path: string;
+}
+
 /**
  * Seals the credentials of the parts a create or an update sends, and leaves only their masks in
  * the automation's columns. A value sent as a mask (`isMasked`) keeps the value stored at its
  * place if it is that value's mask, and is refused otherwise (400 naming the field). The
  * credentials of a part not sent are kept; those a sent part no longer holds are deleted. Stored
- * in the caller's unit of work, with the row itself; the clear values never reach a column. An
- * automation being created (`created`) has none stored yet: they are not read, one round trip
- * less on the create path (issue 34). Returns the clear value of every credential of the parts
- * sent, by path (a price source's key is made of its URL).
+ * in the caller's unit of work, with the row itself; the clear values never reach a column.
+ * Returns the clear value of every credential of the parts sent, by path (a price source's key is
+ * made of its URL).
  */
 export async function sealCredentials(
   em: EntityManager,
   masterKeys: MasterKeys,
   automation: Automation,
   sent: CredentialParts,
-  { created = false } = {},
 ): Promise<Map<string, string>> {
-  const parts = (['trigger', 'action', 'notify'] as const).filter((part) => sent[part] !== undefined);
+  const parts = partsSent(sent);
   if (parts.length === 0) return new Map();
-  const stored = created ? [] : await em.find(AutomationCredential, { automation: automation.id });
+  const stored = await em.find(AutomationCredential, { automation: automation.id });
   const byPath = new Map(stored.map((row) => [row.path, row]));
-  const values = new Map<string, string>();
+  const { clear, sealed } = sealSent(masterKeys, automation, sent, byPath);
+  for (const { path, ...values } of sealed) {
+    const row = byPath.get(path);
+    if (row) Object.assign(row, values);
+    else em.create(AutomationCredential, { automation, path, ...values });
+  }
+  for (const row of stored) {
+    if (parts.includes(partOf(row.path)) && !clear.has(row.path)) em.remove(row);
+  }
+  return clear;
+}
+
+/**
+ * sealCredentials for an automation being created, which has none stored: nothing is read, and
+ * its sealed credentials are answered for its insert (insertAutomation), not stored here (a
+ * create is one statement, issue 34). A masked value is refused.
+ */
+export function sealNewCredentials(masterKeys: MasterKeys, automation: Automation, sent: CredentialParts) {
+  return sealSent(masterKeys, automation, sent, new Map());
+}
+
+const partsSent = (sent: CredentialParts) =>
+  (['trigger', 'action', 'notify'] as const).filter((part) => sent[part] !== undefined);
+
+/** The credentials of the parts sent, sealed (those sent as masks: kept, unsealed again), and their masks put in the automation. */
+function sealSent(
+  masterKeys: MasterKeys,
+  automation: Automation,
+  sent: CredentialParts,
+  byPath: Map<string, Sealed>,
+): { clear: Map<string, string>; sealed: SealedCredential[] } {
+  const clear = new Map<string, string>();
+  const sealed: SealedCredential[] = [];
   for (const credential of credentialsOf(sent)) {
     const context = sealContexts.credential(automation.id, credential.path);
     const row = byPath.get(credential.path);
     if (isMasked(credential.value)) {
-      values.set(credential.path, keptValue(credential, row && open(row, context, masterKeys)));
+      clear.set(credential.path, keptValue(credential, row && open(row, context, masterKeys)));
       continue;
     }
-    values.set(credential.path, credential.value);
-    const sealed = seal(credential.value, context, masterKeys);
-    if (row) Object.assign(row, sealed);
-    else em.create(AutomationCredential, { automation, path: credential.path, ...sealed });
+    clear.set(credential.path, credential.value);
+    sealed.push({ path: credential.path, ...seal(credential.value, context, masterKeys) });
   }
-  for (const row of stored) {
-    if (parts.includes(partOf(row.path)) && !values.has(row.path)) em.remove(row);
-  }
-  const shown = mapCredentials(sent, ({ kind, path }) => maskOf(kind, values.get(path)!));
-  for (const part of parts) Object.assign(automation, { [part]: shown[part] });
-  return values;
+  const shown = mapCredentials(sent, ({ kind, path }) => maskOf(kind, clear.get(path)!));
+  for (const part of partsSent(sent)) Object.assign(automation, { [part]: shown[part] });
+  return { clear, sealed };
 }
 
 function keptValue(credential: Credential, stored: string | undefined): string {

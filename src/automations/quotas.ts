@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { automationsOfAccount } from './automation.sql.ts';
 import type { Trigger } from './automations.schemas.ts';
 import { shortestIntervalSeconds } from './cron.ts';
 
@@ -37,16 +35,12 @@ const intervalTooShort = (field: string, message: string, shortestSeconds: numbe
   new AppError('interval_too_short', message, { field, shortestSeconds });
 
 /**
- * An account at its number of automations creates no more until it deletes some. Asked in the
- * transaction that inserted the new one, whose insert counted it and holds the account's count
- * until the commit (automationsOfAccount): creates racing at the limit wait for one another at
- * their insert, see each other's rows counted, and never pass it.
+ * An account at its number of automations creates no more until it deletes some: its insert is
+ * refused by the count PostgreSQL keeps (insertAutomation), which racing creates take in turn.
  */
-export async function assertAutomationRoom(em: EntityManager, limit: number, accountId: string) {
-  if ((await automationsOfAccount(em, accountId)) <= limit) return;
-  throw new AppError(
+export const automationLimitReached = (limit: number) =>
+  new AppError(
     'automation_limit_reached',
     `This account has ${limit} automations, the most it may have; delete one to create another.`,
     { limit },
   );
-}

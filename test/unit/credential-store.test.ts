@@ -3,7 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { describe, expect, it, vi } from 'vitest';
 import type { Automation } from '../../src/automations/automation.entity.ts';
 import type { Action, Trigger } from '../../src/automations/automations.schemas.ts';
-import { sealCredentials } from '../../src/automations/credential-store.ts';
+import { sealCredentials, sealNewCredentials } from '../../src/automations/credential-store.ts';
+import { open } from '../../src/crypto/envelope.ts';
+import { sealContexts } from '../../src/crypto/seal-contexts.ts';
 
 const masterKeys = { current: randomBytes(32), previous: [] };
 
@@ -14,37 +16,39 @@ function recordingEm() {
 }
 
 const automation = () => ({ id: 'auto_new' }) as Automation;
+const url = 'https://prices.example/{asset}?key=secret';
 const trigger = {
   type: 'price',
   asset: 'NEO',
   currency: 'USD',
   condition: 'above',
   value: '1',
-  source: { url: 'https://prices.example/{asset}?key=secret', path: 'price' },
+  source: { url, path: 'price' },
 } as unknown as Trigger;
 const action = { type: 'function', functionId: 'func_x' } as Action;
 
-describe('sealCredentials', () => {
-  it('reads no stored credentials for an automation being created, and seals its own', async () => {
-    const { em, asEm } = recordingEm();
+describe('sealNewCredentials', () => {
+  it("seals a new automation's credentials for its insert, leaving their masks in its columns", () => {
     const created = automation();
-    await sealCredentials(asEm, masterKeys, created, { trigger, action }, { created: true });
-    expect(em.find).not.toHaveBeenCalled();
-    expect(em.create).toHaveBeenCalledTimes(1);
+    const { clear, sealed } = sealNewCredentials(masterKeys, created, { trigger, action });
+    expect(clear).toEqual(new Map([['trigger.source.url', url]]));
+    expect(sealed.map(({ path }) => path)).toEqual(['trigger.source.url']);
+    const context = sealContexts.credential(created.id, 'trigger.source.url');
+    expect(open(sealed[0]!, context, masterKeys)).toBe(url);
     expect(JSON.stringify(created)).not.toContain('secret');
   });
 
-  it('refuses a masked value on create: nothing is stored behind it', async () => {
-    const { asEm } = recordingEm();
+  it('refuses a masked value on create: nothing is stored behind it', () => {
     const masked = { ...trigger, source: { url: 'https://prices.example/****', path: 'price' } } as Trigger;
-    await expect(
-      sealCredentials(asEm, masterKeys, automation(), { trigger: masked, action }, { created: true }),
-    ).rejects.toThrow(/masked/);
+    expect(() => sealNewCredentials(masterKeys, automation(), { trigger: masked, action })).toThrow(/masked/);
   });
+});
 
-  it('reads the stored credentials of an automation being updated', async () => {
+describe('sealCredentials', () => {
+  it('reads the stored credentials of an automation being updated, and stores its own in the unit of work', async () => {
     const { em, asEm } = recordingEm();
     await sealCredentials(asEm, masterKeys, automation(), { trigger, action });
     expect(em.find).toHaveBeenCalledTimes(1);
+    expect(em.create).toHaveBeenCalledTimes(1);
   });
 });

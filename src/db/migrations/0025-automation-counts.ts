@@ -2,10 +2,11 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Each account's number of automations, kept by PostgreSQL itself on every insert and delete of
- * a row, whatever path makes it (issue 34): a create's quota check reads one row instead of
- * counting the account's automations (10,000 index entries a create at 10,000), and the row's
- * lock, taken by the insert's increment and held to the commit, orders the account's racing
- * creates as the advisory lock did, so that a count read after the insert is exact.
+ * a row, whatever path makes it (issue 34). An insert past the limit its statement names is
+ * refused by the count itself: a create is one statement (insertAutomation), where it counted the
+ * account's automations (10,000 index entries a create at 10,000) in a transaction of five round
+ * trips behind an advisory lock. The count's row lock, taken by the increment and held to the
+ * commit, orders the account's racing creates: each counts the ones committed before it.
  */
 export class AutomationCounts extends Migration {
   override up(): void {
@@ -14,11 +15,21 @@ export class AutomationCounts extends Migration {
         constraint "automation_counts_account_id_foreign" references "accounts" ("id") on delete cascade,
       "automations" int not null
     );`);
+    // The limit is the inserting transaction's to name (set_config, insertAutomation): one that
+    // names none (a fixture, an operator's SQL) is counted and not refused. NF409: refused.
     this.addSql(`create function "count_automations"() returns trigger language plpgsql as $$
+      declare
+        "counted" int;
+        "most" int := nullif(current_setting('neoflow.automations_per_account', true), '')::int;
       begin
         if tg_op = 'INSERT' then
-          insert into "automation_counts" as "counted" ("account_id", "automations") values (new."account_id", 1)
-            on conflict ("account_id") do update set "automations" = "counted"."automations" + 1;
+          insert into "automation_counts" as "kept" ("account_id", "automations") values (new."account_id", 1)
+            on conflict ("account_id") do update set "automations" = "kept"."automations" + 1
+            returning "automations" into "counted";
+          if "counted" > "most" then
+            raise exception 'the account has % automations, the most it may have', "most"
+              using errcode = 'NF409';
+          end if;
         else
           update "automation_counts" set "automations" = "automations" - 1 where "account_id" = old."account_id";
         end if;

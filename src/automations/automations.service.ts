@@ -1,8 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
-import { FunctionDef } from '../functions/function.entity.ts';
-import { FunctionVersion } from '../functions/function-version.entity.ts';
+import { ownedFunction } from '../functions/function.sql.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { Automation } from './automation.entity.ts';
 import { sealCredentials, sealNewCredentials } from './credential-store.ts';
@@ -313,14 +312,13 @@ function assertBudgetApplies(action: Action, budget: Budget | null) {
 
 async function assertActionRunnable(em: EntityManager, accountId: string, action: Action) {
   if (action.type !== 'function') return;
-  const fn = await em.findOne(FunctionDef, { id: action.functionId, account: accountId }, { fields: ['id'] });
+  const fn = await ownedFunction(em, accountId, action.functionId, action.functionVersion);
   if (!fn) {
     throw new AppError('function_not_found', `No function ${action.functionId} exists in this account.`, {
       field: 'action.functionId',
     });
   }
-  if (action.functionVersion === undefined) return;
-  if (!(await em.count(FunctionVersion, { function: fn.id, version: action.functionVersion }))) {
+  if (action.functionVersion !== undefined && !fn.hasVersion) {
     throw new AppError('invalid_request', `The function has no version ${action.functionVersion}.`, {
       field: 'action.functionVersion',
     });

@@ -5,7 +5,7 @@ import type { Automation } from './automation.entity.ts';
 import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automations.schemas.ts';
 import type { SealedCredential } from './credential-store.ts';
 
-/** The hand-written statements of the `automations` table (the entity's own writes go through the ORM). */
+/** The hand-written statements of the `automations` table (its updates and deletes go through the ORM). */
 
 /** The SQLSTATE count_automations (migration 0025) refuses an insert past the account's limit with. */
 const limitReachedState = 'NF409';

@@ -168,7 +168,12 @@ async function probeCalls(client: Client, stack: ScaleStack, taskQueue: string, 
     'list every schedule (pages of 1,000)': async () => {
       for await (const summary of client.schedule.list({ pageSize: 1000 })) void summary;
     },
-    'describe a schedule': (index) => client.schedule.getHandle(scheduleIds[index % scheduleIds.length]!).describe(),
+    // Raw: the bench holds no payload key to decode the schedule's action with.
+    'describe a schedule': (index) =>
+      client.workflowService.describeSchedule({
+        namespace: client.options.namespace,
+        scheduleId: scheduleIds[index % scheduleIds.length],
+      }),
     "start a price source's poller, running (USE_EXISTING)": (index) =>
       client.workflow.start('priceSourcePoller', {
         workflowId: pricePollerId(sources[index % sources.length]!),

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
+import { jsonbParam } from '../db/jsonb-param.ts';
 import { blockTriggerTypes } from './state-trigger-kinds.ts';
 import type { Automation } from './automation.entity.ts';
 import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automations.schemas.ts';
@@ -41,7 +42,7 @@ export async function insertAutomation(
   sealed: SealedCredential[],
   limit: number,
 ): Promise<boolean> {
-  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  const json = (value: unknown) => (value === undefined ? null : jsonbParam(value));
   const bytes = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   try {
     await executeBound(em, insertAutomationSql, [

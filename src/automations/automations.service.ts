@@ -25,7 +25,7 @@ import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/start-deliveries.ts';
 import { nextFireOf } from './next-fire.ts';
-import { blockTriggerTypes, followsBlocks } from './state-trigger-kinds.ts';
+import { followsBlocks } from './state-trigger-kinds.ts';
 import type { Budget } from '../chain/gas-budget.ts';
 import { leaveToSweepIfDown } from './leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays.service.ts';
@@ -38,7 +38,7 @@ import {
 } from './triggers.ts';
 import { runStatus } from '../outcomes.ts';
 import { automationLimitReached } from './quotas.ts';
-import { insertAutomation } from './automation.sql.ts';
+import { insertAutomation, watchingBlocks } from './automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -251,8 +251,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
  * terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  const watching = await em.count(Automation, { status: 'active', triggerType: { $in: blockTriggerTypes } });
-  if (watching > 0) await ensureBlockFollower(control);
+  if (await watchingBlocks(em)) await ensureBlockFollower(control);
 }
 
 /**

@@ -12,8 +12,7 @@ const apiSide = at(
   'src/services{,.factory}.ts',
   'src/**/*.routes.ts',
   'src/**/*.service.ts',
-  'src/**/*.middleware.ts',
-  'src/**/{triggers,trigger-control,manual-runs,start-deliveries}.ts',
+  'src/**/*.control.ts',
 );
 
 /**
@@ -26,7 +25,7 @@ const workerSide = at(
   'activities/**',
   'worker/**',
   'src/!(services|services.factory).ts',
-  'src/!(api|app|cli|stack|recovery)/**/!(*.routes|*.service|*.middleware|triggers|trigger-control|manual-runs|start-deliveries).ts',
+  'src/!(api|app|cli|stack|recovery)/**/!(*.routes|*.service|*.control).ts',
 );
 
 /**
@@ -116,16 +115,15 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: 'Use workflow time (Date is replayed deterministically).' },
         { object: 'Math', property: 'random', message: 'Use the workflow-safe uuid4() or side effects.' },
       ],
-      // The vocabulary of outcomes, the search-attribute keys, the delivery retry policy and the
-      // account's turn are the pieces of src/ a workflow uses: plain values, no I/O. The recovery sweep names its activities' type
-      // (the bundler refuses a value import of Node code in a workflow).
+      // src/shared/ holds the plain values a workflow may use (no I/O). The recovery sweep names its
+      // activities' type (the bundler refuses a value import of Node code in a workflow).
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['node:*'] },
             {
-              regex: String.raw`^\.\./src/(?!outcomes\.ts$|temporal/workflow-attributes\.ts$|automations/notifications/delivery-policy\.ts$|automations/account-busy\.ts$|recovery/reconciler-activities\.ts$)`,
+              regex: String.raw`^\.\./src/(?!shared/|recovery/reconciler-activities\.ts$)`,
             },
           ],
         },

@@ -3,31 +3,31 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
-import { accountBusyType } from '../src/automations/account-busy.ts';
-import { accountOfNotification, accountOfRun } from '../src/automations/account-turns.ts';
+import { accountBusyType } from '../src/shared/account-busy.ts';
+import { accountOfNotification, accountOfRun } from '../src/automations/runs/account-turns.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
-import * as steps from '../src/automations/run-steps.ts';
-import * as contract from '../src/automations/contract-steps.ts';
-import { decideRun } from '../src/automations/decide-steps.ts';
-import { followRound } from '../src/automations/follow-blocks.ts';
-import { replayPage } from '../src/automations/replay-steps.ts';
-import { failReplay } from '../src/automations/replay.sql.ts';
-import { UndeployedContracts } from '../src/automations/undeployed-contracts.ts';
-import { WatcherIndex } from '../src/automations/watcher-index.ts';
-import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price-check.ts';
-import { recordScheduledRun, type FiredRun } from '../src/automations/runs.ts';
-import { deliverRunWebhook } from '../src/automations/webhook-steps.ts';
-import { deliveryAttempts } from '../src/automations/notifications/delivery-policy.ts';
+import * as steps from '../src/automations/runs/run-steps.ts';
+import * as contract from '../src/automations/actions/contract-steps.ts';
+import { decideRun } from '../src/automations/actions/decide-steps.ts';
+import { followRound } from '../src/automations/blocks/follow-blocks.ts';
+import { replayPage } from '../src/automations/replays/replay-steps.ts';
+import { failReplay } from '../src/automations/replays/replay.sql.ts';
+import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
+import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
+import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price/price-check.ts';
+import { recordScheduledRun, type FiredRun } from '../src/automations/runs/fires.ts';
+import { deliverRunWebhook } from '../src/automations/actions/webhook-steps.ts';
+import { deliveryAttempts } from '../src/shared/delivery-policy.ts';
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
 import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
 import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
 import type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 
-export type { FiredRun } from '../src/automations/runs.ts';
-export type { ReplayStep } from '../src/automations/replay-steps.ts';
+export type { FiredRun } from '../src/automations/runs/fires.ts';
+export type { ReplayStep } from '../src/automations/replays/replay-steps.ts';
 
 interface AutomationDeps {
   orm: MikroORM;

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Context, log } from '@temporalio/activity';
-import { beginAndRun } from '../src/automations/run-steps.ts';
+import { beginAndRun } from '../src/automations/runs/run-steps.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
@@ -89,7 +89,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /**
      * A run's first step (a local activity): begins it and, for a function action, runs its code in
-     * the sandbox and ends it (src/automations/run-steps.ts).
+     * the sandbox and ends it (src/automations/runs/run-steps.ts).
      */
     async beginRun(runId: string) {
       const signal = Context.current().cancellationSignal;

@@ -24,8 +24,8 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   },
   { name: 'routes', paths: [/\.routes\.ts$/] },
   { name: 'services', paths: [/\.service\.ts$/, /^src\/services\.ts$/, /\/trigger-control\.ts$/] },
-  // What writes Temporal's state from rows: triggers, manual runs, deliveries, the reconciler.
-  { name: 'control', paths: [/^src\/recovery\//, /\/(triggers|manual-runs|start-deliveries)\.ts$/] },
+  // What writes Temporal's state from rows (`*.control.ts`) and the reconciler.
+  { name: 'control', paths: [/^src\/recovery\//, /\.control\.ts$/] },
   { name: 'views', paths: [/\.view\.ts$/] },
   { name: 'http', paths: [/^src\/api\//] },
   { name: 'workflows', paths: [/^workflows\//] },

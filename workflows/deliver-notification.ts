@@ -1,9 +1,9 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/shared/delivery-policy.ts';
 import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
-import { notificationStatus } from '../src/outcomes.ts';
+import { notificationStatus } from '../src/shared/outcomes.ts';
 
 /**
  * Each attempt is an activity on a worker process: a lost worker's attempt times out and is

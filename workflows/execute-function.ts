@@ -1,6 +1,6 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { ExecutionOutcome } from '../activities/index.ts';
-import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { runFunction } from './run-function.ts';
 
 /** One invocation: the workflow id is the execution id, the input that id alone. */

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, sleep } from '@temporalio/workflow';
-import { accountBusyPauses, accountBusyType } from '../src/automations/account-busy.ts';
+import { accountBusyPauses, accountBusyType } from '../src/shared/account-busy.ts';
 
 /**
  * Runs an automation's step (an activity) once its account has a turn on a worker: while the step

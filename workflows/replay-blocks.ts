@@ -8,10 +8,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
 import { startAction } from './start-action.ts';
-import { replayStatus, type EndedReplayStatus } from '../src/outcomes.ts';
+import { replayStatus, type EndedReplayStatus } from '../src/shared/outcomes.ts';
 
 /**
  * A page reads up to 100 blocks (two RPC calls each) and heartbeats after each, so a lost worker

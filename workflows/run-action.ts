@@ -9,13 +9,13 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
-import { deliveryAttemptTimeout, deliveryRetry } from '../src/automations/notifications/delivery-policy.ts';
-import { endStatus } from '../src/temporal/workflow-attributes.ts';
+import { deliveryAttemptTimeout, deliveryRetry } from '../src/shared/delivery-policy.ts';
+import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
-import { executionStatus, runStatus, type RunStatus } from '../src/outcomes.ts';
+import { executionStatus, runStatus, type RunStatus } from '../src/shared/outcomes.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
@@ -114,7 +114,7 @@ async function act(runId: string, run: { notify: boolean; holdsTransaction: bool
 
 /**
  * Whether the workflow already carries `labels`: a run recorded with its function is started
- * labelled with it (src/automations/runs.ts), and an upsert would cost a history event and a
+ * labelled with it (src/automations/runs/fires.ts), and an upsert would cost a history event and a
  * visibility write for nothing. Read from the workflow's own attributes, so a history that made the
  * upsert (started without the label) replays it.
  */

@@ -4,7 +4,7 @@ import { isoTime } from '../wire/response-schemas.ts';
 import type { Services } from '../services.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
-import { accountSpend } from '../automations/gas-spend.ts';
+import { accountSpend } from '../automations/budget/gas-spend.ts';
 import { gasText } from '../chain/gas-amount.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import { findSigner, type SignerSummary } from '../auth/signer.ts';

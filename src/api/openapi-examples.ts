@@ -1,4 +1,4 @@
-import { executionStatus, runStatus } from '../outcomes.ts';
+import { executionStatus, runStatus } from '../shared/outcomes.ts';
 
 /**
  * Requests as a user would send them, by operation (`METHOD /path` as the document spells it): the

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
 import type { Notification } from './notifications/notification.entity.ts';
-import { notifyEvents, notifySchema } from './notifications/notify.schemas.ts';
-import { actionSchema, triggerSchema } from './automations.schemas.ts';
+import { notifyEvents, notifySchema } from './model/notify.schemas.ts';
+import { actionSchema, triggerSchema } from './model/automation.schemas.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
-import { gasSchema } from './budget.view.ts';
-import type { Automation } from './automation.entity.ts';
-import type { AutomationRun, FirePayload } from './run.entity.ts';
-import type { ExecutionStats } from './stats.ts';
-import { notificationStatuses, runStatus, runStatuses } from '../outcomes.ts';
+import { gasSchema } from './budget/budget.view.ts';
+import type { Automation } from './model/automation.entity.ts';
+import type { AutomationRun, FirePayload } from './model/run.entity.ts';
+import type { ExecutionStats } from './runs/stats.ts';
+import { notificationStatuses, runStatus, runStatuses } from '../shared/outcomes.ts';
 
 /** An automation as the API shows it; `details` says why the service set `error`. */
 export function automationView(automation: Automation, stats?: ExecutionStats) {

@@ -21,7 +21,7 @@ import {
   listRunsQuery,
   testAutomationBody,
   updateAutomationBody,
-} from './automations.schemas.ts';
+} from './model/automation.schemas.ts';
 import {
   createAutomation,
   deleteAutomation,
@@ -29,20 +29,20 @@ import {
   listAutomations,
   updateAutomation,
 } from './automations.service.ts';
-import { fireManually, retryRun } from './manual-runs.ts';
-import { testAutomation } from './automation-test.ts';
-import { dryRunSlots } from './action-dry-run.ts';
-import { testAnswerSchema } from './automation-test.view.ts';
-import { getRun, listRuns } from './runs.ts';
-import { executionStats } from './stats.ts';
+import { fireManually, retryRun } from './runs/manual-runs.control.ts';
+import { testAutomation } from './blocks/trigger-test.ts';
+import { dryRunSlots } from './actions/action-dry-run.ts';
+import { testAnswerSchema } from './blocks/trigger-test.view.ts';
+import { getRun, listRuns } from './runs/fires.ts';
+import { executionStats } from './runs/stats.ts';
 import { assertTriggerInterval } from './quotas.ts';
 import { triggerControlOf } from './trigger-control.ts';
-import { nextFireOf } from './next-fire.ts';
-import type { Automation } from './automation.entity.ts';
+import { nextFireOf } from './schedule/next-fire.ts';
+import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
-import { gasView } from './budget.view.ts';
-import { createReplayBody, replaySchema } from './replays.schemas.ts';
-import { createReplay, getReplay } from './replays.service.ts';
+import { gasView } from './budget/budget.view.ts';
+import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
+import { createReplay, getReplay } from './replays/replays.service.ts';
 
 /** The automations area: bare responses and upper-case error codes. */
 export function automationsRoutes(services: Services): Router {

@@ -3,11 +3,11 @@ import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { ownedFunction } from '../functions/function.sql.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
-import { Automation } from './automation.entity.ts';
-import { sealCredentials, sealNewCredentials } from './credential-store.ts';
+import { Automation } from './model/automation.entity.ts';
+import { sealCredentials, sealNewCredentials } from './credentials/credential-store.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
-import { AutomationRun } from './run.entity.ts';
-import { templateRootProblem } from './arg-templates.ts';
+import { AutomationRun } from './model/run.entity.ts';
+import { templateRootProblem } from './model/arg-templates.ts';
 import {
   sendsTransactions,
   type Action,
@@ -16,29 +16,29 @@ import {
   type Trigger,
   type TriggerType,
   type UpdateAutomation,
-} from './automations.schemas.ts';
-import { resolvePriceSource } from './price-source.ts';
-import { priceSourceKey } from './price-source-key.ts';
-import { forgetPriceState } from './price-trigger.sql.ts';
-import { assertTriggerNames } from './trigger-names.ts';
+} from './model/automation.schemas.ts';
+import { resolvePriceSource } from './price/price-source.ts';
+import { priceSourceKey } from './price/price-source-key.ts';
+import { forgetPriceState } from './price/price-trigger.sql.ts';
+import { assertTriggerNames } from './blocks/trigger-names.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';
-import { startDeliveries } from './notifications/start-deliveries.ts';
-import { nextFireOf } from './next-fire.ts';
-import { followsBlocks } from './state-trigger-kinds.ts';
+import { startDeliveries } from './notifications/deliveries.control.ts';
+import { nextFireOf } from './schedule/next-fire.ts';
+import { followsBlocks } from './model/state-trigger-kinds.ts';
 import type { Budget } from '../chain/gas-budget.ts';
-import { leaveToSweepIfDown } from './leave-to-sweep.ts';
-import { resumeAt, startReplay } from './replays.service.ts';
+import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
+import { resumeAt, startReplay } from './replays/replays.service.ts';
 import {
   applyTrigger,
   ensureBlockFollower,
   removeTrigger,
   type TriggerChange,
   type TriggerControl,
-} from './triggers.ts';
-import { runStatus } from '../outcomes.ts';
+} from './triggers.control.ts';
+import { runStatus } from '../shared/outcomes.ts';
 import { automationLimitReached } from './quotas.ts';
-import { insertAutomation, watchingBlocks } from './automation.sql.ts';
+import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 

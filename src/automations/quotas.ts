@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { Trigger } from './automations.schemas.ts';
-import { shortestIntervalSeconds } from './cron.ts';
+import type { Trigger } from './model/automation.schemas.ts';
+import { shortestIntervalSeconds } from './model/cron.ts';
 
 type Quotas = Config['quotas'];
 

@@ -2,7 +2,7 @@ import { invokerOf } from '../functions/executions.service.ts';
 import { withSharedReads } from '../chain/shared-reads.ts';
 import { egressPolicy } from '../egress/egress-policy.ts';
 import type { Services } from '../services.ts';
-import type { TriggerControl } from './triggers.ts';
+import type { TriggerControl } from './triggers.control.ts';
 
 export function triggerControlOf(services: Services): TriggerControl {
   return {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Options } from './options.ts';
-import { untilSignal } from './signals.ts';
+import { untilSignal } from '../app/signals.ts';
 
 // Commands load their modules on demand: `keys list` should not pay for the Temporal worker.
 
@@ -145,5 +145,5 @@ async function runUp(config: Config) {
 }
 
 async function runApi(config: Config) {
-  await (await import('./api-process.ts')).runApiProcess(config);
+  await (await import('../app/main.ts')).runApiProcess(config);
 }

@@ -1,6 +1,6 @@
-import { executeSchema } from '../automations/automations.schemas.ts';
-import { dryRunDecision, type DryDecision } from '../automations/decision-dry-run.ts';
-import type { FirePayload } from '../automations/run.entity.ts';
+import { executeSchema } from '../automations/model/automation.schemas.ts';
+import { dryRunDecision, type DryDecision } from '../automations/actions/decision-dry-run.ts';
+import type { FirePayload } from '../automations/model/run.entity.ts';
 import { normalizeHash160 } from '../chain/contract-args.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 

@@ -4,7 +4,7 @@ import { RunStorage } from '../functions/storage/run-storage.ts';
 import { keyProblem, storageLimits } from '../functions/storage/storage-limits.ts';
 import { sandboxError } from '../sandbox/errors.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** A store file is at most the function's quota of values, with room for its keys and layout. */
 const maxFileBytes = 2 * storageLimits.bytes;

@@ -10,7 +10,7 @@ import { parseExecute, parseSigner, printedDecision } from './fn-run-decision.ts
 import { localStorage } from './fn-run-storage.ts';
 import { pairs, readFunctionFile } from './function-file.ts';
 import type { FnRunOptions } from './options.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 const defaultTimeoutSeconds = 30;
 

@@ -1,5 +1,5 @@
 import type { Execution } from './execution.entity.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /**
  * How a run ended, as its workflow returns it (and the Web UI shows it): never the result value,

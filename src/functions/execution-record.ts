@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.ts';
 import { Execution } from './execution.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** What started an execution, as its record says. */
 export type ExecutionTrigger =

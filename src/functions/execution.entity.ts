@@ -4,7 +4,7 @@ import { Account } from '../auth/account.entity.ts';
 import { prefixedId } from '../db/resource-properties.ts';
 import { FunctionDef } from './function.entity.ts';
 import type { HttpRequestRecord } from './function-fetch.ts';
-import type { ExecutionStatus } from '../outcomes.ts';
+import type { ExecutionStatus } from '../shared/outcomes.ts';
 
 /** One invocation of a function: the queryable history; Temporal owns the running state. */
 export const Execution = defineEntity({

@@ -4,7 +4,7 @@ import { entityColumns } from '../db/entity-columns.ts';
 import { jsonbParam } from '../db/jsonb-param.ts';
 import type { Sealed } from '../crypto/envelope.ts';
 import { Execution } from './execution.entity.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 import { sweepPage } from '../db/sweep-page.ts';
 
 /** The statements of the `executions` table (and of its sealed results, written with them). */

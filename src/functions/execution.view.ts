@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
 import type { Execution } from './execution.entity.ts';
-import { executionStatus, executionStatuses } from '../outcomes.ts';
+import { executionStatus, executionStatuses } from '../shared/outcomes.ts';
 
 /** What invoke answers: the handle, plus the end of the run once it ended. */
 export function executionHandle(execution: Execution) {

@@ -28,7 +28,7 @@ import { functionRead, getFunction } from './functions.service.ts';
 import { assertQueueRoom } from './queued-executions.ts';
 import { openResult } from './result-seal.ts';
 import { idempotent } from '../api/idempotency.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;

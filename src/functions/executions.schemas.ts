@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../wire/pagination.ts';
-import { executionStatuses } from '../outcomes.ts';
+import { executionStatuses } from '../shared/outcomes.ts';
 
 export const invokeBody = z
   .strictObject({

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import type { Services } from '../services.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
-import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { labelAttributes } from '../shared/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
 import { outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
 import { Execution } from './execution.entity.ts';
@@ -15,7 +15,7 @@ import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { LocalRuns, RunEnd } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 

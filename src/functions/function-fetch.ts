@@ -5,7 +5,7 @@ import { bareHost, type EgressPolicy } from '../egress/egress-policy.ts';
 import type { HttpAnswer } from '../sandbox/types.ts';
 import { ServiceError } from '../sandbox/service-error.ts';
 import { hostAllowed } from './allowed-hosts.ts';
-import { executionErrorName } from '../outcomes.ts';
+import { executionErrorName } from '../shared/outcomes.ts';
 
 /** One run's bounds on `context.services.http.fetch` (docs/functions.md, "Fetch"). */
 export const fetchLimits = {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { open, seal, type MasterKeys, type Sealed } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import { ExecutionResult, type Execution } from './execution.entity.ts';
-import { executionStatus } from '../outcomes.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** A completed execution's result, sealed for its row (execution.sql.ts writes it). */
 export function sealResult(masters: MasterKeys, executionId: string, result: unknown): Sealed {

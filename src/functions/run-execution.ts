@@ -33,7 +33,7 @@ import { storeEnd } from './execution.sql.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
-import { executionErrorName, executionStatus } from '../outcomes.ts';
+import { executionErrorName, executionStatus } from '../shared/outcomes.ts';
 
 interface RunDeps {
   em: EntityManager;

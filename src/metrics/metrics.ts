@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { executionErrorName } from '../outcomes.ts';
+import { executionErrorName } from '../shared/outcomes.ts';
 
 /**
  * The process's metrics (Prometheus): the API serves them at `GET /metrics`, a worker process on

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MasterKeys } from '../crypto/envelope.ts';
-import { revealCredentials } from '../automations/credential-store.ts';
-import { mapTrigger } from '../automations/credentials.ts';
-import { priceSourceKey } from '../automations/price-source-key.ts';
-import { activePriceSources, nameSource, unnamedPriceRows } from '../automations/price-trigger.sql.ts';
-import { ensurePricePoller, stopRetiredPricePollers, type TriggerControl } from '../automations/triggers.ts';
+import { revealCredentials } from '../automations/credentials/credential-store.ts';
+import { mapTrigger } from '../automations/credentials/credentials.ts';
+import { priceSourceKey } from '../automations/price/price-source-key.ts';
+import { activePriceSources, nameSource, unnamedPriceRows } from '../automations/price/price-trigger.sql.ts';
+import { ensurePricePoller, stopRetiredPricePollers, type TriggerControl } from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { mapBounded } from './workflow-state.ts';
 

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import type { TriggerControl } from '../automations/triggers.ts';
+import type { TriggerControl } from '../automations/triggers.control.ts';
 import type { Keyset } from './keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
 import { convergePricePollers } from './converge-price-pollers.ts';

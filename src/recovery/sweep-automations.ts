@@ -1,15 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { scheduleRowsPage, watchingBlocks } from '../automations/automation.sql.ts';
-import { lastRunTimes } from '../automations/runs.ts';
+import { scheduleRowsPage, watchingBlocks } from '../automations/model/automation.sql.ts';
+import { lastRunTimes } from '../automations/runs/fires.ts';
 import {
   convergeTrigger,
   ensureBlockFollower,
   listedAsRow,
   removeTrigger,
   type TriggerControl,
-} from '../automations/triggers.ts';
+} from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
-import { dropTriggerRemoval, triggerRemovals } from '../automations/trigger-removal.sql.ts';
+import { dropTriggerRemoval, triggerRemovals } from './trigger-removal.sql.ts';
 import { mapBounded } from './workflow-state.ts';
 import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 

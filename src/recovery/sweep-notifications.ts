@@ -5,7 +5,7 @@ import { failNotification } from '../automations/notifications/send.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState } from './workflow-state.ts';
-import { workflowStanding } from '../outcomes.ts';
+import { workflowStanding } from '../shared/outcomes.ts';
 
 /**
  * One page of the notifications recorded whose delivery has not begun once `graceMs` has passed

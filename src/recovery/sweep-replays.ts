@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { failReplay, runningReplaysPage } from '../automations/replay.sql.ts';
+import { failReplay, runningReplaysPage } from '../automations/replays/replay.sql.ts';
 import type { Logger } from '../log.ts';
-import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { logCause, mapBounded, workflowState } from './workflow-state.ts';
-import { workflowStanding } from '../outcomes.ts';
+import { workflowStanding } from '../shared/outcomes.ts';
 
 /** A replay whose workflow the sweep starts, labelled as its API start would have. */
 interface UnstartedReplay {

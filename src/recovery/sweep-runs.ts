@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { noteRunEnd } from '../automations/notifications/run-end.ts';
-import { endRunById, type FiredRun } from '../automations/runs.ts';
-import { runningRunsPage, type RunningRunRow } from '../automations/run.sql.ts';
-import { labelAttributes } from '../temporal/workflow-attributes.ts';
+import { endRunById, type FiredRun } from '../automations/runs/fires.ts';
+import { runningRunsPage, type RunningRunRow } from '../automations/runs/run.sql.ts';
+import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { endLost } from './sweep-executions.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
-import { executionErrorName, runStatus, workflowStanding, type RunStatus } from '../outcomes.ts';
+import { executionErrorName, runStatus, workflowStanding, type RunStatus } from '../shared/outcomes.ts';
 
 /**
  * One page of the automation runs still `running` once `graceMs` has passed, each held against

@@ -1,7 +1,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
 import type { Logger } from '../log.ts';
-import { workflowStanding } from '../outcomes.ts';
+import { workflowStanding } from '../shared/outcomes.ts';
 
 /** Where a record's workflow stands, as Temporal tells it. */
 export type WorkflowState =

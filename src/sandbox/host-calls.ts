@@ -3,7 +3,7 @@ import { random } from './random.ts';
 import { timerLimits, waitFor } from './timers.ts';
 import { ServiceError } from './service-error.ts';
 import { type SandboxServices, type SandboxStorage } from './types.ts';
-import { executionErrorName } from '../outcomes.ts';
+import { executionErrorName } from '../shared/outcomes.ts';
 
 /**
  * What a host call hands back to the isolate: its value as JSON text, which the isolate parses.

@@ -2,7 +2,7 @@ import { nestingDepth } from '../json/json-depth.ts';
 import { parseWellFormed } from '../json/well-formed.ts';
 import { sandboxError } from './errors.ts';
 import { type SandboxError } from './types.ts';
-import { executionErrorName } from '../outcomes.ts';
+import { executionErrorName } from '../shared/outcomes.ts';
 
 export const maxResultBytes = 1024 * 1024;
 /** As deep as a request body may nest: a result must be as easy to store and serve as a body. */

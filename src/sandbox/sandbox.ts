@@ -9,7 +9,7 @@ import { freshIsolates, type IsolateSource, type PreparedIsolate } from './prepa
 import { decodeResult } from './result.ts';
 import { stripTypesForRun } from './typescript.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
-import { executionErrorName, executionStatus } from '../outcomes.ts';
+import { executionErrorName, executionStatus } from '../shared/outcomes.ts';
 
 /** What the isolate's `run` resolves to (see bootstrap.js). */
 type RunReply = { ok: true; json?: string } | { ok: false; error: SandboxError };

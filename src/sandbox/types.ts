@@ -1,4 +1,4 @@
-import { type executionStatus } from '../outcomes.ts';
+import { type executionStatus } from '../shared/outcomes.ts';
 /**
  * Host implementations the sandbox exposes to user code as `context.services.blockchain` and
  * `context.services.http`. Each

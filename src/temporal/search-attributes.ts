@@ -1,7 +1,7 @@
 import proto from '@temporalio/proto';
 import type { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { attributeKeys } from './workflow-attributes.ts';
+import { attributeKeys } from '../shared/workflow-attributes.ts';
 
 /** Custom search attributes every Neoflow workflow carries, for filtering in the Web UI. */
 export const searchAttributeNames = Object.values(attributeKeys).map((key) => key.name);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { insertAutomation } from '../../src/automations/automation.sql.ts';
-import { sealNewCredentials } from '../../src/automations/credential-store.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { insertAutomation } from '../../src/automations/model/automation.sql.ts';
+import { sealNewCredentials } from '../../src/automations/credentials/credential-store.ts';
 import { migrate } from '../../src/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pricePollerId } from '../../src/automations/price-source-key.ts';
+import { pricePollerId } from '../../src/automations/price/price-source-key.ts';
 import { automationsClient } from '../support/automations.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';

@@ -1,7 +1,7 @@
 import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
-import { WatcherIndex } from '../../src/automations/watcher-index.ts';
+import { WatcherIndex } from '../../src/automations/blocks/watcher-index.ts';
 import { followerCursorAge, followerLag } from '../../src/metrics/metrics.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { automationsClient, gasHash, settled, type Loose } from '../support/automations.ts';

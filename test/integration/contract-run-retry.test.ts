@@ -1,10 +1,10 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { prepareContractRun } from '../../src/automations/contract-steps.ts';
-import { failRun } from '../../src/automations/run-steps.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { prepareContractRun } from '../../src/automations/actions/contract-steps.ts';
+import { failRun } from '../../src/automations/runs/run-steps.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
+import { recordRuns } from '../../src/automations/runs/fires.ts';
 import { relayUntilFinal } from '../../src/chain/contract-call.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';

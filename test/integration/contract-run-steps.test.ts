@@ -1,8 +1,8 @@
 import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Automation } from '../../src/automations/automation.entity.ts';
-import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
+import type { Automation } from '../../src/automations/model/automation.entity.ts';
+import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
 import { systemFeeFor } from '../../src/chain/transaction.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';

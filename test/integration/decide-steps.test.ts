@@ -1,10 +1,10 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { prepareContractRun, relayContractRun } from '../../src/automations/contract-steps.ts';
-import { endSkipped, failUncalled } from '../../src/automations/contract-run-rows.ts';
-import { decideRun } from '../../src/automations/decide-steps.ts';
-import { beginRun } from '../../src/automations/run-steps.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { prepareContractRun, relayContractRun } from '../../src/automations/actions/contract-steps.ts';
+import { endSkipped, failUncalled } from '../../src/automations/actions/contract-run-rows.ts';
+import { decideRun } from '../../src/automations/actions/decide-steps.ts';
+import { beginRun } from '../../src/automations/runs/run-steps.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { sealResult } from '../../src/functions/result-seal.ts';
 import { storeEnd } from '../../src/functions/execution.sql.ts';

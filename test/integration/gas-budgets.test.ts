@@ -1,12 +1,12 @@
 import { sc, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openSigner } from '../../src/auth/signer.ts';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/contract-steps.ts';
-import { accountSpend, automationSpend } from '../../src/automations/gas-spend.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
+import { accountSpend, automationSpend } from '../../src/automations/budget/gas-spend.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
+import { recordRuns } from '../../src/automations/runs/fires.ts';
 import { toContractParam } from '../../src/chain/contract-args.ts';
 import { priceContractCall } from '../../src/chain/contract-call.ts';
 import { gasText } from '../../src/chain/gas-amount.ts';

@@ -1,13 +1,17 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotency.sql.ts';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { watchingBlocks, watchingBlocksSql } from '../../src/automations/automation.sql.ts';
-import { blockTriggerTypes } from '../../src/automations/state-trigger-kinds.ts';
-import { sealedTriggerCredentialsSql } from '../../src/automations/credential.sql.ts';
-import { activePriceRowsSql, unnamedPriceRows, unnamedPriceRowsSql } from '../../src/automations/price-trigger.sql.ts';
-import { streakSql } from '../../src/automations/run.sql.ts';
-import { statsQuery } from '../../src/automations/run.sql.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { watchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
+import { blockTriggerTypes } from '../../src/automations/model/state-trigger-kinds.ts';
+import { sealedTriggerCredentialsSql } from '../../src/automations/credentials/credential.sql.ts';
+import {
+  activePriceRowsSql,
+  unnamedPriceRows,
+  unnamedPriceRowsSql,
+} from '../../src/automations/price/price-trigger.sql.ts';
+import { streakSql } from '../../src/automations/runs/run.sql.ts';
+import { statsQuery } from '../../src/automations/runs/run.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';

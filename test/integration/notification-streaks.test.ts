@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { noteRunEnd } from '../../src/automations/notifications/run-end.ts';
-import { endRunById, recordRuns } from '../../src/automations/runs.ts';
+import { endRunById, recordRuns } from '../../src/automations/runs/fires.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { issueKey } from '../support/keys.ts';
 

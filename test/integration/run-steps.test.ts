@@ -1,9 +1,15 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { beginAndRun, beginRun, failRun, finishFunctionRun, type RunPlan } from '../../src/automations/run-steps.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { recordRuns, recordScheduledRun } from '../../src/automations/runs.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import {
+  beginAndRun,
+  beginRun,
+  failRun,
+  finishFunctionRun,
+  type RunPlan,
+} from '../../src/automations/runs/run-steps.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
+import { recordRuns, recordScheduledRun } from '../../src/automations/runs/fires.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { storeEnd } from '../../src/functions/execution.sql.ts';

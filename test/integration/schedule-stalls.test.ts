@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { triggerControlOf } from '../../src/automations/trigger-control.ts';
-import { convergeTrigger } from '../../src/automations/triggers.ts';
+import { convergeTrigger } from '../../src/automations/triggers.control.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import {
   api,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Automation } from '../../src/automations/automation.entity.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
 import { recordNotifications } from '../../src/automations/notifications/record.ts';
-import { endSent, failUnsent } from '../../src/automations/contract-run-rows.ts';
-import { AutomationRun } from '../../src/automations/run.entity.ts';
-import { endRun, endRunById, recordRuns } from '../../src/automations/runs.ts';
+import { endSent, failUnsent } from '../../src/automations/actions/contract-run-rows.ts';
+import { AutomationRun } from '../../src/automations/model/run.entity.ts';
+import { endRun, endRunById, recordRuns } from '../../src/automations/runs/fires.ts';
 import { decodeAs } from '../../src/chain/stack-item.ts';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { newExecution } from '../../src/functions/execution-record.ts';

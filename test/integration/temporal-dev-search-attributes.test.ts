@@ -7,7 +7,7 @@ import { freePort } from '../../src/net/ports.ts';
 import { ensureGoProgram, temporalCli } from '../../src/stack/binaries.ts';
 import { startTemporalDev, type TemporalDevServer } from '../../src/stack/temporal-dev.ts';
 import { connectTemporal } from '../../src/temporal/connect.ts';
-import { labelAttributes } from '../../src/temporal/workflow-attributes.ts';
+import { labelAttributes } from '../../src/shared/workflow-attributes.ts';
 import { until } from '../support/polling.ts';
 import { scratchDataDir } from '../support/scratch-services.ts';
 import { testPayloadKey } from '../support/temporal.ts';

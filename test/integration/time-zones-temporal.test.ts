@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
-import { timeZoneNames } from '../../src/automations/time-zones.ts';
+import { timeZoneNames } from '../../src/automations/model/time-zones.ts';
 import { connectTestTemporal } from '../support/temporal.ts';
 
 /** The names of the files in a zip archive, read from its central directory. */

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Automation } from '../../src/automations/automation.entity.ts';
-import { recordRuns } from '../../src/automations/runs.ts';
+import { Automation } from '../../src/automations/model/automation.entity.ts';
+import { recordRuns } from '../../src/automations/runs/fires.ts';
 
 let fires = 0;
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Automation } from '../../src/automations/automation.entity.ts';
-import { applyTrigger, type TriggerControl } from '../../src/automations/triggers.ts';
+import type { Automation } from '../../src/automations/model/automation.entity.ts';
+import { applyTrigger, type TriggerControl } from '../../src/automations/triggers.control.ts';
 
 /** A control whose Temporal client only counts what it is asked: wakes of pollers, starts of the follower. */
 function countingControl() {

@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAutomationBody } from '../../src/automations/automations.schemas.ts';
-import { credentialsOf, masked } from '../../src/automations/credentials.ts';
+import { createAutomationBody } from '../../src/automations/model/automation.schemas.ts';
+import { credentialsOf, masked } from '../../src/automations/credentials/credentials.ts';
 import type { AccountState, RemoteAutomation } from '../../src/cli/as-code/account-state.ts';
 import { credentialSlots } from '../../src/cli/as-code/credential-slots.ts';
 import { loadNeoflowFile } from '../../src/cli/as-code/neoflow-file.ts';
@@ -91,7 +91,7 @@ const plan = async (text: string, env: NodeJS.ProcessEnv = {}, options = { prune
   planChanges(await loadNeoflowFile(await fileOf(text), env), state(), options);
 
 describe('credential places', () => {
-  it('are the places src/automations/credentials.ts names, found before validation', () => {
+  it('are the places src/automations/credentials/credentials.ts names, found before validation', () => {
     const slots = credentialSlots(structuredClone(everyCredential));
     expect(slots.map(({ path, kind }) => ({ path, kind }))).toEqual(
       credentialsOf(everyCredential).map(({ path, kind }) => ({ path, kind })),

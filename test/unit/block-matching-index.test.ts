@@ -1,12 +1,16 @@
 import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import type { BlockchainTrigger, FollowedTrigger } from '../../src/automations/automations.schemas.ts';
-import { firingsOfBlock, notificationPayload, transactionPayload } from '../../src/automations/block-matching.ts';
-import type { EventAbi, Watcher } from '../../src/automations/block-matching.ts';
-import { listOf, matchesNotification, matchesTransaction } from '../../src/automations/explain-match.ts';
-import { decodeState } from '../../src/automations/notification-match.ts';
-import { quarantine } from '../../src/automations/quarantine.ts';
-import type { Firing } from '../../src/automations/runs.ts';
+import type { BlockchainTrigger, FollowedTrigger } from '../../src/automations/model/automation.schemas.ts';
+import {
+  firingsOfBlock,
+  notificationPayload,
+  transactionPayload,
+} from '../../src/automations/blocks/block-matching.ts';
+import type { EventAbi, Watcher } from '../../src/automations/blocks/block-matching.ts';
+import { listOf, matchesNotification, matchesTransaction } from '../../src/automations/blocks/match.ts';
+import { decodeState } from '../../src/automations/blocks/notification-match.ts';
+import { quarantine } from '../../src/automations/blocks/quarantine.ts';
+import type { Firing } from '../../src/automations/runs/fires.ts';
 import type { BlockTransaction } from '../../src/chain/block-transactions.ts';
 import type { BlockNotification, EventParameter } from '../../src/chain/blocks.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';

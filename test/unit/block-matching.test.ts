@@ -1,7 +1,12 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import type { BlockchainTrigger, TransactionTrigger } from '../../src/automations/automations.schemas.ts';
-import { firingsOfBlock, withTransactions, type EventAbi, type Watcher } from '../../src/automations/block-matching.ts';
+import type { BlockchainTrigger, TransactionTrigger } from '../../src/automations/model/automation.schemas.ts';
+import {
+  firingsOfBlock,
+  withTransactions,
+  type EventAbi,
+  type Watcher,
+} from '../../src/automations/blocks/block-matching.ts';
 import type { NeoRpc } from '../../src/chain/rpc.ts';
 import type { BlockNotification, BlockNotifications } from '../../src/chain/blocks.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fateOf, leftOf, refusalMessage, refusalOf } from '../../src/automations/budget-rules.ts';
+import { fateOf, leftOf, refusalMessage, refusalOf } from '../../src/automations/budget/budget-rules.ts';
 import { budgetSchema } from '../../src/chain/gas-budget.ts';
 
 const gas = (units: number) => BigInt(units);

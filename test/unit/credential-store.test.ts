@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { describe, expect, it, vi } from 'vitest';
-import type { Automation } from '../../src/automations/automation.entity.ts';
-import type { Action, Trigger } from '../../src/automations/automations.schemas.ts';
-import { sealCredentials, sealNewCredentials } from '../../src/automations/credential-store.ts';
+import type { Automation } from '../../src/automations/model/automation.entity.ts';
+import type { Action, Trigger } from '../../src/automations/model/automation.schemas.ts';
+import { sealCredentials, sealNewCredentials } from '../../src/automations/credentials/credential-store.ts';
 import { open } from '../../src/crypto/envelope.ts';
 import { sealContexts } from '../../src/crypto/seal-contexts.ts';
 

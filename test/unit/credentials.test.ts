@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsOf, isMasked, masked, maskOf } from '../../src/automations/credentials.ts';
+import { credentialsOf, isMasked, masked, maskOf } from '../../src/automations/credentials/credentials.ts';
 
 describe('credential masks', () => {
   it.each([

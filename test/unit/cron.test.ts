@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidCronError, scheduleCron, shortestIntervalSeconds } from '../../src/automations/cron.ts';
+import { InvalidCronError, scheduleCron, shortestIntervalSeconds } from '../../src/automations/model/cron.ts';
 
 describe('cron triggers for Temporal schedules', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { actionSchema } from '../../src/automations/automations.schemas.ts';
+import { actionSchema } from '../../src/automations/model/automation.schemas.ts';
 import { gasHash, gasTransferCall } from '../support/automations.ts';
-import { maxInvalidMessageChars, maxSkipReasonChars, readDecision } from '../../src/automations/decision.ts';
+import { maxInvalidMessageChars, maxSkipReasonChars, readDecision } from '../../src/automations/actions/decision.ts';
 
 const gas = gasHash;
 const neo = '0xef4073a0f2b305a38ec4050e4d3d28bc40ea63f5';

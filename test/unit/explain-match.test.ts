@@ -1,6 +1,6 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import { triggerSchema, type TransactionTrigger } from '../../src/automations/automations.schemas.ts';
+import { triggerSchema, type TransactionTrigger } from '../../src/automations/model/automation.schemas.ts';
 import {
   explainNotification,
   explainTransaction,
@@ -8,7 +8,7 @@ import {
   matchesTransaction,
   type Notification,
   type NotificationTrigger,
-} from '../../src/automations/explain-match.ts';
+} from '../../src/automations/blocks/match.ts';
 import { scriptCalls, type BlockTransaction } from '../../src/chain/block-transactions.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';
 

@@ -7,11 +7,16 @@ describe('the layer check', () => {
   it('places a module by its role: routes above services above the workflows they start, above the worker side', () => {
     expect(layerName('src/functions/functions.routes.ts')).toBe('routes');
     expect(layerName('src/functions/executions.service.ts')).toBe('services');
-    expect(layerName('src/automations/triggers.ts')).toBe('control');
+    expect(layerName('src/automations/triggers.control.ts')).toBe('control');
     expect(layerName('src/functions/run-execution.ts')).toBe('functions');
     expect(layerName('src/crypto/envelope.ts')).toBe('foundation');
     const order = ['src/cli/main.ts', 'src/app/app.ts', 'src/secrets/secrets.routes.ts', 'workflows/run-action.ts'];
-    const below = ['activities/index.ts', 'src/automations/run-steps.ts', 'src/chain/rpc.ts', 'src/db/storable.ts'];
+    const below = [
+      'activities/index.ts',
+      'src/automations/runs/run-steps.ts',
+      'src/chain/rpc.ts',
+      'src/db/storable.ts',
+    ];
     const ranks = [...order, ...below].map(layerOf);
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });

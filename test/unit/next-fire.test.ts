@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextFireTime } from '../../src/automations/next-fire.ts';
+import { nextFireTime } from '../../src/automations/schedule/next-fire.ts';
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,8 +1,8 @@
 import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import { decodeState } from '../../src/automations/notification-match.ts';
-import { matchesNotification as matches, type Notification } from '../../src/automations/explain-match.ts';
-import type { Filter } from '../../src/automations/filter.schemas.ts';
+import { decodeState } from '../../src/automations/blocks/notification-match.ts';
+import { matchesNotification as matches, type Notification } from '../../src/automations/blocks/match.ts';
+import type { Filter } from '../../src/automations/model/filter.schemas.ts';
 import type { EventParameter } from '../../src/chain/blocks.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';
 

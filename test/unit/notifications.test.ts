@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { channelRequest } from '../../src/automations/notifications/channel-requests.ts';
 import { gasText, gasUnits } from '../../src/chain/gas-amount.ts';
 import type { NotificationMessage } from '../../src/automations/notifications/notification.entity.ts';
-import { notifySchema, type NotifyRule } from '../../src/automations/notifications/notify.schemas.ts';
+import { notifySchema, type NotifyRule } from '../../src/automations/model/notify.schemas.ts';
 import { signatureHeader } from '../../src/automations/notifications/signature.ts';
 import { runEndEvents } from '../../src/automations/notifications/streaks.ts';
 

@@ -10,11 +10,11 @@ import {
   runErrorName,
   runStatus,
   runStatusOf,
-} from '../../src/outcomes.ts';
+} from '../../src/shared/outcomes.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-/** The names a run or an execution stands or ends with: spelled in src/outcomes.ts alone. */
+/** The names a run or an execution stands or ends with: spelled in src/shared/outcomes.ts alone. */
 const names = new Set<string>([
   ...Object.values(executionStatus),
   ...Object.values(runStatus),
@@ -34,7 +34,7 @@ function productionFiles(): string[] {
       readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)),
     )
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .filter((file) => !/^src\/(stack|db\/migrations)\//.test(file) && file !== 'src/outcomes.ts');
+    .filter((file) => !/^src\/(stack|db\/migrations)\//.test(file) && file !== 'src/shared/outcomes.ts');
 }
 
 /**
@@ -72,11 +72,11 @@ function isKey(node: ts.StringLiteral): boolean {
   );
 }
 
-describe('one vocabulary of outcomes (src/outcomes.ts)', () => {
+describe('one vocabulary of outcomes (src/shared/outcomes.ts)', () => {
   it('no status or error name of a run or an execution is spelled outside it', () => {
     const files = productionFiles();
     expect(files.length).toBeGreaterThan(100);
-    expect(files.flatMap(spelled), 'name it from src/outcomes.ts (SQL: interpolate it)').toEqual([]);
+    expect(files.flatMap(spelled), 'name it from src/shared/outcomes.ts (SQL: interpolate it)').toEqual([]);
   });
 
   it("names every error the sandbox's own script gives a run (it runs in the isolate and cannot import it)", () => {

@@ -10,7 +10,7 @@ import {
   readQuote,
   resolvePriceSource,
   type ResolvedPriceSource,
-} from '../../src/automations/price-source.ts';
+} from '../../src/automations/price/price-source.ts';
 import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
 
 describe('price sources', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleDrift, type DesiredSchedule } from '../../src/automations/schedule-drift.ts';
+import { scheduleDrift, type DesiredSchedule } from '../../src/automations/schedule/schedule-drift.ts';
 
 const now = new Date('2026-11-26T10:00:00.400Z');
 const at = (seconds: number) => new Date(Date.parse('2026-11-26T10:00:00.000Z') + seconds * 1000);

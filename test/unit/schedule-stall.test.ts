@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleStall, silentSince, stallAfterMs, type RunningFire } from '../../src/automations/schedule-stall.ts';
+import {
+  scheduleStall,
+  silentSince,
+  stallAfterMs,
+  type RunningFire,
+} from '../../src/automations/schedule/schedule-stall.ts';
 
 const now = new Date('2026-11-26T10:00:00.000Z');
 const ago = (seconds: number) => new Date(now.getTime() - seconds * 1000);

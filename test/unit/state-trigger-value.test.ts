@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Invocation } from '../../src/chain/stack-item.ts';
-import { decideState, freshMark, isDue, observedValue } from '../../src/automations/state-trigger-value.ts';
+import { decideState, freshMark, isDue, observedValue } from '../../src/automations/model/state-trigger-value.ts';
 
 const halt = (...stack: Invocation['stack']): Invocation => ({
   state: 'HALT',

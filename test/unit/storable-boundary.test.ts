@@ -33,7 +33,7 @@ describe('the storable boundary', () => {
   it("types every jsonb column of a run's record (executions, runs, notifications) StorableJson", () => {
     const entities = [
       'src/functions/execution.entity.ts',
-      'src/automations/run.entity.ts',
+      'src/automations/model/run.entity.ts',
       'src/automations/notifications/notification.entity.ts',
     ];
     for (const path of entities) expect(readFileSync(path, 'utf8'), path).not.toMatch(/\bp\.json\b/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTimeZone } from '../../src/automations/time-zones.ts';
+import { isTimeZone } from '../../src/automations/model/time-zones.ts';
 
 const intlKnows = (name: string) => {
   try {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NeoRpcError, type NeoRpc } from '../../src/chain/rpc.ts';
-import type { Watcher } from '../../src/automations/block-matching.ts';
-import { UndeployedContracts } from '../../src/automations/undeployed-contracts.ts';
+import type { Watcher } from '../../src/automations/blocks/block-matching.ts';
+import { UndeployedContracts } from '../../src/automations/blocks/undeployed-contracts.ts';
 
 const contract = `0x${'ab'.repeat(20)}`;
 const watcher: Watcher = {

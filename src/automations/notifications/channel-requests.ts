@@ -1,6 +1,6 @@
 import type { OutgoingPost } from './post-json.ts';
 import type { NotificationMessage } from './notification.entity.ts';
-import type { Channel } from './notify.schemas.ts';
+import type { Channel } from '../model/notify.schemas.ts';
 import { signedPost } from './signature.ts';
 
 interface ChannelContext {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Automation } from '../automation.entity.ts';
+import { Automation } from '../model/automation.entity.ts';
 import { recordNotifications, rulesFor } from './record.ts';
 
 type ErrorDetails = NonNullable<Automation['errorDetails']>;

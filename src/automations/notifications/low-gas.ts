@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findSigner } from '../../auth/signer.ts';
-import { Automation } from '../automation.entity.ts';
+import { Automation } from '../model/automation.entity.ts';
 import { gasText, gasUnits } from '../../chain/gas-amount.ts';
-import { AutomationRun } from '../run.entity.ts';
+import { AutomationRun } from '../model/run.entity.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { notificationsOf } from './notification.sql.ts';
 import { recordNotifications, rulesFor } from './record.ts';

@@ -1,8 +1,8 @@
-import type { Automation } from '../automation.entity.ts';
-import type { AutomationRun } from '../run.entity.ts';
+import type { Automation } from '../model/automation.entity.ts';
+import type { AutomationRun } from '../model/run.entity.ts';
 import type { NotificationMessage } from './notification.entity.ts';
-import type { NotifyEvent } from './notify.schemas.ts';
-import { runStatus } from '../../outcomes.ts';
+import type { NotifyEvent } from '../model/notify.schemas.ts';
+import { runStatus } from '../../shared/outcomes.ts';
 
 /** What happened, beyond the automation and the run: a low balance, or why it was stopped. */
 export interface Cause {

@@ -1,9 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { StorableJson, StorableText } from '../../db/storable.ts';
-import { Automation } from '../automation.entity.ts';
-import type { Channel, NotifyEvent } from './notify.schemas.ts';
+import { Automation } from '../model/automation.entity.ts';
+import type { Channel, NotifyEvent } from '../model/notify.schemas.ts';
 
-import type { NotificationStatus } from '../../outcomes.ts';
+import type { NotificationStatus } from '../../shared/outcomes.ts';
 
 /** What a notification says: written when its cause happens, the same on every attempt. */
 export interface NotificationMessage {

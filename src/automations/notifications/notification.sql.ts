@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Notification } from './notification.entity.ts';
-import { notificationStatus } from '../../outcomes.ts';
+import { notificationStatus } from '../../shared/outcomes.ts';
 import { sweepPage } from '../../db/sweep-page.ts';
 
 /** The hand-written statements of the `notifications` table. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Automation } from '../automation.entity.ts';
+import type { Automation } from '../model/automation.entity.ts';
 import { newId } from '../../ids.ts';
 import { type Cause, notificationMessage } from './messages.ts';
 import { insertNotification, notificationsOf } from './notification.sql.ts';

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sendsTransactions } from '../automations.schemas.ts';
-import { AutomationRun } from '../run.entity.ts';
-import { failureStreakRow } from '../run.sql.ts';
+import { sendsTransactions } from '../model/automation.schemas.ts';
+import { AutomationRun } from '../model/run.entity.ts';
+import { failureStreakRow } from '../runs/run.sql.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
-import { runStatus } from '../../outcomes.ts';
+import { runStatus } from '../../shared/outcomes.ts';
 
 interface RunEndNotices {
   /** Notifications to deliver, each by its own workflow. */

@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { revealSecrets } from '../../secrets/secret-store.ts';
-import { revealCredentials } from '../credential-store.ts';
-import { mapChannel } from '../credentials.ts';
+import { revealCredentials } from '../credentials/credential-store.ts';
+import { mapChannel } from '../credentials/credentials.ts';
 import { channelRequest, channelSecret } from './channel-requests.ts';
 import { Notification } from './notification.entity.ts';
 import { postJson } from './post-json.ts';
-import { notificationStatus, type NotificationStatus } from '../../outcomes.ts';
+import { notificationStatus, type NotificationStatus } from '../../shared/outcomes.ts';
 
 interface SendDeps {
   em: EntityManager;

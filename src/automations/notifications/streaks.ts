@@ -1,5 +1,5 @@
-import type { NotifyEvent, NotifyRule } from './notify.schemas.ts';
-import { runStatus } from '../../outcomes.ts';
+import type { NotifyEvent, NotifyRule } from '../model/notify.schemas.ts';
+import { runStatus } from '../../shared/outcomes.ts';
 
 interface RuleEvent {
   /** The rule's index in the automation's `notify`. */

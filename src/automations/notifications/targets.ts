@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Action } from '../automations.schemas.ts';
+import type { Action } from '../model/automation.schemas.ts';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
 import { invalidRequest } from '../../errors.ts';
 import { Secret } from '../../secrets/secret.entity.ts';
 import { channelSecret } from './channel-requests.ts';
-import type { NotifyRule } from './notify.schemas.ts';
+import type { NotifyRule } from '../model/notify.schemas.ts';
 
 interface Named {
   field: string;

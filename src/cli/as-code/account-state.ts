@@ -1,6 +1,6 @@
-import type { Action, Trigger } from '../../automations/automations.schemas.ts';
+import type { Action, Trigger } from '../../automations/model/automation.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
-import type { NotifyRule } from '../../automations/notifications/notify.schemas.ts';
+import type { NotifyRule } from '../../automations/model/notify.schemas.ts';
 import type { FunctionFields } from './neoflow-file.ts';
 import { expectStatus, listAll, type Api } from '../api-client.ts';
 

@@ -1,8 +1,8 @@
-import type { CredentialKind } from '../../automations/credentials.ts';
+import type { CredentialKind } from '../../automations/credentials/credentials.ts';
 
 /**
  * A place of an automation, as YAML or the API holds it, where a credential sits (the places
- * src/automations/credentials.ts names, found on values not yet validated): `path` as that module
+ * src/automations/credentials/credentials.ts names, found on values not yet validated): `path` as that module
  * spells it (`notify.0.channel.url`), and the object and key that hold it.
  */
 interface CredentialSlot {

@@ -7,10 +7,10 @@ import {
   type Action,
   type FunctionAction,
   type Trigger,
-} from '../../automations/automations.schemas.ts';
+} from '../../automations/model/automation.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
-import { credentialsOf, type CredentialKind } from '../../automations/credentials.ts';
-import type { NotifyRule } from '../../automations/notifications/notify.schemas.ts';
+import { credentialsOf, type CredentialKind } from '../../automations/credentials/credentials.ts';
+import type { NotifyRule } from '../../automations/model/notify.schemas.ts';
 import type { Runtime } from '../../functions/function.entity.ts';
 import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';

@@ -1,6 +1,6 @@
 import type { StorageChanges } from './run-storage.ts';
 import { storageLimits } from './storage-limits.ts';
-import { executionErrorName } from '../../outcomes.ts';
+import { executionErrorName } from '../../shared/outcomes.ts';
 
 /** A key as the store holds it when a commit checks its writes. */
 export interface HeldKey {

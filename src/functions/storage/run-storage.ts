@@ -2,7 +2,7 @@ import { storable } from '../../db/storable.ts';
 import { ServiceError } from '../../sandbox/service-error.ts';
 import type { SandboxStorage } from '../../sandbox/types.ts';
 import { byKeyOrder, keyProblem, storageKey, storageLimits } from './storage-limits.ts';
-import { executionErrorName } from '../../outcomes.ts';
+import { executionErrorName } from '../../shared/outcomes.ts';
 
 /** A stored value and its version (1 for the first write, one more for each after). */
 export interface StoredEntry {

@@ -1,6 +1,6 @@
 import { storableText } from '../../db/storable.ts';
 import { ServiceError } from '../../sandbox/service-error.ts';
-import { executionErrorName } from '../../outcomes.ts';
+import { executionErrorName } from '../../shared/outcomes.ts';
 
 /** What bounds a function's store (docs/functions.md, "Storage"). */
 export const storageLimits = {

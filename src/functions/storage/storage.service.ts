@@ -6,7 +6,7 @@ import { lockStore } from '../function.sql.ts';
 import { applyChanges, readValue, sealSets } from './storage-store.ts';
 import { heldVersion, itemsPage, type ItemRow } from './storage.sql.ts';
 import type { ListStorage } from './storage.schemas.ts';
-import { executionErrorName } from '../../outcomes.ts';
+import { executionErrorName } from '../../shared/outcomes.ts';
 
 const keyNotFound = (key: string) => new AppError('storage_key_not_found', `The function's storage has no key ${key}.`);
 

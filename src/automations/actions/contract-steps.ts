@@ -1,0 +1,144 @@
+import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
+import { wallet } from '@cityofzion/neon-js';
+import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
+import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../../chain/contract-call.ts';
+import { NeoRpcError, type NeoRpc } from '../../chain/rpc.ts';
+import { openSigner } from '../../auth/signer.ts';
+import type { MasterKeys } from '../../crypto/envelope.ts';
+import { gone } from '../runs/run-steps.ts';
+import { resolveCalls } from './resolve-calls.ts';
+import { reserveRunGas } from '../budget/budget-steps.ts';
+import { settleReservationsOf } from '../budget/gas-spend.ts';
+import { AutomationRun } from '../model/run.entity.ts';
+import { endSent, failUncalled, failUnsent } from './contract-run-rows.ts';
+import { contractRunState, noteRelayError, storeCalls, storeTransaction } from '../runs/run.sql.ts';
+import { platformTimeoutName, runErrorName, runStatus, type RunStatus } from '../../shared/outcomes.ts';
+
+export interface ChainDeps {
+  em: EntityManager;
+  neo: NeoRpc;
+  masterKeys: MasterKeys;
+}
+
+/**
+ * Test-invokes the contract call as the account's signer: a FAULT ends the run with the VM's
+ * exception and nothing is sent, and so does a fee over the budget. Otherwise the signed transaction is stored before anything is
+ * relayed, and a repeated call finds it: one run, one transaction. Every write is conditional on
+ * the run holding no transaction yet, and the answer is what the run holds after it: an attempt
+ * that signed late (its activity retried meanwhile) neither replaces the stored transaction nor
+ * fails the run that holds it.
+ */
+export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
+  const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
+  if (!run) return gone;
+  if (run.status !== runStatus.running) return run.status;
+  if (run.txRaw) return 'sent';
+  await prepareOrEnd(deps, run);
+  await settleReservationsOf(deps.em, runId);
+  const state = await contractRunState(deps.em, runId);
+  if (!state) return gone;
+  return state.status === runStatus.running && state.sent ? 'sent' : state.status;
+}
+
+/**
+ * Stores the signed transaction on the run, or ends the run with what stops it: a template the
+ * trigger cannot fill, a test run that faults, and an account without a signer (made before
+ * signers existed, with no key since), ended now with its cause instead of being retried in vain.
+ */
+async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
+  const calls = await callsOf(deps.em, run);
+  if (!calls) return;
+  const sender = await senderOf(deps, run.accountId);
+  if (!sender) {
+    const error = { name: runErrorName.NoSigner, message: 'This account has no signer to send the call.' };
+    return failUnsent(deps.em, run.id, error);
+  }
+  const priced = await priceContractCall(deps.neo, callsScript(calls), sender);
+  if ('fault' in priced) {
+    const error = { name: runErrorName.ContractFault, message: priced.fault };
+    return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
+  }
+  // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
+  if (!(await reserveRunGas(deps.em, run.id, priced))) return;
+  await storeTransaction(deps.em, run.id, priced.sign());
+}
+
+/**
+ * The calls the run sends: those it holds (stored by an earlier attempt, or decided by its
+ * function), else its contract action's with their templates resolved against what fired it,
+ * stored before anything is signed. Null when the run ended instead (its TemplateError), or holds
+ * no calls to send.
+ */
+async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractCall[] | null> {
+  if (run.calls) return run.calls;
+  const { action } = run.automation;
+  if (action.type !== 'contract') {
+    await failUncalled(em, run.id, { name: 'NoCalls', message: 'The run holds no calls to send.' });
+    return null;
+  }
+  const { scriptHash, operation, args } = action;
+  const resolved = resolveCalls([{ scriptHash, operation, args }], run.trigger);
+  if (!Array.isArray(resolved)) {
+    await failUncalled(em, run.id, resolved);
+    return null;
+  }
+  return storeCalls(em, run.id, resolved);
+}
+
+/**
+ * Relays the stored transaction until it is in a block or expired, and records the outcome: in a
+ * block, what the VM did and the fees the transaction burned. While the chain cannot be reached or
+ * read, the run keeps running (the transaction may be in a block, or land yet), with the trouble
+ * on the run as `relayError`: only the chain's answer ends it, never an outage.
+ */
+export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
+  const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
+  if (!run) return gone;
+  if (run.status !== runStatus.running) return run.status;
+  const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
+  let told: string | null = null;
+  const onTrouble = async (error: unknown) => {
+    const message = error === null ? null : troubleOf(error);
+    if (message === told) return;
+    told = message;
+    await noteRelayError(deps.em, runId, message);
+  };
+  const result = await relayUntilFinal(deps.neo, call, { onWait, onTrouble }).catch((error: unknown) => {
+    if (error instanceof TransactionRejectedError) return error;
+    throw error;
+  });
+  if (result instanceof TransactionRejectedError) {
+    const message = `The node refused ${call.hash}: ${result.message}`;
+    await endSent(deps.em, runId, runStatus.failure, { name: runErrorName.TransactionRejected, message }, null);
+  } else if (result.outcome === 'expired') {
+    const message = `${call.hash} was in no block up to ${call.validUntilBlock}.`;
+    await endSent(deps.em, runId, runStatus.failure, { name: runErrorName.TransactionExpired, message }, null);
+  } else {
+    const { vmState, gasConsumed, systemFee, networkFee, exception } = result;
+    const inBlock = { vmState, gasConsumed, systemFee, networkFee };
+    const error = vmState === 'HALT' ? null : { name: runErrorName.ContractFault, message: exception ?? 'FAULT' };
+    await endSent(deps.em, runId, error ? runStatus.failure : runStatus.success, error, inBlock);
+  }
+  await settleReservationsOf(deps.em, runId);
+  return (await contractRunState(deps.em, runId))?.status ?? gone;
+}
+
+/**
+ * What a tenant may read of an error in reaching the chain: the node's own answer, or that it was
+ * not reached; never the node's address.
+ */
+function troubleOf(error: unknown): string {
+  if (error instanceof NeoRpcError) return error.message;
+  if (error instanceof Error && error.name === platformTimeoutName) return 'The Neo node did not answer in time.';
+  return 'The Neo node could not be reached.';
+}
+
+async function senderOf(deps: ChainDeps, accountId: string) {
+  const privateKey = await openSigner(deps.em, deps.masterKeys, accountId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+  if (privateKey === null) return null;
+  const key = new wallet.Account(privateKey);
+  return { privateKey: key.privateKey, verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey) };
+}

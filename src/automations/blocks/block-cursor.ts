@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { firstWatchedBlock } from '../model/automation.sql.ts';
+import { advanceCursorRow, cursorRow, insertCursor } from './block-cursor.sql.ts';
+
+interface Cursor {
+  nextIndex: number;
+  /** When it last moved (or was created). */
+  advancedAt: Date;
+}
+
+/**
+ * The next block to read. A new follower starts at the first block an active automation watches
+ * (armed before the follower ran), else at the chain's current height.
+ */
+export async function readCursor(
+  em: EntityManager,
+  network: string,
+  currentHeight: () => Promise<number>,
+): Promise<Cursor> {
+  const row = await cursorRow(em, network);
+  if (row) return { nextIndex: row.next_index, advancedAt: new Date(row.updated_at) };
+  await insertCursor(em, network, (await firstWatchedBlock(em)) ?? (await currentHeight()));
+  return readCursor(em, network, currentHeight);
+}
+
+/**
+ * Moves the cursor past `index` inside the caller's transaction. Only from `index` itself: a
+ * stale attempt (a worker presumed dead that woke up) fails instead of moving it twice.
+ */
+export async function advanceCursor(em: EntityManager, network: string, index: number) {
+  if (!(await advanceCursorRow(em, network, index)))
+    throw new Error(`block ${index} of network ${network} was already followed`);
+}

@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { changedContracts, readBlockNotifications, type EventAbiCache } from '../../chain/blocks.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
+import { advanceCursor, readCursor } from './block-cursor.ts';
+import { firingsOfBlock, withTransactions } from './block-matching.ts';
+import type { UndeployedContracts } from './undeployed-contracts.ts';
+import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
+import { noteRunEnd } from '../notifications/run-end.ts';
+import { quarantine } from './quarantine.ts';
+import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
+import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
+import { saveMarks } from './state-trigger-mark.sql.ts';
+import type { WatcherIndex } from './watcher-index.ts';
+
+interface FollowDeps {
+  em: EntityManager;
+  neo: NeoRpc;
+  /** The worker's event ABIs: current for the blocks it followed itself (see `followed`). */
+  abi: EventAbiCache;
+  /** The block after the last one this worker followed with `abi`, if any. */
+  followed: { next: number | null };
+  /** Moves the automations whose contract is not deployed to `error`. */
+  contracts: UndeployedContracts;
+  /** The active watchers, kept by the worker across rounds. */
+  watchers: WatcherIndex;
+  /** Called while waiting and after each block, so that a lost worker is noticed. */
+  beat: () => void;
+}
+
+/** A round reads at most this many blocks, so that actions start while catching up. */
+const maxBlocksPerRound = 20;
+/** How often the chain's height is asked for: the bound on how late a new block is seen. */
+const pollMs = 200;
+/** A round that sees no new block ends after this, giving the workflow a turn. */
+const idleRoundMs = 5_000;
+/**
+ * Tries of one automation's runs of a block, on their own, after the block's runs failed together:
+ * then its input is quarantined for it (quarantine.ts).
+ */
+const isolatedAttempts = 2;
+
+/**
+ * One round of the follower of `network`: waits for blocks past the cursor, then for each block
+ * records the runs it fires and moves the cursor past it in one transaction. A crash between two
+ * blocks loses nothing and repeats nothing. Returns the runs to start; a run recorded by a round
+ * whose worker died before starting it is started by the recovery sweep. The lag gauges are set
+ * whether the round succeeds or fails.
+ */
+export async function followRound(deps: FollowDeps, network: string): Promise<FiredRun[]> {
+  const at: { height?: number; next?: number } = {};
+  noteFollowing(network);
+  try {
+    const cursor = await readCursor(deps.em, network, () => deps.neo.getBlockCount());
+    noteFollowing(network, cursor.advancedAt);
+    const next = cursor.nextIndex;
+    at.next = next;
+    // Blocks followed elsewhere may have updated contracts this cache knows.
+    if (deps.followed.next !== next) deps.abi.forgetAll();
+    const height = await waitForBlock(deps, next);
+    at.height = height;
+    const last = Math.min(height, next + maxBlocksPerRound);
+    const fired: FiredRun[] = [];
+    const watchers = await deps.watchers.current(deps.em);
+    await deps.contracts.check(deps.em, watchers);
+    for (let index = next; index < last; index++) {
+      const block = await readBlockNotifications(deps.neo, index);
+      for (const contract of changedContracts(block)) deps.abi.forget(contract);
+      const firings = await firingsOfBlock(await withTransactions(deps.neo, block, watchers), watchers, deps.abi);
+      // State is read at the head only: a node answers reads of its current state.
+      const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
+      fired.push(...(await recordBlock(deps, network, index, [...firings, ...state.firings], state)));
+      deps.followed.next = at.next = index + 1;
+      noteFollowing(network, new Date());
+      deps.beat();
+    }
+    return fired;
+  } finally {
+    noteFollowing(network);
+    if (at.height !== undefined && at.next !== undefined) {
+      followerLag.set({ network }, Math.max(0, at.height - at.next));
+    }
+  }
+}
+
+const notEvaluated: StateEvaluation = { firings: [], marks: [] };
+
+/**
+ * Records a block's runs and the state triggers' marks, and moves the cursor past it, in one transaction: all together first;
+ * if that fails, each automation's runs on their own (a savepoint each), so that one automation's
+ * runs the database refuses are quarantined for it while the others are recorded. A failure of the
+ * database itself fails the round: the block is read again, nothing skipped.
+ */
+async function recordBlock(
+  deps: FollowDeps,
+  network: string,
+  index: number,
+  firings: Firing[],
+  state: StateEvaluation,
+) {
+  const record = (isolated: boolean) =>
+    deps.em.transactional(async (em) => {
+      const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
+      await saveMarks(em, index, state.marks);
+      await advanceCursor(em, network, index);
+      return runs;
+    });
+  try {
+    return await record(false);
+  } catch (error) {
+    if (firings.length === 0) throw error;
+    return record(true);
+  }
+}
+
+async function recordIsolated(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const runs: FiredRun[] = [];
+  for (const own of Map.groupBy(firings, (firing) => firing.automation.id).values()) {
+    runs.push(...(await recordOwn(em, own)));
+  }
+  return runs;
+}
+
+/** One automation's runs of a block, tried `isolatedAttempts` times, then quarantined. */
+async function recordOwn(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  let failure: unknown;
+  for (let attempt = 0; attempt < isolatedAttempts; attempt++) {
+    try {
+      return await em.transactional((savepoint) => recordFirings(savepoint, firings));
+    } catch (error) {
+      failure = error;
+    }
+  }
+  const quarantined = firings.map((firing) => (firing.error ? firing : quarantine(firing, failure)));
+  return em.transactional((savepoint) => recordFirings(savepoint, quarantined));
+}
+
+/**
+ * Records the runs of `firings` and, for those quarantined, the notifications their failure calls
+ * for, in the same transaction: a worker lost before their action starts loses no notice (the
+ * recovery sweep delivers what is recorded; the action's own look at the run's end finds it told).
+ */
+async function recordFirings(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const runs = await recordRuns(em, firings);
+  for (const [index, firing] of firings.entries()) {
+    if (firing.error) await noteRunEnd(em, runs[index]!.runId);
+  }
+  return runs;
+}
+
+/** The chain's block count once it exceeds `next`, or as it is when the round's wait ends. */
+async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
+  const deadline = Date.now() + idleRoundMs;
+  for (;;) {
+    const count = await deps.neo.getBlockCount();
+    if (count > next || Date.now() >= deadline) return count;
+    deps.beat();
+    await sleep(pollMs);
+  }
+}

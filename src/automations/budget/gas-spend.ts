@@ -1,0 +1,111 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { fateOf, refusalOf, type Refusal, type ReservationBeside, type Spent } from './budget-rules.ts';
+import {
+  addToCounter,
+  changeCounter,
+  endReservation,
+  insertReservation,
+  lockAutomationCounter,
+  lockReservations,
+  openCounter,
+  reservationHeld,
+  spendRow,
+  type ReservationRow,
+} from './gas-spend.sql.ts';
+import { lockRunToReserve } from '../runs/run.sql.ts';
+import { runStatus } from '../../shared/outcomes.ts';
+
+/**
+ * GAS spending (the statements in gas-spend.sql.ts): a reservation and every change of it move
+ * the counters in the same transaction, the automation's counter row locked first: of the
+ * prepares of one automation at once, each sees what the ones before it reserved. No lock
+ * outlives the statements here (no call to the chain or Temporal meanwhile).
+ */
+
+type Reserved =
+  /** The run ended, or holds a transaction already: nothing was reserved. */
+  | { kind: 'ended' }
+  | { kind: 'reserved' }
+  | { kind: 'refused'; refusal: Refusal; from: 'automation' | 'account'; automationId: string };
+
+/**
+ * Reserves `call.fee` for the run's transaction `call.hash` against the budget in force (the
+ * automation's, else its account's default), or answers the limit it would pass. A repeated
+ * reservation of the same transaction reserves nothing more. The counters move without a budget
+ * too: the account's spend is shown either way.
+ */
+export async function reserve(
+  em: EntityManager,
+  runId: string,
+  call: { hash: string; fee: bigint },
+): Promise<Reserved> {
+  return em.transactional(async (tx) => {
+    const run = await lockRunToReserve(tx, runId);
+    if (!run || run.status !== runStatus.running || run.sent) return { kind: 'ended' };
+    if (await reservationHeld(tx, runId, call.hash)) return { kind: 'reserved' };
+    // What ended runs still hold (their step ended before settling) is settled first: it may free room.
+    await settle(tx, 'ofEndedRuns', run.automation_id);
+    await openCounter(tx, 'automation', run.automation_id);
+    const spent: Spent = await lockAutomationCounter(tx, run.automation_id);
+    const budget = run.automation_budget ?? run.account_budget;
+    const refusal = budget ? refusalOf(budget, spent, call.fee) : null;
+    if (refusal) {
+      const from = run.automation_budget ? 'automation' : 'account';
+      return { kind: 'refused', refusal, from, automationId: run.automation_id };
+    }
+    await addToCounter(tx, 'automation', run.automation_id, call.fee);
+    await openCounter(tx, 'account', run.account_id);
+    await addToCounter(tx, 'account', run.account_id, call.fee);
+    const { automation_id: automationId, account_id: accountId } = run;
+    await insertReservation(tx, { runId, txHash: call.hash, automationId, accountId, amount: call.fee });
+    return { kind: 'reserved' };
+  });
+}
+
+/**
+ * Brings the run's reservations in line with its row, after a step that stored its transaction or
+ * ended it (fateOf): settled from the chain's fees once in a block, released when rejected,
+ * expired or never stored. Safe to repeat.
+ */
+export async function settleReservationsOf(em: EntityManager, runId: string) {
+  await em.transactional((tx) => settle(tx, 'ofRun', runId));
+}
+
+async function settle(tx: EntityManager, of: 'ofRun' | 'ofEndedRuns', id: string) {
+  const rows = await lockReservations(tx, of, id);
+  for (const row of rows) {
+    const fate = fateOf(besideOf(row));
+    if (fate === 'keep') continue;
+    const amount = fate === 'release' ? 0n : fate.settle;
+    const change = amount - BigInt(row.amount);
+    if (fate === 'release') await endReservation(tx, row, 'released', row.amount);
+    else await endReservation(tx, row, 'settled', amount);
+    if (change === 0n) continue;
+    await changeCounter(tx, 'automation', row.automation_id, row.day, change);
+    await changeCounter(tx, 'account', row.account_id, row.day, change);
+  }
+}
+
+const besideOf = (row: ReservationRow): ReservationBeside => ({
+  txHash: row.tx_hash,
+  run: row.run_status
+    ? {
+        status: row.run_status,
+        txHash: row.run_tx_hash,
+        systemFee: row.system_fee,
+        networkFee: row.network_fee,
+        errorName: row.error_name,
+      }
+    : null,
+});
+
+/** What an automation or an account spent, landed and reserved, in GAS fractions; and what is in flight. */
+interface SpendFigures extends Spent {
+  reserved: bigint;
+}
+
+export const automationSpend = (em: EntityManager, automationId: string): Promise<SpendFigures> =>
+  spendRow(em, 'automation', automationId);
+
+export const accountSpend = (em: EntityManager, accountId: string): Promise<SpendFigures> =>
+  spendRow(em, 'account', accountId);

@@ -1,0 +1,48 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { StorableJson } from '../../db/storable.ts';
+import { Account } from '../../auth/account.entity.ts';
+import { prefixedId, timestamps } from '../../db/resource-properties.ts';
+import type { NotifyRule } from './notify.schemas.ts';
+import type { Action, AutomationStatus, Trigger, TriggerType } from './automation.schemas.ts';
+import type { Budget } from '../../chain/gas-budget.ts';
+
+/** Why the service stopped an automation (status `error`), shown by GET. */
+interface ErrorDetails {
+  reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+  message: string;
+  /** trigger_unavailable: when the trigger began to fail, and its last problem. */
+  since?: string;
+  lastError?: string;
+}
+
+/** One trigger coupled with one action, owned by an account. */
+export const Automation = defineEntity({
+  name: 'Automation',
+  tableName: 'automations',
+  properties: {
+    id: prefixedId('auto'),
+    account: () => p.manyToOne(Account).deleteRule('cascade'),
+    name: p.string().length(128),
+    status: p.string().length(16).$type<AutomationStatus>(),
+    /** Copied from `trigger.type` so that lists filter on an indexed column. */
+    triggerType: p.string().length(16).$type<TriggerType>(),
+    trigger: p.json<Trigger>(),
+    action: p.json<Action>(),
+    /** The function a function action runs, so that deleting it finds its automations. */
+    functionId: p.string().nullable(),
+    /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
+    watchFromBlock: p.integer().nullable(),
+    /** A price trigger's source, by key (price-source-key.ts): the automations one poller reads. */
+    priceSource: p.string().length(64).nullable(),
+    errorDetails: p.type(StorableJson).$type<ErrorDetails>().nullable(),
+    /** Who is told what about its runs and its state (notifications). */
+    notify: p.json<NotifyRule[]>(),
+    /** The low_gas rules, by index, whose threshold the signer was under at the last check. */
+    gasBelow: p.json<number[]>(),
+    /** What its transactions may cost (an action that sends); null: its account's default holds. */
+    budget: p.json<Budget>().nullable(),
+    ...timestamps(),
+  },
+});
+
+export type Automation = InferEntity<typeof Automation>;

@@ -1,0 +1,197 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../../db/bound-statement.ts';
+import { jsonbParam } from '../../db/jsonb-param.ts';
+import { blockTriggerTypes } from './state-trigger-kinds.ts';
+import type { Automation } from './automation.entity.ts';
+import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automation.schemas.ts';
+import type { SealedCredential } from '../credentials/credential-store.ts';
+
+/** The hand-written statements of the `automations` table (its updates and deletes go through the ORM). */
+
+/** The SQLSTATE count_automations (migration 0025) refuses an insert past the account's limit with. */
+const limitReachedState = 'NF409';
+
+/**
+ * A new automation and its sealed credentials, inserted in one statement that names the account's
+ * limit for the count PostgreSQL keeps (migration 0025): the insert's increment takes the
+ * account's count row, so that racing creates count one another, and refuses the row past the
+ * limit. One round trip, where a transaction counting the account's automations took five.
+ */
+const insertAutomationSql = `
+with "limited" as (select set_config('neoflow.automations_per_account', ?, true) as "most"),
+"made" as (
+  insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+      "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
+      "created_at", "updated_at")
+    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+    returning "id"
+), "sealed" as (
+  insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
+    select "made"."id", "credential".* from "made",
+      unnest(?::text[], ?::bytea[], ?::bytea[], ?::text[]) as "credential"
+)
+select "most" from "limited", "made"`;
+
+/**
+ * Inserts `automation` (made with `persist: false`, its credentials sealed by sealNewCredentials)
+ * unless its account already has `limit` automations: false then, and nothing is stored.
+ */
+export async function insertAutomation(
+  em: EntityManager,
+  automation: Automation,
+  sealed: SealedCredential[],
+  limit: number,
+): Promise<boolean> {
+  const json = (value: unknown) => (value === undefined ? null : jsonbParam(value));
+  const bytes = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  try {
+    await executeBound(em, insertAutomationSql, [
+      String(limit),
+      automation.id,
+      automation.account.id,
+      automation.name,
+      automation.status,
+      automation.triggerType,
+      json(automation.trigger),
+      json(automation.action),
+      automation.functionId ?? null,
+      automation.watchFromBlock ?? null,
+      automation.priceSource ?? null,
+      json(automation.notify),
+      json(automation.gasBelow),
+      json(automation.budget),
+      automation.createdAt,
+      automation.updatedAt,
+      sealed.map(({ path }) => path),
+      sealed.map(({ ciphertext }) => bytes(ciphertext)),
+      sealed.map(({ wrappedKey }) => bytes(wrappedKey)),
+      sealed.map(({ masterKeyId }) => masterKeyId),
+    ]);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === limitReachedState) return false;
+    throw error;
+  }
+}
+
+/**
+ * The account of the automation if it was active at `at`: active now, or changed since (a fire
+ * scheduled before the row last changed counts); undefined otherwise, or once it is deleted.
+ */
+export async function accountIfActiveAt(em: EntityManager, automationId: string, at: Date) {
+  const [automation] = (
+    await executeBound<{ account_id: string }>(
+      em,
+      `select "account_id" from "automations" where "id" = ? and ("status" = 'active' or "updated_at" > ?)`,
+      [automationId, at],
+    )
+  ).rows;
+  return automation?.account_id;
+}
+
+/** The first block an active blockchain or transaction trigger watches from; null when none does. */
+export async function firstWatchedBlock(em: EntityManager): Promise<number | null> {
+  const [armed] = await em.execute<{ first: number | null }[]>(
+    `select min("watch_from_block") as "first" from "automations"
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')`,
+  );
+  return armed?.first ?? null;
+}
+
+/**
+ * Whether any active automation watches blocks (`blockTriggerTypes`): the reconciler's pass asks
+ * whether the follower must run, which the first entry of the partial index answers; counted,
+ * PostgreSQL read every watcher's entry each pass (4,000 at 10k).
+ */
+export const watchingBlocksSql = `select exists(
+    select 1 from "automations" where "status" = 'active' and "trigger_type" = any(?::text[])
+  ) as "watching"`;
+
+export async function watchingBlocks(em: EntityManager) {
+  const { rows } = await executeBound<{ watching: boolean }>(em, watchingBlocksSql, [blockTriggerTypes]);
+  return rows[0]?.watching === true;
+}
+
+/** Every active blockchain or transaction automation that watches from a block, as a plain row. */
+export async function activeWatcherRows(em: EntityManager) {
+  return em.execute<{ id: string; account_id: string; trigger: FollowedTrigger; watch_from_block: number | null }[]>(
+    `select "id", "account_id", "trigger", "watch_from_block" from "automations"
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
+        and "watch_from_block" is not null`,
+  );
+}
+
+/** The change counter of the watchers (migration 0024) as text; null without its row. */
+export async function watcherChangesVersion(em: EntityManager): Promise<string | null> {
+  const [row] = await em.execute<{ version: string }[]>(`select "version" from "watcher_changes" where "id" = 1`);
+  return row?.version ?? null;
+}
+
+/** An active state trigger with its mark (null columns: none written yet). */
+interface StateRow {
+  id: string;
+  account_id: string;
+  trigger: StateTrigger;
+  watch_from_block: number | null;
+  condition_key: string | null;
+  armed: boolean | null;
+  last_value: string | null;
+  evaluated_block: number | null;
+  failing: boolean | null;
+}
+
+/** Every active state trigger, each with its mark, as plain rows. */
+export async function activeStateRows(em: EntityManager): Promise<StateRow[]> {
+  return em.execute<StateRow[]>(
+    `select a."id", a."account_id", a."trigger", a."watch_from_block",
+        m."condition_key", m."armed", m."last_value", m."evaluated_block", m."failing"
+      from "automations" a left join "state_trigger_marks" m on m."automation_id" = a."id"
+      where a."status" = 'active' and a."trigger_type" = 'state'`,
+  );
+}
+
+/** The last block followed for the automation while it was active; null: none was. */
+export async function followedUntil(em: EntityManager, automationId: string): Promise<number | null> {
+  const [row] = await em.execute<{ followed_until: number | null }[]>(
+    `select "followed_until" from "automations" where "id" = ?`,
+    [automationId],
+  );
+  return row?.followed_until ?? null;
+}
+
+/** A schedule automation as the reconciler converges it: what its schedule is written from. */
+interface ScheduleRow {
+  id: string;
+  account: { id: string };
+  status: AutomationStatus;
+  triggerType: 'schedule';
+  trigger: ScheduleTrigger;
+  updatedAt: Date;
+}
+
+/**
+ * A page of the schedule automations by id, after `after`, as plain rows: read into entities, a
+ * pass at 3,000 schedules spent ~120–200 ms of the worker's CPU hydrating them (issue 34).
+ */
+export async function scheduleRowsPage(em: EntityManager, after: string, limit: number): Promise<ScheduleRow[]> {
+  const { rows } = await executeBound<{
+    id: string;
+    account_id: string;
+    status: AutomationStatus;
+    trigger: ScheduleTrigger;
+    updated_at: Date | string;
+  }>(
+    em,
+    `select "id", "account_id", "status", "trigger", "updated_at" from "automations"
+      where "id" > ? and "trigger_type" = 'schedule' order by "id" limit ?`,
+    [after, limit],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    account: { id: row.account_id },
+    status: row.status,
+    triggerType: 'schedule',
+    trigger: row.trigger,
+    updatedAt: new Date(row.updated_at),
+  }));
+}

@@ -1,0 +1,126 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { changedContracts, createEventAbiCache, readBlockNotifications } from '../../chain/blocks.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
+import { firingsOfBlock, type Watcher } from '../blocks/block-matching.ts';
+import { noteRunEnd } from '../notifications/run-end.ts';
+import { recordRunsTold, type FiredRun, type Firing } from '../runs/fires.ts';
+import { countRunsInFlight } from '../runs/run.sql.ts';
+import { movingCursorIndex } from '../blocks/block-cursor.sql.ts';
+import { advanceReplayRow, readRunningReplay, type ListedMatch } from './replay.sql.ts';
+
+interface ReplayDeps {
+  em: EntityManager;
+  neo: NeoRpc;
+  /** Called after each block read, so that a lost worker is noticed. */
+  beat: () => void;
+  /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: the account's runs not yet ended past which a replay waits. */
+  queuedRunsPerAccount: number;
+  /** NEOFLOW_REPLAY_BLOCKS_PER_SECOND: the pace of the reads. */
+  blocksPerSecond: number;
+}
+
+/** What the replay's workflow does after a page: start the runs' actions, then go on, wait, or end. */
+export type ReplayStep =
+  | { kind: 'more'; runs: FiredRun[] }
+  | { kind: 'wait'; waitMs: number; runs: FiredRun[] }
+  | { kind: 'done'; runs: FiredRun[] };
+
+/** A page reads at most this many blocks: one activity, heartbeating, committed as one. */
+const blocksPerPage = 100;
+/** A page ends after the block read this long after it began: progress is committed this often at least. */
+const pageMs = 2_000;
+/** A page ends after the block that brings its runs to this many: their actions start in bounded batches. */
+const runsPerPage = 50;
+/** A dry run lists this many matches at most; it counts them all. */
+export const maxListedMatches = 100;
+/**
+ * Live following comes first: while the follower is more blocks than this behind the chain, the
+ * replay reads none (both read the same node).
+ */
+const followerLagAllowed = 2;
+/** How long a replay waits before it looks again at the follower's lag or its account's runs. */
+const waitMs = 2_000;
+
+/**
+ * One page of a replay: the blocks from its row's `next_block` on, matched with its automation's
+ * current trigger by the follower's own matcher (`firingsOfBlock`), so each run is recorded under
+ * the fire key the follower gives it: a cause already fired (by the follower, by an earlier or
+ * overlapping replay) keeps its run and fires nothing new. The runs and the row's progress commit
+ * together, from `next_block` only: a page repeated after a lost worker records nothing twice, and
+ * a stale attempt fails instead of moving the row. A dry run records no run: it lists its matches.
+ */
+export async function replayPage(deps: ReplayDeps, replayId: string): Promise<ReplayStep> {
+  const row = await readRunningReplay(deps.em, replayId);
+  if (!row) return { kind: 'done', runs: [] };
+  if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
+  if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
+    return { kind: 'wait', waitMs, runs: [] };
+  }
+  const watcher: Watcher = {
+    id: row.automation_id,
+    account: { id: row.account_id },
+    trigger: row.trigger,
+    watchFromBlock: 0,
+  };
+  const abi = createEventAbiCache(deps.neo);
+  const firings: Firing[] = [];
+  const began = Date.now();
+  let last = Math.min(row.to_block, row.next_block + blocksPerPage - 1);
+  for (let index = row.next_block; index <= last; index++) {
+    const early = began + ((index - row.next_block) * 1000) / deps.blocksPerSecond - Date.now();
+    if (early > 0) await sleep(early);
+    const block = await readBlockNotifications(deps.neo, index);
+    for (const contract of changedContracts(block)) abi.forget(contract);
+    firings.push(...(await firingsOfBlock(block, [watcher], abi)));
+    deps.beat();
+    if (firings.length >= runsPerPage || Date.now() - began >= pageMs) last = index;
+  }
+  const done = last >= row.to_block;
+  const runs = await deps.em.transactional(async (em) => {
+    const fresh = row.dry_run ? [] : await recordFresh(em, firings);
+    const listed = row.dry_run ? firings.slice(0, Math.max(0, maxListedMatches - row.listed_count)).map(listedOf) : [];
+    const progress = { next: last + 1, done, matches: firings.length, runsStarted: fresh.length, listed };
+    if (!(await advanceReplayRow(em, replayId, row.next_block, progress))) {
+      throw new Error(`block ${row.next_block} of replay ${replayId} was already replayed`);
+    }
+    return fresh;
+  });
+  return { kind: done ? 'done' : 'more', runs };
+}
+
+/**
+ * The runs this page recorded first, as the follower records them: a quarantined one's failure is
+ * noted in the same transaction, and its action started too, which tells it at once.
+ */
+async function recordFresh(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
+  const recorded = await recordRunsTold(em, firings);
+  const fresh: FiredRun[] = [];
+  for (const [index, { run, recorded: isNew }] of recorded.entries()) {
+    if (!isNew) continue;
+    if (firings[index]!.error) await noteRunEnd(em, run.runId);
+    fresh.push(run);
+  }
+  return fresh;
+}
+
+const listedOf = (firing: Firing): ListedMatch => {
+  const payload = firing.payload as Extract<Firing['payload'], { type: 'blockchain' }>;
+  return {
+    blockIndex: payload.blockIndex,
+    txHash: payload.txHash,
+    notificationIndex: payload.notificationIndex,
+    state: payload.state,
+  };
+};
+
+/**
+ * Whether the network's follower is behind the chain by more than a replay may let it be. Only a
+ * follower whose cursor moved lately counts: one not running (no automation watches) or stalled
+ * (its own alerts tell) holds no replay back for ever.
+ */
+async function followerBehind(deps: ReplayDeps): Promise<boolean> {
+  const next = await movingCursorIndex(deps.em);
+  if (next === null) return false;
+  return (await deps.neo.getBlockCount()) - next > followerLagAllowed;
+}

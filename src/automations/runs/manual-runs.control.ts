@@ -1,0 +1,58 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { runAction } from '../../../workflows/run-action.ts';
+import type { Automation } from '../model/automation.entity.ts';
+import { AutomationRun, type FirePayload } from '../model/run.entity.ts';
+import { recordRuns, runNotFound, type FiredRun } from './fires.ts';
+import { assertTransactionSettled } from './transaction-settled.ts';
+import type { TriggerControl } from '../triggers.control.ts';
+import { runStatus } from '../../shared/outcomes.ts';
+
+/** An operator's fire: a run of its own, started now, even while the automation is inactive. */
+export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {
+  return startRun(em, control, automation, { type: 'manual' }, null);
+}
+
+/**
+ * Runs a failed run's action again with the same trigger payload, as a new run; not while the
+ * failed run's transaction may still be in a block (assertTransactionSettled).
+ */
+export async function retryRun(em: EntityManager, control: TriggerControl, automation: Automation, runId: string) {
+  const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
+  if (!previous) throw runNotFound();
+  if (previous.status !== runStatus.failure) {
+    throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
+  }
+  await assertTransactionSettled(control.neo, previous);
+  return startRun(em, control, automation, previous.trigger, previous.id);
+}
+
+async function startRun(
+  em: EntityManager,
+  control: TriggerControl,
+  automation: Automation,
+  payload: FirePayload,
+  retryOf: string | null,
+) {
+  const fireKey = `${retryOf ? 'retry' : 'manual'}:${newId('run')}`;
+  const [fired] = await recordRuns(em, [{ automation, fireKey, payload, retryOf }]);
+  // Recorded, the run exists and runs once: a start Temporal refuses is left to the reconciler,
+  // and the request still answers it (202), its Idempotency-Key bound to it.
+  await startActionWorkflow(control, fired!).catch((error: unknown) => {
+    control.log.warn('run stored, its start left to the reconciler', { runId: fired!.runId, error: String(error) });
+  });
+  const run = await em.findOneOrFail(AutomationRun, { id: fired!.runId });
+  // The answer is the run as it was accepted: a quick action may have ended before this read (its
+  // end is what GET shows), and the contract answers a fire with the run `running`.
+  return { id: run.id, status: runStatus.running, startedAt: run.startedAt.toISOString() };
+}
+
+async function startActionWorkflow(control: TriggerControl, run: FiredRun) {
+  await control.client.workflow.start<typeof runAction>('runAction', {
+    workflowId: run.runId,
+    taskQueue: control.taskQueue,
+    args: [run.runId],
+    typedSearchAttributes: run.labels,
+  });
+}

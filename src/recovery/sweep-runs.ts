@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { noteRunEnd } from '../automations/notifications/run-end.ts';
 import { endRunById, type FiredRun } from '../automations/runs/fires.ts';
-import { runningRunsPage, type RunningRunRow } from '../automations/runs/run.sql.ts';
+import { runningRunsPage, type RunningRunRow } from './run-sweep.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { endLost } from './sweep-executions.ts';

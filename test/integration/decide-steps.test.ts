@@ -1,7 +1,7 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { prepareContractRun, relayContractRun } from '../../src/automations/actions/contract-steps.ts';
-import { endSkipped, failUncalled } from '../../src/automations/actions/contract-run-rows.ts';
+import { endSkipped, failUncalled } from '../../src/automations/actions/run-contract.sql.ts';
 import { decideRun } from '../../src/automations/actions/decide-steps.ts';
 import { beginRun } from '../../src/automations/runs/run-steps.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';

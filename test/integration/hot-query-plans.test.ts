@@ -10,8 +10,8 @@ import {
   unnamedPriceRows,
   unnamedPriceRowsSql,
 } from '../../src/automations/price/price-trigger.sql.ts';
-import { streakSql } from '../../src/automations/runs/run.sql.ts';
-import { statsQuery } from '../../src/automations/runs/run.sql.ts';
+import { streakSql } from '../../src/automations/notifications/run-streak.sql.ts';
+import { statsQuery } from '../../src/automations/runs/run-stats.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';

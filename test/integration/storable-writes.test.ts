@@ -3,7 +3,7 @@ import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { stopWithError } from '../../src/automations/notifications/error-event.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
 import { recordNotifications } from '../../src/automations/notifications/record.ts';
-import { endSent, failUnsent } from '../../src/automations/actions/contract-run-rows.ts';
+import { endSent, failUnsent } from '../../src/automations/actions/run-contract.sql.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { endRun, endRunById, recordRuns } from '../../src/automations/runs/fires.ts';
 import { decodeAs } from '../../src/chain/stack-item.ts';

@@ -10,8 +10,15 @@ import { resolveCalls } from './resolve-calls.ts';
 import { reserveRunGas } from '../budget/budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
 import { AutomationRun } from '../model/run.entity.ts';
-import { endSent, failUncalled, failUnsent } from './contract-run-rows.ts';
-import { contractRunState, noteRelayError, storeCalls, storeTransaction } from '../runs/run.sql.ts';
+import {
+  contractRunState,
+  endSent,
+  failUncalled,
+  failUnsent,
+  noteRelayError,
+  storeCalls,
+  storeTransaction,
+} from './run-contract.sql.ts';
 import { platformTimeoutName, runErrorName, runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 export interface ChainDeps {

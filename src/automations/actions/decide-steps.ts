@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStoredResult } from '../../functions/result-seal.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
-import { endSkipped, failUncalled } from './contract-run-rows.ts';
 import { readDecision } from './decision.ts';
 import { finishFunctionRun, gone } from '../runs/run-steps.ts';
-import { readRunToDecide, storeCalls, type DecideRow } from '../runs/run.sql.ts';
+import { endSkipped, failUncalled, readRunToDecide, storeCalls, type DecideRow } from './run-contract.sql.ts';
 import { executionStatus, runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 interface DecideDeps {

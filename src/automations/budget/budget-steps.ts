@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedCall } from '../../chain/contract-call.ts';
 import { exhausts, refusalMessage } from './budget-rules.ts';
-import { failUnsent } from '../actions/contract-run-rows.ts';
+import { failUnsent } from '../actions/run-contract.sql.ts';
 import { reserve } from './gas-spend.ts';
 import { stopWithError } from '../notifications/error-event.ts';
 import { runErrorName } from '../../shared/outcomes.ts';

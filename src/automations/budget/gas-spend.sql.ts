@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Budget } from '../../chain/gas-budget.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 /**
  * The statements of GAS spending (migration 0016): `automation_gas_spend` and `account_gas_spend`,
  * what each automation and each account spent today (a UTC day, the database's) and in all, landed
- * and reserved; and `gas_reservations`, one per transaction a run's prepare priced. Run inside the
- * transactions of gas-spend.ts, which say in what order.
+ * and reserved; and `gas_reservations`, one per transaction a run's prepare priced; and the lock
+ * of the run a reservation is for. Run inside the transactions of gas-spend.ts, which say in what
+ * order.
  */
 
 const utcToday = `(now() at time zone 'UTC')::date`;
@@ -56,6 +58,29 @@ export async function addToCounter(tx: EntityManager, counter: Counter, id: stri
 export async function changeCounter(tx: EntityManager, counter: Counter, id: string, day: string, change: bigint) {
   const { table, owner } = counters[counter];
   await tx.execute(changeSql(table, owner), [day, change, change, id]);
+}
+
+/** A run as a reservation of its GAS reads it, with the budgets of its automation and account. */
+interface RunToReserve {
+  automation_id: string;
+  account_id: string;
+  status: RunStatus;
+  sent: boolean;
+  automation_budget: Budget | null;
+  account_budget: Budget | null;
+}
+
+/** The run, its row locked, with the budgets of its automation and account. */
+const lockRunSql = `select r."automation_id", r."account_id", r."status", r."tx_raw" is not null as "sent",
+  a."budget" as "automation_budget", acc."budget" as "account_budget"
+from "automation_runs" r
+join "automations" a on a."id" = r."automation_id"
+join "accounts" acc on acc."id" = r."account_id"
+where r."id" = ? for update of r`;
+
+export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {
+  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [runId]);
+  return run;
 }
 
 /** Whether the run's transaction `txHash` holds a reservation already. */

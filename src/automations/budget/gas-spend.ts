@@ -7,12 +7,12 @@ import {
   insertReservation,
   lockAutomationCounter,
   lockReservations,
+  lockRunToReserve,
   openCounter,
   reservationHeld,
   spendRow,
   type ReservationRow,
 } from './gas-spend.sql.ts';
-import { lockRunToReserve } from '../runs/run.sql.ts';
 import { runStatus } from '../../shared/outcomes.ts';
 
 /**

@@ -60,7 +60,7 @@ export const AutomationRun = defineEntity({
     executionId: p.string().nullable(),
     /**
      * The calls its transaction makes, as sent (templates resolved), stored before anything is
-     * signed: a contract action's, or those a function decided. Written once (contract-run-rows.ts).
+     * signed: a contract action's, or those a function decided. Written once (run-contract.sql.ts).
      */
     calls: p.type(StorableJson).$type<ContractCall[]>().nullable(),
     /** Why a deciding function chose to send nothing: the run is a success that sent nothing. */

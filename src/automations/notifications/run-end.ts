@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sendsTransactions } from '../model/automation.schemas.ts';
 import { AutomationRun } from '../model/run.entity.ts';
-import { failureStreakRow } from '../runs/run.sql.ts';
+import { failureStreakRow } from './run-streak.sql.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
 import { runStatus } from '../../shared/outcomes.ts';

@@ -1,22 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PreparedCall } from '../../chain/contract-call.ts';
-import type { ContractCall } from '../../chain/contract-calls.ts';
 import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
-import { storableText } from '../../db/storable.ts';
 import type { Execution } from '../../functions/execution.entity.ts';
 import { executionColumns } from '../../functions/execution.sql.ts';
 import type { Action } from '../model/automation.schemas.ts';
-import type { Budget } from '../../chain/gas-budget.ts';
 import type { FirePayload, RunError } from '../model/run.entity.ts';
 // The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.
 import { runStatus as runStatusName, type RunStatus } from '../../shared/outcomes.ts';
-import { sweepPage } from '../../db/sweep-page.ts';
 
 /**
- * The hand-written statements of the `automation_runs` table. Every write of a run's end answers
- * the type of what fired it (`trigger_type`) when it ended the run, nothing when the run had ended
- * already, so that its caller counts each end once.
+ * The statements of a run's life in the `automation_runs` table: recorded, begun, dispatched, its
+ * execution linked, ended. Every write of a run's end answers the type of what fired it
+ * (`trigger_type`) when it ended the run, nothing when the run had ended already, so that its
+ * caller counts each end once. The table's other statements live beside the capability that runs
+ * them, in `run-<capability>.sql.ts` modules (`grep automation_runs` lists them all).
  */
 
 type Ended = { trigger_type: string } | undefined;
@@ -131,28 +128,6 @@ const lastRunsSql = `select "a"."id", (select "r"."started_at" from "automation_
  */
 export async function lastRunRows(em: EntityManager, automationIds: string[]) {
   return (await executeBound<{ id: string; last_run_at: string | null }>(em, lastRunsSql, [automationIds])).rows;
-}
-
-/** The run history in figures, as `runStats` reads it. */
-interface RunStatsRow {
-  successCount: number;
-  failureCount: number;
-  lastExecution: Date | null;
-  lastStatus: typeof runStatusName.success | typeof runStatusName.failure | null;
-}
-
-/** Counted from the (automation_id, started_at) index alone, which holds each run's status. */
-export const statsQuery = `select
-    count(*) filter (where "status" = '${runStatusName.success}')::int as "successCount",
-    count(*) filter (where "status" = '${runStatusName.failure}')::int as "failureCount",
-    max("started_at") as "lastExecution",
-    (select "status" from "automation_runs" where "automation_id" = ? and "status" <> '${runStatusName.running}'
-      order by "started_at" desc limit 1) as "lastStatus"
-  from "automation_runs" where "automation_id" = ?`;
-
-export async function runStats(em: EntityManager, automationId: string): Promise<RunStatsRow | undefined> {
-  const [row] = await em.execute<RunStatsRow[]>(statsQuery, [automationId, automationId]);
-  return row;
 }
 
 /** The run's status; undefined once it is gone. */
@@ -279,225 +254,3 @@ export async function finishRunRow(
   ]);
   return ended;
 }
-
-// A contract run's writes, each conditional on what the row holds, so that an attempt of a step
-// that is late (a retried activity whose first attempt still runs) can never undo what another
-// stored: a run holds at most one transaction, and keeps it.
-
-const storeCallsSql = `update "automation_runs" set "calls" = ?
-where "id" = ? and "status" = '${runStatusName.running}' and "tx_raw" is null and "calls" is null`;
-
-/**
- * Stores `calls` as what the run sends unless it holds calls already or has ended; answers what
- * the run holds after, null when it holds no calls.
- */
-export async function storeCalls(
-  em: EntityManager,
-  runId: string,
-  calls: ContractCall[],
-): Promise<ContractCall[] | null> {
-  await em.execute(storeCallsSql, [jsonbParam(calls), runId]);
-  const [row] = await em.execute<{ calls: ContractCall[] | null }[]>(
-    `select "calls" from "automation_runs" where "id" = ?`,
-    [runId],
-  );
-  return row?.calls ?? null;
-}
-
-const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
-where "id" = ? and "status" = '${runStatusName.running}' and "tx_raw" is null`;
-
-/** Stores `call` as the run's transaction unless the run holds one already or has ended. */
-export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
-  await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
-}
-
-const endUnsentSql = (
-  where: string,
-) => `update "automation_runs" set "status" = '${runStatusName.failure}', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = '${runStatusName.running}' and ${where}
-returning "trigger"->>'type' as "trigger_type"`;
-const failUnsentSql = endUnsentSql(`"tx_raw" is null`);
-const failUncalledSql = endUnsentSql(`"calls" is null`);
-
-/** Fails a running run that holds no transaction, with the VM's state and GAS of a test that faulted. */
-export async function failUnsentRow(
-  em: EntityManager,
-  runId: string,
-  error: RunError,
-  test: { vmState: 'FAULT'; gasConsumed: string } | null,
-): Promise<Ended> {
-  const params = [jsonbParam(error), test?.vmState ?? null, test?.gasConsumed ?? null, runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(failUnsentSql, params);
-  return ended;
-}
-
-/** Fails a running run that holds no calls. */
-export async function failUncalledRow(em: EntityManager, runId: string, error: RunError): Promise<Ended> {
-  const [ended] = await em.execute<{ trigger_type: string }[]>(failUncalledSql, [jsonbParam(error), null, null, runId]);
-  return ended;
-}
-
-/** What the run is now: its status, and whether it holds a transaction. */
-export async function contractRunState(em: EntityManager, runId: string) {
-  const [row] = await em.execute<{ status: RunStatus; sent: boolean }[]>(
-    `select "status", "tx_raw" is not null as "sent" from "automation_runs" where "id" = ?`,
-    [runId],
-  );
-  return row ?? null;
-}
-
-/** What the chain says of a transaction in a block, in GAS fractions but for the VM's state. */
-export interface InBlock {
-  vmState: 'HALT' | 'FAULT';
-  gasConsumed: string;
-  systemFee: string;
-  networkFee: string;
-}
-
-const endSentSql = `update "automation_runs" set "status" = ?, "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
-  "system_fee" = ?, "network_fee" = ?, "relay_error" = null,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = '${runStatusName.running}'
-returning "trigger"->>'type' as "trigger_type"`;
-
-/** Ends a running run whose transaction was sent, with what the chain says of it. */
-export async function endSentRow(
-  em: EntityManager,
-  runId: string,
-  status: Exclude<RunStatus, typeof runStatusName.running>,
-  error: RunError | null,
-  inBlock: InBlock | null,
-): Promise<Ended> {
-  const chain = [inBlock?.vmState, inBlock?.gasConsumed, inBlock?.systemFee, inBlock?.networkFee];
-  const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
-  return ended;
-}
-
-const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = '${runStatusName.running}'`;
-
-/** Why the chain cannot be read while the run's transaction may still land; null once it answers again. */
-export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
-  await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
-}
-
-const endSkippedSql = `update "automation_runs" set "status" = '${runStatusName.success}', "skipped" = ?,
-  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
-where "id" = ? and "status" = '${runStatusName.running}' and "calls" is null and "tx_raw" is null
-returning "trigger"->>'type' as "trigger_type"`;
-
-/** Ends a running run that holds neither calls nor a transaction a success that sent nothing, with why. */
-export async function endSkippedRow(em: EntityManager, runId: string, reason: string): Promise<Ended> {
-  const [ended] = await em.execute<{ trigger_type: string }[]>(endSkippedSql, [storableText(reason), runId]);
-  return ended;
-}
-
-/** A sending function's run as its deciding step reads it. */
-export interface DecideRow {
-  status: RunStatus;
-  /** The run holds calls (decided by an earlier attempt) or a transaction: nothing is decided again. */
-  decided: boolean;
-  execution_id: string | null;
-  trigger: FirePayload;
-  action: Action;
-}
-
-const readToDecideSql = `select r."status", (r."calls" is not null or r."tx_raw" is not null) as "decided",
-  r."execution_id", r."trigger", a."action"
-from "automation_runs" r
-join "automations" a on a."id" = r."automation_id"
-where r."id" = ?`;
-
-export async function readRunToDecide(em: EntityManager, runId: string): Promise<DecideRow | undefined> {
-  const [run] = await em.execute<DecideRow[]>(readToDecideSql, [runId]);
-  return run;
-}
-
-/**
- * Where the run stands among the failures in a row around it, as ended so far (each count up to
- * `count`), and the run whose end began that streak (`start` for the automation's first runs). Read
- * after the run's own end is stored: of runs ending together, the last to read sees all their ends.
- */
-export const streakSql = `with "this" as materialized (
-  select "automation_id", "completed_at", "id" from "automation_runs" where "id" = ?
-), "began" as (
-  (select r."completed_at", r."id" from "automation_runs" r
-    where r."automation_id" = (select "automation_id" from "this")
-      and r."status" <> '${runStatusName.running}' and r."status" <> '${runStatusName.failure}'
-      and (r."completed_at", r."id") < ((select "completed_at" from "this"), (select "id" from "this"))
-    order by r."completed_at" desc, r."id" desc limit 1)
-  union all select '-infinity'::timestamptz, ''
-  order by 1 desc, 2 desc limit 1
-), "ended" as (
-  (select r."completed_at", r."id" from "automation_runs" r
-    where r."automation_id" = (select "automation_id" from "this")
-      and r."status" <> '${runStatusName.running}' and r."status" <> '${runStatusName.failure}'
-      and (r."completed_at", r."id") > ((select "completed_at" from "this"), (select "id" from "this"))
-    order by r."completed_at", r."id" limit 1)
-  union all select 'infinity'::timestamptz, ''
-  order by 1, 2 limit 1
-), "failures" as (
-  select r."completed_at", r."id" from "automation_runs" r
-  where r."automation_id" = (select "automation_id" from "this") and r."status" = '${runStatusName.failure}'
-    and (r."completed_at", r."id") > ((select "completed_at" from "began"), (select "id" from "began"))
-    and (r."completed_at", r."id") < ((select "completed_at" from "ended"), (select "id" from "ended"))
-  order by r."completed_at", r."id" limit ?
-)
-select (select "id" from "began") as "began_after",
-  (select count(*) from "failures"
-    where ("completed_at", "id") < ((select "completed_at" from "this"), (select "id" from "this")))::int as "before",
-  (select count(*) from "failures")::int as "length"`;
-
-/** The streak's figures, each failure count up to `limit`. */
-export async function failureStreakRow(em: EntityManager, runId: string, limit: number) {
-  const [row] = await em.execute<{ began_after: string; before: number; length: number }[]>(streakSql, [runId, limit]);
-  return row;
-}
-
-/** A run as a reservation of its GAS reads it, with the budgets of its automation and account. */
-interface RunToReserve {
-  automation_id: string;
-  account_id: string;
-  status: RunStatus;
-  sent: boolean;
-  automation_budget: Budget | null;
-  account_budget: Budget | null;
-}
-
-/** The run, its row locked, with the budgets of its automation and account. */
-const lockRunSql = `select r."automation_id", r."account_id", r."status", r."tx_raw" is not null as "sent",
-  a."budget" as "automation_budget", acc."budget" as "account_budget"
-from "automation_runs" r
-join "automations" a on a."id" = r."automation_id"
-join "accounts" acc on acc."id" = r."account_id"
-where r."id" = ? for update of r`;
-
-export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {
-  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [runId]);
-  return run;
-}
-
-/** A running run as the recovery sweep pages through them. */
-export interface RunningRunRow {
-  id: string;
-  cursor_at: string;
-  account_id: string;
-  automation_id: string;
-  trigger_type: string;
-  retry_of: string | null;
-  execution_id: string | null;
-  holds_transaction: boolean;
-}
-
-/** Running runs that started before the grace, in the order of their partial index. */
-const runningPageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
-  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction"
-from "automation_runs"
-where "status" = '${runStatusName.running}' and "started_at" < now() - make_interval(secs => ?)
-  and ("started_at", "id") > (cast(? as timestamptz), ?)
-order by "started_at", "id" limit ?`;
-
-/** Up to `limit` of them after the keyset (`at`, `id`). */
-export const runningRunsPage = sweepPage<RunningRunRow>(runningPageSql);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runStats } from './run.sql.ts';
+import { runStats } from './run-stats.sql.ts';
 import { type runStatus } from '../../shared/outcomes.ts';
 
 export interface ExecutionStats {

@@ -1,0 +1,160 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PreparedCall } from '../../chain/contract-call.ts';
+import type { ContractCall } from '../../chain/contract-calls.ts';
+import { jsonbParam } from '../../db/jsonb-param.ts';
+import { storableText } from '../../db/storable.ts';
+import type { Action } from '../model/automation.schemas.ts';
+import type { FirePayload, RunError } from '../model/run.entity.ts';
+import { countRunEnd } from '../runs/fires.ts';
+import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
+
+/**
+ * A contract run's writes in the `automation_runs` table (a contract action's run, or a sending
+ * function's), each conditional on what the row holds, so that an attempt of a step that is late
+ * (a retried activity whose first attempt still runs) can never undo what another stored: a run
+ * holds at most one transaction, and keeps it. Each end is counted once, by the attempt that
+ * wrote it.
+ */
+
+const storeCallsSql = `update "automation_runs" set "calls" = ?
+where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null and "calls" is null`;
+
+/**
+ * Stores `calls` as what the run sends unless it holds calls already or has ended; answers what
+ * the run holds after, null when it holds no calls.
+ */
+export async function storeCalls(
+  em: EntityManager,
+  runId: string,
+  calls: ContractCall[],
+): Promise<ContractCall[] | null> {
+  await em.execute(storeCallsSql, [jsonbParam(calls), runId]);
+  const [row] = await em.execute<{ calls: ContractCall[] | null }[]>(
+    `select "calls" from "automation_runs" where "id" = ?`,
+    [runId],
+  );
+  return row?.calls ?? null;
+}
+
+const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
+where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null`;
+
+/** Stores `call` as the run's transaction unless the run holds one already or has ended. */
+export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
+  await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
+}
+
+const endUnsentSql = (
+  where: string,
+) => `update "automation_runs" set "status" = '${runStatus.failure}', "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = '${runStatus.running}' and ${where}
+returning "trigger"->>'type' as "trigger_type"`;
+const failUnsentSql = endUnsentSql(`"tx_raw" is null`);
+const failUncalledSql = endUnsentSql(`"calls" is null`);
+
+/**
+ * Fails a run that holds no transaction (nothing was signed: no signer, or a test run that
+ * faulted, with the VM's state and the GAS it used); a run that holds one keeps running.
+ */
+export async function failUnsent(
+  em: EntityManager,
+  runId: string,
+  error: RunError,
+  test: { vmState: 'FAULT'; gasConsumed: string } | null = null,
+) {
+  const params = [jsonbParam(error), test?.vmState ?? null, test?.gasConsumed ?? null, runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(failUnsentSql, params);
+  if (ended) countRunEnd(ended.trigger_type, runStatus.failure);
+}
+
+/**
+ * Fails a run whose calls could not be made (a template the trigger cannot fill), unless calls
+ * were stored meanwhile: a run without calls has signed nothing.
+ */
+export async function failUncalled(em: EntityManager, runId: string, error: RunError) {
+  const [ended] = await em.execute<{ trigger_type: string }[]>(failUncalledSql, [jsonbParam(error), null, null, runId]);
+  if (ended) countRunEnd(ended.trigger_type, runStatus.failure);
+}
+
+/** What the run is now: its status, and whether it holds a transaction. */
+export async function contractRunState(em: EntityManager, runId: string) {
+  const [row] = await em.execute<{ status: RunStatus; sent: boolean }[]>(
+    `select "status", "tx_raw" is not null as "sent" from "automation_runs" where "id" = ?`,
+    [runId],
+  );
+  return row ?? null;
+}
+
+/** What the chain says of a transaction in a block, in GAS fractions but for the VM's state. */
+export interface InBlock {
+  vmState: 'HALT' | 'FAULT';
+  gasConsumed: string;
+  systemFee: string;
+  networkFee: string;
+}
+
+const endSentSql = `update "automation_runs" set "status" = ?, "error" = ?, "vm_state" = ?, "gas_consumed" = ?,
+  "system_fee" = ?, "network_fee" = ?, "relay_error" = null,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = '${runStatus.running}'
+returning "trigger"->>'type' as "trigger_type"`;
+
+/**
+ * Ends a running run whose transaction was sent, with what the chain says of it (`inBlock`, when
+ * it is in one); a run that ended already keeps its end.
+ */
+export async function endSent(
+  em: EntityManager,
+  runId: string,
+  status: Exclude<RunStatus, typeof runStatus.running>,
+  error: RunError | null,
+  inBlock: InBlock | null,
+) {
+  const chain = [inBlock?.vmState, inBlock?.gasConsumed, inBlock?.systemFee, inBlock?.networkFee];
+  const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
+  if (ended) countRunEnd(ended.trigger_type, status);
+}
+
+const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = '${runStatus.running}'`;
+
+/** Why the chain cannot be read while the run's transaction may still land; null once it answers again. */
+export async function noteRelayError(em: EntityManager, runId: string, message: string | null) {
+  await em.execute(noteRelayErrorSql, [message === null ? null : storableText(message).slice(0, 512), runId]);
+}
+
+const endSkippedSql = `update "automation_runs" set "status" = '${runStatus.success}', "skipped" = ?,
+  "completed_at" = now(), "duration" = (extract(epoch from now() - "started_at") * 1000)::int
+where "id" = ? and "status" = '${runStatus.running}' and "calls" is null and "tx_raw" is null
+returning "trigger"->>'type' as "trigger_type"`;
+
+/**
+ * Ends a run whose function decided to send nothing a success that sent nothing, with its reason,
+ * unless the run holds calls or a transaction (decided by another attempt) or has ended.
+ */
+export async function endSkipped(em: EntityManager, runId: string, reason: string) {
+  const [ended] = await em.execute<{ trigger_type: string }[]>(endSkippedSql, [storableText(reason), runId]);
+  if (ended) countRunEnd(ended.trigger_type, runStatus.success);
+}
+
+/** A sending function's run as its deciding step reads it. */
+export interface DecideRow {
+  status: RunStatus;
+  /** The run holds calls (decided by an earlier attempt) or a transaction: nothing is decided again. */
+  decided: boolean;
+  execution_id: string | null;
+  trigger: FirePayload;
+  action: Action;
+}
+
+const readToDecideSql = `select r."status", (r."calls" is not null or r."tx_raw" is not null) as "decided",
+  r."execution_id", r."trigger", a."action"
+from "automation_runs" r
+join "automations" a on a."id" = r."automation_id"
+where r."id" = ?`;
+
+export async function readRunToDecide(em: EntityManager, runId: string): Promise<DecideRow | undefined> {
+  const [run] = await em.execute<DecideRow[]>(readToDecideSql, [runId]);
+  return run;
+}

@@ -6,7 +6,7 @@ import { open, seal, type MasterKeys } from '../crypto/envelope.ts';
 import { sealContexts } from '../crypto/seal-contexts.ts';
 import { areaOf, errorBody } from './areas.ts';
 import type { Caller } from '../auth/admission.ts';
-import { claim, keep, release } from './idempotency.sql.ts';
+import { claim, keep, release } from './idempotent-request.sql.ts';
 
 /** Stripe's semantics: a key names one request of one account for a day. */
 const keyPattern = /^[\x21-\x7e]{1,255}$/;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Rate } from '../ratelimit/rate.ts';
-import { takeTokenFromRate } from '../ratelimit/token-bucket.sql.ts';
+import { takeTokenFromRate } from '../ratelimit/rate-limit-bucket.sql.ts';
 
 /** The hand-written statements of the `api_keys` table. */
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimSql } from '../../src/api/idempotency.sql.ts';
+import { claimSql } from '../../src/api/idempotent-request.sql.ts';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { watchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
 import { blockTriggerTypes } from '../../src/automations/model/state-trigger-kinds.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeToken } from '../../src/ratelimit/token-bucket.sql.ts';
+import { takeToken } from '../../src/ratelimit/rate-limit-bucket.sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { issueKey } from '../support/keys.ts';
 

@@ -1,14 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// One home per table: every hand-written statement lives in a `*.sql.ts` module beside the
-// entity (or the steps) whose table it reads or writes, so that a reader finds all that touches a
-// table in one file, and the storable boundary (src/db/storable.ts) is applied there. This reads
-// every string and template literal of the production code and fails on one that starts a
-// statement anywhere else (migrations are statements by nature).
+// One home per table and capability: every hand-written statement lives in a `*.sql.ts` module
+// beside the code that runs it, named `<table>[-<capability>].sql.ts` after the table it serves,
+// so that a reader finds a table's statements by name (and `grep` finds every writer), and the
+// storable boundary (src/db/storable.ts) is applied there. This reads every string and template
+// literal of the production code and fails on one that starts a statement anywhere else
+// (migrations are statements by nature), and on a home named after no table it names.
 const roots = ['src', 'activities', 'workflows', 'worker'];
+const sqlHome = '.sql.ts';
 
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -42,7 +44,7 @@ function literalStarts(path: string): { line: number; text: string }[] {
 function strayStatements(): string[] {
   return roots
     .flatMap(sources)
-    .filter((path) => !path.endsWith('.sql.ts'))
+    .filter((path) => !path.endsWith(sqlHome))
     .flatMap((path) =>
       literalStarts(path)
         .filter(({ text }) => statementStart.test(text))
@@ -50,7 +52,50 @@ function strayStatements(): string[] {
     );
 }
 
-describe('one home per table', () => {
+/** The tables a home's statements name (a `with` query's own names are not tables). */
+function tablesNamed(text: string): Set<string> {
+  const queries = new Set([...text.matchAll(/"(\w+)"\s+as\s+(?:(?:not\s+)?materialized\s+)?\(/gi)].map((m) => m[1]!));
+  const named = [...text.matchAll(/\b(?:from|into|update|join)\s+"(\w+)"/gi)].map((m) => m[1]!);
+  return new Set(named.filter((name) => !queries.has(name)));
+}
+
+/**
+ * The names a table's home may start with: the table's words, the last in the singular, and any
+ * tail of them (its folder says the rest: `automation_runs` is `run` in src/automations/).
+ */
+function entityNames(table: string): string[] {
+  const words = table.split('_');
+  const last = words.pop()!;
+  words.push(last.replace(/ies$/, 'y').replace(/([^s])s$/, '$1'));
+  return words.map((_, first) => words.slice(first).join('-'));
+}
+
+/** Whether `name` is `<entity>` or `<entity>-<capability>` for a table of `tables`. */
+const namedAfter = (name: string, tables: Set<string>) =>
+  [...tables].flatMap(entityNames).some((entity) => name === entity || name.startsWith(`${entity}-`));
+
+/**
+ * The homes named after no table they name: `path`. A home whose statements name no table, or any
+ * (a ping; the rotation of every sealed table), is named after what it does.
+ */
+function misnamedHomes(): string[] {
+  return roots
+    .flatMap(sources)
+    .filter((path) => path.endsWith(sqlHome))
+    .filter((path) => {
+      const tables = tablesNamed(readFileSync(path, 'utf8'));
+      return tables.size > 0 && !namedAfter(basename(path, sqlHome), tables);
+    });
+}
+
+/**
+ * `price-trigger.sql.ts` serves `automations`' price triggers and their `price_trigger_states`,
+ * and is named after neither; listed, it stays the only one: another home named after no table it
+ * names fails, as does this one renamed without its entry.
+ */
+const misnamedKnown = [join('src', 'automations', 'price', 'price-trigger.sql.ts')];
+
+describe('one home per table and capability', () => {
   it('finds a statement by how it starts, whatever its quotes', () => {
     const starts = [
       'select 1',
@@ -71,5 +116,19 @@ describe('one home per table', () => {
 
   it('keeps every raw SQL statement in a *.sql.ts module or a migration', () => {
     expect(strayStatements()).toEqual([]);
+  });
+
+  it("reads a home's name as its table, then its capability", () => {
+    expect(entityNames('automation_runs')).toEqual(['automation-run', 'run']);
+    expect(entityNames('watcher_entities')).toEqual(['watcher-entity', 'entity']);
+    expect(entityNames('function_storage')).toEqual(['function-storage', 'storage']);
+    const runs = tablesNamed('with "this" as materialized (select 1) select * from "automation_runs" r join "this"');
+    expect([...runs]).toEqual(['automation_runs']);
+    for (const name of ['run', 'run-contract', 'automation-run-stats']) expect(namedAfter(name, runs), name).toBe(true);
+    for (const name of ['runs', 'runner', 'contract-run', 'this']) expect(namedAfter(name, runs), name).toBe(false);
+  });
+
+  it('names every *.sql.ts module after a table it serves', () => {
+    expect(misnamedHomes()).toEqual(misnamedKnown);
   });
 });

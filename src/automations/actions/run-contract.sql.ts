@@ -130,8 +130,8 @@ where "id" = ? and "status" = '${runStatus.running}' and "calls" is null and "tx
 returning "trigger"->>'type' as "trigger_type"`;
 
 /**
- * Ends a run whose function decided to send nothing a success that sent nothing, with its reason,
- * unless the run holds calls or a transaction (decided by another attempt) or has ended.
+ * Ends a run whose function decided to send nothing as a success that sent nothing, with its
+ * reason, unless the run holds calls or a transaction (decided by another attempt) or has ended.
  */
 export async function endSkipped(em: EntityManager, runId: string, reason: string) {
   const [ended] = await em.execute<{ trigger_type: string }[]>(endSkippedSql, [storableText(reason), runId]);

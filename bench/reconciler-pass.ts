@@ -18,7 +18,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import { loadConfig } from '../src/config.ts';
 import { pricePollerId } from '../src/automations/price/price-source-key.ts';
-import { activePriceSources } from '../src/automations/price/price-trigger.sql.ts';
+import { activePriceSources } from '../src/automations/price/automation-price.sql.ts';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../src/recovery/recovery-loop.ts';
 import { startPriceServer } from '../test/support/price-server.ts';
 import { createAutomations, deployBenchAction, randomAddress } from './automation-runs.ts';

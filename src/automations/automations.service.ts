@@ -19,7 +19,7 @@ import {
 } from './model/automation.schemas.ts';
 import { resolvePriceSource } from './price/price-source.ts';
 import { priceSourceKey } from './price/price-source-key.ts';
-import { forgetPriceState } from './price/price-trigger.sql.ts';
+import { forgetPriceState } from './price/automation-price.sql.ts';
 import { assertTriggerNames } from './blocks/trigger-names.ts';
 import { assertDeliveryTargets } from './notifications/targets.ts';
 import { stopWithError } from './notifications/error-event.ts';

@@ -3,7 +3,7 @@ import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealCredentials } from '../automations/credentials/credential-store.ts';
 import { mapTrigger } from '../automations/credentials/credentials.ts';
 import { priceSourceKey } from '../automations/price/price-source-key.ts';
-import { activePriceSources, nameSource, unnamedPriceRows } from '../automations/price/price-trigger.sql.ts';
+import { activePriceSources, nameSource, unnamedPriceRows } from '../automations/price/automation-price.sql.ts';
 import { ensurePricePoller, stopRetiredPricePollers, type TriggerControl } from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { mapBounded } from './workflow-state.ts';

@@ -9,7 +9,7 @@ import {
   activePriceRowsSql,
   unnamedPriceRows,
   unnamedPriceRowsSql,
-} from '../../src/automations/price/price-trigger.sql.ts';
+} from '../../src/automations/price/automation-price.sql.ts';
 import { streakSql } from '../../src/automations/notifications/run-streak.sql.ts';
 import { statsQuery } from '../../src/automations/runs/run-stats.sql.ts';
 import { functionStatsSql } from '../../src/functions/execution.sql.ts';

@@ -27,7 +27,7 @@ import {
   savePriceStates,
   type PriceRow,
   type PriceState,
-} from './price-trigger.sql.ts';
+} from './automation-price.sql.ts';
 
 export interface PriceSourceCheckInput {
   /** The source's key (price-source-key.ts): never its URL. */

@@ -3,7 +3,7 @@ import { openStoredResult } from '../../functions/result-seal.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { endSkipped, failUncalled } from './contract-run-rows.ts';
 import { readDecision } from './decision.ts';
-import { finishFunctionRun, gone } from '../runs/run-steps.ts';
+import { finishFunctionRun } from '../runs/run-steps.ts';
 import { readRunToDecide, storeCalls, type DecideRow } from '../runs/run.sql.ts';
 import { executionStatus, runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
@@ -40,6 +40,7 @@ export async function decideRun(deps: DecideDeps, runId: string): Promise<RunSta
 
 /** What the run's workflow does next: send the calls the run holds, or nothing (it ended). */
 const standing = (run: DecideRow | undefined): RunStatus | 'send' => {
-  if (!run) return gone;
+  // A run deleted with its automation answers a failure: nothing left to do or to record.
+  if (!run) return runStatus.failure;
   return run.status === runStatus.running && run.decided ? 'send' : run.status;
 };

@@ -95,7 +95,10 @@ export const runErrorName = named(
   'WebhookFailed',
   'ActionError',
   'InputQuarantined',
+  'NoCalls',
 );
+/** A name the service gives a failed run: its own, or `ExecutionLostError` it shares with executions. */
+export type RunErrorName = keyof typeof runErrorName | typeof executionErrorName.ExecutionLostError;
 
 /** A replay's own end when it cannot go on (docs/api.md, "Replays"). */
 export const replayErrorName = named('ReplayFailed');

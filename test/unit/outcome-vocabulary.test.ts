@@ -23,6 +23,16 @@ const names = new Set<string>([
   ...Object.values(replayErrorName),
 ]);
 
+/** The error names of the vocabulary: every name the service writes on a failed run's, execution's or replay's row. */
+const errorNames = new Set<string>([
+  ...Object.values(executionErrorName),
+  ...Object.values(runErrorName),
+  ...Object.values(replayErrorName),
+]);
+
+/** The language's own error classes: a function throws them, and a service call refuses with `TypeError`. */
+const languageErrorNames = new Set(Object.getOwnPropertyNames(globalThis).filter((name) => name.endsWith('Error')));
+
 /**
  * The code of src/, workflows/, activities/ and worker/, the CLI's too, but for the dev stack
  * (`neoflow up`'s own status lines), the vocabulary itself and the migrations: a migration is
@@ -72,11 +82,76 @@ function isKey(node: ts.StringLiteral): boolean {
   );
 }
 
+/**
+ * Where a file writes an error's name: an error's shape (`{ name: '…', message }`, the literal on
+ * either side of `??` or `?:` too), an outcome's `errorName: '…'`, a `new ServiceError('…', …)`.
+ */
+function errorNamesWritten(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const written = (node: ts.Expression) => {
+    for (const literal of literalsOf(node)) {
+      found.push(`${file}:${source.getLineAndCharacterOfPosition(literal.getStart()).line + 1} ${literal.text}`);
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isObjectLiteralExpression(node)) {
+      const name = property(node, 'name');
+      if (name && (property(node, 'message') || hasShorthand(node, 'message'))) written(name);
+      const errorName = property(node, 'errorName');
+      if (errorName) written(errorName);
+    }
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'ServiceError') {
+      const [name] = node.arguments ?? [];
+      if (name) written(name);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function property(node: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
+  for (const member of node.properties) {
+    if (ts.isPropertyAssignment(member) && ts.isIdentifier(member.name) && member.name.text === name) {
+      return member.initializer;
+    }
+  }
+  return undefined;
+}
+
+const hasShorthand = (node: ts.ObjectLiteralExpression, name: string) =>
+  node.properties.some((member) => ts.isShorthandPropertyAssignment(member) && member.name.text === name);
+
+function literalsOf(node: ts.Expression): ts.StringLiteralLike[] {
+  if (ts.isStringLiteralLike(node)) return [node];
+  if (ts.isParenthesizedExpression(node)) return literalsOf(node.expression);
+  if (ts.isBinaryExpression(node)) return [...literalsOf(node.left), ...literalsOf(node.right)];
+  if (ts.isConditionalExpression(node)) return [...literalsOf(node.whenTrue), ...literalsOf(node.whenFalse)];
+  return [];
+}
+
 describe('one vocabulary of outcomes (src/shared/outcomes.ts)', () => {
   it('no status or error name of a run or an execution is spelled outside it', () => {
     const files = productionFiles();
     expect(files.length).toBeGreaterThan(100);
     expect(files.flatMap(spelled), 'name it from src/shared/outcomes.ts (SQL: interpolate it)').toEqual([]);
+  });
+
+  it("holds every error name the code writes on a row, but the language's own", () => {
+    const written = productionFiles().flatMap(errorNamesWritten);
+    expect(written.length).toBeGreaterThan(0);
+    const unnamed = written.filter((line) => {
+      const name = line.split(' ')[1]!;
+      return !errorNames.has(name) && !languageErrorNames.has(name);
+    });
+    expect(unnamed, 'add it to src/shared/outcomes.ts and docs/api.md').toEqual([]);
+  });
+
+  it('has docs/api.md name every error it holds', () => {
+    const api = readFileSync(join(root, 'docs/api.md'), 'utf8');
+    expect([...errorNames].filter((name) => !api.includes(`\`${name}\``))).toEqual([]);
   });
 
   it("names every error the sandbox's own script gives a run (it runs in the isolate and cannot import it)", () => {

@@ -5,7 +5,6 @@ import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '..
 import { NeoRpcError, type NeoRpc } from '../../chain/rpc.ts';
 import { openSigner } from '../../auth/signer.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
-import { gone } from '../runs/run-steps.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { reserveRunGas } from '../budget/budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
@@ -37,13 +36,14 @@ export interface ChainDeps {
  */
 export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
-  if (!run) return gone;
+  // A run deleted with its automation answers a failure: nothing left to do or to record.
+  if (!run) return runStatus.failure;
   if (run.status !== runStatus.running) return run.status;
   if (run.txRaw) return 'sent';
   await prepareOrEnd(deps, run);
   await settleReservationsOf(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
-  if (!state) return gone;
+  if (!state) return runStatus.failure;
   return state.status === runStatus.running && state.sent ? 'sent' : state.status;
 }
 
@@ -80,7 +80,7 @@ async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractC
   if (run.calls) return run.calls;
   const { action } = run.automation;
   if (action.type !== 'contract') {
-    await failUncalled(em, run.id, { name: 'NoCalls', message: 'The run holds no calls to send.' });
+    await failUncalled(em, run.id, { name: runErrorName.NoCalls, message: 'The run holds no calls to send.' });
     return null;
   }
   const { scriptHash, operation, args } = action;
@@ -100,7 +100,7 @@ async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractC
  */
 export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
-  if (!run) return gone;
+  if (!run) return runStatus.failure;
   if (run.status !== runStatus.running) return run.status;
   const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
   let told: string | null = null;
@@ -127,7 +127,7 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
     await endSent(deps.em, runId, error ? runStatus.failure : runStatus.success, error, inBlock);
   }
   await settleReservationsOf(deps.em, runId);
-  return (await contractRunState(deps.em, runId))?.status ?? gone;
+  return (await contractRunState(deps.em, runId))?.status ?? runStatus.failure;
 }
 
 /**

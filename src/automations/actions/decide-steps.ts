@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { openStoredResult } from '../../functions/result-seal.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { readDecision } from './decision.ts';
-import { finishFunctionRun, gone } from '../runs/run-steps.ts';
+import { finishFunctionRun } from '../runs/run-steps.ts';
 import { endSkipped, failUncalled, readRunToDecide, storeCalls, type DecideRow } from './run-contract.sql.ts';
 import { executionStatus, runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
@@ -39,6 +39,7 @@ export async function decideRun(deps: DecideDeps, runId: string): Promise<RunSta
 
 /** What the run's workflow does next: send the calls the run holds, or nothing (it ended). */
 const standing = (run: DecideRow | undefined): RunStatus | 'send' => {
-  if (!run) return gone;
+  // A run deleted with its automation answers a failure: nothing left to do or to record.
+  if (!run) return runStatus.failure;
   return run.status === runStatus.running && run.decided ? 'send' : run.status;
 };

@@ -6,7 +6,6 @@ import { postJson } from '../notifications/post-json.ts';
 import { signedPost } from '../notifications/signature.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { revealSecrets } from '../../secrets/secret-store.ts';
-import { gone } from '../runs/run-steps.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import { endRun } from '../runs/fires.ts';
 import { runErrorName, runStatus, type RunStatus } from '../../shared/outcomes.ts';
@@ -34,7 +33,8 @@ export async function deliverRunWebhook(
   lastAttempt: boolean,
 ): Promise<RunStatus | RetryDelivery> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation'] });
-  if (!run) return gone;
+  // A run deleted with its automation answers a failure: nothing left to do or to record.
+  if (!run) return runStatus.failure;
   if (run.status !== runStatus.running) return run.status;
   const action = run.automation.action;
   if (action.type !== 'webhook') return end(deps.em, run, 'The action was changed before the webhook was sent.');

@@ -1,4 +1,4 @@
-import type { FirePayload, RunError } from '../model/run.entity.ts';
+import type { FirePayload, NamedRunError } from '../model/run.entity.ts';
 import type { Firing } from '../runs/fires.ts';
 import { runErrorName } from '../../shared/outcomes.ts';
 
@@ -21,7 +21,7 @@ const reasonLength = 200;
 export function quarantine(firing: Firing, cause: unknown): Firing {
   const payload: FirePayload =
     firing.payload.type === 'blockchain' ? { ...firing.payload, state: null } : firing.payload;
-  const error: RunError = {
+  const error: NamedRunError = {
     name: quarantineErrorName,
     message: `${inputOf(firing.payload)} could not be processed for this automation: ${reasonOf(cause)}`,
   };

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { ContractCall } from '../../chain/contract-calls.ts';
 import { StorableJson } from '../../db/storable.ts';
 import { Automation } from './automation.entity.ts';
-import type { RunStatus } from '../../shared/outcomes.ts';
+import type { RunErrorName, RunStatus } from '../../shared/outcomes.ts';
 
 /** What fired a run: kept whole for the action, summarised in the run history. */
 export type FirePayload =
@@ -38,6 +38,9 @@ export interface RunError {
   status?: number;
   body?: string;
 }
+
+/** An error the service names itself (src/shared/outcomes.ts), where no function's own is copied. */
+export type NamedRunError = RunError & { name: RunErrorName };
 
 /**
  * One firing of an automation and its action's outcome. `fireKey` names the cause (a scheduled

@@ -3,7 +3,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { newId } from '../../ids.ts';
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
 import type { Automation } from '../model/automation.entity.ts';
-import { AutomationRun, type FirePayload, type RunError } from '../model/run.entity.ts';
+import { AutomationRun, type FirePayload, type NamedRunError } from '../model/run.entity.ts';
 import type { ListRuns } from '../model/automation.schemas.ts';
 import { automationRuns } from '../../metrics/metrics.ts';
 import { AppError } from '../../errors.ts';
@@ -24,7 +24,7 @@ export interface Firing {
   payload: FirePayload;
   retryOf?: string | null;
   /** Set when its automation cannot process the cause: the run is recorded ended, failed with it. */
-  error?: RunError;
+  error?: NamedRunError;
 }
 
 /**
@@ -105,7 +105,7 @@ export const firedRun = (
 export function endRun(
   run: AutomationRun,
   status: Exclude<RunStatus, typeof runStatus.running>,
-  error: RunError | null = null,
+  error: NamedRunError | null = null,
 ) {
   if (run.status !== runStatus.running) return;
   run.status = status;
@@ -123,7 +123,7 @@ export async function endRunById(
   em: EntityManager,
   runId: string,
   status: Exclude<RunStatus, typeof runStatus.running>,
-  error: RunError | null = null,
+  error: NamedRunError | null = null,
 ): Promise<boolean> {
   const ended = await endRunRow(em, runId, status, error);
   if (ended) countRunEnd(ended.trigger_type, status);

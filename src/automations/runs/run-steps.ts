@@ -25,9 +25,6 @@ import {
   type RunStatus,
 } from '../../shared/outcomes.ts';
 
-/** A run deleted with its automation: nothing left to do or to record. */
-export const gone = runStatusName.failure;
-
 type Step =
   | { kind: 'ended'; status: RunStatus }
   | { kind: 'contract' }
@@ -92,7 +89,8 @@ export async function beginAndRun(
  */
 export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
   const run = await readRunToBegin(em, runId);
-  if (!run) return { kind: 'ended', status: gone, notify: false };
+  // A run deleted with its automation answers a failure: nothing left to do or to record.
+  if (!run) return { kind: 'ended', status: runStatusName.failure, notify: false };
   const step = await nextStep(em, runId, run);
   return { ...step, notify: run.notify };
 }
@@ -136,7 +134,7 @@ async function recordExecution(
   // Another attempt recorded it first, or the run ended (or went) since it was read.
   const stored = await markDispatchedAndRead(em, runId);
   if (stored?.execution_id) return functionStep(stored.execution_id, functionId, action);
-  return { kind: 'ended', status: stored?.status ?? gone };
+  return { kind: 'ended', status: stored?.status ?? runStatusName.failure };
 }
 
 const lostExecution: RunError = {
@@ -160,7 +158,7 @@ export async function finishFunctionRun(
     countRunEnd(ended.trigger_type, status);
     return status;
   }
-  return (await runStatus(em, runId)) ?? gone;
+  return (await runStatus(em, runId)) ?? runStatusName.failure;
 }
 
 /**
@@ -170,5 +168,5 @@ export async function finishFunctionRun(
 export async function failRun(em: EntityManager, runId: string, message: string): Promise<RunStatus> {
   if (await endRunById(em, runId, runStatusName.failure, { name: runErrorName.ActionError, message }))
     return runStatusName.failure;
-  return (await runStatus(em, runId)) ?? gone;
+  return (await runStatus(em, runId)) ?? runStatusName.failure;
 }

@@ -1,7 +1,15 @@
 import { Migration } from '@mikro-orm/migrations';
-import type { Action, Trigger } from '../../automations/model/automation.schemas.ts';
-import { credentialsOf, mapChannel, masked, maskOf } from '../../automations/credentials/credentials.ts';
-import type { Channel, NotifyRule } from '../../automations/model/notify.schemas.ts';
+import {
+  credentialsOf,
+  mapChannel,
+  masked,
+  maskOf,
+  type Action,
+  type Channel,
+  type NotifyRule,
+  type Trigger,
+} from './0011-credentials.ts';
+// Imported, not copied: the envelope and the seal context the credential store opens these values with.
 import { seal } from '../../crypto/envelope.ts';
 import { sealContexts } from '../../crypto/seal-contexts.ts';
 import { lentMasterKeys } from '../migration-keys.ts';
@@ -11,7 +19,7 @@ const batch = 200;
 /**
  * Automations' credentials (channel and webhook URLs, webhook header values, price-source URLs)
  * move out of the clear JSON columns into sealed rows, one per credential, and the columns keep
- * their masks (src/automations/credentials/credentials.ts); so do the channels notifications copied.
+ * their masks (0011-credentials.ts); so do the channels notifications copied.
  */
 export class SealedCredentials extends Migration {
   override async up(): Promise<void> {

@@ -27,7 +27,8 @@ type WorkerRole = 'worker' | 'api';
 
 /**
  * A worker on the `neoflow` task queue with explicit concurrency limits, over `resources`; not yet
- * running. The API's runs over the process's `localRuns`, which its API's invokes share.
+ * running. The API's hands the ends of runs over through `resources.localRuns`, as its invokes wait
+ * on the same instance.
  */
 export async function createWorker(resources: Resources, role: WorkerRole): Promise<Worker> {
   return mainWorker(resources.config, role, await workerBasics(resources));
@@ -102,7 +103,7 @@ function followerWorker(config: Config, { activities, options }: WorkerBasics) {
 /**
  * A worker process's workers over resources of their own, closed with them: the main one and, unless
  * `follower` is false (a test that drives the main worker alone), the block follower's. A worker
- * that is made must be run before the resources close. `log`: the process's (a test's: one of its own).
+ * that is made must be run before the resources close. `log`: the process's (a test's: a new one).
  */
 export async function openWorker(
   config: Config,

@@ -9,7 +9,6 @@ const apiSide = at(
   'src/api/**',
   'src/app/**',
   'src/cli/**',
-  'src/services{,.factory}.ts',
   'src/**/*.routes.ts',
   'src/**/*.service.ts',
   'src/**/*.control.ts',
@@ -24,7 +23,7 @@ const workerSide = at(
   'workflows/**',
   'activities/**',
   'worker/**',
-  'src/!(services|services.factory).ts',
+  'src/*.ts',
   'src/!(api|app|cli|stack|recovery)/**/!(*.routes|*.service|*.control).ts',
 );
 

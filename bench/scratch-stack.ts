@@ -5,13 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../src/app/app.ts';
+import { triggerControlOf } from '../src/automations/trigger-control.ts';
 import { createKey, type CreateKeyOptions } from '../src/auth/keys.service.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrate, openOrm } from '../src/db.ts';
 import { createLogger } from '../src/log.ts';
-import { openRuntime } from '../src/runtime.ts';
-import { servicesOf } from '../src/services.factory.ts';
+import { closeResources, openResources } from '../src/resources.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';
 import { scratchDataDir, startScratchServices, type ScratchServices } from '../test/support/scratch-services.ts';
 import type { Progress } from './measure.ts';
@@ -116,16 +116,15 @@ export async function startInProcessApi(
     ...env,
   });
   // Its own connections, as in `neoflow api`: the bench's queries do not share its pool.
-  const runtime = await openRuntime(config);
-  base.onStop(() => runtime.close());
-  const services = servicesOf(config, createLogger('api-bench', 'warn'), runtime);
-  const handle = createApp(services).callback();
+  const resources = await openResources(config, createLogger('api-bench', 'warn'));
+  base.onStop(() => closeResources(resources));
+  const handle = createApp({ ...resources, triggerControl: triggerControlOf(resources) }).callback();
   const server = createServer((request, response) => void handle(request, response));
   const apiUrl = await listenLocal(server);
   base.onStop(() => closeServer(server));
-  const { key } = await createKey(services.orm.em.fork(), services.masterKeys, 'bench', ['*'], keyOptions);
+  const { key } = await createKey(resources.orm.em.fork(), resources.masterKeys, 'bench', ['*'], keyOptions);
   progress(`api ${apiUrl}, key created (${elapsed(began)})`);
-  return { apiUrl, apiKey: key, temporal: services.temporal, neo: services.neo };
+  return { apiUrl, apiKey: key, temporal: resources.temporal, neo: resources.neo };
 }
 
 /** A caller of the stack's API with its key; `Body` is what the caller expects the answers to hold. */

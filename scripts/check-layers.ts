@@ -18,18 +18,18 @@ const root = resolve(import.meta.dirname, '..');
 export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'cli', paths: [/^src\/cli\//] },
   { name: 'stack', paths: [/^src\/stack\//] },
-  {
-    name: 'composition',
-    paths: [/^src\/app\//, /^worker\//, /^src\/(services\.factory|runtime|db)\.ts$/, /^src\/db\/migrations\//],
-  },
+  { name: 'composition', paths: [/^src\/app\//, /^worker\//] },
   { name: 'routes', paths: [/\.routes\.ts$/] },
-  { name: 'services', paths: [/\.service\.ts$/, /^src\/services\.ts$/, /\/trigger-control\.ts$/] },
+  { name: 'services', paths: [/\.service\.ts$/, /\/trigger-control\.ts$/] },
   // What writes Temporal's state from rows (`*.control.ts`) and the reconciler.
   { name: 'control', paths: [/^src\/recovery\//, /\.control\.ts$/] },
   { name: 'views', paths: [/\.view\.ts$/] },
   { name: 'http', paths: [/^src\/api\//] },
   { name: 'workflows', paths: [/^workflows\//] },
   { name: 'activities', paths: [/^activities\//] },
+  // What a process opens, and the ORM's root it opens with every entity and migration: below what
+  // is built over them (the API's areas take them), above the areas whose entities it lists.
+  { name: 'resources', paths: [/^src\/(resources|db)\.ts$/, /^src\/db\/migrations\//] },
   { name: 'automations', paths: [/^src\/automations\//] },
   { name: 'functions', paths: [/^src\/functions\//] },
   { name: 'sandbox', paths: [/^src\/sandbox\//] },

@@ -13,7 +13,7 @@ import { openWorker, runWorkers } from './worker.ts';
 export async function runWorker(config: Config): Promise<void> {
   const log = createLogger('worker', config.logLevel);
   Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: ['SIGINT', 'SIGTERM'] });
-  const handle = await openWorker(config);
+  const handle = await openWorker(config, { log });
   const metrics =
     config.worker.metricsPort === 0
       ? undefined

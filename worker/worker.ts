@@ -1,10 +1,10 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
-import { openRuntime, type Runtime } from '../src/runtime.ts';
+import { createLogger, type Logger } from '../src/log.ts';
+import { closeResources, openResources, type Resources } from '../src/resources.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
-import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -26,31 +26,27 @@ interface WorkerHandle {
 type WorkerRole = 'worker' | 'api';
 
 /**
- * A worker on the `neoflow` task queue with explicit concurrency limits, over `runtime`; not yet
- * running. The API's is given the process's `localRuns`, which its API's invokes share.
+ * A worker on the `neoflow` task queue with explicit concurrency limits, over `resources`; not yet
+ * running. The API's hands the ends of runs over through `resources.localRuns`, as its invokes wait
+ * on the same instance.
  */
-export async function createWorker(
-  config: Config,
-  runtime: Runtime,
-  role: WorkerRole,
-  localRuns?: LocalRuns,
-): Promise<Worker> {
-  return mainWorker(config, role, await workerBasics(config, runtime, localRuns));
+export async function createWorker(resources: Resources, role: WorkerRole): Promise<Worker> {
+  return mainWorker(resources.config, role, await workerBasics(resources));
 }
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
-async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalRuns) {
+async function workerBasics({ config, orm, masterKeys, neo, temporal, payloadKeys, localRuns }: Resources) {
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {
     workerId: defaultWorkerId(),
-    orm: runtime.orm,
-    masterKeys: runtime.masterKeys,
-    neo: runtime.neo,
+    orm,
+    masterKeys,
+    neo,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     serviceCallsPerRun: config.worker.sandboxServiceCalls,
     automations: config.automations,
     recovery: config.recovery,
-    temporal: runtime.temporal.client,
+    temporal: temporal.client,
     taskQueue: config.temporal.taskQueue,
     egress: egressPolicy(config.egress),
     runsPerAccount: config.worker.runsPerAccount,
@@ -62,10 +58,10 @@ async function workerBasics(config: Config, runtime: Runtime, localRuns?: LocalR
   };
   const activities = { ...createActivities(deps), ...createReconcilerActivities(deps) };
   const options = {
-    connection: runtime.temporal.connection,
+    connection: temporal.connection,
     namespace: config.temporal.namespace,
     workflowBundle: { codePath },
-    dataConverter: dataConverter(runtime.payloadKeys.current, runtime.payloadKeys.previous),
+    dataConverter: dataConverter(payloadKeys.current, payloadKeys.previous),
     shutdownGraceTime: '8 seconds',
   };
   return { activities, options };
@@ -105,22 +101,25 @@ function followerWorker(config: Config, { activities, options }: WorkerBasics) {
 }
 
 /**
- * A worker process's workers over a runtime of their own, closed with it: the main one and, unless
+ * A worker process's workers over resources of their own, closed with them: the main one and, unless
  * `follower` is false (a test that drives the main worker alone), the block follower's. A worker
- * that is made must be run before the runtime closes.
+ * that is made must be run before the resources close. `log`: the process's (a test's: a new one).
  */
-export async function openWorker(config: Config, { follower = true } = {}): Promise<WorkerHandle> {
-  const runtime = await openRuntime(config);
+export async function openWorker(
+  config: Config,
+  { follower = true, log = createLogger('worker', config.logLevel) }: { follower?: boolean; log?: Logger } = {},
+): Promise<WorkerHandle> {
+  const resources = await openResources(config, log);
   try {
-    const basics = await workerBasics(config, runtime);
+    const basics = await workerBasics(resources);
     const worker = await mainWorker(config, 'worker', basics);
     return {
       worker,
       follower: follower ? await followerWorker(config, basics) : undefined,
-      close: () => runtime.close(),
+      close: () => closeResources(resources),
     };
   } catch (error) {
-    await runtime.close();
+    await closeResources(resources);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
 import { accountSpend } from '../automations/budget/gas-spend.ts';
@@ -54,13 +54,13 @@ async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary): Promise<string 
  * GET /v1/account: the caller's own account; any valid key may read it. PATCH sets the account's
  * default budget (a key that may change automations).
  */
-export function accountRoutes(services: Services): Router {
+export function accountRoutes(resources: Resources): Router {
   const view = async (accountId: string) => {
-    const em = services.em();
+    const em = resources.em();
     const account = await em.findOneOrFail(Account, { id: accountId });
     const signer = await findSigner(em, account.id);
     const [gasBalance, spend] = await Promise.all([
-      signer ? gasBalanceOf(services.neo, signer) : null,
+      signer ? gasBalanceOf(resources.neo, signer) : null,
       accountSpend(em, account.id),
     ]);
     return {
@@ -94,7 +94,7 @@ export function accountRoutes(services: Services): Router {
       body: updateAccountBody,
       responses: { 200: accountSchema },
       handle: async ({ accountId, body }) => {
-        await services.em().nativeUpdate(Account, { id: accountId }, { budget: body.budget, updatedAt: new Date() });
+        await resources.em().nativeUpdate(Account, { id: accountId }, { budget: body.budget, updatedAt: new Date() });
         return bare(await view(accountId));
       },
     }),

@@ -1,11 +1,11 @@
 import Koa, { type Middleware } from 'koa';
 import type { Router } from '@koa/router';
 import { RequestContext } from '@mikro-orm/postgresql';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
-import { triggerControlOf } from '../automations/trigger-control.ts';
+import type { TriggerControl } from '../automations/triggers.control.ts';
 import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { versionsRoutes } from '../functions/versions.routes.ts';
@@ -27,6 +27,9 @@ import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
 import { refuseUnstorableUrl } from '../api/storable-text.ts';
 
+/** What the API's areas are built over: the process's resources and its one trigger control. */
+export type ApiResources = Resources & { triggerControl: TriggerControl };
+
 /**
  * The API, and the one place that lists every area: one router per area, mounted together so that
  * their routes decide 404 versus 405. What one area does for another is wired here (a deleted
@@ -35,11 +38,11 @@ import { refuseUnstorableUrl } from '../api/storable-text.ts';
  * every answer against the document of these areas, outermost (tests: test/support/answer-check.ts).
  */
 export function createApp(
-  services: Services,
+  resources: ApiResources,
   extraAreas: Router[] = [],
   checkAnswers?: (areas: Router[]) => Middleware,
 ): Koa {
-  const areas = apiAreas(services, extraAreas);
+  const areas = apiAreas(resources, extraAreas);
   const router = apiRouter();
   for (const area of areas) router.use(area.routes());
 
@@ -47,14 +50,14 @@ export function createApp(
   if (checkAnswers) app.use(checkAnswers(areas));
   app.use(requestId);
   app.use(httpMetrics);
-  app.use(requestLog(services.log, loggablePath));
-  app.use(errorHandler(services.log));
-  app.use((_ctx, next) => RequestContext.create(services.orm.em, next));
-  app.use(admitCallers(services, [invokeReadsFunction]));
+  app.use(requestLog(resources.log, loggablePath));
+  app.use(errorHandler(resources.log));
+  app.use((_ctx, next) => RequestContext.create(resources.orm.em, next));
+  app.use(admitCallers(resources, [invokeReadsFunction]));
   app.use(refuseUnstorableUrl);
   app.use(jsonBody);
   // Tests run every answer past its route's declaration.
-  if (services.config.env === 'test') app.use(checkDeclaredAnswers);
+  if (resources.config.env === 'test') app.use(checkDeclaredAnswers);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
@@ -64,23 +67,24 @@ export function createApp(
  * One router per area, in the order they match. Building them opens nothing: the OpenAPI document
  * is built from them without a running stack (src/app/openapi-document.ts).
  */
-export function apiAreas(services: Services, extraAreas: Router[] = []): Router[] {
+export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Router[] {
+  const { triggerControl } = resources;
   const areas: Router[] = [
-    healthRoutes(services),
+    healthRoutes(resources),
     livenessRoutes(),
-    accountRoutes(services),
-    secretsRoutes(services),
-    functionsRoutes(services, {
-      functionDeleted: (functionId) => stopAutomationsOfFunction(services.em(), triggerControlOf(services), functionId),
+    accountRoutes(resources),
+    secretsRoutes(resources),
+    functionsRoutes(resources, {
+      functionDeleted: (functionId) => stopAutomationsOfFunction(resources.em(), triggerControl, functionId),
     }),
-    executionsRoutes(services),
-    versionsRoutes(services),
-    storageRoutes(services),
-    automationsRoutes(services),
-    codecRoutes(services),
+    executionsRoutes(resources),
+    versionsRoutes(resources),
+    storageRoutes(resources),
+    automationsRoutes(resources, triggerControl),
+    codecRoutes(resources),
     openApiRoutes((): Router[] => areas),
     docsPage(),
-    metricsRoutes(metricsToken(services.config.secrets)),
+    metricsRoutes(metricsToken(resources.config.secrets)),
     ...extraAreas,
   ];
   return areas;

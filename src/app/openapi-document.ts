@@ -1,10 +1,10 @@
 import type { Router } from '@koa/router';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
-import type { Services } from '../services.ts';
+import type { TriggerControl } from '../automations/triggers.control.ts';
 import { payloadKeysOf } from '../crypto/master-keys.ts';
 import { openApiDocumentOf } from '../api/openapi.routes.ts';
-import { apiAreas } from './app.ts';
+import { apiAreas, type ApiResources } from './app.ts';
 
 /**
  * Stands for a service the routes are given but use only while answering: its parts may be read
@@ -40,7 +40,7 @@ export function offlineOpenApiDocument(): unknown {
   return openApiDocumentOf(areas, { url: `http://${config.api.host}:${config.api.port}` });
 }
 
-/** The API's routers over unopened services, `extraAreas` after them (a test's probe routes). */
+/** The API's routers over unopened resources, `extraAreas` after them (a test's probe routes). */
 export function offlineAreas(extraAreas: Router[] = []) {
   const config = loadConfig({
     NEOFLOW_ENV: 'production',
@@ -48,7 +48,7 @@ export function offlineAreas(extraAreas: Router[] = []) {
     NEOFLOW_PAYLOAD_KEY: placeholderKey,
     NEOFLOW_OPERATOR_TOKEN: 'a placeholder operator token',
   });
-  const services: Services = {
+  const resources: ApiResources = {
     config,
     log: createLogger('openapi', 'error'),
     orm: unopened('orm'),
@@ -59,6 +59,7 @@ export function offlineAreas(extraAreas: Router[] = []) {
     masterKeys: unopened('masterKeys'),
     // The codec's routes build their codec from the keys when made: placeholders, never used.
     payloadKeys: payloadKeysOf(config),
+    triggerControl: unopened<TriggerControl>('triggerControl'),
   };
-  return { areas: apiAreas(services, extraAreas), config };
+  return { areas: apiAreas(resources, extraAreas), config };
 }

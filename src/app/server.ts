@@ -1,32 +1,21 @@
 import { createServer, type Server } from 'node:http';
-import { resumeBlockFollower } from '../automations/automations.service.ts';
-import { triggerControlOf } from '../automations/trigger-control.ts';
-import { ensureRecoveryLoop } from '../recovery/recovery-loop.ts';
-import type { Services } from '../services.ts';
 import { PortInUseError } from '../net/ports.ts';
-import { createApp } from './app.ts';
+import { createApp, type ApiResources } from './app.ts';
 
 interface RunningApi {
   url: string;
-  /** Stops serving; the services stay open for their owner to close. */
+  /** Stops serving; the resources stay open for their owner to close. */
   close(): Promise<void>;
 }
 
-/** Serves the API over `services` until `close`. */
-export async function startApi(services: Services): Promise<RunningApi> {
-  const { config, log } = services;
-  const handle = createApp(services).callback();
+/** Serves the API over `resources` until `close`. */
+export async function startApi(resources: ApiResources): Promise<RunningApi> {
+  const { config, log } = resources;
+  const handle = createApp(resources).callback();
   const server = createServer((request, response) => void handle(request, response));
   await listen(server, config.api.host, config.api.port);
   const url = `http://${config.api.host}:${config.api.port}`;
   log.info('listening', { url });
-  await resumeBlockFollower(services.orm.em.fork(), triggerControlOf(services)).catch((error: unknown) =>
-    log.warn('the block follower could not be resumed', { error: String(error) }),
-  );
-  const { client } = services.temporal;
-  await ensureRecoveryLoop(client, config.temporal.taskQueue, config.recovery.intervalMs).catch((error: unknown) =>
-    log.warn('the reconciler loop could not be started', { error: String(error) }),
-  );
   return {
     url,
     close: () =>

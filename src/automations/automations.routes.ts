@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { paginationOf } from '../wire/pagination.ts';
 import { deletedMessage, paginationSchema } from '../wire/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import {
   automationDetailsSchema,
   automationSchema,
@@ -36,7 +36,7 @@ import { testAnswerSchema } from './blocks/trigger-test.view.ts';
 import { getRun, listRuns } from './runs/fires.ts';
 import { executionStats } from './runs/stats.ts';
 import { assertTriggerInterval } from './quotas.ts';
-import { triggerControlOf } from './trigger-control.ts';
+import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
@@ -44,23 +44,25 @@ import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
 
-/** The automations area: bare responses and upper-case error codes. */
-export function automationsRoutes(services: Services): Router {
+/**
+ * The automations area: bare responses and upper-case error codes. `control`: the process's one
+ * (src/app/main.ts).
+ */
+export function automationsRoutes(resources: Resources, control: TriggerControl): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
-  const keyed = idempotent(services);
-  const { em } = services;
-  const control = triggerControlOf(services);
-  const { quotas } = services.config;
+  const keyed = idempotent(resources);
+  const { em } = resources;
+  const { quotas } = resources.config;
   const slots = dryRunSlots();
   const dryRunDeps = () => ({
     slots,
     egress: control.egress,
     em: em(),
-    neo: services.neo,
-    masterKeys: services.masterKeys,
+    neo: resources.neo,
+    masterKeys: resources.masterKeys,
     sandbox: {
-      memoryLimitMb: services.config.worker.sandboxMemoryMb,
-      serviceCalls: services.config.worker.sandboxServiceCalls,
+      memoryLimitMb: resources.config.worker.sandboxMemoryMb,
+      serviceCalls: resources.config.worker.sandboxServiceCalls,
     },
   });
   // Read from the row alone: a read answers while Temporal is down.
@@ -113,7 +115,7 @@ export function automationsRoutes(services: Services): Router {
         assertTriggerInterval(quotas, body.trigger);
         const limit = quotas.automationsPerAccount;
         return bare(
-          automationView(await createAutomation(em(), control, accountId, body, services.masterKeys, limit)),
+          automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit)),
           201,
         );
       },
@@ -156,7 +158,7 @@ export function automationsRoutes(services: Services): Router {
       responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
       handle: async ({ accountId, params, body }) => {
         if (body.trigger) assertTriggerInterval(quotas, body.trigger);
-        const updated = await updateAutomation(em(), control, accountId, params.id, body, services.masterKeys);
+        const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;

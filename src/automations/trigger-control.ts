@@ -1,10 +1,10 @@
 import { invokerOf } from '../functions/executions.service.ts';
 import { withSharedReads } from '../chain/shared-reads.ts';
 import { egressPolicy } from '../egress/egress-policy.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import type { TriggerControl } from './triggers.control.ts';
 
-export function triggerControlOf(services: Services): TriggerControl {
+export function triggerControlOf(services: Resources): TriggerControl {
   return {
     ...invokerOf(services),
     catchupWindowMs: services.config.automations.catchupWindowMs,

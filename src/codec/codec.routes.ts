@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { type Answer, areaRouter, bare, route } from '../api/route-kit.ts';
 import { AppError, invalidRequest } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { operatorGuard } from './codec.auth.ts';
 import { EncryptionCodec } from '../temporal/codec.ts';
 
@@ -40,8 +40,8 @@ const preflightHeaders = {
  * or to /v1/codec/ui/<capability>/decode or /encode (see codec.auth.ts).
  * `X-Namespace` is accepted and ignored: one key seals the one namespace Neoflow uses.
  */
-export function codecRoutes(services: Services): Router {
-  const { config, payloadKeys } = services;
+export function codecRoutes(resources: Resources): Router {
+  const { config, payloadKeys } = resources;
   const codec = new EncryptionCodec(payloadKeys.current, payloadKeys.previous);
   const origins = config.codec.allowedOrigins;
   const guard = operatorGuard(config);

@@ -5,7 +5,7 @@ import { readWithKey, type ReadWithKey } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { type Answer, areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import type { Execution } from './execution.entity.ts';
 import {
   executionDetails,
@@ -50,12 +50,12 @@ export const invokeReadsFunction: ReadWithKey = {
 };
 
 /** Invocations and their history, in the functions area's envelope. */
-export function executionsRoutes(services: Services): Router {
+export function executionsRoutes(resources: Resources): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
-  const keyed = idempotent(services);
-  const { em } = services;
-  const invoker = invokerOf(services);
-  const queuedLimit = services.config.quotas.queuedExecutionsPerAccount;
+  const keyed = idempotent(resources);
+  const { em } = resources;
+  const invoker = invokerOf(resources);
+  const queuedLimit = resources.config.quotas.queuedExecutionsPerAccount;
   const executionOf = async (accountId: string, params: { id: string; executionId: string }) => {
     const fn = await getFunction(em(), accountId, params.id);
     return { fn, execution: await getExecution(em(), fn, params.executionId) };
@@ -80,7 +80,7 @@ export function executionsRoutes(services: Services): Router {
         await assertQueueRoom(em(), accountId, queuedLimit);
         if (body.async) return accepted(await startExecution(em(), invoker, fn, body.params, { type: 'api' }));
         const waitMs = fn.timeout * 1000 + syncGraceMs;
-        return answerSync(await invokeAndWait(em(), invoker, services.masterKeys, fn, body.params, waitMs));
+        return answerSync(await invokeAndWait(em(), invoker, resources.masterKeys, fn, body.params, waitMs));
       },
     }),
     route({
@@ -112,7 +112,7 @@ export function executionsRoutes(services: Services): Router {
       responses: { 200: dataEnvelope(executionDetailsSchema) },
       handle: async ({ accountId, params }) => {
         const { execution } = await executionOf(accountId, params);
-        return data(executionDetails(execution, await openResult(em(), services.masterKeys, execution)));
+        return data(executionDetails(execution, await openResult(em(), resources.masterKeys, execution)));
       },
     }),
     route({

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from '../log.ts';
 import { AppError } from '../errors.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
 import type { executeFunction } from '../../workflows/execute-function.ts';
@@ -33,11 +33,11 @@ export interface Invoker {
 }
 
 /** The Temporal client and the task queue workflows are started on. */
-export const invokerOf = (services: Services): Invoker => ({
-  client: services.temporal.client,
-  taskQueue: services.config.temporal.taskQueue,
-  log: services.log,
-  localRuns: services.localRuns,
+export const invokerOf = (resources: Resources): Invoker => ({
+  client: resources.temporal.client,
+  taskQueue: resources.config.temporal.taskQueue,
+  log: resources.log,
+  localRuns: resources.localRuns,
 });
 
 /**

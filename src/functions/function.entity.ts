@@ -3,9 +3,12 @@ import { Account } from '../auth/account.entity.ts';
 import { TextArrayType } from '../db/text-array.ts';
 import { prefixedId, timestamps } from '../db/resource-properties.ts';
 
-/** `typescript`: the code is TypeScript, run once stripped of its types (src/sandbox/typescript.ts). */
-export const runtimes = ['node16', 'node18', 'typescript'] as const;
-export type Runtime = (typeof runtimes)[number];
+/**
+ * The languages a function's code is written in (its field `runtime`). `typescript`: the code is
+ * TypeScript, run once stripped of its types (src/sandbox/typescript.ts).
+ */
+export const languages = ['node16', 'node18', 'typescript'] as const;
+export type Language = (typeof languages)[number];
 
 /** A stored JavaScript function of an account. */
 export const FunctionDef = defineEntity({
@@ -17,7 +20,7 @@ export const FunctionDef = defineEntity({
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     name: p.string().length(64),
     description: p.text().nullable(),
-    runtime: p.string().length(16).$type<Runtime>(),
+    runtime: p.string().length(16).$type<Language>(),
     timeout: p.integer(),
     code: p.text(),
     // Always 'active' (docs/api.md, "Functions"): the interface names no other state of a function.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
-import { runtimes } from './function.entity.ts';
+import { languages } from './function.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { FunctionStats } from './stats.ts';
 
@@ -40,7 +40,7 @@ const summarySchema = {
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  runtime: z.enum(runtimes),
+  runtime: z.enum(languages),
   status: z.literal('active'),
   createdAt: isoTime,
   updatedAt: isoTime,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { callerOf } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { functionListItem, functionListItemSchema, functionSchema, functionView } from './function.view.ts';
 import {
   createFunctionBody,
@@ -26,11 +26,11 @@ interface FunctionHooks {
 }
 
 /** The functions area answers in the `{success: true, data}` envelope. */
-export function functionsRoutes(services: Services, hooks: FunctionHooks): Router {
+export function functionsRoutes(resources: Resources, hooks: FunctionHooks): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
-  const keyed = idempotent(services);
-  const { em } = services;
-  const invoker = invokerOf(services);
+  const keyed = idempotent(resources);
+  const { em } = resources;
+  const invoker = invokerOf(resources);
   return areaRouter('/v1/functions', [
     route({
       method: 'get',

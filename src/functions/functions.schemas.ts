@@ -4,7 +4,7 @@ import { paginationQuery } from '../wire/pagination.ts';
 import { queryFlag } from '../wire/query-forms.ts';
 import { secretName } from '../secrets/secrets.schemas.ts';
 import { allowedHosts } from './allowed-hosts.ts';
-import { runtimes } from './function.entity.ts';
+import { languages } from './function.entity.ts';
 
 const maxCodeBytes = 256 * 1024;
 
@@ -12,7 +12,7 @@ const name = z
   .string({ error: 'must be a string' })
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be 1 to 64 letters, digits or hyphens');
 const runtime = z
-  .enum(runtimes, { error: 'must be node16, node18 or typescript' })
+  .enum(languages, { error: 'must be node16, node18 or typescript' })
   .describe('node16 and node18 run JavaScript; typescript runs TypeScript stripped of its types (docs/functions.md).');
 const timeout = integerIn(1, 300);
 const code = z

@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import { emptyBody } from '../wire/empty-body.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { functionSchema, functionView } from './function.view.ts';
 import { getFunction } from './functions.service.ts';
 import { functionStats } from './stats.ts';
@@ -11,8 +11,8 @@ import { getVersionQuery, listVersionsQuery, versionNumber } from './versions.sc
 import { getVersion, listVersions, promoteVersion } from './versions.service.ts';
 
 /** A function's immutable versions, and the promote that makes one of them current again. */
-export function versionsRoutes(services: Services): Router {
-  const { em } = services;
+export function versionsRoutes(resources: Resources): Router {
+  const { em } = resources;
   return areaRouter('/v1/functions', [
     route({
       method: 'get',

@@ -2,20 +2,20 @@ import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { ping } from '../db/ping.sql.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { sharedHealth, type HealthProbes } from './health.service.ts';
 
-function healthProbes(services: Services): HealthProbes {
+function healthProbes(resources: Resources): HealthProbes {
   return {
     postgres: async () => {
-      await ping(services.orm.em);
+      await ping(resources.orm.em);
       return {};
     },
     temporal: async () => {
-      await services.temporal.client.workflowService.getSystemInfo({});
+      await resources.temporal.client.workflowService.getSystemInfo({});
       return {};
     },
-    neo: async () => ({ blockHeight: await services.neo.getBlockCount() }),
+    neo: async () => ({ blockHeight: await resources.neo.getBlockCount() }),
   };
 }
 
@@ -38,8 +38,8 @@ const healthSchema = z
  * GET /v1/health needs no key: load balancers and operators call it. 503 when degraded. A report
  * answers for a second (`reportFreshMs`), so callers cannot multiply the probes' remote calls.
  */
-export function healthRoutes(services: Services): Router {
-  const health = sharedHealth(healthProbes(services));
+export function healthRoutes(resources: Resources): Router {
+  const health = sharedHealth(healthProbes(resources));
   return areaRouter('/v1/health', [
     route({
       method: 'get',

@@ -2,17 +2,17 @@ import type { Router } from '@koa/router';
 import { paginationOf } from '../wire/pagination.ts';
 import { deletedMessage } from '../wire/response-schemas.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
-import type { Services } from '../services.ts';
+import type { Resources } from '../resources.ts';
 import { secretListItem, secretListSchema, secretSchema, secretView } from './secret.view.ts';
 import { createSecretBody, listSecretsQuery, updateSecretBody } from './secrets.schemas.ts';
 import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from './secrets.service.ts';
 import { idempotent } from '../api/idempotency.ts';
 
 /** The secrets area: bare responses, upper-case error codes; values are write-only. */
-export function secretsRoutes(services: Services): Router {
+export function secretsRoutes(resources: Resources): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
-  const keyed = idempotent(services);
-  const { em, masterKeys } = services;
+  const keyed = idempotent(resources);
+  const { em, masterKeys } = resources;
   return areaRouter('/v1/secrets', [
     route({
       method: 'get',

@@ -3,12 +3,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from '@koa/router';
 import { inject } from 'vitest';
-import { createApp } from '../../src/app/app.ts';
+import { createApp, type ApiResources } from '../../src/app/app.ts';
+import { triggerControlOf } from '../../src/automations/trigger-control.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { createLogger } from '../../src/log.ts';
-import type { Services } from '../../src/services.ts';
+import type { Resources } from '../../src/resources.ts';
 import { masterKeysOf, payloadKeysOf } from '../../src/crypto/master-keys.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
@@ -19,7 +20,8 @@ import { answerCheck } from './answer-check.ts';
 
 export interface TestApi {
   url: string;
-  services: Services;
+  /** What the app is built over, its trigger control included. */
+  services: ApiResources;
   database: TestDatabase;
   close(): Promise<void>;
 }
@@ -36,21 +38,20 @@ export async function startTestApi(
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal(temporalAddress);
   const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
-  const localRuns = hostWorker ? new LocalRuns() : undefined;
-  const services: Services = {
+  const resources: Resources = {
     config,
     log: createLogger('api-test', 'warn'),
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
-    localRuns,
+    localRuns: hostWorker ? new LocalRuns() : undefined,
     // A file that runs a chain of its own names it, for the API and its worker alike.
     neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
     payloadKeys: payloadKeysOf(config),
   };
-  const runtime = { ...services, temporal, close: () => temporal.connection.close() };
-  const worker = hostWorker ? await createWorker(config, runtime, 'api', localRuns) : undefined;
+  const services = { ...resources, triggerControl: triggerControlOf(resources) };
+  const worker = hostWorker ? await createWorker(resources, 'api') : undefined;
   const running = worker?.run();
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;

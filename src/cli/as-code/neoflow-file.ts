@@ -11,7 +11,7 @@ import {
 import type { Budget } from '../../chain/gas-budget.ts';
 import { credentialsOf, type CredentialKind } from '../../automations/credentials/credentials.ts';
 import type { NotifyRule } from '../../automations/model/notify.schemas.ts';
-import type { Runtime } from '../../functions/function.entity.ts';
+import type { Language } from '../../functions/function.entity.ts';
 import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
 import { readFunctionFile } from '../function-file.ts';
@@ -77,7 +77,7 @@ export interface DesiredSecret {
 /** A function's fields as the API stores them (its defaults applied). */
 export interface FunctionFields {
   description: string | null;
-  runtime: Runtime;
+  runtime: Language;
   timeout: number;
   environment: Record<string, string>;
   secrets: string[];

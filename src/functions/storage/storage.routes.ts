@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { dataEnvelope, dataPageEnvelope } from '../../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../../api/route-kit.ts';
 import { invalidRequest } from '../../errors.ts';
-import type { Services } from '../../services.ts';
+import type { Resources } from '../../resources.ts';
 import { getFunction } from '../functions.service.ts';
 import {
   deleteStorageQuery,
@@ -19,8 +19,8 @@ import { deleteStorageValue, getStorageValue, listStorage, putStorageValue } fro
  * A function's key-value store as operators and clients see it (the functions area's envelope):
  * what its runs read and write through `context.storage`. A key in the path is percent-encoded.
  */
-export function storageRoutes(services: Services): Router {
-  const { em, masterKeys } = services;
+export function storageRoutes(resources: Resources): Router {
+  const { em, masterKeys } = resources;
   /** The function, the caller's, and the key checked as a run checks it. */
   const target = async (accountId: string, params: { id: string; key: string }) => {
     const fn = await getFunction(em(), accountId, params.id);

@@ -23,7 +23,7 @@ export const layers: { name: string; paths: RegExp[] }[] = [
     paths: [/^src\/app\//, /^worker\//, /^src\/(services\.factory|runtime|db)\.ts$/, /^src\/db\/migrations\//],
   },
   { name: 'routes', paths: [/\.routes\.ts$/] },
-  { name: 'services', paths: [/\.service\.ts$/, /^src\/services\.ts$/, /\/trigger-control\.ts$/] },
+  { name: 'services', paths: [/\.service\.ts$/, /^src\/services\.ts$/] },
   // What writes Temporal's state from rows (`*.control.ts`) and the reconciler.
   { name: 'control', paths: [/^src\/recovery\//, /\.control\.ts$/] },
   { name: 'views', paths: [/\.view\.ts$/] },

@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
-import { triggerControlOf } from '../automations/trigger-control.ts';
+import { triggerControlOf } from '../automations/trigger-control.service.ts';
 import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { versionsRoutes } from '../functions/versions.routes.ts';

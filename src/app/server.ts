@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
-import { triggerControlOf } from '../automations/trigger-control.ts';
+import { triggerControlOf } from '../automations/trigger-control.service.ts';
 import { ensureRecoveryLoop } from '../recovery/recovery-loop.ts';
 import type { Services } from '../services.ts';
 import { PortInUseError } from '../net/ports.ts';

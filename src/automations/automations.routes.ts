@@ -36,7 +36,7 @@ import { testAnswerSchema } from './blocks/trigger-test.view.ts';
 import { getRun, listRuns } from './runs/fires.ts';
 import { executionStats } from './runs/stats.ts';
 import { assertTriggerInterval } from './quotas.ts';
-import { triggerControlOf } from './trigger-control.ts';
+import { triggerControlOf } from './trigger-control.service.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';

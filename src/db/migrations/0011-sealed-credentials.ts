@@ -2,9 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 import type { Action, Trigger } from '../../automations/model/automation.schemas.ts';
 import { credentialsOf, mapChannel, masked, maskOf } from '../../automations/credentials/credentials.ts';
 import type { Channel, NotifyRule } from '../../automations/model/notify.schemas.ts';
-import { seal } from '../../crypto/envelope.ts';
+import { seal, type MasterKeys } from '../../crypto/envelope.ts';
 import { sealContexts } from '../../crypto/seal-contexts.ts';
-import { lentMasterKeys } from '../migration-keys.ts';
 
 const batch = 200;
 
@@ -12,8 +11,12 @@ const batch = 200;
  * Automations' credentials (channel and webhook URLs, webhook header values, price-source URLs)
  * move out of the clear JSON columns into sealed rows, one per credential, and the columns keep
  * their masks (src/automations/credentials/credentials.ts); so do the channels notifications copied.
+ * Sealing needs the master keys, given when the migrations run (sealedCredentials).
  */
-export class SealedCredentials extends Migration {
+abstract class SealedCredentials extends Migration {
+  /** None given: the migration fails if there is anything to seal. */
+  protected abstract readonly masterKeys: MasterKeys | undefined;
+
   override async up(): Promise<void> {
     await this.execute(`create table "automation_credentials" (
       "id" bigserial primary key,
@@ -38,7 +41,12 @@ export class SealedCredentials extends Migration {
         // Nothing was masked before: every value found is in clear.
         const clear = credentialsOf(parts);
         if (clear.length === 0) continue;
-        const masterKeys = lentMasterKeys(this.config, 'Sealing the credentials automations hold');
+        const { masterKeys } = this;
+        if (!masterKeys) {
+          throw new Error(
+            'Sealing the credentials automations hold needs the master key: run the migrations with NEOFLOW_MASTER_KEY set',
+          );
+        }
         for (const { path, value } of clear) {
           const sealed = seal(value, sealContexts.credential(id, path), masterKeys);
           await this.execute(
@@ -75,3 +83,9 @@ export class SealedCredentials extends Migration {
     }
   }
 }
+
+/** 0011 as the migrations list holds it: given the master keys it seals with, if any. */
+export const sealedCredentials = (masterKeys: MasterKeys | undefined) =>
+  class extends SealedCredentials {
+    protected override readonly masterKeys = masterKeys;
+  };

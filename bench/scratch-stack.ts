@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../src/app/app.ts';
-import { triggerControlOf } from '../src/automations/trigger-control.ts';
+import { triggerControlOf } from '../src/automations/trigger-control.service.ts';
 import { createKey, type CreateKeyOptions } from '../src/auth/keys.service.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';

@@ -20,7 +20,7 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'stack', paths: [/^src\/stack\//] },
   { name: 'composition', paths: [/^src\/app\//, /^worker\//] },
   { name: 'routes', paths: [/\.routes\.ts$/] },
-  { name: 'services', paths: [/\.service\.ts$/, /\/trigger-control\.ts$/] },
+  { name: 'services', paths: [/\.service\.ts$/] },
   // What writes Temporal's state from rows (`*.control.ts`) and the reconciler.
   { name: 'control', paths: [/^src\/recovery\//, /\.control\.ts$/] },
   { name: 'views', paths: [/\.view\.ts$/] },

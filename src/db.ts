@@ -16,8 +16,7 @@ import { FunctionVersion } from './functions/function-version.entity.ts';
 import { Notification } from './automations/notifications/notification.entity.ts';
 import { Secret, SecretVersion } from './secrets/secret.entity.ts';
 import { reachable } from './reachable.ts';
-import { migrations } from './db/migrations/index.ts';
-import { lendMasterKeys } from './db/migration-keys.ts';
+import { migrations, migrationsWith } from './db/migrations/index.ts';
 import { ping } from './db/ping.sql.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
 
@@ -69,7 +68,8 @@ export async function openOrm(databaseUrl: string): Promise<MikroORM> {
  * already stored (0011) needs the master keys, and fails without them only if there is any.
  */
 export async function migrate(orm: MikroORM, masterKeys?: MasterKeys): Promise<string[]> {
-  if (masterKeys) lendMasterKeys(orm.config, masterKeys);
+  // The migrator reads its list at each run: this run's are given this run's keys.
+  orm.config.get('migrations').migrationsList = migrationsWith(masterKeys);
   const applied = await orm.migrator.up();
   return applied.map((migration) => migration.name);
 }

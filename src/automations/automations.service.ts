@@ -29,13 +29,7 @@ import { followsBlocks } from './model/state-trigger-kinds.ts';
 import type { Budget } from '../chain/gas-budget.ts';
 import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
-import {
-  applyTrigger,
-  ensureBlockFollower,
-  removeTrigger,
-  type TriggerChange,
-  type TriggerControl,
-} from './triggers.control.ts';
+import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
 import { automationLimitReached } from './quotas.ts';
 import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
@@ -251,7 +245,7 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
  * terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await ensureBlockFollower(control);
+  if (await watchingBlocks(em)) await control.blockFollower.ensure();
 }
 
 /**

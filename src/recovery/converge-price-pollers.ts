@@ -4,7 +4,7 @@ import { revealCredentials } from '../automations/credentials/credential-store.t
 import { mapTrigger } from '../automations/credentials/credentials.ts';
 import { priceSourceKey } from '../automations/price/price-source-key.ts';
 import { activePriceSources, nameSource, unnamedPriceRows } from '../automations/price/automation-price.sql.ts';
-import { ensurePricePoller, stopRetiredPricePollers, type TriggerControl } from '../automations/triggers.control.ts';
+import type { TriggerControl } from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { mapBounded } from './workflow-state.ts';
 
@@ -36,6 +36,6 @@ export async function convergePricePollers(
     if (rows.length < pageSize) break;
     after = rows.at(-1)!.id;
   }
-  await mapBounded(await activePriceSources(em), callsInFlight, (source) => ensurePricePoller(control, source));
-  await stopRetiredPricePollers(control);
+  await mapBounded(await activePriceSources(em), callsInFlight, (source) => control.pricePollers.ensure(source));
+  await control.pricePollers.stopRetired();
 }

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import type { TriggerControl } from '../automations/triggers.control.ts';
+import { TriggerControl } from '../automations/triggers.control.ts';
 import type { Keyset } from './keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
 import { convergePricePollers } from './converge-price-pollers.ts';
@@ -24,14 +24,14 @@ type ReconcilerDeps = Pick<
  */
 export function createReconcilerActivities(deps: ReconcilerDeps) {
   const em = () => deps.orm.em.fork();
-  const control: TriggerControl = {
+  const control = new TriggerControl({
     client: deps.temporal,
     taskQueue: deps.taskQueue,
     catchupWindowMs: deps.automations.catchupWindowMs,
     neo: deps.neo,
     egress: deps.egress,
     log: { warn: (message, fields) => void log.warn(message, fields) },
-  };
+  });
   return {
     sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
     sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, control.log),

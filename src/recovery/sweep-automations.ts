@@ -1,17 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { scheduleRowsPage, watchingBlocks } from '../automations/model/automation.sql.ts';
 import { lastRunTimes } from '../automations/runs/fires.ts';
-import {
-  convergeTrigger,
-  ensureBlockFollower,
-  listedAsRow,
-  removeTrigger,
-  type TriggerControl,
-} from '../automations/triggers.control.ts';
+import { convergeTrigger, removeTrigger, type TriggerControl } from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
 import { dropTriggerRemoval, triggerRemovals } from './trigger-removal.sql.ts';
 import { mapBounded } from './workflow-state.ts';
-import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 
 /** A page of automations made to run in Temporal as their rows say, and where the next starts. */
 interface ConvergedPage {
@@ -19,9 +12,6 @@ interface ConvergedPage {
   failed: { automationId: string; error: string }[];
   next: string | null;
 }
-
-/** The listing each control's pass took on its first page, which its next pages reuse. */
-const listings = new WeakMap<TriggerControl, ScheduleListing>();
 
 /**
  * A pass describes a rotating slice of the schedules whatever their listing shows: what a listing
@@ -50,11 +40,7 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
     em,
     automations.map((automation) => automation.id),
   );
-  let listing = listings.get(control);
-  if (after === '' || !listing) {
-    listing = await listSchedules(control.client, listing?.pass ?? 0);
-    listings.set(control, listing);
-  }
+  const listing = await control.schedules.listing(after === '');
   const failed: ConvergedPage['failed'] = [];
   await mapBounded(automations, callsInFlight, async (automation) => {
     const lastRun = lastRuns.get(automation.id) ?? null;
@@ -62,7 +48,7 @@ export async function sweepAutomations(em: EntityManager, control: TriggerContro
     const settled =
       summary &&
       !inFullSlice(automation.id, listing.pass, passesPerCycle(listing.schedules.size)) &&
-      listedAsRow(control, automation, summary, listing.at, lastRun);
+      control.schedules.listedAsRow(automation, summary, listing.at, lastRun);
     if (settled) return;
     await convergeTrigger(control, automation, lastRun).catch((error: unknown) => {
       failed.push({ automationId: automation.id, error: String(error) });
@@ -84,7 +70,7 @@ export function inFullSlice(automationId: string, pass: number, passes: number) 
 
 /** The network's block follower runs while any active automation watches blocks. */
 export async function convergeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await ensureBlockFollower(control);
+  if (await watchingBlocks(em)) await control.blockFollower.ensure();
 }
 
 /**

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
-import { followerId } from '../../src/automations/triggers.control.ts';
+import { followerId } from '../../src/automations/blocks/follower.control.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { triggerControlOf } from '../../src/automations/trigger-control.ts';
+import { triggerControlOf } from '../../src/automations/trigger-control.service.ts';
 import { inFullSlice, passesPerCycle, sweepAutomations } from '../../src/recovery/sweep-automations.ts';
 import { api, create, echoFn, startAutomationsApi, stopAutomationsApi } from '../support/automations-api.ts';
 import { until } from '../support/polling.ts';

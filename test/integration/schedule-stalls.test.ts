@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
-import { triggerControlOf } from '../../src/automations/trigger-control.ts';
+import { triggerControlOf } from '../../src/automations/trigger-control.service.ts';
 import { convergeTrigger } from '../../src/automations/triggers.control.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import {

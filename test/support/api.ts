@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Router } from '@koa/router';
 import { inject } from 'vitest';
 import { createApp, type ApiResources } from '../../src/app/app.ts';
-import { triggerControlOf } from '../../src/automations/trigger-control.ts';
+import { triggerControlOf } from '../../src/automations/trigger-control.service.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Automation } from '../../src/automations/model/automation.entity.ts';
-import { applyTrigger, type TriggerControl } from '../../src/automations/triggers.control.ts';
+import { applyTrigger, TriggerControl, type TriggerControlFields } from '../../src/automations/triggers.control.ts';
 
 /** A control whose Temporal client only counts what it is asked: wakes of pollers, starts of the follower. */
 function countingControl() {
@@ -20,7 +20,8 @@ function countingControl() {
     withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
   };
   const neo = { getNetworkMagic: () => Promise.resolve(860833102) };
-  const control = { client, neo, taskQueue: 'neoflow', log: { warn: vi.fn() } } as unknown as TriggerControl;
+  const fields = { client, neo, taskQueue: 'neoflow', log: { warn: vi.fn() } } as unknown as TriggerControlFields;
+  const control = new TriggerControl(fields);
   return { control, wakes, followerStarts: () => followerStarts };
 }
 

@@ -10,9 +10,8 @@ import {
   type Trigger,
 } from './0011-credentials.ts';
 // Imported, not copied: the envelope and the seal context the credential store opens these values with.
-import { seal } from '../../crypto/envelope.ts';
+import { seal, type MasterKeys } from '../../crypto/envelope.ts';
 import { sealContexts } from '../../crypto/seal-contexts.ts';
-import { lentMasterKeys } from '../migration-keys.ts';
 
 const batch = 200;
 
@@ -20,8 +19,12 @@ const batch = 200;
  * Automations' credentials (channel and webhook URLs, webhook header values, price-source URLs)
  * move out of the clear JSON columns into sealed rows, one per credential, and the columns keep
  * their masks (0011-credentials.ts); so do the channels notifications copied.
+ * Sealing needs the master keys, given when the migrations run (sealedCredentials).
  */
-export class SealedCredentials extends Migration {
+abstract class SealedCredentials extends Migration {
+  /** None given: the migration fails if there is anything to seal. */
+  protected abstract readonly masterKeys: MasterKeys | undefined;
+
   override async up(): Promise<void> {
     await this.execute(`create table "automation_credentials" (
       "id" bigserial primary key,
@@ -46,7 +49,12 @@ export class SealedCredentials extends Migration {
         // Nothing was masked before: every value found is in clear.
         const clear = credentialsOf(parts);
         if (clear.length === 0) continue;
-        const masterKeys = lentMasterKeys(this.config, 'Sealing the credentials automations hold');
+        const { masterKeys } = this;
+        if (!masterKeys) {
+          throw new Error(
+            'Sealing the credentials automations hold needs the master key: run the migrations with NEOFLOW_MASTER_KEY set',
+          );
+        }
         for (const { path, value } of clear) {
           const sealed = seal(value, sealContexts.credential(id, path), masterKeys);
           await this.execute(
@@ -83,3 +91,9 @@ export class SealedCredentials extends Migration {
     }
   }
 }
+
+/** 0011 as the migrations list holds it: given the master keys it seals with, if any. */
+export const sealedCredentials = (masterKeys: MasterKeys | undefined) =>
+  class extends SealedCredentials {
+    protected override readonly masterKeys = masterKeys;
+  };

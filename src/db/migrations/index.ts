@@ -1,4 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
+import type { MasterKeys } from '../../crypto/envelope.ts';
 import { AccountsAndKeys } from './0001-accounts-and-keys.ts';
 import { Secrets } from './0002-secrets.ts';
 import { RateLimits } from './0003-rate-limits.ts';
@@ -9,7 +10,7 @@ import { UnloggedRateLimits } from './0007-unlogged-rate-limits.ts';
 import { IdempotentRequests } from './0008-idempotent-requests.ts';
 import { Notifications } from './0009-notifications.ts';
 import { Reconciler } from './0010-reconciler.ts';
-import { SealedCredentials } from './0011-sealed-credentials.ts';
+import { sealedCredentials } from './0011-sealed-credentials.ts';
 import { ContractFees } from './0012-contract-fees.ts';
 import { RunningExecutions } from './0013-running-executions.ts';
 import { HotQueryIndexes } from './0014-hot-query-indexes.ts';
@@ -24,8 +25,11 @@ import { PriceSources } from './0023-price-sources.ts';
 import { WatcherChanges } from './0024-watcher-changes.ts';
 import { AutomationCounts } from './0025-automation-counts.ts';
 
-/** Applied in this order; a migration, once released, is never edited. */
-export const migrations: MigrationObject[] = [
+/**
+ * Applied in this order; a migration, once released, is never edited. A migration that seals
+ * values already stored (0011) is given `masterKeys`, and fails without them only if there is any.
+ */
+export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0001-accounts-and-keys', class: AccountsAndKeys },
   { name: '0002-secrets', class: Secrets },
   { name: '0003-rate-limits', class: RateLimits },
@@ -36,7 +40,7 @@ export const migrations: MigrationObject[] = [
   { name: '0008-idempotent-requests', class: IdempotentRequests },
   { name: '0009-notifications', class: Notifications },
   { name: '0010-reconciler', class: Reconciler },
-  { name: '0011-sealed-credentials', class: SealedCredentials },
+  { name: '0011-sealed-credentials', class: sealedCredentials(masterKeys) },
   { name: '0012-contract-fees', class: ContractFees },
   { name: '0013-running-executions', class: RunningExecutions },
   { name: '0014-hot-query-indexes', class: HotQueryIndexes },
@@ -51,3 +55,6 @@ export const migrations: MigrationObject[] = [
   { name: '0024-watcher-changes', class: WatcherChanges },
   { name: '0025-automation-counts', class: AutomationCounts },
 ];
+
+/** The migrations, given no keys: their names and order, and every run that seals nothing. */
+export const migrations = migrationsWith();

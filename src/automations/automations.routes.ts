@@ -19,9 +19,9 @@ import {
   createAutomationBody,
   listAutomationsQuery,
   listRunsQuery,
-  testAutomationBody,
   updateAutomationBody,
-} from './model/automation.schemas.ts';
+} from './automations.schemas.ts';
+import { testAutomationBody } from './blocks/trigger-test.schemas.ts';
 import {
   createAutomation,
   deleteAutomation,

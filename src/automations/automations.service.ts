@@ -8,15 +8,9 @@ import { sealCredentials, sealNewCredentials } from './credentials/credential-st
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { AutomationRun } from './model/run.entity.ts';
 import { templateRootProblem } from './model/arg-templates.ts';
-import {
-  sendsTransactions,
-  type Action,
-  type CreateAutomation,
-  type ListAutomations,
-  type Trigger,
-  type TriggerType,
-  type UpdateAutomation,
-} from './model/automation.schemas.ts';
+import type { Trigger, TriggerType } from './model/trigger.schemas.ts';
+import { sendsTransactions, type Action } from './model/action.schemas.ts';
+import type { CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price/price-source.ts';
 import { priceSourceKey } from './price/price-source-key.ts';
 import { forgetPriceState } from './price/price-trigger.sql.ts';

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { Trigger } from './model/automation.schemas.ts';
+import type { Trigger } from './model/trigger.schemas.ts';
 import { shortestIntervalSeconds } from './model/cron.ts';
 
 type Quotas = Config['quotas'];

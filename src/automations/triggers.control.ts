@@ -20,7 +20,7 @@ import type { blockFollower } from '../../workflows/block-follower.ts';
 import type { priceSourcePoller } from '../../workflows/price-source-poller.ts';
 import type { scheduledFire } from '../../workflows/scheduled-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
-import type { ScheduleTrigger, TriggerType } from './model/automation.schemas.ts';
+import type { ScheduleTrigger, TriggerType } from './model/trigger.schemas.ts';
 import { scheduleCron } from './model/cron.ts';
 import { firesOnCron, scheduleDrift, type DesiredSchedule, type ScheduleDriftKind } from './schedule/schedule-drift.ts';
 import {

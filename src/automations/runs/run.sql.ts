@@ -6,7 +6,7 @@ import { jsonbParam } from '../../db/jsonb-param.ts';
 import { storableText } from '../../db/storable.ts';
 import type { Execution } from '../../functions/execution.entity.ts';
 import { executionColumns } from '../../functions/execution.sql.ts';
-import type { Action } from '../model/automation.schemas.ts';
+import type { Action } from '../model/action.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
 import type { FirePayload, RunError } from '../model/run.entity.ts';
 // The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.

@@ -1,5 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
-import type { Action, Trigger } from '../../automations/model/automation.schemas.ts';
+import type { Trigger } from '../../automations/model/trigger.schemas.ts';
+import type { Action } from '../../automations/model/action.schemas.ts';
 import { credentialsOf, mapChannel, masked, maskOf } from '../../automations/credentials/credentials.ts';
 import type { Channel, NotifyRule } from '../../automations/model/notify.schemas.ts';
 import { seal } from '../../crypto/envelope.ts';

@@ -31,10 +31,20 @@ import {
   type TriggerControl,
 } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
-import { automationLimitReached } from './quotas.ts';
 import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
+
+/**
+ * An account at its number of automations creates no more until it deletes some: its insert is
+ * refused by the count PostgreSQL keeps (insertAutomation), which racing creates take in turn.
+ */
+const automationLimitReached = (limit: number) =>
+  new AppError(
+    'automation_limit_reached',
+    `This account has ${limit} automations, the most it may have; delete one to create another.`,
+    { limit },
+  );
 
 /**
  * Creates the automation if the account has room for it, then has Temporal run its trigger. The

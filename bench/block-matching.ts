@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { u, wallet } from '@cityofzion/neon-js';
-import type { FollowedTrigger } from '../src/automations/model/automation.schemas.ts';
+import type { FollowedTrigger } from '../src/automations/model/trigger.schemas.ts';
 import { firingsOfBlock, type EventAbi, type Watcher } from '../src/automations/blocks/block-matching.ts';
 import type { BlockNotification, BlockNotifications } from '../src/chain/blocks.ts';
 import type { StackItem } from '../src/chain/stack-item.ts';

@@ -19,9 +19,9 @@ import {
   createAutomationBody,
   listAutomationsQuery,
   listRunsQuery,
-  testAutomationBody,
   updateAutomationBody,
-} from './model/automation.schemas.ts';
+} from './automations.schemas.ts';
+import { testAutomationBody } from './blocks/trigger-test.schemas.ts';
 import {
   createAutomation,
   deleteAutomation,
@@ -35,7 +35,9 @@ import { dryRunSlots } from './actions/action-dry-run.ts';
 import { testAnswerSchema } from './blocks/trigger-test.view.ts';
 import { getRun, listRuns } from './runs/fires.ts';
 import { executionStats } from './runs/stats.ts';
-import { assertTriggerInterval } from './quotas.ts';
+import { refuseFrequentSchedule } from './schedule/schedule-floor.ts';
+import { refuseFrequentPriceReads } from './price/price-read-floor.ts';
+import type { Trigger } from './model/trigger.schemas.ts';
 import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
@@ -53,6 +55,11 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
   const keyed = idempotent(resources);
   const { em } = resources;
   const { quotas } = resources.config;
+  /** A trigger that fires, or reads its price, more often than the deployment allows is refused. */
+  const refuseFrequentTrigger = (trigger: Trigger) => {
+    if (trigger.type === 'schedule') refuseFrequentSchedule(trigger, quotas.shortestScheduleSeconds);
+    if (trigger.type === 'price') refuseFrequentPriceReads(trigger, quotas.shortestPollSeconds);
+  };
   const slots = dryRunSlots();
   const dryRunDeps = () => ({
     slots,
@@ -112,7 +119,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       body: createAutomationBody,
       responses: { 201: automationSchema },
       handle: async ({ accountId, body }) => {
-        assertTriggerInterval(quotas, body.trigger);
+        refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
         return bare(
           automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit)),
@@ -157,7 +164,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       body: updateAutomationBody,
       responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
       handle: async ({ accountId, params, body }) => {
-        if (body.trigger) assertTriggerInterval(quotas, body.trigger);
+        if (body.trigger) refuseFrequentTrigger(body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);

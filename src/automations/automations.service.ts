@@ -8,15 +8,9 @@ import { sealCredentials, sealNewCredentials } from './credentials/credential-st
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { AutomationRun } from './model/run.entity.ts';
 import { templateRootProblem } from './model/arg-templates.ts';
-import {
-  sendsTransactions,
-  type Action,
-  type CreateAutomation,
-  type ListAutomations,
-  type Trigger,
-  type TriggerType,
-  type UpdateAutomation,
-} from './model/automation.schemas.ts';
+import type { Trigger, TriggerType } from './model/trigger.schemas.ts';
+import { sendsTransactions, type Action } from './model/action.schemas.ts';
+import type { CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price/price-source.ts';
 import { priceSourceKey } from './price/price-source-key.ts';
 import { forgetPriceState } from './price/automation-price.sql.ts';
@@ -31,10 +25,20 @@ import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
-import { automationLimitReached } from './quotas.ts';
 import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
+
+/**
+ * An account at its number of automations creates no more until it deletes some: its insert is
+ * refused by the count PostgreSQL keeps (insertAutomation), which racing creates take in turn.
+ */
+const automationLimitReached = (limit: number) =>
+  new AppError(
+    'automation_limit_reached',
+    `This account has ${limit} automations, the most it may have; delete one to create another.`,
+    { limit },
+  );
 
 /**
  * Creates the automation if the account has room for it, then has Temporal run its trigger. The

@@ -4,7 +4,7 @@ import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { Logger } from '../log.ts';
 import { BlockFollower } from './blocks/follower.control.ts';
 import type { Automation } from './model/automation.entity.ts';
-import type { TriggerType } from './model/automation.schemas.ts';
+import type { TriggerType } from './model/trigger.schemas.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
 import { PricePollers } from './price/price-pollers.control.ts';
 import type { ScheduledAutomation } from './schedule/schedule-options.control.ts';

@@ -1,4 +1,4 @@
-import { executeSchema } from '../automations/model/automation.schemas.ts';
+import { executeSchema } from '../automations/model/action.schemas.ts';
 import { dryRunDecision, type DryDecision } from '../automations/actions/decision-dry-run.ts';
 import type { FirePayload } from '../automations/model/run.entity.ts';
 import { normalizeHash160 } from '../chain/contract-args.ts';

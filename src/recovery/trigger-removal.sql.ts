@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TriggerType } from '../automations/model/automation.schemas.ts';
+import type { TriggerType } from '../automations/model/trigger.schemas.ts';
 
 /**
  * The triggers that rows no longer have: PostgreSQL records one (automation_trigger_removals, a

@@ -2,7 +2,7 @@ import { sc } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
 import { templateRootProblem, templateValue } from '../../src/automations/model/arg-templates.ts';
 import { resolveCalls } from '../../src/automations/actions/resolve-calls.ts';
-import { createAutomationBody } from '../../src/automations/model/automation.schemas.ts';
+import { createAutomationBody } from '../../src/automations/automations.schemas.ts';
 import type { FirePayload } from '../../src/automations/model/run.entity.ts';
 import { contractArgProblem, type ContractArg } from '../../src/chain/contract-args.ts';
 import { callsScript, type ContractCall } from '../../src/chain/contract-calls.ts';

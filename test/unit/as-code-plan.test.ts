@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAutomationBody } from '../../src/automations/model/automation.schemas.ts';
+import { createAutomationBody } from '../../src/automations/automations.schemas.ts';
 import { credentialsOf, masked } from '../../src/automations/credentials/credentials.ts';
 import type { AccountState, RemoteAutomation } from '../../src/cli/as-code/account-state.ts';
 import { credentialSlots } from '../../src/cli/as-code/credential-slots.ts';

@@ -1,6 +1,6 @@
 import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import type { BlockchainTrigger, FollowedTrigger } from '../../src/automations/model/automation.schemas.ts';
+import type { BlockchainTrigger, FollowedTrigger } from '../../src/automations/model/trigger.schemas.ts';
 import {
   firingsOfBlock,
   notificationPayload,

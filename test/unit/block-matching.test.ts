@@ -1,6 +1,6 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import type { BlockchainTrigger, TransactionTrigger } from '../../src/automations/model/automation.schemas.ts';
+import type { BlockchainTrigger, TransactionTrigger } from '../../src/automations/model/trigger.schemas.ts';
 import {
   firingsOfBlock,
   withTransactions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionSchema } from '../../src/automations/model/automation.schemas.ts';
+import { actionSchema } from '../../src/automations/model/action.schemas.ts';
 import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { maxInvalidMessageChars, maxSkipReasonChars, readDecision } from '../../src/automations/actions/decision.ts';
 

@@ -1,6 +1,6 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it } from 'vitest';
-import { triggerSchema, type TransactionTrigger } from '../../src/automations/model/automation.schemas.ts';
+import { triggerSchema, type TransactionTrigger } from '../../src/automations/model/trigger.schemas.ts';
 import {
   explainNotification,
   explainTransaction,

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { NeoRpcError, type ContractState, type NeoRpc } from '../../src/chain/rpc.ts';
 import { assertTriggerNames } from '../../src/automations/blocks/trigger-names.ts';
-import type { Trigger } from '../../src/automations/model/automation.schemas.ts';
+import type { Trigger } from '../../src/automations/model/trigger.schemas.ts';
 
 const contract = `0x${'cd'.repeat(20)}`;
 const watching = (event: string): Trigger => ({ type: 'blockchain', scriptHash: contract, event });

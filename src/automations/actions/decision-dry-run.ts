@@ -1,7 +1,7 @@
 import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { signedBy } from '../../chain/transaction.ts';
-import type { ExecuteRules } from '../model/automation.schemas.ts';
+import type { ExecuteRules } from '../model/action.schemas.ts';
 import { readDecision } from './decision.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 

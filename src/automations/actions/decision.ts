@@ -2,7 +2,7 @@ import { hash160Pattern } from '../../chain/contract-args.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
 import { templatedContractArgs } from '../model/arg-templates.ts';
 import { resolveCalls } from './resolve-calls.ts';
-import type { ExecuteRules } from '../model/automation.schemas.ts';
+import type { ExecuteRules } from '../model/action.schemas.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import { runErrorName } from '../../shared/outcomes.ts';
 

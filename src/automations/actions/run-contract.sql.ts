@@ -3,7 +3,7 @@ import type { PreparedCall } from '../../chain/contract-call.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import { storableText } from '../../db/storable.ts';
-import type { Action } from '../model/automation.schemas.ts';
+import type { Action } from '../model/action.schemas.ts';
 import type { FirePayload, RunError } from '../model/run.entity.ts';
 import { countRunEnd } from '../runs/fires.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';

@@ -1,7 +1,7 @@
 import { readBlockTransactions, readOutcomes, type BlockTransaction } from '../../chain/block-transactions.ts';
 import type { BlockNotification, BlockNotifications, EventParameter } from '../../chain/blocks.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
-import type { BlockchainTrigger, FollowedTrigger, TransactionTrigger } from '../model/automation.schemas.ts';
+import type { BlockchainTrigger, FollowedTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
 import { firstFilterCondition, hash160Argument, listOf, matchesNotification, matchesTransaction } from './match.ts';
 import { hash160Key } from './filter-conditions.ts';
 import { decodeState } from './notification-match.ts';

@@ -1,7 +1,7 @@
 import type { BlockTransaction } from '../../chain/block-transactions.ts';
 import type { EventParameter } from '../../chain/blocks.ts';
 import { stateItems, type StackItem } from '../../chain/stack-item.ts';
-import type { BlockchainTrigger, TransactionTrigger } from '../model/automation.schemas.ts';
+import type { BlockchainTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
 
 /** What a blockchain trigger listens for (its `type` aside). */
 export type NotificationTrigger = Omit<BlockchainTrigger, 'type'>;

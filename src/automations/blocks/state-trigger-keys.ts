@@ -1,4 +1,4 @@
-import type { StateTrigger } from '../model/automation.schemas.ts';
+import type { StateTrigger } from '../model/trigger.schemas.ts';
 
 /**
  * What a mark was decided for: the trigger as stored and the block it was armed at, so that a

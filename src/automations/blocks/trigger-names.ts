@@ -1,6 +1,6 @@
 import { rpcErrorCode, type ContractState, type NeoRpc } from '../../chain/rpc.ts';
 import { AppError } from '../../errors.ts';
-import type { Trigger } from '../model/automation.schemas.ts';
+import type { Trigger } from '../model/trigger.schemas.ts';
 import { listOf } from './match.ts';
 
 /** neo-go's code for a contract that is not deployed. */

@@ -3,7 +3,8 @@ import { readBlockNotifications, type BlockNotification } from '../../chain/bloc
 import { rpcErrorCode, type NeoRpc } from '../../chain/rpc.ts';
 import { AppError } from '../../errors.ts';
 import type { Automation } from '../model/automation.entity.ts';
-import type { BlockchainTrigger, TestAutomation, TransactionTrigger } from '../model/automation.schemas.ts';
+import type { BlockchainTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
+import type { TestAutomation } from './trigger-test.schemas.ts';
 import { createEventAbiCache } from '../../chain/blocks.ts';
 import { notificationPayload, transactionPayload } from './block-matching.ts';
 import { dryRunAction, type DryRun, type DryRunDeps } from '../actions/action-dry-run.ts';

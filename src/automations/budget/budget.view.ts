@@ -4,7 +4,7 @@ import { accountBudget } from '../../auth/account.sql.ts';
 import { gasText } from '../../chain/gas-amount.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import { budgetInForce, leftOf } from './budget-rules.ts';
-import { sendsTransactions } from '../model/automation.schemas.ts';
+import { sendsTransactions } from '../model/action.schemas.ts';
 import { budgetSchema } from '../../chain/gas-budget.ts';
 import { automationSpend } from './gas-spend.ts';
 

@@ -1,4 +1,5 @@
-import type { Action, Trigger } from '../model/automation.schemas.ts';
+import type { Trigger } from '../model/trigger.schemas.ts';
+import type { Action } from '../model/action.schemas.ts';
 import type { Channel, NotifyRule } from '../model/notify.schemas.ts';
 
 /**

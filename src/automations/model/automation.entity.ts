@@ -3,7 +3,9 @@ import { StorableJson } from '../../db/storable.ts';
 import { Account } from '../../auth/account.entity.ts';
 import { prefixedId, timestamps } from '../../db/resource-properties.ts';
 import type { NotifyRule } from './notify.schemas.ts';
-import type { Action, AutomationStatus, Trigger, TriggerType } from './automation.schemas.ts';
+import type { Trigger, TriggerType } from './trigger.schemas.ts';
+import type { Action } from './action.schemas.ts';
+import type { AutomationStatus } from './automation-statuses.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */

@@ -3,7 +3,8 @@ import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import { blockTriggerTypes } from './state-trigger-kinds.ts';
 import type { Automation } from './automation.entity.ts';
-import type { AutomationStatus, FollowedTrigger, ScheduleTrigger, StateTrigger } from './automation.schemas.ts';
+import type { FollowedTrigger, ScheduleTrigger, StateTrigger } from './trigger.schemas.ts';
+import type { AutomationStatus } from './automation-statuses.ts';
 import type { SealedCredential } from '../credentials/credential-store.ts';
 
 /** The hand-written statements of the `automations` table (its updates and deletes go through the ORM). */

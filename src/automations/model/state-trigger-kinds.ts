@@ -1,4 +1,4 @@
-import type { TriggerType } from './automation.schemas.ts';
+import type { TriggerType } from './trigger.schemas.ts';
 
 /**
  * The trigger types the network's block follower serves: blockchain and transaction triggers match each block's

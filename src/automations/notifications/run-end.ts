@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sendsTransactions } from '../model/automation.schemas.ts';
+import { sendsTransactions } from '../model/action.schemas.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import { failureStreakRow } from './run-streak.sql.ts';
 import { recordNotifications } from './record.ts';

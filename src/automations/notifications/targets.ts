@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Action } from '../model/automation.schemas.ts';
+import type { Action } from '../model/action.schemas.ts';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
 import { invalidRequest } from '../../errors.ts';
 import { Secret } from '../../secrets/secret.entity.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
-import type { PriceTrigger } from '../model/automation.schemas.ts';
+import type { PriceTrigger } from '../model/trigger.schemas.ts';
 
 /** An active price automation of one source, with what its trigger decided last (null: nothing yet). */
 export interface PriceRow {

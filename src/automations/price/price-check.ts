@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';
-import type { PriceTrigger } from '../model/automation.schemas.ts';
+import type { PriceTrigger } from '../model/trigger.schemas.ts';
 import {
   conditionHolds,
   customSourceAt,

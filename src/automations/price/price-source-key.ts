@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PriceTrigger } from '../model/automation.schemas.ts';
+import type { PriceTrigger } from '../model/trigger.schemas.ts';
 import { resolvePriceSource } from './price-source.ts';
 
 /**

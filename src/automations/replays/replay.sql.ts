@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
-import type { BlockchainTrigger } from '../model/automation.schemas.ts';
+import type { BlockchainTrigger } from '../model/trigger.schemas.ts';
 import type { ReplayView } from './replays.schemas.ts';
 import { replayErrorName, replayStatus } from '../../shared/outcomes.ts';
 import { sweepPage } from '../../db/sweep-page.ts';

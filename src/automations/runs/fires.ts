@@ -4,7 +4,6 @@ import { newId } from '../../ids.ts';
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import { AutomationRun, type FirePayload, type NamedRunError } from '../model/run.entity.ts';
-import type { ListRuns } from '../model/automation.schemas.ts';
 import { automationRuns } from '../../metrics/metrics.ts';
 import { AppError } from '../../errors.ts';
 import { Notification } from '../notifications/notification.entity.ts';
@@ -135,7 +134,12 @@ export function countRunEnd(trigger: string, status: RunStatus) {
   automationRuns.inc({ trigger, status });
 }
 
-export async function listRuns(em: EntityManager, automationId: string, query: ListRuns) {
+/** A page of the automation's runs, the latest first; with `status`, only those with it. */
+export async function listRuns(
+  em: EntityManager,
+  automationId: string,
+  query: { limit: number; offset: number; status?: RunStatus },
+) {
   return em.findAndCount(
     AutomationRun,
     { automation: automationId, ...(query.status ? { status: query.status } : {}) },

@@ -4,7 +4,7 @@ import type { ExecutionOutcome, RunAttempt } from '../../functions/execution-out
 import { newExecution } from '../../functions/execution-record.ts';
 import { FunctionDef } from '../../functions/function.entity.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
-import type { FunctionAction } from '../model/automation.schemas.ts';
+import type { FunctionAction } from '../model/action.schemas.ts';
 import type { RunError } from '../model/run.entity.ts';
 import { countRunEnd, endRunById } from './fires.ts';
 import {

@@ -1,5 +1,5 @@
 import type { Automation } from '../model/automation.entity.ts';
-import type { ScheduleTrigger } from '../model/automation.schemas.ts';
+import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
 import { scheduleCron } from '../model/cron.ts';
 
 /** An automation's next fire time: a schedule's while it is active; null for other triggers. */

@@ -3,7 +3,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
 import type { scheduledFire } from '../../../workflows/scheduled-fire.ts';
 import type { Automation } from '../model/automation.entity.ts';
-import type { ScheduleTrigger } from '../model/automation.schemas.ts';
+import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
 import { scheduleCron } from '../model/cron.ts';
 import type { DesiredSchedule } from './schedule-drift.ts';
 

@@ -11,7 +11,7 @@ import type { Logger } from '../../log.ts';
 import { scheduleStalls } from '../../metrics/metrics.ts';
 import { listSchedules, type ScheduleListing } from '../../recovery/schedule-listing.ts';
 import { ignore } from '../../temporal/ignore.ts';
-import type { ScheduleTrigger } from '../model/automation.schemas.ts';
+import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
 import { firesOnCron, scheduleDrift, type ScheduleDriftKind } from './schedule-drift.ts';
 import {
   desiredSchedule,

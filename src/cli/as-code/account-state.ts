@@ -1,4 +1,5 @@
-import type { Action, Trigger } from '../../automations/model/automation.schemas.ts';
+import type { Trigger } from '../../automations/model/trigger.schemas.ts';
+import type { Action } from '../../automations/model/action.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
 import type { NotifyRule } from '../../automations/model/notify.schemas.ts';
 import type { FunctionFields } from './neoflow-file.ts';

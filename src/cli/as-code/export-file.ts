@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Document } from 'yaml';
-import type { FunctionAction } from '../../automations/model/automation.schemas.ts';
+import type { FunctionAction } from '../../automations/model/action.schemas.ts';
 import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import type { AccountState, RemoteAutomation, RemoteFunction } from './account-state.ts';
 import { credentialSlots } from './credential-slots.ts';

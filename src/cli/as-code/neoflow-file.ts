@@ -2,12 +2,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import {
-  createAutomationBody,
-  type Action,
-  type FunctionAction,
-  type Trigger,
-} from '../../automations/model/automation.schemas.ts';
+import type { Trigger } from '../../automations/model/trigger.schemas.ts';
+import type { Action, FunctionAction } from '../../automations/model/action.schemas.ts';
+import { createAutomationBody } from '../../automations/automations.schemas.ts';
 import type { Budget } from '../../chain/gas-budget.ts';
 import { credentialsOf, type CredentialKind } from '../../automations/credentials/credentials.ts';
 import type { NotifyRule } from '../../automations/model/notify.schemas.ts';

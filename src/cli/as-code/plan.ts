@@ -1,5 +1,5 @@
 import { credentialsOf, mapCredentials, maskOf } from '../../automations/credentials/credentials.ts';
-import type { Action } from '../../automations/model/automation.schemas.ts';
+import type { Action } from '../../automations/model/action.schemas.ts';
 import type { AccountState, RemoteAutomation, RemoteFunction } from './account-state.ts';
 import { flatten } from './flatten.ts';
 import type {

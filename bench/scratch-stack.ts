@@ -11,7 +11,7 @@ import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrate, openOrm } from '../src/db.ts';
 import { createLogger } from '../src/log.ts';
-import { closeResources, openResources } from '../src/resources.ts';
+import { closeResources, openResources } from '../src/open-resources.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';
 import { scratchDataDir, startScratchServices, type ScratchServices } from '../test/support/scratch-services.ts';
 import type { Progress } from './measure.ts';

@@ -1,20 +1,18 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { createNeoRpc, type NeoRpc } from './chain/rpc.ts';
-import { requireSetting, type Config } from './config.ts';
-import { openOrm } from './db.ts';
+import type { NeoRpc } from './chain/rpc.ts';
+import type { Config } from './config.ts';
 import type { LocalRuns } from './functions/local-runs.ts';
 import type { Logger } from './log.ts';
-import { reachable } from './reachable.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
-import { masterKeysOf, payloadKeysOf, type PayloadKeys } from './crypto/master-keys.ts';
-import { connectTemporal } from './temporal/connect.ts';
+import type { PayloadKeys } from './crypto/master-keys.ts';
 
 /**
  * What a process opens (PostgreSQL, Neo RPC, Temporal and the keys) beside its config and log: what
  * its worker runs over and what the API's areas share. Opened once at start-up; the process that
- * opened them closes them.
+ * opened them closes them (open-resources.ts): opening names every entity, so the areas, which
+ * read this type, never import the opening.
  */
 export interface Resources {
   config: Config;
@@ -34,37 +32,4 @@ export interface Resources {
    * instance: workflows are started eagerly, and their ends handed over in process.
    */
   localRuns: LocalRuns | undefined;
-}
-
-/**
- * Opens the resources, resolving once the settings the process needs; each failure names the
- * variable that is unset or points at a service out of reach.
- */
-export async function openResources(config: Config, log: Logger, localRuns?: LocalRuns): Promise<Resources> {
-  const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
-  const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
-  const neo = createNeoRpc(requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL'));
-  const payloadKeys = payloadKeysOf(config);
-  const masterKeys = masterKeysOf(config);
-  const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
-  try {
-    const target = {
-      address,
-      namespace: config.temporal.namespace,
-      payloadKey: payloadKeys.current,
-      previousPayloadKeys: payloadKeys.previous,
-      security: config.temporal.security,
-    };
-    const temporal = await reachable('TEMPORAL_ADDRESS', () => connectTemporal(target, 'shared-with-workers'));
-    return { config, log, orm, em: () => orm.em, neo, masterKeys, payloadKeys, temporal, localRuns };
-  } catch (error) {
-    await orm.close();
-    throw error;
-  }
-}
-
-/** Closes what openResources opened, once nothing runs over it. */
-export async function closeResources({ temporal, orm }: Resources): Promise<void> {
-  await temporal.connection.close();
-  await orm.close();
 }

@@ -1,7 +1,8 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../src/config.ts';
 import { createLogger, type Logger } from '../src/log.ts';
-import { closeResources, openResources, type Resources } from '../src/resources.ts';
+import { closeResources, openResources } from '../src/open-resources.ts';
+import type { Resources } from '../src/resources.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities } from '../src/recovery/reconciler-activities.ts';

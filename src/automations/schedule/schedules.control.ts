@@ -9,7 +9,7 @@ import {
 } from '@temporalio/client';
 import type { Logger } from '../../log.ts';
 import { scheduleStalls } from '../../metrics/metrics.ts';
-import { listSchedules, type ScheduleListing } from '../../recovery/schedule-listing.ts';
+import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 import { ignore } from '../../temporal/ignore.ts';
 import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
 import { firesOnCron, scheduleDrift, type ScheduleDriftKind } from './schedule-drift.ts';

@@ -4,7 +4,6 @@ import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { Execution } from '../../functions/execution.entity.ts';
 import { executionColumns } from '../../functions/execution.sql.ts';
 import type { Action } from '../model/action.schemas.ts';
-import type { Budget } from '../../chain/gas-budget.ts';
 import type { FirePayload, RunError } from '../model/run.entity.ts';
 // The vocabulary's `runStatus` as `runStatusName`: this module's `runStatus` reads one run's.
 import { runStatus as runStatusName, type RunStatus } from '../../shared/outcomes.ts';

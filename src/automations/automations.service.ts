@@ -1,3 +1,12 @@
+/**
+ * The automations resource: routes, this service and the answer's view sit here; each capability
+ * below has a folder of its own over the ground they all read, `model/` (entities, schemas, the
+ * automation's statements). `schedule/`, `price/` and `blocks/` turn a trigger into fires; `runs/`
+ * records a fire as a run and steps it; `actions/` does what the run's action says (a function's
+ * decision, a contract call, a webhook); `budget/` holds a transaction to the GAS it may spend;
+ * `credentials/` seals the values that are secrets; `replays/` runs past blocks again;
+ * `notifications/` tells what happened. `*.control.ts` modules write Temporal's state from rows.
+ */
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';

@@ -1,3 +1,9 @@
+/**
+ * actions/: what a run's action does. A contract call (these steps: test-invoke, price, hold to the
+ * budget, sign, store, relay, await its block), a function's decision of the calls to send
+ * (decide-steps.ts, decision.ts), a webhook's POST (webhook-steps.ts), their dry runs; the writes
+ * of a contract run, the signed transaction among them, are in run-contract.sql.ts.
+ */
 import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
 import { wallet } from '@cityofzion/neon-js';
 import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';

@@ -1,3 +1,11 @@
+/**
+ * blocks/: blockchain, transaction and state triggers, served by one follower per network
+ * (follower.control.ts starts it). A round here reads the next block (block-cursor.ts), matches it
+ * against the watchers (watcher-index.ts, block-matching.ts, condition by condition in match.ts),
+ * reads state triggers at the head (state-trigger-follow.ts) and records the runs with the cursor;
+ * an input that fails one automation is quarantined for it (quarantine.ts). The `/test` route's
+ * answer (trigger-test.ts) asks the same matcher.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, readBlockNotifications, type EventAbiCache } from '../../chain/blocks.ts';

@@ -1,3 +1,8 @@
+/**
+ * budget/: the GAS an automation and its account may spend. A transaction's fee is reserved here
+ * before it is signed, then settled or released (budget-rules.ts decides which, from the run's
+ * row); gas-spend.sql.ts keeps the counters; budget.view.ts answers what may still be spent.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fateOf, refusalOf, type Refusal, type ReservationBeside, type Spent } from './budget-rules.ts';
 import {

@@ -1,3 +1,8 @@
+/**
+ * credentials/: the values of an automation that are secrets (URLs it posts to or reads a price
+ * from, header values), named in credentials.ts, sealed in rows of their own here and masked in
+ * the automation's columns.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sealedCredentials } from './credential.sql.ts';
 import { invalidRequest } from '../../errors.ts';

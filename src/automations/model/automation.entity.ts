@@ -1,3 +1,9 @@
+/**
+ * model/: the ground every capability of automations reads, importing no capability itself: the
+ * entities (this automation, its run), the trigger, action and notify schemas with what they
+ * check (cron, time zones, filters, argument templates, a state trigger's conditions), and the
+ * statements of the automation's row (automation.sql.ts).
+ */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { StorableJson } from '../../db/storable.ts';
 import { Account } from '../../auth/account.entity.ts';

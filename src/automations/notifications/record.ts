@@ -1,3 +1,9 @@
+/**
+ * notifications/: what an automation tells its channels (a run's failure and recovery, an error, a
+ * signer low on gas). A cause is recorded here once per rule; deliveries.control.ts starts a
+ * workflow per notification and send.ts posts it through the egress guard. Depends on the ground
+ * (model/) and credentials/ only.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Automation } from '../model/automation.entity.ts';
 import { newId } from '../../ids.ts';

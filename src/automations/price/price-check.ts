@@ -1,3 +1,9 @@
+/**
+ * price/: price triggers. One poller workflow per source (price-pollers.control.ts writes them from
+ * rows) calls this check at each poll: it reads the source once (price-source.ts) and decides each
+ * automation reading it: fire (its runs recorded here), re-arm or wait. automation-price.sql.ts
+ * holds the triggers' rows and states; price-read-floor.ts refuses a read more often than allowed.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import type { EgressPolicy } from '../../egress/egress-policy.ts';

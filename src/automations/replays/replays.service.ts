@@ -1,3 +1,7 @@
+/**
+ * replays/: an automation's past blocks run again. This service records a replay and starts its
+ * workflow; replay-steps.ts reads the blocks and matches them as the follower does.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { AppError } from '../../errors.ts';

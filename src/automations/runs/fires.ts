@@ -1,3 +1,8 @@
+/**
+ * runs/: a fire recorded as a run, once per cause (here), and the steps of the run's workflow
+ * (run-steps.ts) over the run's statements (run.sql.ts); its statistics; a manual fire and a
+ * retry (manual-runs.control.ts); whose turn an activity is (account-turns.ts).
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
 import { newId } from '../../ids.ts';

@@ -1,3 +1,10 @@
+/**
+ * schedule/: schedule triggers. Each is a Temporal Schedule written from its row here (its options
+ * in schedule-options.control.ts), whose fires start `scheduledFire`; next-fire.ts computes a
+ * schedule's times as the server does, so reads need no round trip; schedule-stall.ts and
+ * schedule-drift.ts say why a schedule stopped firing; schedule-floor.ts refuses a cron that fires
+ * more often than the deployment allows.
+ */
 import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,

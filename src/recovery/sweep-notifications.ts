@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { undispatchedPage } from '../automations/notifications/notification.sql.ts';
 import { failNotification } from '../automations/notifications/send.ts';
-import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
+import { pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
-import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+import { holdAgainstWorkflows } from './hold-against-workflows.ts';
 import { workflowStanding } from '../shared/outcomes.ts';
 
 /**
@@ -22,17 +22,10 @@ export async function sweepNotifications(
   log: Pick<Logger, 'warn'>,
 ): Promise<SweptPage<string>> {
   const rows = await undispatchedPage(em, graceMs / 1000, after, pageSize);
-  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
-  const unstarted: string[] = [];
-  let finished = 0;
-  for (const [index, row] of rows.entries()) {
-    const state = states[index]!;
-    if (state.state === workflowStanding.missing) unstarted.push(row.id);
-    logCause(log, row.id, state);
-    if (state.state === workflowStanding.closed) {
-      await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
-      finished += 1;
-    }
-  }
-  return { unstarted, finished, next: nextKeyset(rows) };
+  return holdAgainstWorkflows(client, log, rows, async (row, state) => {
+    if (state.state === workflowStanding.missing) return { start: row.id };
+    if (state.state !== workflowStanding.closed) return undefined;
+    await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
+    return 'ended';
+  });
 }

@@ -1,10 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { undispatchedPage } from '../automations/notifications/notification.sql.ts';
 import { failNotification } from '../automations/notifications/send.ts';
-import { pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import type { Logger } from '../log.ts';
-import { holdAgainstWorkflows } from './hold-against-workflows.ts';
+import { rowSweep } from './row-sweep.ts';
 import { workflowStanding } from '../shared/outcomes.ts';
 
 /**
@@ -14,18 +10,9 @@ import { workflowStanding } from '../shared/outcomes.ts';
  * notification id): never started, it is handed back to be started; closed before its first
  * attempt (terminated), the notification fails; running, it is left to deliver.
  */
-export async function sweepNotifications(
-  em: EntityManager,
-  client: Client,
-  graceMs: number,
-  after: Keyset,
-  log: Pick<Logger, 'warn'>,
-): Promise<SweptPage<string>> {
-  const rows = await undispatchedPage(em, graceMs / 1000, after, pageSize);
-  return holdAgainstWorkflows(client, log, rows, async (row, state) => {
-    if (state.state === workflowStanding.missing) return { start: row.id };
-    if (state.state !== workflowStanding.closed) return undefined;
-    await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
-    return 'ended';
-  });
-}
+export const sweepNotifications = rowSweep(undispatchedPage, async (em, row, state) => {
+  if (state.state === workflowStanding.missing) return { start: row.id };
+  if (state.state !== workflowStanding.closed) return undefined;
+  await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
+  return 'ended';
+});

@@ -123,32 +123,25 @@ export const errorComponents = (): Record<string, JsonSchema> => ({
   },
 });
 
+/** A header an answer naming it always carries: what it says, and its value's type. */
+const header = (description: string, type = 'integer') => ({ description, required: true, schema: { type } });
+
 /** Headers answered, declared once and referenced by the operations. */
 export const headerComponents = {
-  XRequestId: {
-    description:
-      'The request’s id (echoed when the request sent a well-formed one): quote it when reporting a problem.',
-    required: true,
-    schema: { type: 'string' },
-  },
-  RateLimitLimit: { description: 'Requests the key may make per window.', required: true, schema: { type: 'integer' } },
-  RateLimitRemaining: {
-    description: 'Requests the key may still make now.',
-    required: true,
-    schema: { type: 'integer' },
-  },
-  RateLimitReset: {
-    description: 'Seconds until the key’s budget is full again.',
-    required: true,
-    schema: { type: 'integer' },
-  },
-  RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer' } },
+  XRequestId: header(
+    'The request’s id (echoed when the request sent a well-formed one): quote it when reporting a problem.',
+    'string',
+  ),
+  RateLimitLimit: header('Requests the key may make per window.'),
+  RateLimitRemaining: header('Requests the key may still make now.'),
+  RateLimitReset: header('Seconds until the key’s budget is full again.'),
+  RetryAfter: header('Seconds to wait before retrying.'),
   IdempotentReplayed: {
     description: '`true` when the answer is the one kept for this `Idempotency-Key`, the request not run again.',
     required: false,
     schema: { type: 'string', enum: ['true'] },
   },
-  Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
+  Allow: header('The methods the path takes.', 'string'),
 };
 
 /**

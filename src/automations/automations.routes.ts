@@ -72,6 +72,13 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       serviceCalls: resources.config.worker.sandboxServiceCalls,
     },
   });
+  // Firing and retrying start a run and answer it (202) before it ends: no body, safe to repeat.
+  const startsRun = {
+    idempotency: keyed,
+    body: emptyBody,
+    bodyOptional: true,
+    responses: { 202: startedRunSchema },
+  } as const;
   // Read from the row alone: a read answers while Temporal is down.
   const withStats = async (automation: Automation) =>
     automationView(automation, await executionStats(em(), automation.id, nextFireOf(automation)));
@@ -199,10 +206,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         "Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.",
       tag: 'Automations',
       scope: 'automations:write',
-      idempotency: keyed,
-      body: emptyBody,
-      bodyOptional: true,
-      responses: { 202: startedRunSchema },
+      ...startsRun,
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await fireManually(em(), control, automation) }, 202);
@@ -270,10 +274,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         "Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.",
       tag: 'Automations',
       scope: 'automations:write',
-      idempotency: keyed,
-      body: emptyBody,
-      bodyOptional: true,
-      responses: { 202: startedRunSchema },
+      ...startsRun,
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);

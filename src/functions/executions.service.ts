@@ -45,15 +45,8 @@ export const invokerOf = (resources: Resources): Invoker => ({
  * then answers once the row is stored. Started eagerly, both go at once: the run's code waits for
  * the row in this process. Otherwise the row comes first, so a worker elsewhere finds it.
  */
-export async function startExecution(
-  em: EntityManager,
-  invoker: Invoker,
-  fn: FunctionDef,
-  params: Record<string, unknown>,
-  trigger: ExecutionTrigger,
-  functionVersion = fn.version,
-) {
-  const { execution, local, started } = recordAndStart(em, invoker, fn, params, trigger, functionVersion);
+export async function startExecution(...start: Parameters<typeof recordAndStart>) {
+  const { execution, local, started } = recordAndStart(...start);
   try {
     await started;
     return execution;

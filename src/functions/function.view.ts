@@ -1,8 +1,9 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
 import { languages } from './function.entity.ts';
 import type { FunctionDef } from './function.entity.ts';
-import type { FunctionStats } from './stats.ts';
+import { functionStats } from './stats.ts';
 
 /** The fields every view of a function shows, the list's items included. */
 function summary(fn: FunctionDef) {
@@ -18,8 +19,12 @@ function summary(fn: FunctionDef) {
   };
 }
 
-/** Create and update answer with the code; get-one only when include_code=true. */
-export function functionView(fn: FunctionDef, options: { code: boolean; stats: FunctionStats }) {
+/**
+ * One function as its routes answer it, with its execution stats read now. Create, update and
+ * promote answer with the code; get-one only when include_code=true.
+ */
+export async function functionDetails(em: EntityManager, fn: FunctionDef, code = true) {
+  const stats = await functionStats(em, fn.id);
   return {
     ...summary(fn),
     timeout: fn.timeout,
@@ -27,8 +32,8 @@ export function functionView(fn: FunctionDef, options: { code: boolean; stats: F
     secrets: fn.secrets,
     allowedHosts: fn.allowedHosts,
     version: fn.version,
-    ...(options.code ? { code: fn.code } : {}),
-    stats: options.stats,
+    ...(code ? { code: fn.code } : {}),
+    stats,
   };
 }
 

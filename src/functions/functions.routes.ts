@@ -4,7 +4,7 @@ import { callerOf } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Resources } from '../resources.ts';
-import { functionListItem, functionListItemSchema, functionSchema, functionView } from './function.view.ts';
+import { functionDetails, functionListItem, functionListItemSchema, functionSchema } from './function.view.ts';
 import {
   createFunctionBody,
   environment,
@@ -15,7 +15,7 @@ import {
 } from './functions.schemas.ts';
 import { createFunction, deleteFunction, getFunction, listFunctions, updateFunction } from './functions.service.ts';
 import { invokerOf } from './executions.service.ts';
-import { functionStats, lastInvocations } from './stats.ts';
+import { lastInvocations } from './stats.ts';
 import { idempotent } from '../api/idempotency.ts';
 
 const environmentSchema = z.record(z.string(), z.string());
@@ -69,7 +69,7 @@ export function functionsRoutes(resources: Resources, hooks: FunctionHooks): Rou
       responses: { 201: dataEnvelope(functionSchema) },
       handle: async ({ ctx, body }) => {
         const fn = await createFunction(em(), callerOf(ctx.state), body);
-        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }), 201);
+        return data(await functionDetails(em(), fn), 201);
       },
     }),
     route({
@@ -84,7 +84,7 @@ export function functionsRoutes(resources: Resources, hooks: FunctionHooks): Rou
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params, query }) => {
         const fn = await getFunction(em(), accountId, params.id);
-        return data(functionView(fn, { code: query.include_code, stats: await functionStats(em(), fn.id) }));
+        return data(await functionDetails(em(), fn, query.include_code));
       },
     }),
     route({
@@ -100,7 +100,7 @@ export function functionsRoutes(resources: Resources, hooks: FunctionHooks): Rou
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ ctx, params, body }) => {
         const fn = await updateFunction(em(), callerOf(ctx.state), params.id, body);
-        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
+        return data(await functionDetails(em(), fn));
       },
     }),
     route({

@@ -3,9 +3,8 @@ import { emptyBody } from '../wire/empty-body.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import type { Resources } from '../resources.ts';
-import { functionSchema, functionView } from './function.view.ts';
+import { functionDetails, functionSchema } from './function.view.ts';
 import { getFunction } from './functions.service.ts';
-import { functionStats } from './stats.ts';
 import { versionSchema, versionView } from './version.view.ts';
 import { getVersionQuery, listVersionsQuery, versionNumber } from './versions.schemas.ts';
 import { getVersion, listVersions, promoteVersion } from './versions.service.ts';
@@ -67,7 +66,7 @@ export function versionsRoutes(resources: Resources): Router {
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ accountId, params }) => {
         const fn = await promoteVersion(em(), accountId, params.id, versionNumber(params.version));
-        return data(functionView(fn, { code: true, stats: await functionStats(em(), fn.id) }));
+        return data(await functionDetails(em(), fn));
       },
     }),
   ]);

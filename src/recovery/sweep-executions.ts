@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
@@ -7,9 +6,8 @@ import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome
 import type { ExecutionTrigger } from '../functions/execution-record.ts';
 import { runningExecutionsPage, storeEnd, type End, type RunningExecutionRow } from '../functions/execution.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
-import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import type { Logger } from '../log.ts';
-import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import { rowSweep } from './row-sweep.ts';
+import type { WorkflowState } from './workflow-state.ts';
 import { executionErrorName, executionStatus, workflowStanding } from '../shared/outcomes.ts';
 
 /** An execution to start: its workflow never started. */
@@ -24,27 +22,17 @@ interface UnstartedExecution {
  * failed, or whose process died before it); one that closed without storing its end is ended now,
  * from the workflow's outcome or else as `ExecutionLostError`; one still running is left to run.
  */
-export async function sweepExecutions(
-  em: EntityManager,
-  client: Client,
-  graceMs: number,
-  after: Keyset,
-  log: Pick<Logger, 'warn'>,
-): Promise<SweptPage<UnstartedExecution>> {
-  const rows = await runningExecutionsPage(em, graceMs / 1000, after, pageSize);
-  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.run_id ?? row.id));
-  const unstarted: UnstartedExecution[] = [];
-  let finished = 0;
-  for (const [index, row] of rows.entries()) {
-    const state = states[index]!;
+export const sweepExecutions = rowSweep(
+  runningExecutionsPage,
+  async (em, row, state) => {
     // An automation's run starts its own execution: the runs' sweep starts the run.
-    if (state.state === workflowStanding.missing && !row.run_id) unstarted.push(unstartedOf(row));
-    logCause(log, row.id, state);
-    if (state.state === workflowStanding.closed && (await endLost(em, row.id, state, row.run_id !== null)))
-      finished += 1;
-  }
-  return { unstarted, finished, next: nextKeyset(rows) };
-}
+    if (state.state === workflowStanding.missing) return row.run_id ? undefined : { start: unstartedOf(row) };
+    if (state.state !== workflowStanding.closed) return undefined;
+    return (await endLost(em, row.id, state, row.run_id !== null)) ? 'ended' : undefined;
+  },
+  // An execution an automation's run started is held against the run's workflow.
+  (row) => row.run_id ?? row.id,
+);
 
 const unstartedOf = (row: RunningExecutionRow): UnstartedExecution => ({
   executionId: row.id,

@@ -1,10 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { undispatchedPage } from '../automations/notifications/notification.sql.ts';
 import { failNotification } from '../automations/notifications/send.ts';
-import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import type { Logger } from '../log.ts';
-import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+import { rowSweep } from './row-sweep.ts';
 import { workflowStanding } from '../shared/outcomes.ts';
 
 /**
@@ -14,25 +10,9 @@ import { workflowStanding } from '../shared/outcomes.ts';
  * notification id): never started, it is handed back to be started; closed before its first
  * attempt (terminated), the notification fails; running, it is left to deliver.
  */
-export async function sweepNotifications(
-  em: EntityManager,
-  client: Client,
-  graceMs: number,
-  after: Keyset,
-  log: Pick<Logger, 'warn'>,
-): Promise<SweptPage<string>> {
-  const rows = await undispatchedPage(em, graceMs / 1000, after, pageSize);
-  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
-  const unstarted: string[] = [];
-  let finished = 0;
-  for (const [index, row] of rows.entries()) {
-    const state = states[index]!;
-    if (state.state === workflowStanding.missing) unstarted.push(row.id);
-    logCause(log, row.id, state);
-    if (state.state === workflowStanding.closed) {
-      await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
-      finished += 1;
-    }
-  }
-  return { unstarted, finished, next: nextKeyset(rows) };
-}
+export const sweepNotifications = rowSweep(undispatchedPage, async (em, row, state) => {
+  if (state.state === workflowStanding.missing) return { start: row.id };
+  if (state.state !== workflowStanding.closed) return undefined;
+  await failNotification(em, row.id, `The delivery could not run: ${state.reason}.`);
+  return 'ended';
+});

@@ -1,11 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { failReplay, runningReplaysPage } from '../automations/replays/replay.sql.ts';
-import type { Logger } from '../log.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
-import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
-import { logCause, mapBounded, workflowState } from './workflow-state.ts';
+import { rowSweep } from './row-sweep.ts';
 import { workflowStanding } from '../shared/outcomes.ts';
 
 /** A replay whose workflow the sweep starts, labelled as its API start would have. */
@@ -20,27 +16,13 @@ interface UnstartedReplay {
  * started, and goes on from its row's progress; one closed with its row still running (terminated
  * by an operator) fails with why, which frees its automation for another replay.
  */
-export async function sweepReplays(
-  em: EntityManager,
-  client: Client,
-  graceMs: number,
-  after: Keyset,
-  log: Pick<Logger, 'warn'>,
-): Promise<SweptPage<UnstartedReplay>> {
-  const rows = await runningReplaysPage(em, graceMs / 1000, after, pageSize);
-  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
-  const unstarted: UnstartedReplay[] = [];
-  let finished = 0;
-  for (const [index, row] of rows.entries()) {
-    const state = states[index]!;
-    logCause(log, row.id, state);
-    if (state.state === workflowStanding.missing) {
-      const labels = labelAttributes({ accountId: row.account_id, automationId: row.automation_id, trigger: 'replay' });
-      unstarted.push({ replayId: row.id, labels });
-    } else if (state.state === workflowStanding.closed) {
-      await failReplay(em, row.id, `The replay could not go on: ${state.reason}.`);
-      finished += 1;
-    }
+export const sweepReplays = rowSweep(runningReplaysPage, async (em, row, state) => {
+  if (state.state === workflowStanding.missing) {
+    const labels = labelAttributes({ accountId: row.account_id, automationId: row.automation_id, trigger: 'replay' });
+    const replay: UnstartedReplay = { replayId: row.id, labels };
+    return { start: replay };
   }
-  return { unstarted, finished, next: nextKeyset(rows) };
-}
+  if (state.state !== workflowStanding.closed) return undefined;
+  await failReplay(em, row.id, `The replay could not go on: ${state.reason}.`);
+  return 'ended';
+});

@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { noteRunEnd } from '../automations/notifications/run-end.ts';
 import { endRunById, type FiredRun } from '../automations/runs/fires.ts';
 import { runningRunsPage, type RunningRunRow } from './run-sweep.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
-import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import { endLost } from './sweep-executions.ts';
-import type { Logger } from '../log.ts';
-import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
+import { rowSweep } from './row-sweep.ts';
+import type { WorkflowState } from './workflow-state.ts';
 import { executionErrorName, runStatus, workflowStanding, type RunStatus } from '../shared/outcomes.ts';
 
 /**
@@ -20,35 +18,15 @@ import { executionErrorName, runStatus, workflowStanding, type RunStatus } from 
  * signed transaction is never ended here, whatever closed its workflow (an operator's cancel, a
  * failure): its action is started again, and relays the same transaction until the chain answers.
  */
-export async function sweepRuns(
-  em: EntityManager,
-  client: Client,
-  graceMs: number,
-  after: Keyset,
-  log: Pick<Logger, 'warn'>,
-): Promise<SweptPage<FiredRun>> {
-  const rows = await runningRunsPage(em, graceMs / 1000, after, pageSize);
-  const states = await mapBounded(rows, callsInFlight, (row) => workflowState(client, row.id));
-  const unstarted: FiredRun[] = [];
-  let finished = 0;
-  for (const [index, row] of rows.entries()) {
-    const state = states[index]!;
-    logCause(log, row.id, state);
-    if (
-      state.state === workflowStanding.missing ||
-      (state.state === workflowStanding.closed && row.holds_transaction)
-    ) {
-      unstarted.push(firedRunOf(row));
-    } else if (state.state === workflowStanding.closed) {
-      if (row.execution_id) await endLost(em, row.execution_id, state, true);
-      if (await endLostRun(em, row.id, state)) {
-        finished += 1;
-        await noteRunEnd(em, row.id);
-      }
-    }
-  }
-  return { unstarted, finished, next: nextKeyset(rows) };
-}
+export const sweepRuns = rowSweep(runningRunsPage, async (em, row, state) => {
+  if (state.state === workflowStanding.missing) return { start: firedRunOf(row) };
+  if (state.state !== workflowStanding.closed) return undefined;
+  if (row.holds_transaction) return { start: firedRunOf(row) };
+  if (row.execution_id) await endLost(em, row.execution_id, state, true);
+  if (!(await endLostRun(em, row.id, state))) return undefined;
+  await noteRunEnd(em, row.id);
+  return 'ended';
+});
 
 const firedRunOf = (row: RunningRunRow): FiredRun => ({
   runId: row.id,

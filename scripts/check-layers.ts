@@ -30,7 +30,12 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   // What a process opens, and the ORM's root it opens with every entity and migration: below what
   // is built over them (the API's areas take them), above the areas whose entities it lists.
   { name: 'resources', paths: [/^src\/(resources|open-resources|db)\.ts$/, /^src\/db\/migrations\//] },
-  { name: 'automations', paths: [/^src\/automations\//] },
+  // Automations' capabilities over their ground: notifications and credentials below the rest, and
+  // model/ (entities, schemas, the automation's statements) below every capability.
+  { name: 'automations', paths: [/^src\/automations\/(?!notifications\/|credentials\/|model\/)/] },
+  { name: 'automations notifications', paths: [/^src\/automations\/notifications\//] },
+  { name: 'automations credentials', paths: [/^src\/automations\/credentials\//] },
+  { name: 'automations model', paths: [/^src\/automations\/model\//] },
   { name: 'functions', paths: [/^src\/functions\//] },
   { name: 'sandbox', paths: [/^src\/sandbox\//] },
   { name: 'codec', paths: [/^src\/codec\//] },

@@ -9,6 +9,7 @@ import { invalidRequest } from '../../errors.ts';
 import { assertMasterHeld, open, seal, type MasterKeys, type Sealed } from '../../crypto/envelope.ts';
 import { sealContexts } from '../../crypto/seal-contexts.ts';
 import type { Automation } from '../model/automation.entity.ts';
+import type { SealedCredential } from '../model/automation.sql.ts';
 import { AutomationCredential } from './credential.entity.ts';
 import {
   credentialsOf,
@@ -21,11 +22,6 @@ import {
 
 /** 'trigger', 'action' or 'notify': the part of the automation a credential's path is in. */
 const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof CredentialParts;
-
-/** A credential sealed for its place (`path`) in its automation, to be stored. */
-export interface SealedCredential extends Sealed {
-  path: string;
-}
 
 /**
  * Seals the credentials of the parts a create or an update sends, and leaves only their masks in

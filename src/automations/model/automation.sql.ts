@@ -5,9 +5,17 @@ import { blockTriggerTypes } from './state-trigger-kinds.ts';
 import type { Automation } from './automation.entity.ts';
 import type { FollowedTrigger, ScheduleTrigger, StateTrigger } from './trigger.schemas.ts';
 import type { AutomationStatus } from './automation-statuses.ts';
-import type { SealedCredential } from '../credentials/credential-store.ts';
+import type { Sealed } from '../../crypto/envelope.ts';
 
 /** The hand-written statements of the `automations` table (its updates and deletes go through the ORM). */
+
+/**
+ * A credential sealed for its place (`path`) in its automation, to be stored with it (the
+ * credentials capability seals it; this is the ground's statement that stores it).
+ */
+export interface SealedCredential extends Sealed {
+  path: string;
+}
 
 /** The SQLSTATE count_automations (migration 0025) refuses an insert past the account's limit with. */
 const limitReachedState = 'NF409';

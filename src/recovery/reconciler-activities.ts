@@ -1,3 +1,10 @@
+/**
+ * recovery/: the reconciler, which makes Temporal match the rows. Every API start asks
+ * recovery-loop.ts to start its loop workflow; each pass of the loop runs these activities: the
+ * automations' schedules, pollers and follower converged with their rows (sweep-automations.ts,
+ * converge-price-pollers.ts), and the executions, runs, replays and notifications whose workflow
+ * never started or has closed finished (sweep-*.ts over row-sweep.ts), a page at a time.
+ */
 import { log } from '@temporalio/activity';
 import { TriggerControl } from '../automations/triggers.control.ts';
 import type { Keyset } from './keyset.ts';

@@ -21,6 +21,19 @@ describe('the layer check', () => {
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });
 
+  it("keeps automations' capabilities over their ground: notifications over credentials over model/", () => {
+    const order = [
+      'src/automations/blocks/follow-blocks.ts',
+      'src/automations/notifications/record.ts',
+      'src/automations/credentials/credential-store.ts',
+      'src/automations/model/automation.entity.ts',
+      'src/functions/run-execution.ts',
+    ];
+    const ranks = order.map(layerOf);
+    expect(new Set(ranks).size).toBe(order.length);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
   it('finds no import running up the layers but the few named, at most five', () => {
     expect(upwardImports().filter((line) => !allowedUpward.has(line))).toEqual([]);
     expect(allowedUpward.size).toBeLessThanOrEqual(5);

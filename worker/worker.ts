@@ -5,7 +5,7 @@ import { closeResources, openResources } from '../src/open-resources.ts';
 import type { Resources } from '../src/resources.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
-import { createReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
+import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -29,14 +29,21 @@ type WorkerRole = 'worker' | 'api';
 /**
  * A worker on the `neoflow` task queue with explicit concurrency limits, over `resources`; not yet
  * running. The API's hands the ends of runs over through `resources.localRuns`, as its invokes wait
- * on the same instance.
+ * on the same instance, and its reconciler writes Temporal's state through the process's `control`.
  */
-export async function createWorker(resources: Resources, role: WorkerRole): Promise<Worker> {
-  return mainWorker(resources.config, role, await workerBasics(resources));
+export async function createWorker(
+  resources: Resources,
+  role: WorkerRole,
+  control?: ReconcilerControl,
+): Promise<Worker> {
+  return mainWorker(resources.config, role, await workerBasics(resources, control));
 }
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
-async function workerBasics({ config, orm, masterKeys, neo, temporal, payloadKeys, localRuns }: Resources) {
+async function workerBasics(
+  { config, orm, masterKeys, neo, temporal, payloadKeys, localRuns }: Resources,
+  control?: ReconcilerControl,
+) {
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {
     workerId: defaultWorkerId(),
@@ -57,7 +64,7 @@ async function workerBasics({ config, orm, masterKeys, neo, temporal, payloadKey
     maxRuns: config.worker.maxRuns,
     localRuns,
   };
-  const activities = { ...createActivities(deps), ...createReconcilerActivities(deps) };
+  const activities = { ...createActivities(deps), ...createReconcilerActivities(deps, control) };
   const options = {
     connection: temporal.connection,
     namespace: config.temporal.namespace,

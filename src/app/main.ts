@@ -27,7 +27,7 @@ export async function runApiProcess(config: Config): Promise<void> {
   try {
     // What keeps Temporal's triggers in line with the rows: one for the whole process.
     const apiResources = { ...resources, triggerControl: triggerControlOf(resources) };
-    const worker = await createWorker(resources, 'api');
+    const worker = await createWorker(resources, 'api', apiResources.triggerControl);
     const running = worker.run();
     const api = await startApi(apiResources).catch(async (error: unknown) => {
       worker.shutdown();

@@ -24,14 +24,14 @@ type ReconcilerDeps = Pick<
 >;
 
 /**
- * The recovery sweep's activities: each checks one page of rows against Temporal. Rows are read
- * and written outside any transaction, so no connection is held while Temporal answers. The
- * worker registers them beside the others (they write schedules, whose workflows' types import
- * the other activities' types: kept apart, no module imports itself in a circle).
+ * What the reconciler writes Temporal's state with: the process's one `TriggerControl`. The API
+ * process hands its own in (src/app/main.ts); a worker process has none else, and builds it here,
+ * once, as its activities are made once.
  */
-export function createReconcilerActivities(deps: ReconcilerDeps) {
-  const em = () => deps.orm.em.fork();
-  const control = new TriggerControl({
+export type ReconcilerControl = TriggerControl;
+
+function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
+  return new TriggerControl({
     client: deps.temporal,
     taskQueue: deps.taskQueue,
     catchupWindowMs: deps.automations.catchupWindowMs,
@@ -39,6 +39,17 @@ export function createReconcilerActivities(deps: ReconcilerDeps) {
     egress: deps.egress,
     log: { warn: (message, fields) => void log.warn(message, fields) },
   });
+}
+
+/**
+ * The recovery sweep's activities: each checks one page of rows against Temporal. Rows are read
+ * and written outside any transaction, so no connection is held while Temporal answers. The
+ * worker registers them beside the others (they write schedules, whose workflows' types import
+ * the other activities' types: kept apart, no module imports itself in a circle).
+ */
+export function createReconcilerActivities(deps: ReconcilerDeps, given?: ReconcilerControl) {
+  const em = () => deps.orm.em.fork();
+  const control = given ?? reconcilerControl(deps);
   return {
     sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
     sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, control.log),

@@ -3,14 +3,14 @@ import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
-import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome.ts';
+import { outcomeOf } from '../functions/execution-outcome.ts';
 import type { ExecutionTrigger } from '../functions/execution-record.ts';
 import { runningExecutionsPage, storeEnd, type End, type RunningExecutionRow } from '../functions/execution.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { callsInFlight, nextKeyset, pageSize, type Keyset, type SweptPage } from './keyset.ts';
 import type { Logger } from '../log.ts';
 import { logCause, mapBounded, workflowState, type WorkflowState } from './workflow-state.ts';
-import { executionErrorName, executionStatus, workflowStanding } from '../shared/outcomes.ts';
+import { executionErrorName, executionStatus, workflowStanding, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 /** An execution to start: its workflow never started. */
 interface UnstartedExecution {

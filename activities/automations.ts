@@ -23,7 +23,7 @@ import { deliveryAttempts } from '../src/shared/delivery-policy.ts';
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
 import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
 import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
-import type { ExecutionOutcome } from '../src/functions/execution-outcome.ts';
+import type { ExecutionOutcome } from '../src/shared/outcomes.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 
 export type { FiredRun } from '../src/automations/runs/fires.ts';

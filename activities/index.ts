@@ -46,7 +46,7 @@ export interface ActivityDeps {
   localRuns?: LocalRuns;
 }
 
-export type { ExecutionOutcome, RunAttempt } from '../src/functions/execution-outcome.ts';
+export type { RunAttempt } from '../src/functions/execution-outcome.ts';
 export type { RunTurn } from '../src/functions/run-execution.ts';
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Fails when an import runs back up the layers of docs/architecture.md ("The layers"), beyond the
- * few named there. Each production module belongs to the first layer whose pattern matches its
- * path; a module may import its own layer or any below it. Type-only imports count: a type ties
- * two modules as surely as a value.
+ * few named there, or when a module of src/ imports workflows/. Each production module belongs to
+ * the first layer whose pattern matches its path; a module may import its own layer or any below
+ * it. Type-only imports count: a type ties two modules as surely as a value.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -12,8 +12,8 @@ const root = resolve(import.meta.dirname, '..');
 
 /**
  * Top to bottom, as docs/architecture.md draws them: the API side above the workflows it starts
- * (by their types), the workflows above the activities they call, and below those the worker side
- * of src/, area by area, down to the foundations every layer uses.
+ * (by name), the workflows above the activities they call, and below those the worker side of
+ * src/, area by area, down to the foundations every layer uses.
  */
 export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'cli', paths: [/^src\/cli\//] },
@@ -77,17 +77,25 @@ export const upwardImports = () =>
     .filter(([file, target]) => layerOf(target) < layerOf(file))
     .map(([file, target]) => `${file} → ${target}`);
 
-/** Type-only imports of workflow types by the API side, to start them with typed arguments: allowed, and counted. */
-export const workflowTypeImports = () =>
-  productionImports().filter(([file, target]) => target.startsWith('workflows/') && !file.startsWith('workflows/'));
+/**
+ * Imports of workflows/ by src/, refused wherever the layers rank the two: a workflow imports its
+ * activities' types, which import src/, so such an import runs back up the graph. A starter names
+ * the workflow's signature instead (src/shared/workflow-signatures.ts).
+ */
+export const workflowImports = () =>
+  productionImports()
+    .filter(([file, target]) => file.startsWith('src/') && target.startsWith('workflows/'))
+    .map(([file, target]) => `${file} → ${target}`);
 
 if (import.meta.main) {
   const upward = upwardImports();
   const refused = upward.filter((line) => !allowedUpward.has(line));
   for (const line of refused) console.error(`import runs up the layers (docs/architecture.md): ${line}`);
-  const workflowTypes = workflowTypeImports().length;
+  const ofWorkflows = workflowImports();
+  for (const line of ofWorkflows)
+    console.error(`src/ imports a workflow (name its signature in src/shared/workflow-signatures.ts): ${line}`);
   console.log(
-    `layers: ${upward.length} import(s) up, all named; ${workflowTypes} import(s) of workflow types to start them`,
+    `layers: ${upward.length} import(s) up, all named; ${ofWorkflows.length} import(s) of workflows/ by src/`,
   );
-  if (refused.length > 0 || allowedUpward.size > 5) process.exit(1);
+  if (refused.length > 0 || ofWorkflows.length > 0 || allowedUpward.size > 5) process.exit(1);
 }

@@ -1,6 +1,7 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { startAction } from './start-action.ts';
+import type { BlockFollowerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
  * Reading blocks never gives up: a block that fails to fetch is read again, never skipped.
@@ -20,11 +21,11 @@ const roundsPerRun = 1000;
  * actions. The cursor lives in PostgreSQL, committed with the runs. It runs on a task queue of its
  * own (src/temporal/task-queues.ts); its actions run on `actionQueue`, the deployment's.
  */
-export async function blockFollower(network: string, actionQueue?: string): Promise<void> {
+export const blockFollower: BlockFollowerWorkflow = async (network, actionQueue) => {
   for (let round = 0; round < roundsPerRun; round++) {
     const runs = await followBlocks(network);
     await Promise.all(runs.map((run) => startAction(run, actionQueue)));
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  await continueAsNew<typeof blockFollower>(network, actionQueue);
-}
+  await continueAsNew<BlockFollowerWorkflow>(network, actionQueue);
+};

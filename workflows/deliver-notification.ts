@@ -4,6 +4,7 @@ import { deliveryAttemptTimeout, deliveryRetry } from '../src/shared/delivery-po
 import { inTurn } from './in-turn.ts';
 import { rootMessage } from './root-message.ts';
 import { notificationStatus } from '../src/shared/outcomes.ts';
+import type { DeliverNotificationWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
  * Each attempt is an activity on a worker process: a lost worker's attempt times out and is
@@ -20,11 +21,11 @@ const { failNotification } = proxyLocalActivities<Activities>({
 });
 
 /** One notification, delivered once per event: the workflow id is the notification id. */
-export async function deliverNotification(notificationId: string): Promise<string> {
+export const deliverNotification: DeliverNotificationWorkflow = async (notificationId) => {
   try {
     return await inTurn((attemptsMade) => sendNotification(notificationId, attemptsMade));
   } catch (error) {
     await failNotification(notificationId, rootMessage(error));
     return notificationStatus.failed;
   }
-}
+};

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { PingWorkflow } from '../src/shared/workflow-signatures.ts';
 
 const { ping } = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
@@ -7,6 +8,6 @@ const { ping } = proxyActivities<Activities>({
 });
 
 /** Round trip through a worker: a workflow task, then an activity task. */
-export async function pingWorkflow(): Promise<{ workerId: string }> {
+export const pingWorkflow: PingWorkflow = async () => {
   return ping();
-}
+};

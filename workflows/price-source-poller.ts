@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { startAction } from './start-action.ts';
+import type { PriceSourcePollerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
  * A local activity: a poll is one workflow task (the timer fires, the price is read, the next timer
@@ -35,7 +36,7 @@ const afterFailureMs = 5_000;
  * starts its run's action, labelled with its automation. Ends once no active automation reads
  * the source; a create or an activation starts it again (signal-with-start), as the reconciler does.
  */
-export async function priceSourcePoller(source: string): Promise<void> {
+export const priceSourcePoller: PriceSourcePollerWorkflow = async (source) => {
   let woken = false;
   setHandler(wakeSignal, () => {
     woken = true;
@@ -51,5 +52,5 @@ export async function priceSourcePoller(source: string): Promise<void> {
     await condition(() => woken, intervalMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  await continueAsNew<typeof priceSourcePoller>(source);
-}
+  await continueAsNew<PriceSourcePollerWorkflow>(source);
+};

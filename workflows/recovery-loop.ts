@@ -1,5 +1,6 @@
 import { continueAsNew, isCancellation, log, sleep, workflowInfo } from '@temporalio/workflow';
 import { recoverySweep } from './recovery-sweep.ts';
+import type { RecoveryLoopWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /** Passes made before the loop continues as new, unless the server asks for it sooner. */
 const passesPerRun = 100;
@@ -10,7 +11,7 @@ const passesPerRun = 100;
  * (schedule-stall.ts), so it must not hang on a scheduler itself. A pass that fails (an activity
  * out of attempts) is logged and the next one runs at its time: one failure never ends the loop.
  */
-export async function recoveryLoop(intervalMs: number): Promise<never> {
+export const recoveryLoop: RecoveryLoopWorkflow = async (intervalMs) => {
   for (let pass = 0; pass < passesPerRun && !workflowInfo().continueAsNewSuggested; pass++) {
     try {
       await recoverySweep();
@@ -20,5 +21,5 @@ export async function recoveryLoop(intervalMs: number): Promise<never> {
     }
     await sleep(intervalMs);
   }
-  return continueAsNew<typeof recoveryLoop>(intervalMs);
-}
+  return continueAsNew<RecoveryLoopWorkflow>(intervalMs);
+};

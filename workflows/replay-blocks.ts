@@ -11,7 +11,8 @@ import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
 import { startAction } from './start-action.ts';
-import { replayStatus, type EndedReplayStatus } from '../src/shared/outcomes.ts';
+import { replayStatus } from '../src/shared/outcomes.ts';
+import type { ReplayBlocksWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
  * A page reads up to 100 blocks (two RPC calls each) and heartbeats after each, so a lost worker
@@ -38,7 +39,7 @@ const pagesPerRun = 200;
  * waiting whenever the follower lags or the account has too many runs in flight (replay-steps.ts).
  * Its progress lives on its row; this workflow holds none. How it ended is set as `NeoflowStatus`.
  */
-export async function replayBlocks(replayId: string): Promise<EndedReplayStatus> {
+export const replayBlocks: ReplayBlocksWorkflow = async (replayId) => {
   for (let page = 0; page < pagesPerRun; page++) {
     let step: Awaited<ReturnType<Activities['replayPage']>>;
     try {
@@ -57,5 +58,5 @@ export async function replayBlocks(replayId: string): Promise<EndedReplayStatus>
     if (step.kind === 'wait') await sleep(step.waitMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
-  return continueAsNew<typeof replayBlocks>(replayId);
-}
+  return continueAsNew<ReplayBlocksWorkflow>(replayId);
+};

@@ -16,6 +16,7 @@ import { rootMessage } from './root-message.ts';
 import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
 import { executionStatus, runStatus, type RunStatus } from '../src/shared/outcomes.ts';
+import type { RunActionWorkflow } from '../src/shared/workflow-signatures.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
@@ -63,14 +64,14 @@ const { relayContractRun } = proxyActivities<Activities>({
  * calls its function decided as a contract action's. How it ended is also set on
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
-export async function runAction(runId: string): Promise<RunStatus> {
+export const runAction: RunActionWorkflow = async (runId) => {
   const run = { notify: false, holdsTransaction: false };
   const status = await act(runId, run);
   if (status === runStatus.running) return status;
   upsertSearchAttributes([endStatus(status)]);
   if (run.notify) await tell(runId);
   return status;
-}
+};
 
 async function act(runId: string, run: { notify: boolean; holdsTransaction: boolean }): Promise<RunStatus> {
   try {

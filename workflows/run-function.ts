@@ -1,5 +1,6 @@
 import { isCancellation, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { Activities, ExecutionOutcome, RunAttempt } from '../activities/index.ts';
+import type { Activities, RunAttempt } from '../activities/index.ts';
+import type { ExecutionOutcome } from '../src/shared/outcomes.ts';
 
 /**
  * The user code runs as a local activity in the workflow's first task: no activity task travels

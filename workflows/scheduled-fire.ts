@@ -2,6 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { startAction } from './start-action.ts';
+import type { ScheduledFireWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /** A local activity: one row written, without a round trip through the task queue. */
 const { recordScheduledRun } = proxyLocalActivities<Activities>({
@@ -18,9 +19,9 @@ const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime'
  * started: the schedule's overlap policy (skip) keeps fires from piling up behind a slow worker,
  * while a long action never costs the next fire.
  */
-export async function scheduledFire(automationId: string): Promise<void> {
+export const scheduledFire: ScheduledFireWorkflow = async (automationId) => {
   const info = workflowInfo();
   const scheduledAt = (info.typedSearchAttributes.get(scheduledStartTime) ?? info.startTime).toISOString();
   const run = await recordScheduledRun(automationId, scheduledAt);
   if (run) await startAction(run);
-}
+};

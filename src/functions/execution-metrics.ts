@@ -1,7 +1,6 @@
 import { errorNameLabel, executionDuration, executions, sandboxFailures } from '../metrics/metrics.ts';
-import type { ExecutionOutcome } from './execution-outcome.ts';
 import type { ExecutionTrigger } from './execution-record.ts';
-import { executionStatus } from '../shared/outcomes.ts';
+import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 /** Counts an execution's outcome once its end is stored, in the process that ran it. */
 export function countEnded(outcome: ExecutionOutcome, trigger: ExecutionTrigger) {

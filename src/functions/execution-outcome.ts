@@ -1,17 +1,5 @@
 import type { Execution } from './execution.entity.ts';
-import { executionStatus } from '../shared/outcomes.ts';
-
-/**
- * How a run ended, as its workflow returns it (and the Web UI shows it): never the result value,
- * a log line or anything else the code produced, which may hold a secret it read.
- */
-export interface ExecutionOutcome {
-  /** `deleted`: its function was deleted, and the record with it. */
-  status: typeof executionStatus.completed | typeof executionStatus.failed | 'deleted';
-  durationMs: number | null;
-  /** The error's name when it failed (`TimeoutError`, `TypeError`, …). */
-  errorName: string | null;
-}
+import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 /**
  * An attempt that did not run: the execution's account already runs its share of functions on

@@ -6,8 +6,8 @@ import type { MasterKeys } from '../crypto/envelope.ts';
 import type { Resources } from '../resources.ts';
 import { cancelWorkflow } from '../temporal/cancel-workflow.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
-import type { executeFunction } from '../../workflows/execute-function.ts';
-import { outcomeOf, type ExecutionOutcome } from './execution-outcome.ts';
+import type { ExecuteFunctionWorkflow } from '../shared/workflow-signatures.ts';
+import { outcomeOf } from './execution-outcome.ts';
 import { Execution } from './execution.entity.ts';
 import { newExecution, type ExecutionTrigger } from './execution-record.ts';
 import { insertExecution } from './execution.sql.ts';
@@ -15,7 +15,7 @@ import type { ListExecutions } from './executions.schemas.ts';
 import type { FunctionDef } from './function.entity.ts';
 import type { LocalRuns, RunEnd } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
-import { executionStatus } from '../shared/outcomes.ts';
+import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
@@ -144,7 +144,7 @@ async function leftToReconciler<T>(invoker: Invoker, execution: Execution, start
 }
 
 function startExecutionWorkflow(invoker: Invoker, execution: Execution, fn: FunctionDef) {
-  return invoker.client.workflow.start<typeof executeFunction>('executeFunction', {
+  return invoker.client.workflow.start<ExecuteFunctionWorkflow>('executeFunction', {
     workflowId: execution.id,
     taskQueue: invoker.taskQueue,
     args: [execution.id],

@@ -1,4 +1,4 @@
-import type { ExecutionOutcome } from './execution-outcome.ts';
+import type { ExecutionOutcome } from '../shared/outcomes.ts';
 import type { Execution } from './execution.entity.ts';
 
 /**

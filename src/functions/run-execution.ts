@@ -18,14 +18,7 @@ import { runsInProgress } from '../metrics/metrics.ts';
 import type { ExecutionTrigger } from './execution-record.ts';
 import type { AccountSlots } from './account-slots.ts';
 import type { RunTurns } from './run-turns.ts';
-import {
-  deferred,
-  deletedOutcome,
-  outcomeOf,
-  type Deferred,
-  type ExecutionOutcome,
-  type RunAttempt,
-} from './execution-outcome.ts';
+import { deferred, deletedOutcome, outcomeOf, type Deferred, type RunAttempt } from './execution-outcome.ts';
 import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { timeoutToRun, versionToRun } from './run-version.ts';
@@ -33,7 +26,7 @@ import { storeEnd } from './execution.sql.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
-import { executionErrorName, executionStatus } from '../shared/outcomes.ts';
+import { executionErrorName, executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 interface RunDeps {
   em: EntityManager;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { functionStatsRow, lastStarts } from './execution.sql.ts';
 
-export interface FunctionStats {
+interface FunctionStats {
   invocations: { total: number; success: number; failed: number; last24Hours: number };
   averageExecutionTime: number;
   lastInvocation: string | null;

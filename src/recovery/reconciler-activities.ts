@@ -44,8 +44,8 @@ function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
 /**
  * The recovery sweep's activities: each checks one page of rows against Temporal. Rows are read
  * and written outside any transaction, so no connection is held while Temporal answers. The
- * worker registers them beside the others (they write schedules, whose workflows' types import
- * the other activities' types: kept apart, no module imports itself in a circle).
+ * worker registers them beside the others; they live here, not in activities/, because they write
+ * schedules and pollers as the API side does (the control layer, docs/architecture.md).
  */
 export function createReconcilerActivities(deps: ReconcilerDeps, given?: ReconcilerControl) {
   const em = () => deps.orm.em.fork();

@@ -1,5 +1,5 @@
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
-import type { recoveryLoop } from '../../workflows/recovery-loop.ts';
+import type { RecoveryLoopWorkflow } from '../shared/workflow-signatures.ts';
 
 /** One reconciler per task queue, as deployments sharing a Temporal namespace have their own. */
 export const recoveryWorkflowId = (taskQueue: string) => `recovery_${taskQueue}`;
@@ -17,7 +17,7 @@ export async function ensureRecoveryLoop(client: Client, taskQueue: string, inte
     .catch((error: unknown) => {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
     });
-  await client.workflow.start<typeof recoveryLoop>('recoveryLoop', {
+  await client.workflow.start<RecoveryLoopWorkflow>('recoveryLoop', {
     workflowId: id,
     taskQueue,
     args: [intervalMs],

@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
 import { Execution } from '../functions/execution.entity.ts';
 import { countEnded } from '../functions/execution-metrics.ts';
-import { outcomeOf, type ExecutionOutcome } from '../functions/execution-outcome.ts';
+import { outcomeOf } from '../functions/execution-outcome.ts';
 import type { ExecutionTrigger } from '../functions/execution-record.ts';
 import { runningExecutionsPage, storeEnd, type End, type RunningExecutionRow } from '../functions/execution.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { rowSweep } from './row-sweep.ts';
 import type { WorkflowState } from './workflow-state.ts';
-import { executionErrorName, executionStatus, workflowStanding } from '../shared/outcomes.ts';
+import { executionErrorName, executionStatus, workflowStanding, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 /** An execution to start: its workflow never started. */
 interface UnstartedExecution {

@@ -15,6 +15,18 @@ export type ExecutionStatus = keyof typeof executionStatus;
 export const executionStatuses = Object.values(executionStatus);
 export type EndedExecutionStatus = Exclude<ExecutionStatus, 'running'>;
 
+/**
+ * How a run ended, as its workflow returns it (and the Web UI shows it): never the result value,
+ * a log line or anything else the code produced, which may hold a secret it read.
+ */
+export interface ExecutionOutcome {
+  /** `deleted`: its function was deleted, and the record with it. */
+  status: typeof executionStatus.completed | typeof executionStatus.failed | 'deleted';
+  durationMs: number | null;
+  /** The error's name when it failed (`TimeoutError`, `TypeError`, …). */
+  errorName: string | null;
+}
+
 export const runStatus = named('running', 'success', 'failure');
 export type RunStatus = keyof typeof runStatus;
 export const runStatuses = Object.values(runStatus);

@@ -6,7 +6,7 @@ import { masterKeysIfSet } from '../crypto/master-keys.ts';
 import { connectTemporal } from '../temporal/connect.ts';
 import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
 import { newId } from '../ids.ts';
-import type { pingWorkflow } from '../../workflows/ping.ts';
+import type { PingWorkflow } from '../shared/workflow-signatures.ts';
 import { neoComponent, postgresComponent, temporalComponent, type Component } from './components.ts';
 import { assertPortsFree } from './preflight.ts';
 import { spawnManaged, waitFor, type ManagedProcess } from './process.ts';
@@ -114,7 +114,7 @@ async function ping(env: NodeJS.ProcessEnv, config: Config, worker: ManagedProce
   });
   try {
     await ensureSearchAttributes(connection, config.temporal.namespace);
-    const run = client.workflow.execute<typeof pingWorkflow>('pingWorkflow', {
+    const run = client.workflow.execute<PingWorkflow>('pingWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: newId('ping'),
       workflowExecutionTimeout: '60 seconds',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedUpward, layerOf, layers, upwardImports } from '../../scripts/check-layers.ts';
+import { allowedUpward, layerOf, layers, upwardImports, workflowImports } from '../../scripts/check-layers.ts';
 
 const layerName = (path: string) => layers[layerOf(path)]!.name;
 
@@ -37,5 +37,9 @@ describe('the layer check', () => {
   it('finds no import running up the layers but the few named, at most five', () => {
     expect(upwardImports().filter((line) => !allowedUpward.has(line))).toEqual([]);
     expect(allowedUpward.size).toBeLessThanOrEqual(5);
+  });
+
+  it('finds no import of workflows/ by src/: starters name a workflow by its signature', () => {
+    expect(workflowImports()).toEqual([]);
   });
 });

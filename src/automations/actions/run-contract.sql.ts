@@ -87,7 +87,7 @@ export async function contractRunState(em: EntityManager, runId: string) {
 }
 
 /** What the chain says of a transaction in a block, in GAS fractions but for the VM's state. */
-export interface InBlock {
+interface InBlock {
   vmState: 'HALT' | 'FAULT';
   gasConsumed: string;
   systemFee: string;

@@ -3,7 +3,7 @@ import { nextFlight } from '../../chain/next-flight.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { followerTaskQueue } from '../../temporal/task-queues.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
-import type { blockFollower } from '../../../workflows/block-follower.ts';
+import type { BlockFollowerWorkflow } from '../../shared/workflow-signatures.ts';
 
 /**
  * The follower of the configured Neo network for this deployment: named after the network's
@@ -64,7 +64,7 @@ export class BlockFollower {
     const { client, taskQueue, neo } = this.#target;
     const network = String(await neo.getNetworkMagic());
     const start = (workflowIdConflictPolicy: 'USE_EXISTING' | 'TERMINATE_EXISTING') =>
-      client.workflow.start<typeof blockFollower>('blockFollower', {
+      client.workflow.start<BlockFollowerWorkflow>('blockFollower', {
         workflowId: followerId(network, taskQueue),
         taskQueue: followerTaskQueue(taskQueue),
         args: [network, taskQueue],

@@ -1,11 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { deliverNotification } from '../../../workflows/deliver-notification.ts';
+import type { DeliverNotificationWorkflow } from '../../shared/workflow-signatures.ts';
 
 /** Starts each notification's delivery from a process that holds a client (the API). */
 export async function startDeliveries(client: Client, taskQueue: string, notificationIds: string[]) {
   for (const notificationId of notificationIds) {
     try {
-      await client.workflow.start<typeof deliverNotification>('deliverNotification', {
+      await client.workflow.start<DeliverNotificationWorkflow>('deliverNotification', {
         workflowId: notificationId,
         taskQueue,
         args: [notificationId],

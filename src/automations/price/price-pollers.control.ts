@@ -3,7 +3,7 @@ import type { Logger } from '../../log.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import { ignore } from '../../temporal/ignore.ts';
 import { leaveToSweepIfDown } from '../../temporal/leave-to-sweep.ts';
-import type { priceSourcePoller } from '../../../workflows/price-source-poller.ts';
+import type { PriceSourcePollerWorkflow } from '../../shared/workflow-signatures.ts';
 import { pricePollerId } from './price-source-key.ts';
 
 /**
@@ -53,7 +53,7 @@ export class PricePollers {
 
   /** Starts the source's poller unless it runs (the reconciler, for each source active automations read). */
   async ensure(source: string) {
-    await this.#target.client.workflow.start<typeof priceSourcePoller>('priceSourcePoller', {
+    await this.#target.client.workflow.start<PriceSourcePollerWorkflow>('priceSourcePoller', {
       ...this.#options(source),
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
@@ -86,7 +86,7 @@ export class PricePollers {
   }
 
   async #signal(source: string) {
-    await this.#target.client.workflow.signalWithStart<typeof priceSourcePoller, []>('priceSourcePoller', {
+    await this.#target.client.workflow.signalWithStart<PriceSourcePollerWorkflow, []>('priceSourcePoller', {
       ...this.#options(source),
       // workflows/price-source-poller.ts: its wakeSignal.
       signal: 'wake',

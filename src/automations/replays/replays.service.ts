@@ -7,7 +7,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
-import type { replayBlocks } from '../../../workflows/replay-blocks.ts';
+import type { ReplayBlocksWorkflow } from '../../shared/workflow-signatures.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import { leaveToSweepIfDown } from '../../temporal/leave-to-sweep.ts';
 import { followedUntil } from '../model/automation.sql.ts';
@@ -125,7 +125,7 @@ export async function startReplay(
 ) {
   const { id: replayId, automationId } = replay;
   await control.client.workflow
-    .start<typeof replayBlocks>('replayBlocks', {
+    .start<ReplayBlocksWorkflow>('replayBlocks', {
       workflowId: replayId,
       taskQueue: control.taskQueue,
       args: [replayId],

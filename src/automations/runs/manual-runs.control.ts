@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import type { runAction } from '../../../workflows/run-action.ts';
+import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import { AutomationRun, type FirePayload } from '../model/run.entity.ts';
 import { recordRuns, runNotFound, type FiredRun } from './fires.ts';
@@ -49,7 +49,7 @@ async function startRun(
 }
 
 async function startActionWorkflow(control: TriggerControl, run: FiredRun) {
-  await control.client.workflow.start<typeof runAction>('runAction', {
+  await control.client.workflow.start<RunActionWorkflow>('runAction', {
     workflowId: run.runId,
     taskQueue: control.taskQueue,
     args: [run.runId],

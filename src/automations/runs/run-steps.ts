@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SearchAttributePair } from '@temporalio/common';
-import type { ExecutionOutcome, RunAttempt } from '../../functions/execution-outcome.ts';
+import type { RunAttempt } from '../../functions/execution-outcome.ts';
 import { newExecution } from '../../functions/execution-record.ts';
 import { FunctionDef } from '../../functions/function.entity.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
@@ -22,6 +22,7 @@ import {
   runErrorName,
   runStatus as runStatusName,
   runStatusOf,
+  type ExecutionOutcome,
   type RunStatus,
 } from '../../shared/outcomes.ts';
 

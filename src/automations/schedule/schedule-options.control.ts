@@ -1,7 +1,7 @@
 import { ScheduleOverlapPolicy, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
-import type { scheduledFire } from '../../../workflows/scheduled-fire.ts';
+import type { ScheduledFireWorkflow } from '../../shared/workflow-signatures.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
 import { scheduleCron } from '../model/cron.ts';
@@ -52,7 +52,7 @@ export const schedulePaused = defineSearchAttributeKey('TemporalSchedulePaused',
  * failed run is the run's, told by its notifications) and actions are not counted.
  */
 export function scheduleOptions(desired: WrittenSchedule) {
-  const action: ScheduleOptionsStartWorkflowAction<typeof scheduledFire> = {
+  const action: ScheduleOptionsStartWorkflowAction<ScheduledFireWorkflow> = {
     type: 'startWorkflow',
     workflowType: 'scheduledFire',
     workflowId: desired.workflowId,

@@ -1,0 +1,34 @@
+/**
+ * What each workflow the API side starts takes and returns. Starters name a workflow by its type
+ * (`workflow.start<RunActionWorkflow>('runAction', …)`) and never import `workflows/`; each
+ * workflow is declared with its signature, so the two cannot drift apart unnoticed by the
+ * typecheck. Types only, over the vocabulary of outcomes.
+ */
+import type { EndedReplayStatus, ExecutionOutcome, RunStatus } from './outcomes.ts';
+
+/** One execution of a function: its id in, how it ended out. */
+export type ExecuteFunctionWorkflow = (executionId: string) => Promise<ExecutionOutcome>;
+
+/** One run's action: the run's id in, its status out (`running` while a transaction may land). */
+export type RunActionWorkflow = (runId: string) => Promise<RunStatus>;
+
+/** One fire of a schedule trigger; the schedule passes the automation's id. */
+export type ScheduledFireWorkflow = (automationId: string) => Promise<void>;
+
+/** The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run. */
+export type BlockFollowerWorkflow = (network: string, actionQueue?: string) => Promise<void>;
+
+/** The poller of one price source, by its key. */
+export type PriceSourcePollerWorkflow = (source: string) => Promise<void>;
+
+/** One notification's delivery: its id in, its status out. */
+export type DeliverNotificationWorkflow = (notificationId: string) => Promise<string>;
+
+/** One replay of a block range: its id in, how it ended out. */
+export type ReplayBlocksWorkflow = (replayId: string) => Promise<EndedReplayStatus>;
+
+/** The reconciler's loop, a pass every `intervalMs`: it never ends (it continues as new). */
+export type RecoveryLoopWorkflow = (intervalMs: number) => Promise<never>;
+
+/** A round trip through a worker: the id of the worker that answered. */
+export type PingWorkflow = () => Promise<{ workerId: string }>;

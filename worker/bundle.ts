@@ -9,6 +9,8 @@ import { failureConverterPath } from '../src/temporal/codec.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const workflowsDir = join(root, 'workflows');
+/** What workflows import of src/ (docs/architecture.md, rule 1): its values are bundled too. */
+const sharedDir = join(root, 'src', 'shared');
 /** The SDK packages whose code the bundle contains besides ours. */
 const sdkPackages = ['@temporalio/workflow', '@temporalio/common'];
 
@@ -32,14 +34,19 @@ export async function prebuiltWorkflowBundle(cacheDir: string): Promise<string> 
   return path;
 }
 
-/** Everything the bundle is built from: workflow sources, the failure converter, SDK versions. */
+/** Everything the bundle is built from: workflow sources, src/shared/, the failure converter, SDK versions. */
 async function sourcesHash(): Promise<string> {
   const hash = createHash('sha256');
-  const workflows = (await readdir(workflowsDir, { recursive: true })).filter((file) => file.endsWith('.ts')).sort();
-  for (const file of [...workflows.map((name) => join(workflowsDir, name)), failureConverterPath])
-    hash.update(relative(root, file)).update(await readFile(file));
+  const sources = [...(await tsFiles(workflowsDir)), ...(await tsFiles(sharedDir)), failureConverterPath];
+  for (const file of sources) hash.update(relative(root, file)).update(await readFile(file));
   const require = createRequire(import.meta.url);
   for (const name of sdkPackages)
     hash.update(`${name}@${(require(`${name}/package.json`) as { version: string }).version}`);
   return hash.digest('hex').slice(0, 16);
 }
+
+const tsFiles = async (dir: string) =>
+  (await readdir(dir, { recursive: true }))
+    .filter((file) => file.endsWith('.ts'))
+    .sort()
+    .map((name) => join(dir, name));

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { parseRate } from './ratelimit/rate.ts';
-import { connectionSecurity, type ConnectionSecurity } from './temporal/connection-security.ts';
+import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);

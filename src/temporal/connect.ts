@@ -1,7 +1,7 @@
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { dataConverter } from './codec.ts';
-import type { ConnectionSecurity } from './connection-security.ts';
+import type { ConnectionSecurity } from '../net/connection-security.ts';
 
 export interface TemporalHandle {
   /** A native connection where a worker shares it (so the client can start workflows eagerly). */

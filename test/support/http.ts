@@ -28,8 +28,3 @@ export function testApi(baseUrl: string, key: string): ApiCall {
     return { status: response.status, body: (await response.json()) as Envelope<T> };
   };
 }
-
-/** One JSON call to the API at `baseUrl` (ending before `/v1`) with an API key. */
-export async function callApi(baseUrl: string, key: string, method: string, path: string, body?: unknown) {
-  return testApi(baseUrl, key)(method, path, body);
-}

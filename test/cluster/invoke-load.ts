@@ -1,4 +1,4 @@
-import { callApi } from '../support/http.ts';
+import { testApi } from '../support/http.ts';
 
 /** One invoke the load sent: `n` is its parameter, unique across the load. */
 export interface SentInvoke {
@@ -27,9 +27,7 @@ export function startInvokeLoad(options: { apis: () => string[]; key: string; fu
       const mode = n % 2 === 0 ? 'sync' : 'async';
       const invoke: SentInvoke = { n, mode, status: undefined, executionId: undefined };
       sent.push(invoke);
-      const answer = await callApi(
-        apis[n % apis.length]!,
-        options.key,
+      const answer = await testApi(apis[n % apis.length]!, options.key)(
         'POST',
         `/functions/${options.functionId}/invoke`,
         {

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { createKeyWithCli, neoflow } from '../support/cli.ts';
-import { callApi } from '../support/http.ts';
+import { testApi } from '../support/http.ts';
 import { uniqueAccountName } from '../support/keys.ts';
 
 const { apiUrl, uiUrl, env } = inject('stack');
@@ -75,7 +75,7 @@ describe('the stack from `neoflow up`', () => {
 describe('functions on the stack from `neoflow up`', () => {
   it('deploys a function and invokes it, synchronously and asynchronously', async () => {
     const key = await createKeyWithCli(env, uniqueAccountName('e2e-fn'));
-    const call = (method: string, path: string, body?: unknown) => callApi(apiUrl, key, method, path, body);
+    const call = testApi(apiUrl, key);
     const code =
       'module.exports = async (context) => ({ height: await context.services.blockchain.getBlockCount(), n: context.params.n });';
     const created = await call('POST', '/functions', { name: 'e2e-height', code, runtime: 'node18' });

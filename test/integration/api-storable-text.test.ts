@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { automationsClient } from '../support/automations.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 let key: string;
+let call: ApiCall;
 beforeAll(async () => {
   api = await startTestApi();
   ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
 });
 afterAll(() => api.close());
 
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 const contractAction = { type: 'contract', scriptHash: `0x${'ab'.repeat(20)}`, operation: 'ping', args: [] };
 const yearly = { type: 'schedule', cron: '@yearly' };
 

@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { commandUsages } from '../../src/cli/commands.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { neoflow } from '../support/cli.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 // `neoflow export` and `neoflow apply` against the real API: an account written as a file, the
@@ -16,6 +16,7 @@ import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 let key: string;
+let call: ApiCall;
 let account: string;
 let dir: string;
 const marker = (label: string) => `${label}${randomBytes(10).toString('hex')}`;
@@ -25,14 +26,13 @@ const hookUrl = `https://hooks.example.com${hookPath}`;
 const headerToken = marker('headertoken');
 const secretsAndCredentials = [secretValue, hookPath.slice(-20), headerToken];
 
-const call = (method: string, path: string, body?: unknown, apiKey = key) =>
-  callApi(api.url, apiKey, method, path, body);
 const cli = (args: string[], env: Record<string, string> = {}, apiKey = key) =>
   neoflow(args, { NEOFLOW_API_URL: api.url, NEOFLOW_API_KEY: apiKey, ...env });
 
 beforeAll(async () => {
   api = await startTestApi();
   ({ key, account } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
   dir = await mkdtemp(join(tmpdir(), 'neoflow-as-code-'));
   expect((await call('POST', '/secrets', { name: 'TOKEN', value: secretValue, description: 'signs' })).status).toBe(
     201,

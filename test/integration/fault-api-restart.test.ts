@@ -1,56 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describe, expect, it } from 'vitest';
 import { executionRows } from '../support/execution-rows.ts';
-import { callApi } from '../support/http.ts';
-import { issueKey } from '../support/keys.ts';
-import { startTestWorker, type RunningWorker } from '../support/worker.ts';
+import { busyFunction, killStackForThisFile } from '../support/kill-stack.ts';
+import { until } from '../support/polling.ts';
 
 const invocations = 40;
 const concurrency = 8;
 /** Accepted before the kill is aimed: the burst is well under way. */
 const acceptedBeforeKill = 12;
 
-let db: TestDatabase;
-let worker: RunningWorker;
-let key: string;
-let taskQueue: string;
-const apis: ApiProcess[] = [];
-
-beforeAll(async () => {
-  taskQueue = `fault-api-${randomBytes(4).toString('hex')}`;
-  db = await createTestDatabase();
-  ({ key } = await issueKey(db.orm));
-  worker = await startTestWorker(db.url, taskQueue);
-});
-afterAll(async () => {
-  await Promise.allSettled(apis.map((api) => api.stop()));
-  await worker?.stop();
-  await db?.drop();
-});
-
-// The recovery sweep runs every 2 s: a row older than that without a workflow is started by it.
-const env = () => ({ NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_RECOVERY_SECONDS: '2' });
+const stack = killStackForThisFile('api-restart', 'api');
 
 describe('fault: kill -9 of the API during asynchronous invokes, then a new API', () => {
   it(`runs every recorded execution once to its own result, those accepted and those cut off alike`, async () => {
-    const first = await startApiProcess(db.url, env());
-    apis.push(first);
-    const call = (api: ApiProcess, method: string, path: string, body?: unknown) =>
-      callApi(api.url, key, method, path, body);
-    const created = await call(first, 'POST', '/functions', {
-      name: 'restart-survivor',
-      runtime: 'node18',
-      timeout: 30,
-      // Long enough that many runs are still going at the kill (the sandbox has no timers).
-      code:
-        'module.exports = async (context) => { const end = Date.now() + 300; ' +
-        'while (Date.now() < end) { await null; } return context.params.n; };',
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const functionId = created.body.data.id as string;
+    const first = stack.processes[0]!;
+    const functionId = await stack.deploy({ name: 'restart-survivor', ...busyFunction });
 
     const accepted: string[] = [];
     let next = 0;
@@ -59,7 +22,7 @@ describe('fault: kill -9 of the API during asynchronous invokes, then a new API'
       while (next < invocations) {
         const n = next++;
         const body = { async: true, params: { n } };
-        const response = await call(first, 'POST', `/functions/${functionId}/invoke`, body).catch(() => null);
+        const response = await stack.call('POST', `/functions/${functionId}/invoke`, body).catch(() => null);
         if (response?.status !== 202) continue;
         accepted.push(response.body.data.execution.id as string);
         if (accepted.length === acceptedBeforeKill) reachedKillPoint.resolve();
@@ -69,21 +32,19 @@ describe('fault: kill -9 of the API during asynchronous invokes, then a new API'
     const burst = Promise.all(Array.from({ length: concurrency }, lane)).finally(() => (ended = true));
     await reachedKillPoint.promise;
     // The kill lands while a request is past its row and not yet answered (recorded > accepted).
-    while (!ended && (await executionRows(db, functionId)).length <= accepted.length);
-    first.process.child.kill('SIGKILL');
-    expect(await first.process.exited).toBe('SIGKILL');
+    while (!ended && (await executionRows(stack.database, functionId)).length <= accepted.length);
+    await stack.kill(first);
     await burst;
 
-    const atKill = await executionRows(db, functionId);
+    const atKill = await executionRows(stack.database, functionId);
     expect(atKill.length, 'executions recorded but not answered at the kill').toBeGreaterThan(accepted.length);
 
-    apis.push(await startApiProcess(db.url, env()));
-    const deadline = Date.now() + 120_000;
-    let rows = await executionRows(db, functionId);
-    while (rows.some((row) => row.status === 'running') && Date.now() < deadline) {
-      await sleep(250);
-      rows = await executionRows(db, functionId);
-    }
+    await stack.start();
+    const rows = await until(
+      () => executionRows(stack.database, functionId),
+      (read) => read.every((row) => row.status !== 'running'),
+      120_000,
+    );
     console.log(
       `[fault-api-restart] ${accepted.length} accepted, ${atKill.length} recorded at the kill, ` +
         `${rows.filter((row) => row.status === 'completed').length} completed in the end`,
@@ -94,7 +55,7 @@ describe('fault: kill -9 of the API during asynchronous invokes, then a new API'
       expect(row, `execution ${row.id}`).toMatchObject({ status: 'completed', results: 1 });
     }
     for (const row of rows) {
-      const details = await callApi(apis.at(-1)!.url, key, 'GET', `/functions/${functionId}/executions/${row.id}`);
+      const details = await stack.call('GET', `/functions/${functionId}/executions/${row.id}`);
       expect(details.body.data, `execution ${row.id}`).toMatchObject({ status: 'completed', result: row.params.n });
     }
   }, 240_000);

@@ -7,7 +7,7 @@ import { freePort } from '../../src/net/ports.ts';
 import { ensureGoProgram, temporalCli } from '../../src/stack/binaries.ts';
 import { startTemporalDev, type TemporalDevServer } from '../../src/stack/temporal-dev.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi, type Envelope } from '../support/http.ts';
+import { testApi, type ApiCall, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { scratchDataDir } from '../support/scratch-services.ts';
@@ -22,6 +22,7 @@ let temporal: TemporalDevServer | undefined;
 let api: TestApi;
 let worker: RunningWorker;
 let key: string;
+let call: ApiCall;
 let functionId: string;
 let automationId: string;
 
@@ -51,16 +52,17 @@ beforeAll(async () => {
   const env = { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_RECOVERY_SECONDS: '1' };
   api = await startTestApi([], env, { temporalAddress: address });
   ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
   worker = await startTestWorker(api.database.url, taskQueue, { ...env, TEMPORAL_ADDRESS: address });
 
-  const fn = await callApi(api.url, key, 'POST', '/functions', {
+  const fn = await call('POST', '/functions', {
     name: 'doubles',
     runtime: 'node18',
     code: 'module.exports = async (context) => context.params.n * 2;',
   });
   expect(fn.status, JSON.stringify(fn.body)).toBe(201);
   functionId = fn.body.data.id as string;
-  const created = await callApi(api.url, key, 'POST', '/automations', {
+  const created = await call('POST', '/automations', {
     name: 'yearly',
     trigger: { type: 'schedule', cron: '@yearly' },
     action: { type: 'function', functionId },
@@ -94,13 +96,13 @@ describe('fault: the Temporal server stopped, then started again', () => {
 
   it('GET /automations/{id} answers 200 with its next fire time while Temporal is stopped', async () => {
     await stopTemporal();
-    const got = await callApi(api.url, key, 'GET', `/automations/${automationId}`);
+    const got = await call('GET', `/automations/${automationId}`);
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect((got.body as any).executionStats.nextExecution).toMatch(/-01-01T00:00:00\.000Z$/);
   }, 60_000);
 
   it('PATCH while Temporal is stopped answers 200, the row changed', async () => {
-    const patched = await callApi(api.url, key, 'PATCH', `/automations/${automationId}`, {
+    const patched = await call('PATCH', `/automations/${automationId}`, {
       status: 'inactive',
       trigger: { type: 'schedule', cron: '0 12 * * *', timezone: 'Europe/Paris' },
     });
@@ -120,7 +122,7 @@ describe('fault: the Temporal server stopped, then started again', () => {
   }, 120_000);
 
   it('a manual fire whose run cannot start answers 202 with its run', async () => {
-    const answer = await callApi(api.url, key, 'POST', `/automations/${automationId}/trigger`);
+    const answer = await call('POST', `/automations/${automationId}/trigger`);
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     fired = (answer.body as any).run.id as string;
     expect((answer.body as any).run).toMatchObject({ id: fired, status: 'running' });
@@ -138,22 +140,22 @@ describe('fault: the Temporal server stopped, then started again', () => {
       note: 'automation inactive: cron "0 12 * * *" in Europe/Paris',
     });
     const execution = await until(
-      () => callApi(api.url, key, 'GET', `/functions/${functionId}/executions/${invoked}`),
+      () => call('GET', `/functions/${functionId}/executions/${invoked}`),
       (answer) => answer.body.data?.status !== 'running',
       90_000,
     );
     expect(execution.body.data).toMatchObject({ status: 'completed', result: 42 });
     const run = await until(
-      () => callApi(api.url, key, 'GET', `/automations/${automationId}/runs/${fired}`),
+      () => call('GET', `/automations/${automationId}/runs/${fired}`),
       (answer) => (answer.body as any).status !== 'running',
       90_000,
     );
     expect(run.body).toMatchObject({ id: fired, status: 'success' });
     // The invoke once, and the fire's action once.
-    const all = await callApi(api.url, key, 'GET', `/functions/${functionId}/executions`);
+    const all = await call('GET', `/functions/${functionId}/executions`);
     expect(all.body.pagination?.total).toBe(2);
     // Back to active: the reconciler and the request agree on what runs.
-    const resumed = await callApi(api.url, key, 'PATCH', `/automations/${automationId}`, { status: 'active' });
+    const resumed = await call('PATCH', `/automations/${automationId}`, { status: 'active' });
     expect(resumed.status).toBe(200);
     expect((await schedule()).state).toMatchObject({
       paused: false,

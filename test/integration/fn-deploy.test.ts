@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { neoflow } from '../support/cli.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 let key: string;
+let call: ApiCall;
 let dir: string;
 beforeAll(async () => {
   api = await startTestApi();
   ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
   dir = await mkdtemp(join(tmpdir(), 'neoflow-deploy-'));
 });
 afterAll(async () => {
@@ -30,7 +32,7 @@ async function file(name: string, code: string) {
 }
 
 const read = async (id: string) =>
-  (await callApi(api.url, key, 'GET', `/functions/${id}?include_code=true`)).body.data as Record<string, unknown>;
+  (await call('GET', `/functions/${id}?include_code=true`)).body.data as Record<string, unknown>;
 
 describe('neoflow fn deploy', () => {
   it('creates a function from a TypeScript file, then updates the same one, printing its id and version', async () => {
@@ -73,7 +75,7 @@ describe('neoflow fn deploy', () => {
   });
 
   it('grants the secrets --secrets names, and refuses one the account lacks, as the API does', async () => {
-    await callApi(api.url, key, 'POST', '/secrets', { name: 'TOKEN', value: 'secret-value' });
+    await call('POST', '/secrets', { name: 'TOKEN', value: 'secret-value' });
     const code = await file('secrets.js', 'module.exports = async (context) => context.secrets.TOKEN.length;\n');
     const granted = await deploy([code, '--name', 'with-secret', '--secrets', 'TOKEN']);
     expect(granted.code).toBe(0);

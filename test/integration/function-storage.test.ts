@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi, type Envelope } from '../support/http.ts';
+import { testApi, type ApiCall, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
@@ -8,17 +8,17 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 let api: TestApi;
 let worker: RunningWorker;
 let key: string;
+let call: ApiCall;
 beforeAll(async () => {
   // Twenty clients polling their retries: well over the default rate of one key.
   ({ api, worker } = await startApiWithWorker({ env: { NEOFLOW_RATE_LIMIT: '100000/10s' } }));
   ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
 });
 afterAll(async () => {
   await worker.stop();
   await api.close();
 });
-
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 let counter = 0;
 async function deploy(code: string, extra: Record<string, unknown> = {}): Promise<string> {

@@ -5,7 +5,7 @@ import { migrations } from '../../src/db/migrations/index.ts';
 import { storedSettings } from '../../src/functions/versioned-fields.ts';
 import type { TestApi } from '../support/api.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { callApi, type Envelope } from '../support/http.ts';
+import { testApi, type ApiCall, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
@@ -16,17 +16,17 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 let api: TestApi;
 let worker: RunningWorker;
 let key: string;
+let call: ApiCall;
 let keyId: string;
 beforeAll(async () => {
   ({ api, worker } = await startApiWithWorker());
   ({ key, keyId } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
 });
 afterAll(async () => {
   await worker.stop();
   await api.close();
 });
-
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 /** Code that answers `label` (and throws when asked to). */
 const answering = (label: string) =>

@@ -2,15 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Execution } from '../../src/functions/execution.entity.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
 let key: string;
+let send: ApiCall;
 let accountId: string;
 beforeAll(async () => {
   api = await startTestApi();
   ({ key, accountId } = await issueKey(api.database.orm));
+  send = testApi(api.url, key);
 });
 afterAll(() => api.close());
 
@@ -23,15 +25,8 @@ interface FunctionData {
   [field: string]: unknown;
 }
 
-interface Envelope<T> {
-  success: boolean;
-  data?: T;
-  pagination?: { total: number; limit: number; offset: number; hasMore: boolean };
-  error?: { code: string; message: string; details: Record<string, unknown> };
-}
-
-const call = async <T = FunctionData>(method: string, path: string, body?: unknown, apiKey = key) =>
-  (await callApi(api.url, apiKey, method, `/functions${path}`, body)) as { status: number; body: Envelope<T> };
+const call = <T = FunctionData>(method: string, path: string, body?: unknown, apiKey?: string) =>
+  send<T>(method, `/functions${path}`, body, apiKey);
 
 /** An execution row of the function as a run would leave it; `end` says how it went. */
 function storedExecution(

@@ -1,16 +1,16 @@
 import proto from '@temporalio/proto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runsInProgress } from '../../src/metrics/metrics.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile, rawHistory } from '../support/worker.ts';
 
 // One worker process runs every run (the API hosts none), one run of an account at a time.
 const running = apiWithWorkerForThisFile({ hostWorker: false, env: { NEOFLOW_ACCOUNT_CONCURRENCY: '1' } });
-let key: string;
+let call: ApiCall;
 beforeAll(async () => {
-  ({ key } = await issueKey(running.api.database.orm));
+  call = testApi(running.api.url, (await issueKey(running.api.database.orm)).key);
 });
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -26,13 +26,13 @@ async function deploy(name: string, timeout: number, ms: number): Promise<string
   const code =
     'module.exports = async () => { const began = Date.now(); ' +
     `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms}); return { began, ended: Date.now() }; };`;
-  const created = await callApi(running.api.url, key, 'POST', '/functions', { name, runtime: 'node18', code, timeout });
+  const created = await call('POST', '/functions', { name, runtime: 'node18', code, timeout });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data.id as string;
 }
 
 const invoke = async (functionId: string) => {
-  const invoked = await callApi(running.api.url, key, 'POST', `/functions/${functionId}/invoke`, { async: true });
+  const invoked = await call('POST', `/functions/${functionId}/invoke`, { async: true });
   expect(invoked.status, JSON.stringify(invoked.body)).toBe(202);
   return invoked.body.data.execution.id as string;
 };
@@ -54,9 +54,7 @@ describe('a run that waits for its share', () => {
     );
     const waiting = await invoke(waiter);
     const read = (id: string, functionId: string) =>
-      callApi(running.api.url, key, 'GET', `/functions/${functionId}/executions/${id}`).then(
-        (answer) => answer.body.data as Execution,
-      );
+      call('GET', `/functions/${functionId}/executions/${id}`).then((answer) => answer.body.data as Execution);
     const ended = await until(
       () => read(waiting, waiter),
       (execution) => execution.status !== 'running',

@@ -1,20 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
 // The API with its own worker and a worker process, each with the default share per account (4).
 const running = apiWithWorkerForThisFile();
-let burnerKey: string;
-let otherKey: string;
+let asBurner: ApiCall;
+let asOther: ApiCall;
 beforeAll(async () => {
-  ({ key: burnerKey } = await issueKey(running.api.database.orm));
-  ({ key: otherKey } = await issueKey(running.api.database.orm));
+  asBurner = testApi(running.api.url, (await issueKey(running.api.database.orm)).key);
+  asOther = testApi(running.api.url, (await issueKey(running.api.database.orm)).key);
 });
 
-async function deploy(key: string, name: string, code: string, timeout = 30): Promise<string> {
-  const created = await callApi(running.api.url, key, 'POST', '/functions', { name, runtime: 'node18', code, timeout });
+async function deploy(call: ApiCall, name: string, code: string, timeout = 30): Promise<string> {
+  const created = await call('POST', '/functions', { name, runtime: 'node18', code, timeout });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data.id as string;
 }
@@ -36,23 +36,21 @@ function mostAtOnce(spans: { start: number; end: number }[]): number {
 describe('fair shares between accounts', () => {
   it("runs at most its share of one account's 50 CPU-bound invokes at once, all of them, and answers another account's invokes within 2 s meanwhile", async () => {
     const burner = await deploy(
-      burnerKey,
+      asBurner,
       'burner',
       'module.exports = async () => { const start = Date.now(); while (Date.now() < start + 2000) {} return { start, end: Date.now() }; };',
       5,
     );
-    const noop = await deploy(otherKey, 'noop', 'module.exports = async (c) => c.params.x + 1;');
+    const noop = await deploy(asOther, 'noop', 'module.exports = async (c) => c.params.x + 1;');
     const burst = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        callApi(running.api.url, burnerKey, 'POST', `/functions/${burner}/invoke`, { async: true }),
-      ),
+      Array.from({ length: 50 }, () => asBurner('POST', `/functions/${burner}/invoke`, { async: true })),
     );
     expect(burst.map((answer) => answer.status)).toEqual(Array(50).fill(202));
 
     const durations: number[] = [];
     for (let x = 0; x < 20; x++) {
       const began = performance.now();
-      const invoked = await callApi(running.api.url, otherKey, 'POST', `/functions/${noop}/invoke`, { params: { x } });
+      const invoked = await asOther('POST', `/functions/${noop}/invoke`, { params: { x } });
       durations.push(performance.now() - began);
       expect(invoked.status, JSON.stringify(invoked.body)).toBe(200);
       expect(invoked.body.data.result).toBe(x + 1);
@@ -66,7 +64,7 @@ describe('fair shares between accounts', () => {
 
     const ended = await until(
       async () => {
-        const listed = await callApi(running.api.url, burnerKey, 'GET', `/functions/${burner}/executions?limit=100`);
+        const listed = await asBurner('GET', `/functions/${burner}/executions?limit=100`);
         return (listed.body.data as { id: string; status: string }[]).filter(
           (execution) => execution.status !== 'running',
         );
@@ -79,7 +77,7 @@ describe('fair shares between accounts', () => {
     // Two processes run functions here (the API's own worker and the worker process), 4 each.
     const spans = await Promise.all(
       ended.map(async ({ id }) => {
-        const read = await callApi(running.api.url, burnerKey, 'GET', `/functions/${burner}/executions/${id}`);
+        const read = await asBurner('GET', `/functions/${burner}/executions/${id}`);
         return read.body.data.result as { start: number; end: number };
       }),
     );

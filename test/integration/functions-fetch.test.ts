@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -77,11 +77,11 @@ describe.each([
 ])('fetch, invoked synchronously %s', (_where, hostWorker) => {
   let api: TestApi;
   let worker: RunningWorker;
-  let key: string;
+  let call: ApiCall;
   let fnId: string;
   beforeAll(async () => {
     ({ api, worker } = await startApiWithWorker({ hostWorker }));
-    ({ key } = await issueKey(api.database.orm));
+    call = testApi(api.url, (await issueKey(api.database.orm)).key);
     const secret = await call('POST', '/secrets', { name: 'PRICE_KEY', value: secretValue });
     expect(secret.status).toBe(201);
     const created = await call('POST', '/functions', {
@@ -100,7 +100,6 @@ describe.each([
     await api.close();
   });
 
-  const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
   const invoke = (params: Record<string, unknown>) => call('POST', `/functions/${fnId}/invoke`, { params });
   const details = async (executionId: string): Promise<Record<string, any>> =>
     (await call('GET', `/functions/${fnId}/executions/${executionId}`)).body.data as Record<string, any>;
@@ -214,7 +213,7 @@ describe('allowedHosts', () => {
   afterAll(() => api.close());
 
   it('defaults to none, is normalised, and refuses entries that are not a host or *.suffix with 400', async () => {
-    const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
+    const call = testApi(api.url, key);
     const plain = await call('POST', '/functions', { name: 'plain', code: fetching, runtime: 'node18' });
     expect(plain.body.data.allowedHosts).toEqual([]);
     const updated = await call('PUT', `/functions/${plain.body.data.id}`, {

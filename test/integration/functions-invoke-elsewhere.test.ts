@@ -8,7 +8,7 @@ import { invokeAndWait } from '../../src/functions/executions.service.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
@@ -16,14 +16,14 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
 // An API with no worker of its own: every run is taken by `neoflow worker`, another process.
 let api: TestApi;
 let worker: WorkerProcess | undefined;
-let key: string;
+let call: ApiCall;
 let scratch: string;
 let taskQueue: string;
 beforeAll(async () => {
   taskQueue = `elsewhere-${randomBytes(4).toString('hex')}`;
   scratch = await mkdtemp(join(tmpdir(), 'neoflow-elsewhere-'));
   api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
-  ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, (await issueKey(api.database.orm)).key);
   worker = await startWorkerProcess(api.database.url, taskQueue, join(scratch, 'data'), join(scratch, 'worker.log'));
 });
 afterAll(async () => {
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 async function deploy(name: string, code: string): Promise<string> {
-  const created = await callApi(api.url, key, 'POST', '/functions', { name, runtime: 'node18', code });
+  const created = await call('POST', '/functions', { name, runtime: 'node18', code });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data.id as string;
 }
@@ -44,7 +44,7 @@ describe('a synchronous invoke run by a worker of another process', () => {
       'elsewhere',
       'module.exports = async (context) => { const end = Date.now() + 200; while (Date.now() < end) {} return context.params.x + 1; };',
     );
-    const invoked = await callApi(api.url, key, 'POST', `/functions/${id}/invoke`, { params: { x: 41 } });
+    const invoked = await call('POST', `/functions/${id}/invoke`, { params: { x: 41 } });
     expect(invoked.status, JSON.stringify(invoked.body)).toBe(200);
     expect(invoked.body.data).toMatchObject({ execution: { status: 'completed' }, result: 42 });
   });

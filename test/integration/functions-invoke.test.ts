@@ -1,7 +1,7 @@
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi, type Envelope } from '../support/http.ts';
+import { testApi, type ApiCall, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
@@ -11,18 +11,17 @@ const taskStarted = proto.temporal.api.enums.v1.PendingWorkflowTaskState.PENDING
 let api: TestApi;
 let worker: RunningWorker;
 let key: string;
+let call: ApiCall;
 let account: string;
 beforeAll(async () => {
   ({ api, worker } = await startApiWithWorker());
   ({ key, account } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
 });
 afterAll(async () => {
   await worker.stop();
   await api.close();
 });
-
-const call = (method: string, path: string, body?: unknown, apiKey = key) =>
-  callApi(api.url, apiKey, method, path, body);
 
 let counter = 0;
 async function deploy(code: string, extra: Record<string, unknown> = {}): Promise<string> {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -11,13 +11,13 @@ import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 // through a proxy that counts each function's calls: the count is how often its code ran.
 let api: TestApi;
 let worker: RunningWorker;
-let key: string;
+let call: ApiCall;
 let rpc: Awaited<ReturnType<typeof startCountingRpc>>;
 beforeAll(async () => {
   rpc = await startCountingRpc(inject('neoRpcUrl'));
   // Every run goes to the worker, whose node is the counting proxy.
   ({ api, worker } = await startApiWithWorker({ hostWorker: false, env: { NEO_RPC_URL: rpc.url } }));
-  ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, (await issueKey(api.database.orm)).key);
 });
 afterAll(async () => {
   await worker?.stop();
@@ -51,8 +51,6 @@ async function startCountingRpc(nodeUrl: string) {
     },
   };
 }
-
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 let counter = 0;
 const timeoutSeconds = 20;

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
 let api: TestApi;
 let worker: RunningWorker;
-let key: string;
+let call: ApiCall;
 beforeAll(async () => {
   ({ api, worker } = await startApiWithWorker());
-  ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, (await issueKey(api.database.orm)).key);
 });
 afterAll(async () => {
   await worker.stop();
   await api.close();
 });
-
-const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
 
 const typed = `interface Params { name: string }
 type Answer = { hello: string; at: number };

@@ -7,7 +7,7 @@ import { CONST } from '@cityofzion/neon-js';
 import { createKey } from '../../src/auth/keys.service.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi } from '../support/http.ts';
 import { issueKey, testMasters } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { testOperatorToken, testWorkerEnv } from '../support/temporal.ts';
@@ -56,7 +56,7 @@ function valueOf(text: string, series: string): number {
 
 it('counts requests, 429s, runs, failures, block matches and follower lag, each on the endpoint of the process where it happened', async () => {
   const { key } = await issueKey(api.database.orm);
-  const call = (method: string, path: string, body?: unknown) => callApi(api.url, key, method, path, body);
+  const call = testApi(api.url, key);
   const deploy = async (code: string) =>
     (await call('POST', '/functions', { name: `m-${randomBytes(3).toString('hex')}`, runtime: 'node18', code })).body
       .data.id as string;
@@ -69,8 +69,8 @@ it('counts requests, 429s, runs, failures, block matches and follower lag, each 
   const slow = await createKey(api.database.orm.em.fork(), testMasters, `metrics-${Date.now()}`, ['*'], {
     rate: { requests: 1, windowSeconds: 60 },
   });
-  await callApi(api.url, slow.key, 'GET', '/account');
-  expect((await callApi(api.url, slow.key, 'GET', '/account')).status).toBe(429);
+  await call('GET', '/account', undefined, slow.key);
+  expect((await call('GET', '/account', undefined, slow.key)).status).toBe(429);
 
   // Every block's GAS rewards are Transfers: the watcher matches at the next block.
   const created = await call('POST', '/automations', {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.ts';
 import { openApiPath } from '../../src/api/openapi.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi, type Envelope } from '../support/http.ts';
+import { testApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 
 let api: TestApi;
@@ -103,7 +103,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
 
   it("accepts the document's own examples: every create, then changes of what they made", async () => {
     const { key } = await issueKey(api.database.orm);
-    const call = (method: string, path: string, body: unknown) => callApi(api.url, key, method, path, body);
+    const call = testApi(api.url, key);
     const examples = (method: string, path: string): unknown[] =>
       Object.values(
         document.paths[path]![method].requestBody.content['application/json'].examples as Record<

@@ -14,7 +14,7 @@ import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startTestWorker, type RunningWorker } from '../support/worker.ts';
 import { Notification } from '../../src/automations/notifications/notification.entity.ts';
@@ -26,14 +26,14 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 let api: TestApi;
 let worker: RunningWorker;
-let key: string;
+let call: ApiCall;
 let taskQueue: string;
 
 beforeAll(async () => {
   taskQueue = `recovery-${randomBytes(4).toString('hex')}`;
   // The sweep every second, and anything recorded over a second ago counts as not started.
   api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_RECOVERY_SECONDS: '1' });
-  ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, (await issueKey(api.database.orm)).key);
   worker = await startTestWorker(api.database.url, taskQueue, { NEOFLOW_RECOVERY_SECONDS: '1' });
 });
 afterAll(async () => {
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('the recovery sweep', () => {
   it('starts the workflow of an execution whose process died between its row and its start, once', async () => {
-    const created = await callApi(api.url, key, 'POST', '/functions', {
+    const created = await call('POST', '/functions', {
       name: 'orphan',
       runtime: 'node18',
       code: 'module.exports = async (context) => context.params.n * 2;',
@@ -71,7 +71,7 @@ describe('the recovery sweep', () => {
       status = (await api.database.orm.em.fork().findOneOrFail(Execution, { id: orphan.id })).status;
     }
     expect(status).toBe('completed');
-    const details = await callApi(api.url, key, 'GET', `/functions/${fn.id}/executions/${orphan.id}`);
+    const details = await call('GET', `/functions/${fn.id}/executions/${orphan.id}`);
     expect(details.body.data).toMatchObject({ status: 'completed', result: 42 });
     const workflow = await api.services.temporal.client.workflow.getHandle(orphan.id).describe();
     expect(workflow.type).toBe('executeFunction');
@@ -83,12 +83,12 @@ describe('the recovery sweep', () => {
   });
 
   it('starts the action of an automation run whose process died between its row and its start', async () => {
-    const fn = await callApi(api.url, key, 'POST', '/functions', {
+    const fn = await call('POST', '/functions', {
       name: 'orphan-action',
       runtime: 'node18',
       code: 'module.exports = async (context) => context.params.trigger.type;',
     });
-    const created = await callApi(api.url, key, 'POST', '/automations', {
+    const created = await call('POST', '/automations', {
       name: 'orphan run',
       trigger: { type: 'schedule', cron: '0 0 1 1 *' },
       action: { type: 'function', functionId: fn.body.data.id as string },
@@ -109,13 +109,13 @@ describe('the recovery sweep', () => {
   });
 
   it('converges replay rows: one whose workflow never started runs to its end, one whose workflow was terminated fails', async () => {
-    const fn = await callApi(api.url, key, 'POST', '/functions', {
+    const fn = await call('POST', '/functions', {
       name: 'replayed-action',
       runtime: 'node18',
       code: 'module.exports = async () => 1;',
     });
     const watcher = async () => {
-      const created = await callApi(api.url, key, 'POST', '/automations', {
+      const created = await call('POST', '/automations', {
         name: 'replayed',
         status: 'inactive',
         trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer' },
@@ -169,11 +169,9 @@ describe('the recovery sweep', () => {
   it('delivers the error notifications of an automation a trigger moved to error, once', async () => {
     const receiver = await startWebhookReceiver();
     try {
-      expect((await callApi(api.url, key, 'POST', '/secrets', { name: 'HOOK', value: 'sweep-secret' })).status).toBe(
-        201,
-      );
+      expect((await call('POST', '/secrets', { name: 'HOOK', value: 'sweep-secret' })).status).toBe(201);
       const channel = { type: 'webhook', url: receiver.url('/error'), signingSecret: 'HOOK' };
-      const created = await callApi(api.url, key, 'POST', '/automations', {
+      const created = await call('POST', '/automations', {
         name: 'watch what is never deployed',
         trigger: { type: 'schedule', cron: '@yearly' },
         action: { type: 'contract', scriptHash: `0x${'ab'.repeat(20)}`, operation: 'go', args: [] },
@@ -208,7 +206,7 @@ describe('the recovery sweep', () => {
     const parked: string[] = [];
     let fn: FunctionDef;
     beforeAll(async () => {
-      const created = await callApi(api.url, key, 'POST', '/functions', {
+      const created = await call('POST', '/functions', {
         name: 'swept',
         runtime: 'node18',
         code: 'module.exports = async (context) => context.params.n + 1;',
@@ -285,7 +283,7 @@ describe('the recovery sweep', () => {
     });
 
     it('ends a running automation run whose workflow closed, and its execution, as ExecutionLostError', async () => {
-      const created = await callApi(api.url, key, 'POST', '/automations', {
+      const created = await call('POST', '/automations', {
         name: 'closed under the run',
         status: 'inactive',
         trigger: { type: 'schedule', cron: '@yearly' },
@@ -323,9 +321,9 @@ describe('the recovery sweep', () => {
     it('ends a run whose workflow failed with a fixed message (the cause logged only) and tells its failure', async () => {
       const receiver = await startWebhookReceiver();
       try {
-        const secret = await callApi(api.url, key, 'POST', '/secrets', { name: 'LOSTHOOK', value: 'lost-secret' });
+        const secret = await call('POST', '/secrets', { name: 'LOSTHOOK', value: 'lost-secret' });
         expect(secret.status).toBe(201);
-        const created = await callApi(api.url, key, 'POST', '/automations', {
+        const created = await call('POST', '/automations', {
           name: 'failed under the run',
           status: 'inactive',
           trigger: { type: 'schedule', cron: '@yearly' },
@@ -368,7 +366,7 @@ describe('the recovery sweep', () => {
     });
 
     it('fails a pending notification whose delivery workflow closed before its first attempt', async () => {
-      const created = await callApi(api.url, key, 'POST', '/automations', {
+      const created = await call('POST', '/automations', {
         name: 'told of nothing',
         status: 'inactive',
         trigger: { type: 'schedule', cron: '@yearly' },
@@ -409,7 +407,7 @@ describe('the recovery sweep', () => {
         60_000,
       );
       expect(ended.status).toBe('completed');
-      const details = await callApi(api.url, key, 'GET', `/functions/${fn.id}/executions/${orphan}`);
+      const details = await call('GET', `/functions/${fn.id}/executions/${orphan}`);
       expect(details.body.data).toMatchObject({ status: 'completed', result: 42 });
     }, 90_000);
   });
@@ -417,12 +415,12 @@ describe('the recovery sweep', () => {
   describe('automations whose triggers Temporal lost or kept behind the service’s back', () => {
     const client = () => api.services.temporal.client;
     const createSchedule = async (cron: string) => {
-      const fn = await callApi(api.url, key, 'POST', '/functions', {
+      const fn = await call('POST', '/functions', {
         name: `every-${randomBytes(3).toString('hex')}`,
         runtime: 'node18',
         code: 'module.exports = async () => 1;',
       });
-      const created = await callApi(api.url, key, 'POST', '/automations', {
+      const created = await call('POST', '/automations', {
         name: 'converged',
         trigger: { type: 'schedule', cron },
         action: { type: 'function', functionId: fn.body.data.id as string },
@@ -446,7 +444,7 @@ describe('the recovery sweep', () => {
       expect(runs.length).toBeGreaterThan(0);
       const described = await client().schedule.getHandle(id).describe();
       expect(described.state.paused).toBe(false);
-      await callApi(api.url, key, 'PATCH', `/automations/${id}`, { status: 'inactive' });
+      await call('PATCH', `/automations/${id}`, { status: 'inactive' });
     });
 
     it('unpauses the schedule of an active automation paused behind its back, and pauses an inactive one', async () => {

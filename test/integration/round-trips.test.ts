@@ -1,20 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../src/auth/api-key.entity.ts';
 import type { TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
 const running = apiWithWorkerForThisFile();
 let api: TestApi;
 let key: string;
+let call: ApiCall;
 beforeAll(async () => {
   api = running.api;
   ({ key } = await issueKey(api.database.orm));
+  call = testApi(api.url, key);
 });
-
-const call = (method: string, path: string, body?: unknown, apiKey = key) =>
-  callApi(api.url, apiKey, method, path, body);
 
 /** Strings a PostgreSQL array literal reads otherwise unless each element is quoted and escaped. */
 const awkward = ['NULL', 'null', ' padded ', 'a,b', '{x}', 'say "hi"', 'back\\slash', 'tab\there', 'ünï€ode'];

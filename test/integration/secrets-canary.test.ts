@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { rawHistoryBytes, startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -13,7 +13,7 @@ const canary = `canary-${randomBytes(12).toString('hex')}`;
 
 let api: TestApi;
 let worker: RunningWorker;
-let key: string;
+let send: ApiCall;
 const output: string[] = [];
 const responses: unknown[] = [];
 let restoreOutput: () => void;
@@ -21,7 +21,7 @@ let restoreOutput: () => void;
 beforeAll(async () => {
   restoreOutput = captureOutput(output);
   ({ api, worker } = await startApiWithWorker());
-  ({ key } = await issueKey(api.database.orm));
+  send = testApi(api.url, (await issueKey(api.database.orm)).key);
 });
 afterAll(async () => {
   restoreOutput();
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** Every response body is kept, to be searched for the canary at the end. */
 async function call(method: string, path: string, body?: unknown) {
-  const response = await callApi(api.url, key, method, path, body);
+  const response = await send(method, path, body);
   responses.push(response.body);
   return response;
 }

@@ -4,7 +4,7 @@ import { Execution } from '../../src/functions/execution.entity.ts';
 import { openResult } from '../../src/functions/result-seal.ts';
 import { open } from '../../src/crypto/envelope.ts';
 import { neoflow } from '../support/cli.ts';
-import { callApi } from '../support/http.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { testMasterKey } from '../support/temporal.ts';
 import { apiWithWorkerForThisFile, startTestWorker } from '../support/worker.ts';
@@ -13,12 +13,13 @@ import { apiWithWorkerForThisFile, startTestWorker } from '../support/worker.ts'
 // it is the whole rotation here (with `neoflow api`, which runs code too, the API restarts as well).
 const running = apiWithWorkerForThisFile({ hostWorker: false });
 let key: string;
+let send: ApiCall;
 beforeAll(async () => {
   ({ key } = await issueKey(running.api.database.orm));
+  send = testApi(running.api.url, key);
 });
 
-const call = async (method: string, path: string, body?: unknown) =>
-  (await callApi(running.api.url, key, method, path, body)).body;
+const call = async (method: string, path: string, body?: unknown) => (await send(method, path, body)).body;
 
 async function finished(executionId: string) {
   for (let tries = 0; tries < 100; tries++) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../src/net/ports.ts';
 import { waitFor, type ManagedProcess } from '../../src/stack/process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { callApi } from '../support/http.ts';
+import { testApi } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { spawnNeoflow } from '../support/neoflow-command.ts';
 import { until } from '../support/polling.ts';
@@ -53,7 +53,7 @@ const lines = async () =>
 
 it("writes one JSON object a line, a request's with its request id and a run's with its workflow (execution) id", async () => {
   const { key } = await issueKey(database.orm);
-  const created = await callApi(url, key, 'POST', '/functions', {
+  const created = await testApi(url, key)('POST', '/functions', {
     name: 'logged',
     runtime: 'node18',
     code: 'module.exports = async () => 1;',

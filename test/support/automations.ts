@@ -1,6 +1,6 @@
 import { CONST } from '@cityofzion/neon-js';
 import { expect } from 'vitest';
-import { callApi } from './http.ts';
+import { testApi } from './http.ts';
 
 export const gasHash = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
 
@@ -49,8 +49,9 @@ export const unbudgetedGas = {
 
 /** Calls of one account's key, and the automations' helpers built on them. */
 export function automationsClient(baseUrl: string, key: string) {
+  const send = testApi(baseUrl, key);
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await callApi(baseUrl, key, method, path, body);
+    const response = await send(method, path, body);
     return { status: response.status, body: response.body as Loose };
   };
   return {

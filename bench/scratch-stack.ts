@@ -118,7 +118,11 @@ export async function startInProcessApi(
   // Its own connections, as in `neoflow api`: the bench's queries do not share its pool.
   const resources = await openResources(config, createLogger('api-bench', 'warn'));
   base.onStop(() => closeResources(resources));
-  const handle = createApp({ ...resources, triggerControl: triggerControlOf(resources) }).callback();
+  const handle = createApp({
+    ...resources,
+    triggerControl: triggerControlOf(resources),
+    localRuns: undefined,
+  }).callback();
   const server = createServer((request, response) => void handle(request, response));
   const apiUrl = await listenLocal(server);
   base.onStop(() => closeServer(server));

@@ -1,7 +1,6 @@
 import { createNeoRpc } from './chain/rpc.ts';
 import { requireSetting, type Config } from './config.ts';
 import { openOrm } from './db.ts';
-import type { LocalRuns } from './functions/local-runs.ts';
 import type { Logger } from './log.ts';
 import { reachable } from './reachable.ts';
 import { masterKeysOf, payloadKeysOf } from './crypto/master-keys.ts';
@@ -12,7 +11,7 @@ import { connectTemporal } from './temporal/connect.ts';
  * Opens the resources, resolving once the settings the process needs; each failure names the
  * variable that is unset or points at a service out of reach.
  */
-export async function openResources(config: Config, log: Logger, localRuns?: LocalRuns): Promise<Resources> {
+export async function openResources(config: Config, log: Logger): Promise<Resources> {
   const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
   const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
   const neo = createNeoRpc(requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL'));
@@ -28,7 +27,7 @@ export async function openResources(config: Config, log: Logger, localRuns?: Loc
       security: config.temporal.security,
     };
     const temporal = await reachable('TEMPORAL_ADDRESS', () => connectTemporal(target, 'shared-with-workers'));
-    return { config, log, orm, em: () => orm.em, neo, masterKeys, payloadKeys, temporal, localRuns };
+    return { config, log, orm, em: () => orm.em, neo, masterKeys, payloadKeys, temporal };
   } catch (error) {
     await orm.close();
     throw error;

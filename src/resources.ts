@@ -3,7 +3,6 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { Config } from './config.ts';
-import type { LocalRuns } from './functions/local-runs.ts';
 import type { Logger } from './log.ts';
 import type { MasterKeys } from './crypto/envelope.ts';
 import type { PayloadKeys } from './crypto/master-keys.ts';
@@ -27,9 +26,4 @@ export interface Resources {
   payloadKeys: PayloadKeys;
   /** One native connection for the process's worker and its client alike. */
   temporal: { connection: NativeConnection; client: Client };
-  /**
-   * Set where the process's worker runs the runs its API starts (`neoflow api`), both holding this
-   * instance: workflows are started eagerly, and their ends handed over in process.
-   */
-  localRuns: LocalRuns | undefined;
 }

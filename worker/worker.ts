@@ -3,6 +3,7 @@ import type { Config } from '../src/config.ts';
 import { createLogger, type Logger } from '../src/log.ts';
 import { closeResources, openResources } from '../src/open-resources.ts';
 import type { Resources } from '../src/resources.ts';
+import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
@@ -28,21 +29,24 @@ type WorkerRole = 'worker' | 'api';
 
 /**
  * A worker on the `neoflow` task queue with explicit concurrency limits, over `resources`; not yet
- * running. The API's hands the ends of runs over through `resources.localRuns`, as its invokes wait
- * on the same instance, and its reconciler writes Temporal's state through the process's `control`.
+ * running. The API's is handed the process's state (src/app/main.ts): the ends of runs go over
+ * through `localRuns`, as its invokes wait on the same instance, and its reconciler writes
+ * Temporal's state through the process's `control`.
  */
-export async function createWorker(
-  resources: Resources,
-  role: WorkerRole,
-  control?: ReconcilerControl,
-): Promise<Worker> {
-  return mainWorker(resources.config, role, await workerBasics(resources, control));
+export async function createWorker(resources: Resources, role: WorkerRole, shared: SharedState = {}): Promise<Worker> {
+  return mainWorker(resources.config, role, await workerBasics(resources, shared));
+}
+
+/** What a worker shares with the API of its process, made once there. */
+interface SharedState {
+  control?: ReconcilerControl;
+  localRuns?: LocalRuns;
 }
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
 async function workerBasics(
-  { config, orm, masterKeys, neo, temporal, payloadKeys, localRuns }: Resources,
-  control?: ReconcilerControl,
+  { config, orm, masterKeys, neo, temporal, payloadKeys }: Resources,
+  { control, localRuns }: SharedState = {},
 ) {
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
   const deps: ActivityDeps = {

@@ -6,6 +6,7 @@ import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import type { TriggerControl } from '../automations/triggers.control.ts';
+import type { LocalRuns } from '../functions/local-runs.ts';
 import { executionsRoutes, invokeReadsFunction } from '../functions/executions.routes.ts';
 import { functionsRoutes } from '../functions/functions.routes.ts';
 import { versionsRoutes } from '../functions/versions.routes.ts';
@@ -27,8 +28,12 @@ import { checkDeclaredAnswers } from '../api/route-kit.ts';
 import { apiRouter } from '../api/router.ts';
 import { refuseUnstorableUrl } from '../api/storable-text.ts';
 
-/** What the API's areas are built over: the process's resources and its one trigger control. */
-export type ApiResources = Resources & { triggerControl: TriggerControl };
+/**
+ * What the API's areas are built over: the process's resources and its process state, each made
+ * once (src/app/main.ts): its trigger control, and the runs its own worker runs (none where the
+ * API hosts no worker).
+ */
+export type ApiResources = Resources & { triggerControl: TriggerControl; localRuns: LocalRuns | undefined };
 
 /**
  * The API, and the one place that lists every area: one router per area, mounted together so that

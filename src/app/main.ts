@@ -22,12 +22,14 @@ export async function runApiProcess(config: Config): Promise<void> {
   const log = createLogger('api', config.logLevel);
   // This process decides when its worker stops: after the HTTP server, on the signals it awaits.
   Runtime.install({ ...temporalLogging(log, config.logLevel), shutdownSignals: [] });
-  // The runs the API starts and its worker runs: one instance, given to both.
-  const resources = await openResources(config, log, new LocalRuns());
+  const resources = await openResources(config, log);
   try {
-    // What keeps Temporal's triggers in line with the rows: one for the whole process.
-    const apiResources = { ...resources, triggerControl: triggerControlOf(resources) };
-    const worker = await createWorker(resources, 'api', apiResources.triggerControl);
+    // The process's state, made once and given to both sides: what keeps Temporal's triggers in
+    // line with the rows, and the runs the API starts and its worker runs.
+    const triggerControl = triggerControlOf(resources);
+    const localRuns = new LocalRuns();
+    const apiResources = { ...resources, triggerControl, localRuns };
+    const worker = await createWorker(resources, 'api', { control: triggerControl, localRuns });
     const running = worker.run();
     const api = await startApi(apiResources).catch(async (error: unknown) => {
       worker.shutdown();

@@ -5,7 +5,6 @@ import { readWithKey, type ReadWithKey } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { type Answer, areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import { AppError } from '../errors.ts';
-import type { Resources } from '../resources.ts';
 import type { Execution } from './execution.entity.ts';
 import {
   executionDetails,
@@ -20,6 +19,7 @@ import {
   getExecution,
   invokeAndWait,
   invokerOf,
+  type InvokerResources,
   listExecutions,
   startExecution,
   type Invoked,
@@ -50,7 +50,7 @@ export const invokeReadsFunction: ReadWithKey = {
 };
 
 /** Invocations and their history, in the functions area's envelope. */
-export function executionsRoutes(resources: Resources): Router {
+export function executionsRoutes(resources: InvokerResources): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
   const keyed = idempotent(resources);
   const { em } = resources;

@@ -32,8 +32,14 @@ export interface Invoker {
   localRuns: LocalRuns | undefined;
 }
 
+/**
+ * What the functions area starts executions over: the process's resources and, in `neoflow api`,
+ * the runs its own worker runs (src/app/main.ts makes them once and hands them to both).
+ */
+export type InvokerResources = Resources & Pick<Invoker, 'localRuns'>;
+
 /** The Temporal client and the task queue workflows are started on. */
-export const invokerOf = (resources: Resources): Invoker => ({
+export const invokerOf = (resources: InvokerResources): Invoker => ({
   client: resources.temporal.client,
   taskQueue: resources.config.temporal.taskQueue,
   log: resources.log,

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { callerOf } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
-import type { Resources } from '../resources.ts';
 import { functionDetails, functionListItem, functionListItemSchema, functionSchema } from './function.view.ts';
 import {
   createFunctionBody,
@@ -14,7 +13,7 @@ import {
   updateFunctionBody,
 } from './functions.schemas.ts';
 import { createFunction, deleteFunction, getFunction, listFunctions, updateFunction } from './functions.service.ts';
-import { invokerOf } from './executions.service.ts';
+import { invokerOf, type InvokerResources } from './executions.service.ts';
 import { lastInvocations } from './stats.ts';
 import { idempotent } from '../api/idempotency.ts';
 
@@ -26,7 +25,7 @@ interface FunctionHooks {
 }
 
 /** The functions area answers in the `{success: true, data}` envelope. */
-export function functionsRoutes(resources: Resources, hooks: FunctionHooks): Router {
+export function functionsRoutes(resources: InvokerResources, hooks: FunctionHooks): Router {
   // Creates and invokes are safe to repeat under an Idempotency-Key.
   const keyed = idempotent(resources);
   const { em } = resources;

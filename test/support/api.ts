@@ -44,14 +44,14 @@ export async function startTestApi(
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
-    localRuns: hostWorker ? new LocalRuns() : undefined,
     // A file that runs a chain of its own names it, for the API and its worker alike.
     neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
     masterKeys: masterKeysOf(config),
     payloadKeys: payloadKeysOf(config),
   };
-  const services = { ...resources, triggerControl: triggerControlOf(resources) };
-  const worker = hostWorker ? await createWorker(resources, 'api') : undefined;
+  const localRuns = hostWorker ? new LocalRuns() : undefined;
+  const services = { ...resources, triggerControl: triggerControlOf(resources), localRuns };
+  const worker = hostWorker ? await createWorker(resources, 'api', { localRuns }) : undefined;
   const running = worker?.run();
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;

@@ -6,6 +6,7 @@
  * never started or has closed finished (sweep-*.ts over row-sweep.ts), a page at a time.
  */
 import { log } from '@temporalio/activity';
+import type { Logger } from '../log.ts';
 import { TriggerControl } from '../automations/triggers.control.ts';
 import type { Keyset } from './keyset.ts';
 import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
@@ -30,6 +31,9 @@ type ReconcilerDeps = Pick<
  */
 export type ReconcilerControl = TriggerControl;
 
+/** The running activity's logger: what a sweep tells carries the activity it was told in. */
+const activityLog: Pick<Logger, 'warn'> = { warn: (message, fields) => void log.warn(message, fields) };
+
 function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
   return new TriggerControl({
     client: deps.temporal,
@@ -37,7 +41,7 @@ function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
     catchupWindowMs: deps.automations.catchupWindowMs,
     neo: deps.neo,
     egress: deps.egress,
-    log: { warn: (message, fields) => void log.warn(message, fields) },
+    log: activityLog,
   });
 }
 
@@ -51,11 +55,11 @@ export function createReconcilerActivities(deps: ReconcilerDeps, given?: Reconci
   const em = () => deps.orm.em.fork();
   const control = given ?? reconcilerControl(deps);
   return {
-    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
-    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
-    sweepReplays: (after: Keyset) => sweepReplays(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
+    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
+    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
+    sweepReplays: (after: Keyset) => sweepReplays(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
     sweepNotifications: (after: Keyset) =>
-      sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, control.log),
+      sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
 
     async sweepAutomations(after: string) {
       const page = await sweepAutomations(em(), control, after);

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { Logger } from '../log.ts';
@@ -11,15 +12,11 @@ import type { ScheduledAutomation } from './schedule/schedule-options.control.ts
 import { Schedules } from './schedule/schedules.control.ts';
 
 /** What a TriggerControl is made with: the deployment's Temporal, its options and its node. */
-export interface TriggerControlFields {
-  client: Client;
-  taskQueue: string;
+export interface TriggerControlFields extends WorkflowStarter {
   catchupWindowMs: number;
   neo: NeoRpc;
   /** Refuses price sources whose URL names an address inside, before they are polled. */
   egress: EgressPolicy;
-  /** Where a request tells that Temporal did not take a change (the reconciler will). */
-  log: Pick<Logger, 'warn'>;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
-import type { Logger } from '../log.ts';
+import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
 import { AppError } from '../errors.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import type { Resources } from '../resources.ts';
@@ -19,11 +18,7 @@ import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
-export interface Invoker {
-  client: Client;
-  taskQueue: string;
-  /** Where a start Temporal refused is told (the reconciler starts the execution). */
-  log: Pick<Logger, 'warn'>;
+export interface Invoker extends WorkflowStarter {
   /**
    * Set when a worker of this process shares the client's native connection: workflows are then
    * started eagerly (the server hands their first task straight back, and the code runs here), and

@@ -1,5 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Logger } from '../../log.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import { ignore } from '../../temporal/ignore.ts';
 import { leaveToSweepIfDown } from '../../temporal/leave-to-sweep.ts';
@@ -13,24 +13,17 @@ import { pricePollerId } from './price-source-key.ts';
  */
 const wakeWindowMs = 1_000;
 
-/** What the pollers are started with: the deployment's Temporal and task queue, and where a late wake that fails is told. */
-interface PollerTarget {
-  client: Client;
-  taskQueue: string;
-  log: Pick<Logger, 'warn'>;
-}
-
 /**
  * The pollers of the price sources active automations read: one per source, which reads its
  * automations' rows at every poll. The process holds one, so that the wakes asked within a
  * second of each other are sent as one.
  */
 export class PricePollers {
-  readonly #target: PollerTarget;
+  readonly #target: WorkflowStarter;
   /** The sources woken less than a window ago, and whether a wake was asked since. */
   readonly #wakeWindows = new Map<string, { again: boolean }>();
 
-  constructor(target: PollerTarget) {
+  constructor(target: WorkflowStarter) {
     this.#target = target;
   }
 

@@ -14,7 +14,8 @@ import { followedUntil } from '../model/automation.sql.ts';
 import { maxListedMatches } from './replay-steps.ts';
 import { insertReplay, replayRow, runningReplayId, type ReplayRow } from './replay.sql.ts';
 import { maxReplayBlocks, type CreateReplay, type ReplayView } from './replays.schemas.ts';
-import type { TriggerControl } from '../triggers.control.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
+import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 
 const replayNotFound = () => new AppError('replay_not_found', 'Replay not found.');
 
@@ -25,7 +26,7 @@ const replayNotFound = () => new AppError('replay_not_found', 'Replay not found.
  */
 export async function createReplay(
   em: EntityManager,
-  control: TriggerControl,
+  control: WorkflowStarter & { neo: NeoRpc },
   automation: Automation,
   input: CreateReplay,
 ): Promise<ReplayView> {
@@ -119,7 +120,7 @@ async function replayInProgress(em: EntityManager, automationId: string) {
  * every workflow is. Once only: a replay whose workflow closed is not replayed again by a retry.
  */
 export async function startReplay(
-  control: Pick<TriggerControl, 'client' | 'taskQueue'>,
+  control: Omit<WorkflowStarter, 'log'>,
   replay: Pick<ReplayView, 'id' | 'automationId'>,
   accountId: string,
 ) {

@@ -6,11 +6,15 @@ import type { Automation } from '../model/automation.entity.ts';
 import { AutomationRun, type FirePayload } from '../model/run.entity.ts';
 import { recordRuns, runNotFound, type FiredRun } from './fires.ts';
 import { assertTransactionSettled } from './transaction-settled.ts';
-import type { TriggerControl } from '../triggers.control.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
+import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { runStatus } from '../../shared/outcomes.ts';
 
+/** What a manual run is started with: the process's Temporal, and its node to tell whether a retried run's transaction settled. */
+type RunStarter = WorkflowStarter & { neo: NeoRpc };
+
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
-export async function fireManually(em: EntityManager, control: TriggerControl, automation: Automation) {
+export async function fireManually(em: EntityManager, control: RunStarter, automation: Automation) {
   return startRun(em, control, automation, { type: 'manual' }, null);
 }
 
@@ -18,7 +22,7 @@ export async function fireManually(em: EntityManager, control: TriggerControl, a
  * Runs a failed run's action again with the same trigger payload, as a new run; not while the
  * failed run's transaction may still be in a block (assertTransactionSettled).
  */
-export async function retryRun(em: EntityManager, control: TriggerControl, automation: Automation, runId: string) {
+export async function retryRun(em: EntityManager, control: RunStarter, automation: Automation, runId: string) {
   const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
   if (!previous) throw runNotFound();
   if (previous.status !== runStatus.failure) {
@@ -30,7 +34,7 @@ export async function retryRun(em: EntityManager, control: TriggerControl, autom
 
 async function startRun(
   em: EntityManager,
-  control: TriggerControl,
+  control: RunStarter,
   automation: Automation,
   payload: FirePayload,
   retryOf: string | null,
@@ -48,7 +52,7 @@ async function startRun(
   return { id: run.id, status: runStatus.running, startedAt: run.startedAt.toISOString() };
 }
 
-async function startActionWorkflow(control: TriggerControl, run: FiredRun) {
+async function startActionWorkflow(control: RunStarter, run: FiredRun) {
   await control.client.workflow.start<RunActionWorkflow>('runAction', {
     workflowId: run.runId,
     taskQueue: control.taskQueue,

@@ -1,6 +1,6 @@
 /**
  * actions/: what a run's action does. A contract call (these steps: test-invoke, price, hold to the
- * budget, sign, store, relay, await its block), a function's decision of the calls to send
+ * budget (budget-steps.ts), sign, store, relay, await its block), a function's decision of the calls to send
  * (decide-steps.ts, decision.ts), a webhook's POST (webhook-steps.ts), their dry runs; the writes
  * of a contract run, the signed transaction among them, are in run-contract.sql.ts.
  */
@@ -12,7 +12,7 @@ import { NeoRpcError, type NeoRpc } from '../../chain/rpc.ts';
 import { openSigner } from '../../auth/signer.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
-import { reserveRunGas } from '../budget/budget-steps.ts';
+import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import {

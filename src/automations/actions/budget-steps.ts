@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedCall } from '../../chain/contract-call.ts';
-import { exhausts, refusalMessage } from './budget-rules.ts';
-import { failUnsent } from '../actions/run-contract.sql.ts';
-import { reserve } from './gas-spend.ts';
+import { exhausts, refusalMessage } from '../budget/budget-rules.ts';
+import { failUnsent } from './run-contract.sql.ts';
+import { reserve } from '../budget/gas-spend.ts';
 import { stopWithError } from '../notifications/error-event.ts';
 import { runErrorName } from '../../shared/outcomes.ts';
 

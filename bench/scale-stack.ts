@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createNeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
-import { openOrm } from '../src/db.ts';
+import { openOrm } from '../src/orm.ts';
 import { freePort } from '../src/net/ports.ts';
 import { ensureGoProgram, neoGo } from '../src/stack/binaries.ts';
 import { startNeoDevnet } from '../src/stack/neo-devnet.ts';

@@ -9,7 +9,7 @@ import { triggerControlOf } from '../src/automations/trigger-control.service.ts'
 import { createKey, type CreateKeyOptions } from '../src/auth/keys.service.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrate, openOrm } from '../src/db.ts';
+import { migrate, openOrm } from '../src/orm.ts';
 import { createLogger } from '../src/log.ts';
 import { closeResources, openResources } from '../src/open-resources.ts';
 import type { TemporalHandle } from '../src/temporal/connect.ts';

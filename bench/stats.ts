@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { executeOnce } from '../src/db/execute-once.ts';
-import { migrate, openOrm } from '../src/db.ts';
+import { migrate, openOrm } from '../src/orm.ts';
 import { functionStats, lastInvocations } from '../src/functions/stats.ts';
 
 /**

@@ -29,7 +29,7 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'activities', paths: [/^activities\//] },
   // What a process opens, and the ORM's root it opens with every entity and migration: below what
   // is built over them (the API's areas take them), above the areas whose entities it lists.
-  { name: 'resources', paths: [/^src\/(resources|open-resources|db)\.ts$/, /^src\/db\/migrations\//] },
+  { name: 'resources', paths: [/^src\/(resources|open-resources|orm)\.ts$/, /^src\/db\/migrations\//] },
   // Automations' capabilities over their ground: notifications and credentials below the rest, and
   // model/ (entities, schemas, the automation's statements) below every capability.
   { name: 'automations', paths: [/^src\/automations\/(?!notifications\/|credentials\/|model\/)/] },

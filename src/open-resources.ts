@@ -1,6 +1,6 @@
 import { createNeoRpc } from './chain/rpc.ts';
 import { requireSetting, type Config } from './config.ts';
-import { openOrm } from './db.ts';
+import { openOrm } from './orm.ts';
 import type { Logger } from './log.ts';
 import { reachable } from './reachable.ts';
 import { masterKeysOf, payloadKeysOf } from './crypto/master-keys.ts';

@@ -127,7 +127,7 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
 async function runMigrate(config: Config) {
   const [{ withCliOrm }, { migrate }, { masterKeysIfSet }] = await Promise.all([
     import('./database.ts'),
-    import('../db.ts'),
+    import('../orm.ts'),
     import('../crypto/master-keys.ts'),
   ]);
   const applied = await withCliOrm(config, (orm) => migrate(orm, masterKeysIfSet(config)));

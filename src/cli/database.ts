@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
-import { withOrm } from '../db.ts';
+import { withOrm } from '../orm.ts';
 import { embeddedPostgresUrl } from '../stack/embedded-postgres.ts';
 
 /** CLI commands work on DATABASE_URL, or else on the embedded database of a running `neoflow up`. */

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { requireSetting, type Config } from '../config.ts';
-import { migrate, withOrm } from '../db.ts';
+import { migrate, withOrm } from '../orm.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { masterKeysIfSet } from '../crypto/master-keys.ts';
 import { connectTemporal } from '../temporal/connect.ts';

@@ -10,7 +10,7 @@ import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { loadConfig } from '../../src/config.ts';
 import { executeOnce } from '../../src/db/execute-once.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openOrm } from '../../src/db.ts';
+import { openOrm } from '../../src/orm.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { dockerCompose, ensureGoProgram, temporalCli } from '../../src/stack/binaries.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { insertAutomation } from '../../src/automations/model/automation.sql.ts';
 import { sealNewCredentials } from '../../src/automations/credentials/credential-store.ts';
-import { migrate } from '../../src/db.ts';
+import { migrate } from '../../src/orm.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 // Each account's number of automations, as PostgreSQL keeps it (migration 0025): what a create's

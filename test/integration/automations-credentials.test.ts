@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revealCredentials } from '../../src/automations/credentials/credential-store.ts';
 import { mapCredentials } from '../../src/automations/credentials/credentials.ts';
 import { keyId } from '../../src/crypto/key-id.ts';
-import { migrate } from '../../src/db.ts';
+import { migrate } from '../../src/orm.ts';
 import { rotateMasterKey } from '../../src/cli/rotate-master.ts';
 import { api, call, startAutomationsApi, stopAutomationsApi, unique } from '../support/automations-api.ts';
 import { createTestDatabase } from '../support/database.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db.ts';
+import { migrate } from '../../src/orm.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { storedSettings } from '../../src/functions/versioned-fields.ts';
 import type { TestApi } from '../support/api.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { executeOnce } from '../../src/db/execute-once.ts';
-import { migrate, openOrm } from '../../src/db.ts';
+import { migrate, openOrm } from '../../src/orm.ts';
 
 export interface TestDatabase {
   url: string;

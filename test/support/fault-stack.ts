@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../../src/config.ts';
 import { executeOnce } from '../../src/db/execute-once.ts';
-import { migrate, openOrm } from '../../src/db.ts';
+import { migrate, openOrm } from '../../src/orm.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { ensureGoProgram, neoGo, temporalCli } from '../../src/stack/binaries.ts';
 import { startEmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';

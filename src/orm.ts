@@ -1,5 +1,5 @@
 /**
- * The ORM's root, as the MikroORM guide keeps its `db.ts`: every entity, the options, opening, migrating.
+ * The ORM's root (the MikroORM guide's `db.ts`): every entity, the options, opening, migrating.
  */
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';

@@ -1,6 +1,7 @@
 import { Context, heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import { accountBusyType } from '../src/shared/account-busy.ts';
@@ -18,6 +19,7 @@ import { UndeployedContracts } from '../src/automations/blocks/undeployed-contra
 import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
 import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price/price-check.ts';
 import { recordScheduledRun, type FiredRun } from '../src/automations/runs/fires.ts';
+import { startRuns } from '../src/automations/runs/start-runs.ts';
 import { deliverRunWebhook } from '../src/automations/actions/webhook-steps.ts';
 import { deliveryAttempts } from '../src/shared/delivery-policy.ts';
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
@@ -31,6 +33,9 @@ export type { ReplayStep } from '../src/automations/replays/replay-steps.ts';
 
 interface AutomationDeps {
   orm: MikroORM;
+  /** Starts fired runs' workflows (startRuns), never as a workflow's children. */
+  temporal: Client;
+  taskQueue: string;
   masterKeys: MasterKeys;
   neo: NeoRpc;
   automations: Config['automations'];
@@ -108,10 +113,30 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     async followBlocks(network: string): Promise<FiredRun[]> {
       return followRound(
-        { em: em(), neo: deps.neo, abi, followed, contracts, watchers, beat: () => heartbeat() },
+        {
+          em: em(),
+          neo: deps.neo,
+          abi,
+          followed,
+          contracts,
+          watchers,
+          beat: () => heartbeat(),
+          runsPerAccount: deps.automations.runsPerRead,
+        },
         network,
       );
     },
+
+    /**
+     * Starts fired runs' actions (a local activity of the follower, the price pollers and the
+     * reconciler), on `taskQueue` or the deployment's; `again`: the sweep's, which starts again a
+     * run whose workflow closed while its row still runs.
+     */
+    startRuns: (runs: FiredRun[], taskQueue?: string, again = false) =>
+      startRuns(
+        { client: deps.temporal, taskQueue: taskQueue ?? deps.taskQueue, reuse: again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE' },
+        runs,
+      ),
 
     replayPage: (replayId: string) =>
       replayPage(

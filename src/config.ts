@@ -245,6 +245,12 @@ const settings = {
      * trigger's contract not deployed, before the automation moves to `error`.
      */
     triggerFailureLimit: read('NEOFLOW_TRIGGER_FAILURES', positiveInt.default(10)),
+    /**
+     * Runs one account's automations may record from one read: a block the follower reads, or a
+     * poll of a price source. Those beyond are recorded failed (`RunLimitExceeded`), never started:
+     * a shared loop starts a bounded number of runs per account whatever its watchers match.
+     */
+    runsPerRead: read('NEOFLOW_ACCOUNT_RUNS_PER_READ', positiveInt.default(100)),
     /** How often the block follower checks that the watched contracts are deployed. */
     contractCheckMs: read('NEOFLOW_CONTRACT_CHECK_SECONDS', secondsAsMs(30)),
     /**

@@ -105,7 +105,7 @@ function followerWorker(config: Config, { activities, options }: WorkerBasics) {
   return UnwatchedWorker.create({
     ...options,
     taskQueue: followerTaskQueue(config.temporal.taskQueue),
-    activities: { followBlocks: (network: string) => activities.followBlocks(network) },
+    activities: { followBlocks: activities.followBlocks, startRuns: activities.startRuns },
     maxConcurrentActivityTaskExecutions: followerSlots,
     maxConcurrentWorkflowTaskExecutions: followerSlots,
     maxConcurrentLocalActivityExecutions: followerSlots,

@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { startAction } from './start-action.ts';
+import { startFiredRuns } from './start-runs.ts';
 import type { BlockFollowerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
@@ -24,7 +24,7 @@ const roundsPerRun = 1000;
 export const blockFollower: BlockFollowerWorkflow = async (network, actionQueue) => {
   for (let round = 0; round < roundsPerRun; round++) {
     const runs = await followBlocks(network);
-    await Promise.all(runs.map((run) => startAction(run, actionQueue)));
+    await startFiredRuns(runs, actionQueue);
     if (workflowInfo().continueAsNewSuggested) break;
   }
   await continueAsNew<BlockFollowerWorkflow>(network, actionQueue);

@@ -7,7 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { startAction } from './start-action.ts';
+import { startFiredRuns } from './start-runs.ts';
 import type { PriceSourcePollerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
@@ -47,7 +47,7 @@ export const priceSourcePoller: PriceSourcePollerWorkflow = async (source) => {
     const check = await checkPriceSource({ source, pollKey: `price:${runId}:${poll}` }).catch(() => null);
     // An automation that joined while the poll found none is read at once, not left without a poller.
     if (check?.kind === 'idle' && !woken) return;
-    if (check?.kind === 'checked') await Promise.all(check.runs.map((run) => startAction(run)));
+    if (check?.kind === 'checked') await startFiredRuns(check.runs);
     const intervalMs = check?.kind === 'checked' ? check.intervalMs : afterFailureMs;
     await condition(() => woken, intervalMs);
     if (workflowInfo().continueAsNewSuggested) break;

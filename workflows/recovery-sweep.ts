@@ -2,7 +2,7 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Keyset, ReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
 import { executeFunction } from './execute-function.ts';
 import { replayBlocks } from './replay-blocks.ts';
-import { startAction } from './start-action.ts';
+import { startFiredRuns } from './start-runs.ts';
 import { startNotifications } from './start-notifications.ts';
 import { startOnce } from './start-once.ts';
 
@@ -42,7 +42,7 @@ export async function recoverySweep(): Promise<void> {
   await convergePricePollers();
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepRuns']>> = await sweepRuns(after);
-    await Promise.all(page.unstarted.map((run) => startAction(run)));
+    await startFiredRuns(page.unstarted, undefined, true);
     after = page.next;
   }
   for (let after: Keyset | null = firstKeyset; after;) {

@@ -10,7 +10,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
-import { startAction } from './start-action.ts';
+import { startFiredRuns } from './start-runs.ts';
 import { replayStatus } from '../src/shared/outcomes.ts';
 import type { ReplayBlocksWorkflow } from '../src/shared/workflow-signatures.ts';
 
@@ -50,7 +50,7 @@ export const replayBlocks: ReplayBlocksWorkflow = async (replayId) => {
       upsertSearchAttributes([endStatus(replayStatus.failed)]);
       return replayStatus.failed;
     }
-    await Promise.all(step.runs.map((run) => startAction(run)));
+    await startFiredRuns(step.runs);
     if (step.kind === 'done') {
       upsertSearchAttributes([endStatus(replayStatus.completed)]);
       return replayStatus.completed;

@@ -108,6 +108,7 @@ export const runErrorName = named(
   'ActionError',
   'InputQuarantined',
   'NoCalls',
+  'RunLimitExceeded',
 );
 /** A name the service gives a failed run: its own, or `ExecutionLostError` it shares with executions. */
 export type RunErrorName = keyof typeof runErrorName | typeof executionErrorName.ExecutionLostError;

@@ -17,6 +17,7 @@ import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
 import { noteRunEnd } from '../notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
+import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
 import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
 import type { WatcherIndex } from './watcher-index.ts';
@@ -34,6 +35,8 @@ interface FollowDeps {
   watchers: WatcherIndex;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
+  /** NEOFLOW_ACCOUNT_RUNS_PER_READ: runs of one account a block starts (run-cap.ts). */
+  runsPerAccount: number;
 }
 
 /** A round reads at most this many blocks, so that actions start while catching up. */
@@ -77,7 +80,8 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       const firings = await firingsOfBlock(await withTransactions(deps.neo, block, watchers), watchers, deps.abi);
       // State is read at the head only: a node answers reads of its current state.
       const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
-      fired.push(...(await recordBlock(deps, network, index, [...firings, ...state.firings], state)));
+      const capped = capPerAccount([...firings, ...state.firings], deps.runsPerAccount, `Block ${index}`);
+      fired.push(...(await recordBlock(deps, network, index, capped, state)));
       deps.followed.next = at.next = index + 1;
       noteFollowing(network, new Date());
       deps.beat();
@@ -147,13 +151,14 @@ async function recordOwn(em: EntityManager, firings: Firing[]): Promise<FiredRun
  * Records the runs of `firings` and, for those quarantined, the notifications their failure calls
  * for, in the same transaction: a worker lost before their action starts loses no notice (the
  * recovery sweep delivers what is recorded; the action's own look at the run's end finds it told).
+ * Returns the runs to start: those the per-account cap refused are ended, and start nothing.
  */
 async function recordFirings(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
   const runs = await recordRuns(em, firings);
   for (const [index, firing] of firings.entries()) {
     if (firing.error) await noteRunEnd(em, runs[index]!.runId);
   }
-  return runs;
+  return runs.filter((_, index) => !refusedByCap(firings[index]!));
 }
 
 /** The chain's block count once it exceeds `next`, or as it is when the round's wait ends. */

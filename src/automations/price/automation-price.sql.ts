@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { PriceTrigger } from '../model/trigger.schemas.ts';
+import { runStatus } from '../../shared/outcomes.ts';
 
 /** An active price automation of one source, with what its trigger decided last (null: nothing yet). */
 export interface PriceRow {
@@ -99,13 +100,16 @@ export async function forgetPriceState(em: EntityManager, automationId: string) 
   await executeBound(em, `delete from "price_trigger_states" where "automation_id" = ?`, [automationId]);
 }
 
-/** The runs a poll already recorded, each with its automation's account (a repeated poll starts them). */
+/**
+ * The runs a poll already recorded and not ended, each with its automation's account (a repeated
+ * poll starts them; one recorded ended, refused by the per-account cap, starts nothing).
+ */
 export async function runsOfPoll(em: EntityManager, pollKey: string, ids: string[]) {
   const { rows } = await executeBound<{ id: string; automation_id: string; account_id: string }>(
     em,
     `select "id", "automation_id", "account_id" from "automation_runs"
-      where "fire_key" = ? and "automation_id" = any(?::text[])`,
-    [pollKey, ids],
+      where "fire_key" = ? and "automation_id" = any(?::text[]) and "status" = ?`,
+    [pollKey, ids, runStatus.running],
   );
   return rows;
 }

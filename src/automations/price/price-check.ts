@@ -25,6 +25,8 @@ import { priceSourceKey } from './price-source-key.ts';
 import type { MasterKeys, Sealed } from '../../crypto/envelope.ts';
 import { recordRuns, firedRun, type FiredRun, type Firing } from '../runs/fires.ts';
 import { stopWithError } from '../notifications/error-event.ts';
+import { noteRunEnd } from '../notifications/run-end.ts';
+import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import {
   activePriceRows,
@@ -110,7 +112,10 @@ export async function checkPriceSource(deps: PriceCheckDeps, input: PriceSourceC
         ? [{ automation: { id: row.id, account: { id: row.account_id } }, fireKey: input.pollKey, payload: fire }]
         : [],
     );
-    const fired = await recordRuns(tx, firings);
+    const capped = capPerAccount(firings, defaults.runsPerRead, `Poll ${input.pollKey} of this price source`);
+    const recorded = await recordRuns(tx, capped);
+    for (const [index, firing] of capped.entries()) if (firing.error) await noteRunEnd(tx, recorded[index]!.runId);
+    const fired = recorded.filter((_, index) => !refusedByCap(capped[index]!));
     await savePriceStates(
       tx,
       unchanged.map(({ state }) => state),

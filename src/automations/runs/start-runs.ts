@@ -1,0 +1,59 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
+import type { FiredRun } from './fires.ts';
+
+/**
+ * Starts at once at most: a round of the follower or a poll that fired thousands of runs asks
+ * Temporal a few at a time, never thousands of calls together.
+ */
+export const startsAtOnce = 8;
+
+export interface RunStart {
+  client: Client;
+  /** Where the runs' workflows go: the deployment's task queue. */
+  taskQueue: string;
+  /**
+   * `REJECT_DUPLICATE` for runs just recorded: a workflow under the run's id, open or closed, is its
+   * start. The sweep passes `ALLOW_DUPLICATE`: it starts again a run whose workflow closed while its
+   * row still runs (workflows/start-action.ts).
+   */
+  reuse: WorkflowIdReusePolicy;
+}
+
+/**
+ * Starts each run's action through the client, under the run id as its workflow id: no parent
+ * holds it as a child, so no number of runs in flight reaches Temporal's limit of pending children
+ * on the follower, a price poller or the reconciler (docs/architecture.md). A start repeated (an
+ * activity retried) is the same start. Every run is tried; if any failed, the first failure is
+ * thrown after all were tried, and a retry starts only what is still unstarted.
+ */
+export async function startRuns(target: RunStart, runs: FiredRun[]): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    for (let index = next++; index < runs.length; index = next++) {
+      try {
+        await startRun(target, runs[index]!);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(startsAtOnce, runs.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+}
+
+async function startRun(target: RunStart, run: FiredRun): Promise<void> {
+  try {
+    await target.client.workflow.start<RunActionWorkflow>('runAction', {
+      workflowId: run.runId,
+      taskQueue: target.taskQueue,
+      args: [run.runId],
+      typedSearchAttributes: run.labels,
+      workflowIdReusePolicy: target.reuse,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

@@ -134,7 +134,11 @@ export function createAutomationActivities(deps: AutomationDeps) {
      */
     startRuns: (runs: FiredRun[], taskQueue?: string, again = false) =>
       startRuns(
-        { client: deps.temporal, taskQueue: taskQueue ?? deps.taskQueue, reuse: again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE' },
+        {
+          client: deps.temporal,
+          taskQueue: taskQueue ?? deps.taskQueue,
+          reuse: again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        },
         runs,
       ),
 

@@ -105,7 +105,11 @@ function followerWorker(config: Config, { activities, options }: WorkerBasics) {
   return UnwatchedWorker.create({
     ...options,
     taskQueue: followerTaskQueue(config.temporal.taskQueue),
-    activities: { followBlocks: activities.followBlocks, startRuns: activities.startRuns },
+    // startRuns: the follower's local activity that starts the runs a round recorded.
+    activities: {
+      followBlocks: (network: string) => activities.followBlocks(network),
+      startRuns: activities.startRuns,
+    },
     maxConcurrentActivityTaskExecutions: followerSlots,
     maxConcurrentWorkflowTaskExecutions: followerSlots,
     maxConcurrentLocalActivityExecutions: followerSlots,

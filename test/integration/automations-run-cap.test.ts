@@ -32,7 +32,7 @@ const automations = (client: typeof burner, functionId: string, trigger: Loose, 
   );
 
 /** The one run of each automation, once all have ended. */
-const onlyRuns = async (client: typeof burner, ids: string[]) =>
+const onlyRuns = async (client: typeof burner, ids: string[]): Promise<Loose[]> =>
   Promise.all(
     ids.map(async (id) => {
       const runs = await until(
@@ -45,7 +45,7 @@ const onlyRuns = async (client: typeof burner, ids: string[]) =>
     }),
   );
 
-const outcomes = (runs: Loose[]) => runs.map((run) => run.error?.name ?? run.status).sort();
+const outcomes = (runs: Loose[]) => runs.map((run): string => String(run.error?.name ?? run.status)).sort();
 
 describe('the runs one account`s automations start per read', () => {
   it('are at most NEOFLOW_ACCOUNT_RUNS_PER_READ per block: the rest are recorded failed with RunLimitExceeded, and another account`s watcher runs', async () => {

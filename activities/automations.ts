@@ -128,9 +128,9 @@ export function createAutomationActivities(deps: AutomationDeps) {
     },
 
     /**
-     * Starts fired runs' actions (a local activity of the follower, the price pollers and the
-     * reconciler), on `taskQueue` or the deployment's; `again`: the sweep's, which starts again a
-     * run whose workflow closed while its row still runs.
+     * Starts fired runs' actions for the loops every account shares (workflows/start-runs.ts), on
+     * `taskQueue` or the deployment's; `again`: the sweep's, which starts again a run whose workflow
+     * closed while its row still runs. Heartbeats after each start.
      */
     startRuns: (runs: FiredRun[], taskQueue?: string, again = false) =>
       startRuns(
@@ -140,6 +140,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
           reuse: again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
         },
         runs,
+        () => heartbeat(),
       ),
 
     replayPage: (replayId: string) =>

@@ -9,6 +9,7 @@ import { createActivities, defaultWorkerId, type ActivityDeps } from '../activit
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
+import { runStartsInFlight } from '../src/shared/run-starts.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 import { UnwatchedWorker } from './unwatched-worker.ts';
 
@@ -105,12 +106,12 @@ function followerWorker(config: Config, { activities, options }: WorkerBasics) {
   return UnwatchedWorker.create({
     ...options,
     taskQueue: followerTaskQueue(config.temporal.taskQueue),
-    // startRuns: the follower's local activity that starts the runs a round recorded.
+    // startRuns: the follower's starts of the runs its rounds recorded, in slots of their own.
     activities: {
       followBlocks: (network: string) => activities.followBlocks(network),
       startRuns: activities.startRuns,
     },
-    maxConcurrentActivityTaskExecutions: followerSlots,
+    maxConcurrentActivityTaskExecutions: followerSlots + runStartsInFlight,
     maxConcurrentWorkflowTaskExecutions: followerSlots,
     maxConcurrentLocalActivityExecutions: followerSlots,
   });

@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { startFiredRuns } from './start-runs.ts';
+import { RunStarter } from './start-runs.ts';
 import type { BlockFollowerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
@@ -22,10 +22,12 @@ const roundsPerRun = 1000;
  * own (src/temporal/task-queues.ts); its actions run on `actionQueue`, the deployment's.
  */
 export const blockFollower: BlockFollowerWorkflow = async (network, actionQueue) => {
+  const starter = new RunStarter(actionQueue);
   for (let round = 0; round < roundsPerRun; round++) {
-    const runs = await followBlocks(network);
-    await startFiredRuns(runs, actionQueue);
+    // The runs start while the next blocks are read: a round never waits on an account's burst.
+    await starter.add(await followBlocks(network));
     if (workflowInfo().continueAsNewSuggested) break;
   }
+  await starter.drain();
   await continueAsNew<BlockFollowerWorkflow>(network, actionQueue);
 };

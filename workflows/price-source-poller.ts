@@ -7,7 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { startFiredRuns } from './start-runs.ts';
+import { RunStarter } from './start-runs.ts';
 import type { PriceSourcePollerWorkflow } from '../src/shared/workflow-signatures.ts';
 
 /**
@@ -42,15 +42,17 @@ export const priceSourcePoller: PriceSourcePollerWorkflow = async (source) => {
     woken = true;
   });
   const { runId } = workflowInfo();
+  const starter = new RunStarter();
   for (let poll = 0; poll < pollsPerRun; poll++) {
     woken = false;
     const check = await checkPriceSource({ source, pollKey: `price:${runId}:${poll}` }).catch(() => null);
     // An automation that joined while the poll found none is read at once, not left without a poller.
-    if (check?.kind === 'idle' && !woken) return;
-    if (check?.kind === 'checked') await startFiredRuns(check.runs);
+    if (check?.kind === 'idle' && !woken) return starter.drain();
+    if (check?.kind === 'checked') await starter.add(check.runs);
     const intervalMs = check?.kind === 'checked' ? check.intervalMs : afterFailureMs;
     await condition(() => woken, intervalMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
+  await starter.drain();
   await continueAsNew<PriceSourcePollerWorkflow>(source);
 };

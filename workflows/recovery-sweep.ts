@@ -2,7 +2,7 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Keyset, ReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
 import { executeFunction } from './execute-function.ts';
 import { replayBlocks } from './replay-blocks.ts';
-import { startFiredRuns } from './start-runs.ts';
+import { RunStarter } from './start-runs.ts';
 import { startNotifications } from './start-notifications.ts';
 import { startOnce } from './start-once.ts';
 
@@ -40,11 +40,13 @@ export async function recoverySweep(): Promise<void> {
   await sweepTriggerRemovals();
   await convergeBlockFollower();
   await convergePricePollers();
+  const starter = new RunStarter(undefined, true);
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepRuns']>> = await sweepRuns(after);
-    await startFiredRuns(page.unstarted, undefined, true);
+    await starter.add(page.unstarted);
     after = page.next;
   }
+  await starter.drain();
   for (let after: Keyset | null = firstKeyset; after;) {
     const page: Awaited<ReturnType<ReconcilerActivities['sweepExecutions']>> = await sweepExecutions(after);
     for (const { executionId, labels } of page.unstarted) await startOnce(executeFunction, executionId, labels);

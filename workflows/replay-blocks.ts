@@ -10,7 +10,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
-import { startFiredRuns } from './start-runs.ts';
+import { RunStarter } from './start-runs.ts';
 import { replayStatus } from '../src/shared/outcomes.ts';
 import type { ReplayBlocksWorkflow } from '../src/shared/workflow-signatures.ts';
 
@@ -40,6 +40,7 @@ const pagesPerRun = 200;
  * Its progress lives on its row; this workflow holds none. How it ended is set as `NeoflowStatus`.
  */
 export const replayBlocks: ReplayBlocksWorkflow = async (replayId) => {
+  const starter = new RunStarter();
   for (let page = 0; page < pagesPerRun; page++) {
     let step: Awaited<ReturnType<Activities['replayPage']>>;
     try {
@@ -50,13 +51,15 @@ export const replayBlocks: ReplayBlocksWorkflow = async (replayId) => {
       upsertSearchAttributes([endStatus(replayStatus.failed)]);
       return replayStatus.failed;
     }
-    await startFiredRuns(step.runs);
+    await starter.add(step.runs);
     if (step.kind === 'done') {
+      await starter.drain();
       upsertSearchAttributes([endStatus(replayStatus.completed)]);
       return replayStatus.completed;
     }
     if (step.kind === 'wait') await sleep(step.waitMs);
     if (workflowInfo().continueAsNewSuggested) break;
   }
+  await starter.drain();
   return continueAsNew<ReplayBlocksWorkflow>(replayId);
 };

@@ -21,6 +21,8 @@ interface TemporalDevOptions {
   dbFile: string | undefined;
   logFile: string;
   namespace: string;
+  /** Dynamic config values over these defaults (`key=value`): a test lowers a server limit with them. */
+  dynamicConfig?: string[];
 }
 
 /**
@@ -63,6 +65,7 @@ export async function startTemporalDev(options: TemporalDevOptions): Promise<Tem
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
   args.push('--namespace', options.namespace, '--log-level', 'warn', ...devServerSearchAttributeArgs());
   args.push(...timerPrecision, ...searchAttributesCached);
+  for (const value of options.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
   if (options.dbFile) {
     await mkdir(join(options.dbFile, '..'), { recursive: true });
     args.push('--db-filename', options.dbFile, ...sqliteFastDurable);

@@ -3,10 +3,7 @@ import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
 import type { FiredRun } from './fires.ts';
 
-/**
- * Starts at once at most: a round of the follower or a poll that fired thousands of runs asks
- * Temporal a few at a time, never thousands of calls together.
- */
+/** Starts at once at most: a batch asks Temporal a few at a time, never a hundred calls together. */
 export const startsAtOnce = 8;
 
 export interface RunStart {
@@ -24,11 +21,11 @@ export interface RunStart {
 /**
  * Starts each run's action through the client, under the run id as its workflow id: no parent
  * holds it as a child, so no number of runs in flight reaches Temporal's limit of pending children
- * on the follower, a price poller or the reconciler (docs/architecture.md). A start repeated (an
- * activity retried) is the same start. Every run is tried; if any failed, the first failure is
- * thrown after all were tried, and a retry starts only what is still unstarted.
+ * on the follower, a price poller or the reconciler (docs/deployment.md). A start repeated (an
+ * activity retried) is the same start: the id is taken. Every run is tried, `beat` called after
+ * each; if any failed, the first failure is thrown once all were tried.
  */
-export async function startRuns(target: RunStart, runs: FiredRun[]): Promise<void> {
+export async function startRuns(target: RunStart, runs: FiredRun[], beat: () => void = () => {}): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const worker = async () => {
@@ -38,6 +35,7 @@ export async function startRuns(target: RunStart, runs: FiredRun[]): Promise<voi
       } catch (error) {
         failures.push(error);
       }
+      beat();
     }
   };
   await Promise.all(Array.from({ length: Math.min(startsAtOnce, runs.length) }, worker));

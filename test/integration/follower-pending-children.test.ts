@@ -23,8 +23,8 @@ import { testPayloadKey } from '../support/temporal.ts';
  * Temporal counts a parent's children until each closes, and refuses a start past
  * `limit.numPendingChildExecutions.error`: the follower, shared by every account, stalled once
  * one account's long runs reached it. The limit is 2,000 by default; this file's own dev server
- * lowers it to 200 and fires 250 runs (the same 1.25×), which costs a tenth of the starts and
- * proves the same (2,500 runs against the default limit behave alike, slower: docs/performance.md).
+ * lowers it to 200 and fires 250 runs (the same 1.25× as 2,500 against the default), which costs
+ * a tenth of the starts and proves the same: the code before stalls at the 200th child.
  * The real follower workflow runs on a worker of its own, its block reads stood in for (each round
  * a "block"): its first block fires every run of one account, whose actions go to a task queue
  * nobody polls, so that each stays running as a long run would; a later block fires one run of

@@ -21,9 +21,9 @@ interface Stored {
  * claims the key and its answer is kept (sealed: an invoke's answer may hold what the code read
  * from a secret) for 24 hours. The same key with the same request answers that again, without
  * running anything (`Idempotent-Replayed: true`); with another request, or while the first is
- * still being answered, it answers 409 in the area's shape. A request refused as invalid, over a
- * limit for now (429), or one that failed on our side, keeps nothing: the client fixes or retries
- * it under the same key.
+ * still being answered, it answers 409 in the area's shape. A request refused as invalid, or for
+ * now (forNow), or one that failed on our side, keeps nothing: the client fixes or retries it
+ * under the same key.
  */
 export function idempotent(services: { em: () => EntityManager; masterKeys: MasterKeys }): Middleware {
   return async (ctx, next) => {
@@ -43,7 +43,7 @@ export function idempotent(services: { em: () => EntityManager; masterKeys: Mast
       try {
         await next();
       } catch (thrown) {
-        if (thrown instanceof AppError && !passing(thrown)) {
+        if (thrown instanceof AppError && !forNow(thrown)) {
           const answer = { status: thrown.status, body: errorBody(areaOf(ctx.path), thrown) };
           await keep(em, accountId, key, seal(JSON.stringify(answer), context, services.masterKeys));
         } else await release(em, accountId, key);
@@ -71,14 +71,17 @@ export function idempotent(services: { em: () => EntityManager; masterKeys: Mast
 }
 
 /**
- * Invalid, over a limit for now (429), refused until a transaction settles, or failed on our
- * side: the same request may do better later.
+ * A refusal that did nothing and may not hold for the same request later: invalid (fixed under the
+ * same key), any 409 the handler answers (the account's automations at their limit, a replay of
+ * the automation running, a run's transaction pending, a name taken, a run or execution not failed
+ * yet: each says "not now"; the key's own 409s are answered before the handler runs), over a limit
+ * for now (429), or failed on our side (5xx but a function's own `execution_error`, which ran).
  */
-const passing = (thrown: AppError) =>
+export const forNow = (thrown: AppError) =>
   thrown.code === 'invalid_request' ||
-  thrown.code === 'internal_error' ||
-  thrown.code === 'transaction_pending' ||
-  thrown.status === 429;
+  thrown.status === 409 ||
+  thrown.status === 429 ||
+  (thrown.status >= 500 && thrown.code !== 'execution_error');
 
 /** The method, the path (ids included) and the body, whatever the order of its fields. */
 function hashRequest(method: string, path: string, body: unknown): string {

@@ -39,13 +39,19 @@ export function openApiDocument(routers: Router[], version: string, server: { ur
       headers: headerComponents,
       responses: { MethodNotAllowed: methodNotAllowed },
       securitySchemes: {
-        // One scheme, so that an API user is offered the key alone: the operator's token is for
-        // the codec's routes, whose descriptions say how to send it.
+        // The API key, in either header the API takes (alternatives: security()); the operator's
+        // token is for the codec's routes, whose descriptions say how to send it.
         apiKey: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'nf_…',
           description: 'An API key (`neoflow keys create`): `Authorization: Bearer nf_…`, or `X-API-Key: nf_…`.',
+        },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The same API key in its own header: `X-API-Key: nf_…`.',
         },
       },
     },
@@ -114,11 +120,15 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
 }
 
 /**
- * The API key on the protected areas; nothing an API user holds elsewhere. The codec's routes take
- * the operator's token (or a capability in the path): not a scheme of this document, so that the
- * reference offers API users their key alone; the Codec tag and each route's description say it.
+ * The API key on the protected areas, as a bearer token or in `X-API-Key`: two requirements, either
+ * of which is met (a validating proxy built from this document passes both); nothing an API user
+ * holds elsewhere. The codec's routes take the operator's token (or a capability in the path): not
+ * a scheme of this document, so that the reference offers API users their key alone; the Codec tag
+ * and each route's description say it.
  */
-const security = (path: string) => ({ security: isProtected(path) ? [{ apiKey: [] }] : [] });
+const security = (path: string) => ({
+  security: isProtected(path) ? [{ apiKey: [] }, { apiKeyHeader: [] }] : [],
+});
 
 function queryParameters(schema: JsonSchema) {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;

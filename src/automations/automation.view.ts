@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
+import { storable } from '../db/storable.ts';
 import type { Notification } from './notifications/notification.entity.ts';
 import { notifyEvents, notifySchema } from './model/notify.schemas.ts';
 import { triggerSchema } from './model/trigger.schemas.ts';
@@ -57,10 +58,36 @@ const contractOutcome = (run: AutomationRun) => ({
   relayError: run.relayError,
 });
 
+/**
+ * The most of an event's decoded arguments a run's record answers, as JSON characters: a Neo
+ * notification's state is at most 1 KiB serialised, so this holds any the chain emits, and bounds
+ * a page of 100 runs whatever a stored record holds.
+ */
+export const maxShownStateChars = 16 * 1024;
+
 function summary(payload: FirePayload) {
   if (payload.type !== 'blockchain') return payload;
-  const { scriptHash, eventName, txHash, blockHash, blockIndex, notificationIndex } = payload;
-  return { type: payload.type, scriptHash, eventName, txHash, blockHash, blockIndex, notificationIndex };
+  const { scriptHash, eventName, state, txHash, blockHash, blockIndex, notificationIndex } = payload;
+  return {
+    type: payload.type,
+    scriptHash,
+    eventName,
+    ...shownState(state),
+    txHash,
+    blockHash,
+    blockIndex,
+    notificationIndex,
+  };
+}
+
+/**
+ * The event's arguments as the action received them (`state`: by ABI parameter name, a list
+ * without an ABI, null when they could not be decoded), storable as the record stores them; over
+ * maxShownStateChars, left out with `stateTooLarge`.
+ */
+function shownState(state: unknown): { state: unknown } | { stateTooLarge: true } {
+  const shown = storable(state ?? null);
+  return JSON.stringify(shown).length <= maxShownStateChars ? { state: shown } : { stateTooLarge: true };
 }
 
 /**
@@ -114,6 +141,13 @@ const runTriggerSchema = z
       type: z.literal('blockchain'),
       scriptHash: z.string(),
       eventName: z.string(),
+      state: z
+        .unknown()
+        .optional()
+        .describe(
+          "The event's decoded arguments, as the action received them: by ABI parameter name (a list without an ABI); null when they could not be decoded. Left out, with `stateTooLarge`, over 16 KiB of JSON.",
+        ),
+      stateTooLarge: z.literal(true).optional(),
       txHash: z.string().nullable(),
       blockHash: z.string(),
       blockIndex: z.number().int(),

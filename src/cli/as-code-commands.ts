@@ -24,8 +24,9 @@ export async function exportCommand(config: Config, account: string | undefined,
  * applies it through the API. The file is checked whole before the API is asked anything.
  */
 export async function applyCommand(config: Config, account: string | undefined, options: AsCodeOptions) {
-  if (!options.file) throw new Error('usage: neoflow apply -f neoflow.yaml [--dry-run] [--prune] [--send-secrets]');
-  const file = await loadNeoflowFile(options.file, process.env);
+  if (!options.file)
+    throw new Error('usage: neoflow apply -f neoflow.yaml [--dry-run] [--prune] [--send-secrets] [--allow-any-env]');
+  const file = await loadNeoflowFile(options.file, process.env, { anyEnv: options.anyEnv });
   const api = apiOf(config, 'apply', `${readScopes}, and their :write scopes to change them`);
   const state = await readAccountState(api);
   const expected = account ?? file.account;

@@ -58,11 +58,12 @@ export const commandUsages: { command: string; usage: string }[] = [
   },
   {
     command: 'apply',
-    usage: `apply -f neoflow.yaml [--dry-run] [--prune] [--send-secrets] [--account <name>]
+    usage: `apply -f neoflow.yaml [--dry-run] [--prune] [--send-secrets] [--allow-any-env] [--account <name>]
                           show what applying the file changes, field by field, then apply it through the
                           API (resources matched by name); --dry-run only shows it; --prune deletes what
-                          the file does not hold; secrets' and credentials' values come from the
-                          environment or files, never printed; --send-secrets sends them even where no
+                          the file does not hold; secrets' and credentials' values come from files below
+                          the file's folder or NEOFLOW_SECRET_* and NEOFLOW_CREDENTIAL_* variables (any
+                          with --allow-any-env), never printed; --send-secrets sends them even where no
                           change shows (docs/automations-as-code.md)`,
   },
   ...(['functions', 'automations', 'secrets'] as const).flatMap((kind) => [

@@ -28,6 +28,7 @@ async function main(argv: string[]) {
       'dry-run': { type: 'boolean' },
       prune: { type: 'boolean' },
       'send-secrets': { type: 'boolean' },
+      'allow-any-env': { type: 'boolean' },
       'code-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -51,6 +52,7 @@ async function main(argv: string[]) {
     dryRun: values['dry-run'] ?? false,
     prune: values.prune ?? false,
     sendSecrets: values['send-secrets'] ?? false,
+    anyEnv: values['allow-any-env'] ?? false,
     codeDir: values['code-dir'],
   };
   await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy, asCode });

@@ -18,6 +18,8 @@ export interface AsCodeOptions {
   prune: boolean;
   /** `apply`: send the values of secrets and credentials the file gives, even where no change shows. */
   sendSecrets: boolean;
+  /** `apply`: read any environment variable the file names, not only NEOFLOW_SECRET_… and NEOFLOW_CREDENTIAL_…. */
+  anyEnv: boolean;
   /** `export`: write functions' code to files of this folder rather than inline. */
   codeDir: string | undefined;
 }

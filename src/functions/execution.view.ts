@@ -3,14 +3,17 @@ import { isoTime } from '../wire/response-schemas.ts';
 import type { Execution } from './execution.entity.ts';
 import { executionStatus, executionStatuses } from '../shared/outcomes.ts';
 
-/** What invoke answers: the handle, plus the end of the run once it ended. */
+/**
+ * What invoke answers: the handle, plus the end of the run once it ended. While it runs,
+ * `completedAt` and `duration` are absent, not null (the interface: "absent while running").
+ */
 export function executionHandle(execution: Execution) {
   return {
     id: execution.id,
     status: execution.status,
     startedAt: execution.startedAt.toISOString(),
-    completedAt: execution.completedAt?.toISOString() ?? null,
-    duration: execution.duration ?? null,
+    ...(execution.completedAt ? { completedAt: execution.completedAt.toISOString() } : {}),
+    ...(execution.duration === null || execution.duration === undefined ? {} : { duration: execution.duration }),
   };
 }
 
@@ -45,9 +48,8 @@ export const executionHandleSchema = z
     id: z.string(),
     status: z.enum(executionStatuses),
     startedAt: isoTime,
-    /** Null while the execution runs. */
-    completedAt: isoTime.nullable(),
-    duration: z.number().int().nullable(),
+    completedAt: isoTime.optional().describe('When the execution ended; absent while it runs.'),
+    duration: z.number().int().optional().describe('Milliseconds it ran; absent while it runs.'),
   })
   .meta({ id: 'ExecutionHandle' });
 

@@ -188,6 +188,75 @@ describe('credentials of automations', () => {
   });
 });
 
+describe('a masked header', () => {
+  it("is refused, naming it, when its webhook's or channel's URL moves to another origin, and the new origin gets nothing", async () => {
+    const thief = await startWebhookReceiver();
+    try {
+      const n = unique();
+      const actionPath = `/moved-act-${n}`;
+      const channelPath = `/moved-chan-${n}`;
+      const actionToken = secret('acttoken');
+      const channelToken = secret('chantoken');
+      receiver.answer(actionPath, 404);
+      const created = await call('POST', '/automations', {
+        name: 'masked headers stay home',
+        status: 'inactive',
+        trigger: { type: 'schedule', cron: '@yearly' },
+        action: {
+          type: 'webhook',
+          url: receiver.url(actionPath),
+          headers: { 'X-Receiver-Token': actionToken },
+          signingSecret: 'HOOK_SECRET',
+        },
+        notify: [
+          {
+            on: ['failure'],
+            channel: {
+              type: 'webhook',
+              url: receiver.url(channelPath),
+              headers: { Authorization: channelToken },
+              signingSecret: 'HOOK_SECRET',
+            },
+          },
+        ],
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const { action, notify } = created.body;
+
+      const movedAction = await call('PATCH', `/automations/${id}`, {
+        action: { ...action, url: thief.url('/steal') },
+      });
+      expect(movedAction.status).toBe(400);
+      expect(movedAction.body.error.details).toEqual({ field: 'action.headers.X-Receiver-Token' });
+      const movedChannel = await call('PATCH', `/automations/${id}`, {
+        notify: [{ ...notify[0], channel: { ...notify[0].channel, url: thief.url('/steal') } }],
+      });
+      expect(movedChannel.status).toBe(400);
+      expect(movedChannel.body.error.details).toEqual({ field: 'notify.0.channel.headers.Authorization' });
+      // The same origin, another path: the mask keeps the value stored.
+      const samePlace = await call('PATCH', `/automations/${id}`, {
+        action: { ...action, url: receiver.url(`${actionPath}-2`) },
+      });
+      expect(samePlace.status).toBe(200);
+      receiver.answer(`${actionPath}-2`, 404);
+
+      const fired = await call('POST', `/automations/${id}/trigger`);
+      expect(fired.status).toBe(202);
+      await api.services.temporal.client.workflow.getHandle(fired.body.run.id as string).result();
+      await until(
+        async () => receiver.at(channelPath),
+        (told) => told.length > 0,
+      );
+      expect(receiver.at(`${actionPath}-2`)[0]!.headers['x-receiver-token']).toBe(actionToken);
+      expect(receiver.at(channelPath)[0]!.headers.authorization).toBe(channelToken);
+      expect(thief.at('/steal')).toEqual([]);
+    } finally {
+      await thief.close();
+    }
+  });
+});
+
 describe('migration 0011', () => {
   it('moves the clear credentials of existing automations and notifications into sealed rows, rotated with the rest', async () => {
     const database = await createTestDatabase({ migrated: false });

@@ -83,12 +83,32 @@ async function refuseRuns(automationId: string, condition: string) {
 
 const freshAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
 
-/** The event's arguments as the run's function was given them (the run history leaves them out). */
+/** The event's arguments as the run's function was given them. */
 async function stateSeen(client: typeof owner, functionId: string, run: Loose): Promise<unknown> {
   const execution = await client.call('GET', `/functions/${functionId}/executions/${run.executionId as string}`);
   expect(execution.status).toBe(200);
   return execution.body.data.result.state;
 }
+
+describe("a blockchain run's record", () => {
+  it("shows the event's decoded arguments, as the run's function received them, in the runs list and the run", async () => {
+    const recipient = freshAddress();
+    const echoFn = await echo(owner);
+    const id = await watch(owner, echoFn, transfersTo(recipient));
+    const sent = await transfer(recipient, 7n);
+    const [run] = await endedRuns(owner, id, 1);
+    const state = {
+      from: expect.stringMatching(/^0x/),
+      to: `0x${wallet.getScriptHashFromAddress(recipient)}`,
+      amount: '7',
+    };
+    expect(run).toMatchObject({ status: 'success', trigger: { type: 'blockchain', txHash: sent, state } });
+    expect(run!.trigger.state).toEqual(await stateSeen(owner, echoFn, run!));
+    const one = await owner.call('GET', `/automations/${id}/runs/${run!.id as string}`);
+    expect(one.body.trigger).toEqual(run!.trigger);
+    expect(one.body.trigger).not.toHaveProperty('stateTooLarge');
+  });
+});
 
 describe('one automation`s input the follower cannot process', () => {
   it('fails only that automation`s run, with InputQuarantined and its failure rule told, while the others fire', async () => {
@@ -197,6 +217,8 @@ describe('a contract of a tenant', () => {
       trigger: { type: 'blockchain', txHash: said, eventName: 'Said' },
     });
     expect(await stateSeen(owner, echoFn, saidRun!)).toEqual({ text: 'a\uFFFDb' });
+    // The record shows it as stored: U+0000 kept as U+FFFD.
+    expect(saidRun!.trigger.state).toEqual({ text: 'a\uFFFDb' });
   });
 
   it('updated with a renamed event parameter, is decoded and filtered by its new ABI', async () => {

@@ -6,6 +6,7 @@ import { openApiPath } from '../../src/api/openapi.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { testApi, type Envelope } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
+import { startValidatingProxy } from '../support/validating-proxy.ts';
 
 let api: TestApi;
 let document: {
@@ -65,7 +66,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
   it('describes requests, answers, errors, keys and idempotency from the schemas the routes validate with', () => {
     expect(document.openapi).toBe('3.1.0');
     const invoke = document.paths['/v1/functions/{id}/invoke']!.post;
-    expect(invoke.security).toEqual([{ apiKey: [] }]);
+    expect(invoke.security).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }]);
     expect(invoke.parameters).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'id', in: 'path', required: true }),
@@ -133,6 +134,35 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     const [pause] = examples('patch', '/v1/automations/{id}');
     expect((await call('PATCH', `/automations/${idOf(automations[0]!)}`, pause)).status).toBe(200);
     await accepted('patch', '/v1/account', 200);
+  });
+
+  it('lets an X-API-Key request, like a bearer one, through a validating proxy built from the served document', async () => {
+    const proxy = await startValidatingProxy(document, api.url);
+    try {
+      const { key } = await issueKey(api.database.orm);
+      const through = (path: string, headers: Record<string, string>, body?: unknown) =>
+        fetch(`${proxy.url}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const created = await through(
+        '/v1/functions',
+        { 'X-API-Key': key },
+        { name: 'through-proxy', runtime: 'node18', code: 'module.exports = async () => 1;' },
+      );
+      expect(created.status, await created.clone().text()).toBe(201);
+      const listed = await through('/v1/functions?limit=5', { 'X-API-Key': key });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as Envelope).success).toBe(true);
+      expect((await through('/v1/automations', { Authorization: `Bearer ${key}` })).status).toBe(200);
+      // The proxy checks: a request without a key never reaches the API.
+      const keyless = await through('/v1/functions', {});
+      expect(keyless.status).toBe(401);
+      expect(await keyless.json()).toMatchObject({ proxy: true });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('names the origin it was fetched from as its server, whatever Host a client sends', async () => {

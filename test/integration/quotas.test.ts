@@ -71,6 +71,28 @@ describe('automations per account', () => {
     await create({}, own);
   });
 
+  it('keeps nothing under an Idempotency-Key for a create refused at the limit: the same request creates once one is deleted', async () => {
+    const own = await keyFor();
+    const first = await create({}, own);
+    await create({}, own);
+    const sent = body({ name: 'created on retry' });
+    const keyedCreate = () =>
+      fetch(`${api.url}/v1/automations`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${own}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'at-limit' },
+        body: JSON.stringify(sent),
+      });
+    const refused = await keyedCreate();
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('AUTOMATION_LIMIT_REACHED');
+    expect((await call('DELETE', `/automations/${first.id}`, undefined, own)).status).toBe(200);
+    const retried = await keyedCreate();
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('Idempotent-Replayed')).toBeNull();
+    const again = await keyedCreate();
+    expect(again.headers.get('Idempotent-Replayed')).toBe('true');
+  });
+
   it('holds the limit under creates racing for the last places: of 8 sent at once, 2 are created and 6 refused', async () => {
     const own = await keyFor();
     const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/automations', body(), own)));

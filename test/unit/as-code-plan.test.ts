@@ -84,7 +84,7 @@ automations:
     action: { type: function, function: greet }
     notify:
       - on: [failure]
-        channel: { type: webhook, url: { env: HOOK_URL }, signingSecret: TOKEN }
+        channel: { type: webhook, url: { env: NEOFLOW_CREDENTIAL_HOOK_URL }, signingSecret: TOKEN }
 ${extra}`;
 
 const plan = async (text: string, env: NodeJS.ProcessEnv = {}, options = { prune: false, sendSecrets: false }) =>
@@ -116,19 +116,19 @@ describe('planChanges', () => {
 
   it('sends a credential whose mask changed, showing where it comes from and never its value', async () => {
     const other = 'https://other.example.com/private/path';
-    const planned = await plan(yamlOf('0 * * * *'), { HOOK_URL: other });
+    const planned = await plan(yamlOf('0 * * * *'), { NEOFLOW_CREDENTIAL_HOOK_URL: other });
     const [change] = planned.changes;
     expect(change!.fields).toEqual([
       {
         path: 'notify.0.channel.url',
         before: '"https://hooks.example.com/services…/****"',
-        after: '(write-only, from $HOOK_URL)',
+        after: '(write-only, from $NEOFLOW_CREDENTIAL_HOOK_URL)',
       },
     ]);
     expect((change!.body!.notify as { channel: { url: string } }[])[0]!.channel.url).toBe(other);
     expect(planText(planned)).not.toContain('private/path');
     // The same value again: its mask is the stored one's, so nothing shows a change.
-    expect((await plan(yamlOf('0 * * * *'), { HOOK_URL: hook })).changes).toEqual([]);
+    expect((await plan(yamlOf('0 * * * *'), { NEOFLOW_CREDENTIAL_HOOK_URL: hook })).changes).toEqual([]);
   });
 
   it('compares a status only when the file gives one', async () => {
@@ -160,10 +160,10 @@ describe('planChanges', () => {
   it('refuses a function or a secret that neither the file nor the account holds, and a credential with nothing to keep', async () => {
     const text = yamlOf(
       '0 * * * *',
-      '  - name: fresh\n    trigger: { type: schedule, cron: "0 0 * * *" }\n    action: { type: webhook, url: { env: FRESH_URL }, signingSecret: MISSING }\n',
+      '  - name: fresh\n    trigger: { type: schedule, cron: "0 0 * * *" }\n    action: { type: webhook, url: { env: NEOFLOW_CREDENTIAL_FRESH_URL }, signingSecret: MISSING }\n',
     ).replace('function: greet', 'function: gone');
     await expect(plan(text)).rejects.toThrow(
-      /automation hourly runs the function gone[\s\S]*automation fresh names the secret MISSING[\s\S]*action\.url comes from \$FRESH_URL, which is unset/,
+      /automation hourly runs the function gone[\s\S]*automation fresh names the secret MISSING[\s\S]*action\.url comes from \$NEOFLOW_CREDENTIAL_FRESH_URL, which is unset/,
     );
   });
 });

@@ -53,3 +53,34 @@ describe('sealCredentials', () => {
     expect(em.create).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('a masked header', () => {
+  const stored = automation();
+  const webhook = (url: string, token: string) =>
+    ({ type: 'webhook', url, headers: { Authorization: token }, signingSecret: 'S' }) as unknown as Action;
+
+  /** An entity manager holding the credentials `action` was sealed with. */
+  function holding(action: Action) {
+    const { sealed } = sealNewCredentials(masterKeys, stored, { action });
+    const em = { find: vi.fn(async () => sealed), create: vi.fn(), remove: vi.fn() };
+    return em as unknown as EntityManager;
+  }
+
+  it('keeps the stored value while its URL keeps the stored origin', async () => {
+    const em = holding(webhook('https://hooks.example/a', 'Bearer stored'));
+    const clear = await sealCredentials(em, masterKeys, stored, {
+      action: webhook('https://hooks.example:443/b', '****'),
+    });
+    expect(clear.get('action.headers.Authorization')).toBe('Bearer stored');
+  });
+
+  it.each([
+    ['another host', 'https://attacker.example/a'],
+    ['another port', 'https://hooks.example:8443/a'],
+    ['another scheme', 'http://hooks.example/a'],
+  ])('is refused, naming the header, when its URL moves to %s', async (_what, url) => {
+    const em = holding(webhook('https://hooks.example/a', 'Bearer stored'));
+    const update = sealCredentials(em, masterKeys, stored, { action: webhook(url, '****') });
+    await expect(update).rejects.toMatchObject({ details: { field: 'action.headers.Authorization' } });
+  });
+});

@@ -121,8 +121,14 @@ describe('what the document says a request takes and an answer holds', () => {
     expect(answerOf('/v1/automations/{id}', 'get', '200')).toEqual({
       $ref: '#/components/schemas/AutomationDetails',
     });
-    expect(named.ExecutionHandle!.required).toEqual(expect.arrayContaining(['completedAt', 'duration']));
-    expect(named.ExecutionHandle!.properties.completedAt.anyOf).toContainEqual({ type: 'null' });
+    expect(named.ExecutionHandle!.required).toEqual(['id', 'status', 'startedAt']);
+  });
+
+  it('declares the end of an execution optional, not nullable: absent while it runs, as the interface says', () => {
+    const { completedAt, duration } = named.ExecutionHandle!.properties;
+    expect(JSON.stringify([completedAt, duration])).not.toContain('null');
+    expect(named.Execution!.required).not.toContain('completedAt');
+    expect(named.ExecutionSummary!.required).not.toContain('duration');
   });
 
   it('lets a route that takes no body be sent {} or nothing', () => {

@@ -113,9 +113,16 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
     expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8080' }]);
   });
 
-  it('offers API users one security scheme, the API key: the operator token is not one', () => {
-    expect(Object.keys(document.components.securitySchemes)).toEqual(['apiKey']);
+  it('offers API users the API key alone, in either header, as alternatives: the operator token is not a scheme', () => {
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['apiKey', 'apiKeyHeader']);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.apiKeyHeader).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
+    const invoke = document.paths['/v1/functions/{id}/invoke']!.post as { security?: unknown };
+    expect(invoke.security).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }]);
   });
 });
 

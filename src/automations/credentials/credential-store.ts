@@ -13,6 +13,7 @@ import type { SealedCredential } from '../model/automation.sql.ts';
 import { AutomationCredential } from './credential.entity.ts';
 import {
   credentialsOf,
+  destinationOf,
   isMasked,
   mapCredentials,
   maskOf,
@@ -26,7 +27,8 @@ const partOf = (path: string) => path.slice(0, path.indexOf('.')) as keyof Crede
 /**
  * Seals the credentials of the parts a create or an update sends, and leaves only their masks in
  * the automation's columns. A value sent as a mask (`isMasked`) keeps the value stored at its
- * place if it is that value's mask, and is refused otherwise (400 naming the field). The
+ * place if it is that value's mask, and is refused otherwise (400 naming the field); a header's
+ * only while its URL keeps the stored URL's origin (keptValue). The
  * credentials of a part not sent are kept; those a sent part no longer holds are deleted. Stored
  * in the caller's unit of work, with the row itself; the clear values never reach a column.
  * Returns the clear value of every credential of the parts sent, by path (a price source's key is
@@ -75,13 +77,20 @@ function sealSent(
 ): { clear: Map<string, string>; sealed: SealedCredential[] } {
   const clear = new Map<string, string>();
   const sealed: SealedCredential[] = [];
+  const storedAt = (path: string | undefined) => {
+    if (path === undefined) return undefined;
+    const row = byPath.get(path);
+    return row && open(row, sealContexts.credential(automation.id, path), masterKeys);
+  };
   for (const credential of credentialsOf(sent)) {
-    const context = sealContexts.credential(automation.id, credential.path);
-    const row = byPath.get(credential.path);
     if (isMasked(credential.value)) {
-      clear.set(credential.path, keptValue(credential, row && open(row, context, masterKeys)));
+      const destination = destinationOf(credential);
+      const sentTo = destination === undefined ? undefined : clear.get(destination);
+      const kept = keptValue(credential, storedAt(credential.path), sentTo, storedAt(destination));
+      clear.set(credential.path, kept);
       continue;
     }
+    const context = sealContexts.credential(automation.id, credential.path);
     clear.set(credential.path, credential.value);
     sealed.push({ path: credential.path, ...seal(credential.value, context, masterKeys) });
   }
@@ -90,13 +99,41 @@ function sealSent(
   return { clear, sealed };
 }
 
-function keptValue(credential: Credential, stored: string | undefined): string {
-  if (stored !== undefined && maskOf(credential.kind, stored) === credential.value) return stored;
-  throw invalidRequest(
-    `"${credential.path}" is masked, but not as the value stored there: send the value itself.`,
-    credential.path,
-  );
+/**
+ * The stored value a mask sent stands for. Every header masks alike (`****`), so a header's mask
+ * alone would let whoever may write the automation move its token to a host of their own: it keeps
+ * the stored value only while the URL it is sent to (`destination`, clear; a URL's own mask keeps
+ * its origin) has the origin of the URL stored with it (`storedDestination`).
+ */
+function keptValue(
+  credential: Credential,
+  stored: string | undefined,
+  destination?: string,
+  storedDestination?: string,
+): string {
+  if (stored === undefined || maskOf(credential.kind, stored) !== credential.value) {
+    throw invalidRequest(
+      `"${credential.path}" is masked, but not as the value stored there: send the value itself.`,
+      credential.path,
+    );
+  }
+  if (credential.kind === 'header' && !sameOrigin(destination, storedDestination)) {
+    throw invalidRequest(
+      `"${credential.path}" is masked, but its URL's origin changed: send the value itself to send it to the new origin.`,
+      credential.path,
+    );
+  }
+  return stored;
 }
+
+/** Scheme, host and port (`URL.origin` is "null" for every URL of a scheme it does not know). */
+const originOf = (url: string) => {
+  const { protocol, host } = new URL(url);
+  return `${protocol}//${host}`;
+};
+
+const sameOrigin = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && originOf(a) === originOf(b);
 
 /** A credential the request to send names is no longer stored as it was shown (an update won). */
 class CredentialChangedError extends Error {

@@ -99,6 +99,15 @@ export function maskOf(kind: CredentialKind, value: string): string {
   return `${url.protocol}//${url.host}/${shown ? `${shown}…/` : ''}${hidden}`;
 }
 
+/**
+ * The place of the URL a header value is sent to (`action.url` for `action.headers.X-Token`), or
+ * undefined for a credential that is no header.
+ */
+export function destinationOf(credential: Credential): string | undefined {
+  if (credential.kind !== 'header') return undefined;
+  return `${credential.path.slice(0, credential.path.indexOf('.headers.'))}.url`;
+}
+
 /** A value sent that ends as a mask does stands for the value stored at its place. */
 export const isMasked = (value: string) => value.endsWith(hidden);
 

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import type { Trigger } from '../../automations/model/trigger.schemas.ts';
@@ -12,6 +12,7 @@ import type { Language } from '../../functions/function.entity.ts';
 import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
 import { readFunctionFile } from '../function-file.ts';
+import { fileBelow, type ApplyReach } from './apply-reach.ts';
 import { credentialSlots } from './credential-slots.ts';
 import { isReference, referenceSchema, resolveReference, type Reference, type Resolved } from './references.ts';
 
@@ -129,9 +130,14 @@ const placeholders: Record<CredentialKind, string> = { url: 'https://unresolved.
 /**
  * Reads and checks a neoflow.yaml: bounded before it is parsed, then each part by the API's own
  * schemas. Every problem is reported with its field's path and line; references to the
- * environment and to files are read (their values are never printed).
+ * environment and to files are read (their values are never printed), only as far as apply may
+ * reach (apply-reach.ts; `anyEnv`: `--allow-any-env`).
  */
-export async function loadNeoflowFile(file: string, env: NodeJS.ProcessEnv): Promise<NeoflowFile> {
+export async function loadNeoflowFile(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  { anyEnv = false }: { anyEnv?: boolean } = {},
+): Promise<NeoflowFile> {
   const size = (await stat(file).catch(() => undefined))?.size;
   if (size === undefined) throw new Error(`cannot read ${file}`);
   if (size > maxFileBytes) throw new Error(`${file} is over ${maxFileBytes} bytes`);
@@ -146,11 +152,11 @@ export async function loadNeoflowFile(file: string, env: NodeJS.ProcessEnv): Pro
   const parsed = fileSchema.safeParse(raw ?? {});
   const report = (problems: Problem[]) => new Error(describeProblems(file, doc, lineCounter, problems));
   if (!parsed.success) throw report(parsed.error.issues.map(({ path, message }) => ({ path: path as Path, message })));
-  const dir = dirname(file);
+  const reach: ApplyReach = { dir: dirname(file), env, anyEnv };
   const problems: Problem[] = [];
   const functions: DesiredFunction[] = [];
   for (const [index, entry] of parsed.data.functions.entries()) {
-    const loaded = await loadFunction(entry, dir).catch((error: Error) => {
+    const loaded = await loadFunction(entry, reach).catch((error: Error) => {
       problems.push({ path: ['functions', index, 'codeFile'], message: error.message });
       return undefined;
     });
@@ -160,7 +166,7 @@ export async function loadNeoflowFile(file: string, env: NodeJS.ProcessEnv): Pro
   }
   const automations: DesiredAutomation[] = [];
   for (const [index, entry] of parsed.data.automations.entries()) {
-    const loaded = await loadAutomation(entry, env, dir).catch((error: Error) => ({
+    const loaded = await loadAutomation(entry, reach).catch((error: Error) => ({
       problems: [{ path: [] as Path, message: error.message }],
     }));
     if ('problems' in loaded) problems.push(...loaded.problems.map(prefixed(['automations', index])));
@@ -169,7 +175,7 @@ export async function loadNeoflowFile(file: string, env: NodeJS.ProcessEnv): Pro
   const secrets: DesiredSecret[] = [];
   for (const [index, entry] of parsed.data.secrets.entries()) {
     try {
-      const value = entry.value && (await resolveReference(entry.value, env, dir));
+      const value = entry.value && (await resolveReference(entry.value, reach));
       secrets.push({ name: entry.name, description: entry.description ?? null, value });
     } catch (error) {
       problems.push({ path: ['secrets', index, 'value'], message: (error as Error).message });
@@ -185,11 +191,10 @@ const prefixed =
 
 async function loadFunction(
   entry: z.infer<typeof functionEntry>,
-  dir: string,
+  reach: ApplyReach,
 ): Promise<DesiredFunction | { problems: Problem[] }> {
   const { codeFile, ...fields } = entry;
-  const fromFile =
-    codeFile === undefined ? undefined : await readFunctionFile(isAbsolute(codeFile) ? codeFile : join(dir, codeFile));
+  const fromFile = codeFile === undefined ? undefined : await readFunctionFile(await fileBelow(reach, codeFile));
   const body = fromFile ? { runtime: fromFile.runtime, ...fields, code: fromFile.code } : fields;
   const parsed = createFunctionBody.safeParse(body);
   if (!parsed.success) {
@@ -206,8 +211,7 @@ async function loadFunction(
 
 async function loadAutomation(
   entry: z.infer<typeof automationEntry>,
-  env: NodeJS.ProcessEnv,
-  dir: string,
+  reach: ApplyReach,
 ): Promise<DesiredAutomation | { problems: Problem[] }> {
   const raw = structuredClone(entry) as Record<string, unknown>;
   const { action } = raw;
@@ -247,7 +251,7 @@ async function loadAutomation(
   const credentials = new Map<string, DesiredCredential>();
   for (const { path, kind, value } of credentialsOf(parsed.data)) {
     const reference = references.get(path);
-    const resolved = reference ? await resolveReference(reference, env, dir) : { label: 'the file', value };
+    const resolved = reference ? await resolveReference(reference, reach) : { label: 'the file', value };
     credentials.set(path, { kind, resolved });
   }
   return {

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { fileBelow, readableEnv, type ApplyReach } from './apply-reach.ts';
 
 /** The most a referenced file may weigh: a secret's value is at most 64 KiB, a URL 2 KiB. */
 const maxReferencedFileBytes = 64 * 1024;
@@ -34,13 +34,13 @@ export interface Resolved {
 
 export const isReference = (value: unknown): value is Reference => referenceSchema.safeParse(value).success;
 
-/** The value a reference names, read from `env` or from a file beside the YAML file (`dir`). */
-export async function resolveReference(reference: Reference, env: NodeJS.ProcessEnv, dir: string): Promise<Resolved> {
+/** The value a reference names, read from the environment or from a file below the YAML file, as `reach` allows. */
+export async function resolveReference(reference: Reference, reach: ApplyReach): Promise<Resolved> {
   if ('env' in reference) {
-    const value = env[reference.env];
+    const value = readableEnv(reach, reference.env);
     return { label: `$${reference.env}`, value: value === '' ? undefined : value };
   }
-  const path = isAbsolute(reference.file) ? reference.file : join(dir, reference.file);
+  const path = await fileBelow(reach, reference.file);
   const size = (await stat(path).catch(() => undefined))?.size;
   if (size === undefined) throw new Error(`cannot read ${reference.file}`);
   if (size > maxReferencedFileBytes) throw new Error(`${reference.file} is over ${maxReferencedFileBytes} bytes`);

@@ -199,7 +199,10 @@ export const getAccount = <ThrowOnError extends boolean = true>(
   options?: Options<GetAccountData, ThrowOnError>,
 ): RequestResult<GetAccountResponses, GetAccountErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/account',
     ...options,
   });
@@ -213,7 +216,10 @@ export const patchAccount = <ThrowOnError extends boolean = true>(
   options: Options<PatchAccountData, ThrowOnError>,
 ): RequestResult<PatchAccountResponses, PatchAccountErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAccountResponses, PatchAccountErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/account',
     ...options,
     headers: {
@@ -231,7 +237,10 @@ export const getSecrets = <ThrowOnError extends boolean = true>(
   options?: Options<GetSecretsData, ThrowOnError>,
 ): RequestResult<GetSecretsResponses, GetSecretsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetSecretsResponses, GetSecretsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/secrets',
     ...options,
   });
@@ -245,7 +254,10 @@ export const postSecrets = <ThrowOnError extends boolean = true>(
   options: Options<PostSecretsData, ThrowOnError>,
 ): RequestResult<PostSecretsResponses, PostSecretsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostSecretsResponses, PostSecretsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/secrets',
     ...options,
     headers: {
@@ -263,7 +275,10 @@ export const deleteSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteSecretsByIdData, ThrowOnError>,
 ): RequestResult<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/secrets/{id}',
     ...options,
   });
@@ -277,7 +292,10 @@ export const getSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<GetSecretsByIdData, ThrowOnError>,
 ): RequestResult<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/secrets/{id}',
     ...options,
   });
@@ -291,7 +309,10 @@ export const putSecretsById = <ThrowOnError extends boolean = true>(
   options: Options<PutSecretsByIdData, ThrowOnError>,
 ): RequestResult<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/secrets/{id}',
     ...options,
     headers: {
@@ -309,7 +330,10 @@ export const getFunctions = <ThrowOnError extends boolean = true>(
   options?: Options<GetFunctionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions',
     ...options,
   });
@@ -323,7 +347,10 @@ export const postFunctions = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsData, ThrowOnError>,
 ): RequestResult<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions',
     ...options,
     headers: {
@@ -341,7 +368,10 @@ export const deleteFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteFunctionsByIdData, ThrowOnError>,
 ): RequestResult<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}',
     ...options,
   });
@@ -355,7 +385,10 @@ export const getFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}',
     ...options,
   });
@@ -369,7 +402,10 @@ export const putFunctionsById = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}',
     ...options,
     headers: {
@@ -388,7 +424,10 @@ export const getFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>
 ): RequestResult<GetFunctionsByIdEnvironmentResponses, GetFunctionsByIdEnvironmentErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdEnvironmentResponses, GetFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
-      security: [{ scheme: 'bearer', type: 'http' }],
+      security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+      ],
       url: '/v1/functions/{id}/environment',
       ...options,
     },
@@ -404,7 +443,10 @@ export const putFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>
 ): RequestResult<PutFunctionsByIdEnvironmentResponses, PutFunctionsByIdEnvironmentErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdEnvironmentResponses, PutFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
-      security: [{ scheme: 'bearer', type: 'http' }],
+      security: [
+        { scheme: 'bearer', type: 'http' },
+        { name: 'X-API-Key', type: 'apiKey' },
+      ],
       url: '/v1/functions/{id}/environment',
       ...options,
       headers: {
@@ -423,7 +465,10 @@ export const putFunctionsByIdSecrets = <ThrowOnError extends boolean = true>(
   options: Options<PutFunctionsByIdSecretsData, ThrowOnError>,
 ): RequestResult<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/secrets',
     ...options,
     headers: {
@@ -441,7 +486,10 @@ export const postFunctionsByIdInvoke = <ThrowOnError extends boolean = true>(
   options: Options<PostFunctionsByIdInvokeData, ThrowOnError>,
 ): RequestResult<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/invoke',
     ...options,
     headers: {
@@ -459,7 +507,10 @@ export const getFunctionsByIdExecutions = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdExecutionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/executions',
     ...options,
   });
@@ -481,7 +532,10 @@ export const getFunctionsByIdExecutionsByExecutionId = <ThrowOnError extends boo
     GetFunctionsByIdExecutionsByExecutionIdErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/executions/{executionId}',
     ...options,
   });
@@ -503,7 +557,10 @@ export const postFunctionsByIdExecutionsByExecutionIdRetry = <ThrowOnError exten
     PostFunctionsByIdExecutionsByExecutionIdRetryErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/executions/{executionId}/retry',
     ...options,
     headers: {
@@ -521,7 +578,10 @@ export const getFunctionsByIdVersions = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdVersionsData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/versions',
     ...options,
   });
@@ -539,7 +599,10 @@ export const getFunctionsByIdVersionsByVersion = <ThrowOnError extends boolean =
     GetFunctionsByIdVersionsByVersionErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/versions/{version}',
     ...options,
   });
@@ -561,7 +624,10 @@ export const postFunctionsByIdVersionsByVersionPromote = <ThrowOnError extends b
     PostFunctionsByIdVersionsByVersionPromoteErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/versions/{version}/promote',
     ...options,
     headers: {
@@ -579,7 +645,10 @@ export const getFunctionsByIdStorage = <ThrowOnError extends boolean = true>(
   options: Options<GetFunctionsByIdStorageData, ThrowOnError>,
 ): RequestResult<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/storage',
     ...options,
   });
@@ -597,7 +666,10 @@ export const deleteFunctionsByIdStorageByKey = <ThrowOnError extends boolean = t
     DeleteFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
   });
@@ -615,7 +687,10 @@ export const getFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     GetFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
   });
@@ -633,7 +708,10 @@ export const putFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     PutFunctionsByIdStorageByKeyErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/functions/{id}/storage/{key}',
     ...options,
     headers: {
@@ -651,7 +729,10 @@ export const getAutomations = <ThrowOnError extends boolean = true>(
   options?: Options<GetAutomationsData, ThrowOnError>,
 ): RequestResult<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations',
     ...options,
   });
@@ -665,7 +746,10 @@ export const postAutomations = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsData, ThrowOnError>,
 ): RequestResult<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations',
     ...options,
     headers: {
@@ -683,7 +767,10 @@ export const deleteAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<DeleteAutomationsByIdData, ThrowOnError>,
 ): RequestResult<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}',
     ...options,
   });
@@ -697,7 +784,10 @@ export const getAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdData, ThrowOnError>,
 ): RequestResult<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}',
     ...options,
   });
@@ -711,7 +801,10 @@ export const patchAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<PatchAutomationsByIdData, ThrowOnError>,
 ): RequestResult<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}',
     ...options,
     headers: {
@@ -729,7 +822,10 @@ export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTriggerData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/trigger',
     ...options,
     headers: {
@@ -747,7 +843,10 @@ export const postAutomationsByIdTest = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTestData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/test',
     ...options,
     headers: {
@@ -765,7 +864,10 @@ export const getAutomationsByIdRuns = <ThrowOnError extends boolean = true>(
   options: Options<GetAutomationsByIdRunsData, ThrowOnError>,
 ): RequestResult<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/runs',
     ...options,
   });
@@ -783,7 +885,10 @@ export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = tru
     GetAutomationsByIdRunsByRunIdErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/runs/{runId}',
     ...options,
   });
@@ -805,7 +910,10 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
     PostAutomationsByIdRunsByRunIdRetryErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/runs/{runId}/retry',
     ...options,
     headers: {
@@ -823,7 +931,10 @@ export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdReplaysData, ThrowOnError>,
 ): RequestResult<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/replays',
     ...options,
     headers: {
@@ -849,7 +960,10 @@ export const getAutomationsByIdReplaysByReplayId = <ThrowOnError extends boolean
     GetAutomationsByIdReplaysByReplayIdErrors,
     ThrowOnError
   >({
-    security: [{ scheme: 'bearer', type: 'http' }],
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
     url: '/v1/automations/{id}/replays/{replayId}',
     ...options,
   });

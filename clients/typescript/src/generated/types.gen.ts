@@ -452,8 +452,14 @@ export type Execution = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt: string | null;
-  duration: number | null;
+  /**
+   * When the execution ended; absent while it runs.
+   */
+  completedAt?: string;
+  /**
+   * Milliseconds it ran; absent while it runs.
+   */
+  duration?: number;
   functionId: string;
   functionVersion: number | null;
   params: {
@@ -500,8 +506,14 @@ export type ExecutionHandle = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt: string | null;
-  duration: number | null;
+  /**
+   * When the execution ended; absent while it runs.
+   */
+  completedAt?: string;
+  /**
+   * Milliseconds it ran; absent while it runs.
+   */
+  duration?: number;
 };
 
 export type ExecutionPage = {
@@ -514,8 +526,14 @@ export type ExecutionSummary = {
   id: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
-  completedAt: string | null;
-  duration: number | null;
+  /**
+   * When the execution ended; absent while it runs.
+   */
+  completedAt?: string;
+  /**
+   * Milliseconds it ran; absent while it runs.
+   */
+  duration?: number;
   params: {
     [key: string]: unknown;
   };
@@ -804,6 +822,11 @@ export type RunTrigger =
       type: 'blockchain';
       scriptHash: string;
       eventName: string;
+      /**
+       * The event's decoded arguments, as the action received them: by ABI parameter name (a list without an ABI); null when they could not be decoded. Left out, with `stateTooLarge`, over 16 KiB of JSON.
+       */
+      state?: unknown;
+      stateTooLarge?: true;
       txHash: string | null;
       blockHash: string;
       blockIndex: number;

@@ -184,6 +184,15 @@ describe('node pool: who may serve', () => {
   });
 });
 
+describe('node pool: as a NeoRpc', () => {
+  it('keeps its calls when spread into another object, as withSharedReads does', async () => {
+    const { pool } = await poolOf([fakeNode()]);
+    const spread: NeoRpc = { ...pool };
+    expect(await spread.getBlockCount()).toBe(100);
+    expect(await spread.getBlockHash(3)).toBe(fakeNode().hashes(3));
+  });
+});
+
 describe('node pool: classes of failure', () => {
   it('waits on "not yet" (-105) and answers once the node holds the block, never skipping it', async () => {
     const node = fakeNode({ notYet: 2 });

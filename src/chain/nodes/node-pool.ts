@@ -49,16 +49,15 @@ export class NodePool implements NeoRpc {
 
   constructor(setting: NetworkSetting, options: NodePoolOptions) {
     this.name = setting.name;
+    this.url = setting.nodes[0]!.url;
     this.nodes = setting.nodes.map((node) => new NodeState(node, options.connect ?? connectNode));
     this.agreement = options.agreement ?? 1;
     this.notYetMs = options.notYetMs ?? 5000;
     this.probing = new PoolProbing(this.name, this.nodes, setting.magic, options.log, options.refreshMs ?? 1000);
   }
 
-  /** The primary's URL (the first node's before any answered). */
-  get url(): string {
-    return (this.probing.primary ?? this.nodes[0]!).url;
-  }
+  /** The first node's; which node answers a call is the pool's choice. */
+  readonly url: string;
 
   /** Probes every node once and keeps refreshing them until `close`. */
   async start(): Promise<void> {
@@ -124,7 +123,7 @@ export class NodePool implements NeoRpc {
     }
   }
 
-  getBlockCount(signal?: AbortSignal) {
+  readonly getBlockCount = (signal?: AbortSignal) => {
     return this.run(
       'getblockcount',
       async (node) => {
@@ -134,26 +133,26 @@ export class NodePool implements NeoRpc {
       },
       { signal },
     );
-  }
+  };
 
-  async getNetworkMagic(): Promise<number> {
+  readonly getNetworkMagic = async (): Promise<number> => {
     return this.probing.magic ?? (await this.probing.probeUnanswered(), this.probing.requireMagic());
-  }
+  };
 
-  invokeScript(...args: Parameters<NeoRpc['invokeScript']>) {
+  readonly invokeScript = (...args: Parameters<NeoRpc['invokeScript']>) => {
     return this.run('invokescript', (node) => node.client.rpc.invokeScript(...args), { signal: args[2] });
-  }
+  };
 
-  calculateNetworkFee(transaction: Transaction) {
+  readonly calculateNetworkFee = (transaction: Transaction) => {
     return this.run('calculatenetworkfee', (node) => node.client.rpc.calculateNetworkFee(transaction));
-  }
+  };
 
   /**
    * Sends the same bytes to the primary and one other node at once: either accepting it relays it.
    * Answers the first acceptance; when none accepts, the first answer that is not a node's failure
    * (a rejection, "already known"), else the nodes' failure.
    */
-  async sendRawTransaction(transaction: Transaction | string): Promise<string> {
+  readonly sendRawTransaction = async (transaction: Transaction | string): Promise<string> => {
     const raw = typeof transaction === 'string' ? transaction : transaction.serialize(true);
     const targets = this.candidates();
     let failure: unknown;
@@ -174,28 +173,28 @@ export class NodePool implements NeoRpc {
       failure ??= refusals[0]!.error;
     }
     throw failure;
-  }
+  };
 
-  getTransaction(hash: string) {
+  readonly getTransaction = (hash: string) => {
     return this.run('getrawtransaction', (node) => node.client.rpc.getTransaction(hash));
-  }
+  };
 
-  getBalance(...args: Parameters<NeoRpc['getBalance']>) {
+  readonly getBalance = (...args: Parameters<NeoRpc['getBalance']>) => {
     return this.run('invokescript', (node) => node.client.rpc.getBalance(...args), { signal: args[2] });
-  }
+  };
 
-  invokeFunction(...args: Parameters<NeoRpc['invokeFunction']>) {
+  readonly invokeFunction = (...args: Parameters<NeoRpc['invokeFunction']>) => {
     return this.run('invokefunction', (node) => node.client.rpc.invokeFunction(...args), { signal: args[3] });
-  }
+  };
 
   /** With NEOFLOW_BLOCK_AGREEMENT above 1, only once that many nodes give the same hash. */
-  async getBlockHash(index: number): Promise<string> {
+  readonly getBlockHash = async (index: number): Promise<string> => {
     if (this.agreement <= 1) return this.run('getblockhash', (node) => node.client.rpc.getBlockHash(index));
     return agreedBlockHash(this, index);
-  }
+  };
 
   /** neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it; never a node without logs. */
-  getBlockNotifications(blockHash: string) {
+  readonly getBlockNotifications = (blockHash: string) => {
     return this.run(
       'getblocknotifications',
       (node) =>
@@ -204,21 +203,21 @@ export class NodePool implements NeoRpc {
           : node.client.rpc.getBlockNotifications(blockHash),
       { can: (node) => node.kind !== 'csharp-no-logs' },
     );
-  }
+  };
 
-  getApplicationLog(hash: string) {
+  readonly getApplicationLog = (hash: string) => {
     return this.run('getapplicationlog', (node) => node.client.rpc.getApplicationLog(hash), {
       can: (node) => node.kind !== 'csharp-no-logs',
     });
-  }
+  };
 
-  getBlock(hash: string) {
+  readonly getBlock = (hash: string) => {
     return this.run('getblock', (node) => node.client.rpc.getBlock(hash));
-  }
+  };
 
-  getContractState(scriptHash: string) {
+  readonly getContractState = (scriptHash: string) => {
     return this.run('getcontractstate', (node) => node.client.rpc.getContractState(scriptHash));
-  }
+  };
 
   /** Tries `use` on each in-sync node (those failing or lagging left out), for block agreement. */
   async eachNode<T>(use: (node: NodeState) => Promise<T>): Promise<{ node: NodeState; answer?: T; error?: unknown }[]> {

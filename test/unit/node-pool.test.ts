@@ -193,6 +193,19 @@ describe('node pool: as a NeoRpc', () => {
   });
 });
 
+describe('node pool: the best height', () => {
+  it('is that of the nodes that answer: when the highest goes down, the one behind it serves', async () => {
+    const [highest, below] = [fakeNode({ count: 110 }), fakeNode({ count: 100 })];
+    const { pool, report, primary } = await poolOf([highest, below]);
+    expect(report().nodes[1]).toMatchObject({ status: 'lagging' });
+    highest.down = true;
+    await pool.probing.refresh();
+    expect(primary()).toBe('http://node-1.test:10332');
+    expect(await pool.getBlockCount()).toBe(100);
+    expect(report().nodes.map((node) => node.status)).toEqual(['down', 'ok']);
+  });
+});
+
 describe('node pool: classes of failure', () => {
   it('waits on "not yet" (-105) and answers once the node holds the block, never skipping it', async () => {
     const node = fakeNode({ notYet: 2 });

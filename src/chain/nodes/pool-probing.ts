@@ -14,7 +14,6 @@ const statuses: NodeStatus[] = ['ok', 'lagging', 'down', 'refused'];
  */
 export class PoolProbing {
   primary: NodeState | undefined;
-  bestHeight = 0;
   magic: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -106,9 +105,17 @@ export class PoolProbing {
     return this.refreshing;
   }
 
+  /**
+   * The highest block count of the nodes that answer: a node that went down with the best height
+   * leaves the others in sync rather than all lagging behind a height no live node serves.
+   */
+  get bestHeight(): number {
+    const live = this.nodes.filter((node) => node.probe && !node.refused && node.downSince === undefined);
+    return Math.max(0, ...live.map((node) => node.height ?? 0));
+  }
+
   noteHeight(node: NodeState, count: number) {
     node.height = count;
-    if (count > this.bestHeight) this.bestHeight = count;
   }
 
   nodeFailed(node: NodeState, error: unknown) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
-import { parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
+import { neoSettingIssues, parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -305,22 +305,8 @@ const configSchema = z
         message: 'must differ from NEOFLOW_OPERATOR_TOKEN, which also decodes payloads',
       });
     }
-    const networks = env.NEOFLOW_NETWORKS;
-    if (networks && env.NEO_RPC_URL && !networks.some((n) => n.nodes.some((node) => node.url === env.NEO_RPC_URL))) {
-      context.addIssue({
-        code: 'custom',
-        path: ['NEO_RPC_URL'],
-        message: 'is the one-network shorthand: with NEOFLOW_NETWORKS set, leave it unset (or one of its URLs)',
-      });
-    }
-    const mostNodes = Math.max(1, ...(networks ?? []).map((network) => network.nodes.length));
-    if (env.NEOFLOW_BLOCK_AGREEMENT > mostNodes) {
-      context.addIssue({
-        code: 'custom',
-        path: ['NEOFLOW_BLOCK_AGREEMENT'],
-        message: `must be at most the nodes of a network (${mostNodes})`,
-      });
-    }
+    for (const issue of neoSettingIssues(env.NEOFLOW_NETWORKS, env.NEO_RPC_URL, env.NEOFLOW_BLOCK_AGREEMENT))
+      context.addIssue({ code: 'custom', ...issue });
     if (env.NEOFLOW_ENV !== 'production') return;
     for (const variable of productionSecrets) {
       if (env[variable] === undefined)

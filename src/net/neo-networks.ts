@@ -79,6 +79,33 @@ export function parseNeoNetworks(text: string): NetworkSetting[] {
   return networks;
 }
 
+/**
+ * What NEOFLOW_NETWORKS, NEO_RPC_URL and NEOFLOW_BLOCK_AGREEMENT say together that one alone does
+ * not: NEO_RPC_URL beside the networks must be one of their nodes (`neoflow up` passes the first
+ * on), and the agreement cannot ask for more nodes than a network has.
+ */
+export function neoSettingIssues(
+  networks: NetworkSetting[] | undefined,
+  rpcUrl: string | undefined,
+  agreement: number,
+): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
+  if (networks && rpcUrl && !networks.some((network) => network.nodes.some((node) => node.url === rpcUrl))) {
+    issues.push({
+      path: ['NEO_RPC_URL'],
+      message: 'is the one-network shorthand: with NEOFLOW_NETWORKS set, leave it unset (or one of its URLs)',
+    });
+  }
+  const mostNodes = Math.max(1, ...(networks ?? []).map((network) => network.nodes.length));
+  if (agreement > mostNodes) {
+    issues.push({
+      path: ['NEOFLOW_BLOCK_AGREEMENT'],
+      message: `must be at most the nodes of a network (${mostNodes})`,
+    });
+  }
+  return issues;
+}
+
 /** NEO_RPC_URL alone: one network, `default`, of one node. */
 export const shorthandNetwork = (url: string): NetworkSetting[] => [
   { name: 'default', nodes: [{ url, weight: defaultWeight }] },

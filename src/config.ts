@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
+import { neoSettingIssues, parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
@@ -163,6 +164,21 @@ const settings = {
   neo: {
     rpcUrl: read('NEO_RPC_URL', optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332')),
     devRpcPort: read('NEOFLOW_NEO_RPC_PORT', port.default(20332)),
+    /** Every network followed, each through its list of nodes; unset, NEO_RPC_URL's one network `default`. */
+    networks: read(
+      'NEOFLOW_NETWORKS',
+      optionalText.transform((value, context) => {
+        if (value === undefined) return undefined;
+        try {
+          return parseNeoNetworks(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+    ),
+    /** Nodes that must give a block the same hash before it is followed; 1 trusts the primary alone. */
+    blockAgreement: read('NEOFLOW_BLOCK_AGREEMENT', positiveInt.max(16).default(1)),
   },
   /** Unset outside production until `neoflow up` generates development values. */
   secrets: {
@@ -295,6 +311,8 @@ const configSchema = z
         message: 'must differ from NEOFLOW_OPERATOR_TOKEN, which also decodes payloads',
       });
     }
+    for (const issue of neoSettingIssues(env.NEOFLOW_NETWORKS, env.NEO_RPC_URL, env.NEOFLOW_BLOCK_AGREEMENT))
+      context.addIssue({ code: 'custom', ...issue });
     if (env.NEOFLOW_ENV !== 'production') return;
     for (const variable of productionSecrets) {
       if (env[variable] === undefined)
@@ -305,8 +323,11 @@ const configSchema = z
     const config = nested(settings, env);
     const uiPort = config.temporal.uiPort;
     // What an unset setting falls back to when its default is another setting's value.
+    const networks = config.neo.networks ?? (config.neo.rpcUrl ? shorthandNetwork(config.neo.rpcUrl) : undefined);
     return {
       ...config,
+      /** `rpcUrl`: the first network's first node, for what speaks to one node (`neoflow up`, `fn run`). */
+      neo: { ...config.neo, networks, rpcUrl: config.neo.rpcUrl ?? networks?.[0]?.nodes[0]?.url },
       binDir: resolve(
         config.binDir ?? join(env.XDG_CACHE_HOME ?? join(env.HOME ?? homedir(), '.cache'), 'neoflow', 'bin'),
       ),

@@ -1,4 +1,4 @@
-import { createNeoRpc } from './chain/rpc.ts';
+import { openNetworks } from './chain/nodes/networks.ts';
 import { requireSetting, type Config } from './config.ts';
 import { openOrm } from './orm.ts';
 import type { Logger } from './log.ts';
@@ -14,10 +14,12 @@ import { connectTemporal } from './temporal/connect.ts';
 export async function openResources(config: Config, log: Logger): Promise<Resources> {
   const databaseUrl = requireSetting(config.postgres.url, 'DATABASE_URL');
   const address = requireSetting(config.temporal.address, 'TEMPORAL_ADDRESS');
-  const neo = createNeoRpc(requireSetting(config.neo.rpcUrl, 'NEO_RPC_URL'));
+  const networkSettings = requireSetting(config.neo.networks, 'NEO_RPC_URL');
   const payloadKeys = payloadKeysOf(config);
   const masterKeys = masterKeysOf(config);
   const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
+  // Nodes out of reach are probed again later: a node down at start stops nothing else.
+  const networks = await openNetworks(networkSettings, { log, agreement: config.neo.blockAgreement });
   try {
     const target = {
       address,
@@ -27,15 +29,17 @@ export async function openResources(config: Config, log: Logger): Promise<Resour
       security: config.temporal.security,
     };
     const temporal = await reachable('TEMPORAL_ADDRESS', () => connectTemporal(target, 'shared-with-workers'));
-    return { config, log, orm, em: () => orm.em, neo, masterKeys, payloadKeys, temporal };
+    return { config, log, orm, em: () => orm.em, neo: networks.first, networks, masterKeys, payloadKeys, temporal };
   } catch (error) {
+    networks.close();
     await orm.close();
     throw error;
   }
 }
 
 /** Closes what openResources opened, once nothing runs over it. */
-export async function closeResources({ temporal, orm }: Resources): Promise<void> {
+export async function closeResources({ temporal, orm, networks }: Resources): Promise<void> {
+  networks.close();
   await temporal.connection.close();
   await orm.close();
 }

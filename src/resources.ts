@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import type { Networks } from './chain/nodes/networks.ts';
 import type { NeoRpc } from './chain/rpc.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -19,7 +20,10 @@ export interface Resources {
   orm: MikroORM;
   /** The request's EntityManager (MikroORM's RequestContext resolves the global one per request). */
   em: () => EntityManager;
+  /** The default network's nodes: the first of `networks`. */
   neo: NeoRpc;
+  /** Every network followed, each a pool of nodes (NEOFLOW_NETWORKS, or NEO_RPC_URL's one). */
+  networks: Networks;
   /** Seal and open secret values (NEOFLOW_MASTER_KEY, plus previous keys during a rotation). */
   masterKeys: MasterKeys;
   /** Open and seal Temporal payloads (NEOFLOW_PAYLOAD_KEY, plus previous keys during a rotation). */

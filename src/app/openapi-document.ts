@@ -56,6 +56,7 @@ export function offlineAreas(extraAreas: Router[] = []) {
     temporal: unopened('temporal'),
     localRuns: undefined,
     neo: unopened('neo'),
+    networks: unopened('networks'),
     masterKeys: unopened('masterKeys'),
     // The codec's routes build their codec from the keys when made: placeholders, never used.
     payloadKeys: payloadKeysOf(config),

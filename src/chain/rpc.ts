@@ -20,7 +20,7 @@ export interface ContainedNotification {
 }
 
 /** A block's notifications by trigger: before its transactions, from them (in order), after them. */
-interface BlockNotificationLists {
+export interface BlockNotificationLists {
   onpersist: ContainedNotification[];
   application: ContainedNotification[];
   postpersist: ContainedNotification[];
@@ -112,11 +112,14 @@ interface NeoRpcOptions {
 export class NeoRpcError extends Error {
   /** The node's JSON-RPC error code (see neo-go's pkg/neorpc/errors.go); undefined for HTTP failures. */
   readonly code: number | undefined;
+  /** The HTTP status when the node answered no JSON-RPC (a proxy's 502, a 404): the node's failure. */
+  readonly status: number | undefined;
 
-  constructor(method: string, message: string, code?: number) {
+  constructor(method: string, message: string, code?: number, status?: number) {
     super(`Neo RPC ${method} failed: ${message}`);
     this.name = 'NeoRpcError';
     this.code = code;
+    this.status = status;
   }
 }
 
@@ -181,7 +184,7 @@ async function execute<T>(url: string, query: Query, signal: AbortSignal): Promi
     body: JSON.stringify(query.export()),
     signal,
   });
-  if (!response.ok) throw new NeoRpcError(query.method, `HTTP ${response.status}`);
+  if (!response.ok) throw new NeoRpcError(query.method, `HTTP ${response.status}`, undefined, response.status);
   const body = (await response.json()) as { result?: T; error?: { code?: number; message?: string; data?: string } };
   if (body.error) {
     const { code, message = 'unknown error', data } = body.error;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { ping } from '../db/ping.sql.ts';
 import type { Resources } from '../resources.ts';
-import { sharedHealth, type HealthProbes } from './health.service.ts';
+import { ProbeFailure, sharedHealth, type HealthProbes } from './health.service.ts';
 
 function healthProbes(resources: Resources): HealthProbes {
   return {
@@ -15,7 +15,15 @@ function healthProbes(resources: Resources): HealthProbes {
       await resources.temporal.client.workflowService.getSystemInfo({});
       return {};
     },
-    neo: async () => ({ blockHeight: await resources.neo.getBlockCount() }),
+    // Every network and node is shown, the default network's height too when its nodes answer.
+    neo: async () => {
+      const networks = resources.networks.report();
+      try {
+        return { blockHeight: await resources.neo.getBlockCount(), networks };
+      } catch (error) {
+        throw new ProbeFailure(error, { networks });
+      }
+    },
   };
 }
 
@@ -25,12 +33,35 @@ const componentSchema = z.looseObject({
   error: z.string().optional(),
 });
 
+const nodeSchema = z.strictObject({
+  url: z.string().meta({ description: 'The node, without user, password, path or query.' }),
+  status: z.enum(['ok', 'lagging', 'down', 'refused']),
+  kind: z.enum(['neo-go', 'csharp', 'csharp-no-logs']).nullable(),
+  primary: z.boolean(),
+  blockCount: z.number().int().nullable(),
+  lagBlocks: z.number().int().nullable(),
+  latencyMs: z.number().nullable(),
+  recentFailures: z.number().int(),
+  reason: z.string().optional(),
+});
+
+const networkSchema = z.strictObject({
+  name: z.string(),
+  magic: z.number().int().nullable(),
+  status: z.enum(['ok', 'degraded', 'down']),
+  reason: z.string().optional(),
+  nodes: z.array(nodeSchema),
+});
+
 const healthSchema = z
   .strictObject({
     status: z.enum(['ok', 'degraded']),
     postgres: componentSchema,
     temporal: componentSchema,
-    neo: componentSchema.extend({ blockHeight: z.number().int().optional() }),
+    neo: componentSchema.extend({
+      blockHeight: z.number().int().optional(),
+      networks: z.array(networkSchema).optional(),
+    }),
   })
   .meta({ id: 'Health' });
 
@@ -46,7 +77,7 @@ export function healthRoutes(resources: Resources): Router {
       path: '/',
       summary: 'Check readiness',
       description:
-        'Probes PostgreSQL, Temporal and the Neo node: 200 when all answer, else 503 with the same body, `status: "degraded"`. No key, not rate-limited.',
+        'Probes PostgreSQL, Temporal and the default Neo network: 200 when all answer, else 503 with the same body, `status: "degraded"`. `neo.networks` shows every network and each of its nodes (status, kind, height, lag, primary, why one is refused or lagging). No key, not rate-limited.',
       tag: 'Health',
       responses: { 200: healthSchema, 503: healthSchema },
       handle: async () => {

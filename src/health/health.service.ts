@@ -23,6 +23,17 @@ export interface HealthProbes {
 
 const probeTimeoutMs = 2000;
 
+/** A probe's failure that still has fields to report (each Neo node's standing beside the height it could not read). */
+export class ProbeFailure extends Error {
+  readonly extra: Record<string, unknown>;
+
+  constructor(cause: unknown, extra: Record<string, unknown>) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'ProbeFailure';
+    this.extra = extra;
+  }
+}
+
 export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
   const [postgres, temporal, neo] = await Promise.all([
     measure(probes.postgres),
@@ -40,7 +51,13 @@ async function measure(probe: Probe): Promise<ComponentHealth> {
     const extra = await withTimeout(probe(), probeTimeoutMs);
     return { status: 'ok', latencyMs: latency(), ...extra };
   } catch (error) {
-    return { status: 'down', latencyMs: latency(), error: error instanceof Error ? error.message : String(error) };
+    const extra = error instanceof ProbeFailure ? error.extra : {};
+    return {
+      status: 'down',
+      latencyMs: latency(),
+      error: error instanceof Error ? error.message : String(error),
+      ...extra,
+    };
   }
 }
 

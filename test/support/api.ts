@@ -5,10 +5,11 @@ import type { Router } from '@koa/router';
 import { inject } from 'vitest';
 import { createApp, type ApiResources } from '../../src/app/app.ts';
 import { triggerControlOf } from '../../src/automations/trigger-control.service.ts';
-import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { openNetworks } from '../../src/chain/nodes/networks.ts';
 import { loadConfig } from '../../src/config.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
+import { shorthandNetwork } from '../../src/net/neo-networks.ts';
 import type { Resources } from '../../src/resources.ts';
 import { masterKeysOf, payloadKeysOf } from '../../src/crypto/master-keys.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -33,19 +34,28 @@ export interface TestApi {
 export async function startTestApi(
   extraRouters: Router[] = [],
   env: Record<string, string> = {},
-  { hostWorker = false, temporalAddress }: { hostWorker?: boolean; temporalAddress?: string } = {},
+  {
+    hostWorker = false,
+    temporalAddress,
+    log = createLogger('api-test', 'warn'),
+  }: { hostWorker?: boolean; temporalAddress?: string; log?: Logger } = {},
 ): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal(temporalAddress);
   const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
+  // A file that runs a chain of its own names it (NEO_RPC_URL or NEOFLOW_NETWORKS), for the API and its worker alike.
+  const networks = await openNetworks(config.neo.networks ?? shorthandNetwork(inject('neoRpcUrl')), {
+    log,
+    agreement: config.neo.blockAgreement,
+  });
   const resources: Resources = {
     config,
-    log: createLogger('api-test', 'warn'),
+    log,
     orm: database.orm,
     em: () => database.orm.em,
     temporal,
-    // A file that runs a chain of its own names it, for the API and its worker alike.
-    neo: createNeoRpc(env.NEO_RPC_URL ?? inject('neoRpcUrl')),
+    neo: networks.first,
+    networks,
     masterKeys: masterKeysOf(config),
     payloadKeys: payloadKeysOf(config),
   };
@@ -74,6 +84,7 @@ export async function startTestApi(
           if (!(error instanceof WorkflowNotFoundError)) throw error;
         });
       await temporal.connection.close();
+      networks.close();
       await database.drop();
     },
   };

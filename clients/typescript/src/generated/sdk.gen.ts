@@ -173,7 +173,7 @@ export type Options<
 /**
  * Check readiness
  *
- * Probes PostgreSQL, Temporal and the Neo node: 200 when all answer, else 503 with the same body, `status: "degraded"`. No key, not rate-limited.
+ * Probes PostgreSQL, Temporal and the default Neo network: 200 when all answer, else 503 with the same body, `status: "degraded"`. `neo.networks` shows every network and each of its nodes (status, kind, height, lag, primary, why one is refused or lagging). No key, not rate-limited.
  */
 export const getHealth = <ThrowOnError extends boolean = true>(
   options?: Options<GetHealthData, ThrowOnError>,

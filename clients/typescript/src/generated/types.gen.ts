@@ -714,6 +714,26 @@ export type Health = {
     latencyMs: number;
     error?: string;
     blockHeight?: number;
+    networks?: Array<{
+      name: string;
+      magic: number | null;
+      status: 'ok' | 'degraded' | 'down';
+      reason?: string;
+      nodes: Array<{
+        /**
+         * The node, without user, password, path or query.
+         */
+        url: string;
+        status: 'ok' | 'lagging' | 'down' | 'refused';
+        kind: 'neo-go' | 'csharp' | 'csharp-no-logs' | null;
+        primary: boolean;
+        blockCount: number | null;
+        lagBlocks: number | null;
+        latencyMs: number | null;
+        recentFailures: number;
+        reason?: string;
+      }>;
+    }>;
     [key: string]: unknown;
   };
 };

@@ -1,0 +1,151 @@
+import { sc, wallet } from '@cityofzion/neon-js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readBlockNotifications, type BlockNotifications } from '../../src/chain/blocks.ts';
+import { sendAndConfirm } from '../../src/chain/contract-call.ts';
+import { transferCall } from '../../src/chain/nep17.ts';
+import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
+import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { createLogger } from '../../src/log.ts';
+import { automationsClient, gasHash, settled } from '../support/automations.ts';
+import type { Sender } from '../../src/chain/transaction.ts';
+import { fundedSender, senderAddress, sendFaulting } from '../support/contracts.ts';
+import { issueKey } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy.ts';
+import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import type { TestApi } from '../support/api.ts';
+
+/**
+ * Issue 45: a network whose only node is a C# neo-cli node (emulated in front of neo-go: see
+ * test/support/rpc-proxy.ts) is followed from ApplicationLogs, and every fire key is the one the
+ * neo-go path gives for the same blocks; FAULTed transactions fire nothing on either.
+ */
+const neoGo = () => createNeoRpc(inject('neoRpcUrl'));
+
+let proxy: RpcProxy;
+let networks: Networks;
+let api: TestApi;
+let worker: RunningWorker;
+let sender: Sender;
+beforeAll(async () => {
+  proxy = await startRpcProxy(inject('neoRpcUrl'), { csharp: true });
+  const settings = [{ name: 'csharp', nodes: [{ url: proxy.url, weight: 1 }] }];
+  networks = await openNetworks(settings, { log: createLogger('csharp-test', 'warn') });
+  // NEO_RPC_URL emptied: the tests' workers name the shared node there by default.
+  const env = { NEOFLOW_NETWORKS: JSON.stringify([{ name: 'csharp', rpc: [proxy.url] }]), NEO_RPC_URL: '' };
+  ({ api, worker } = await startApiWithWorker({ hostWorker: false, env }));
+  sender = await fundedSender(inject('neoRpcUrl'), inject('devWallet'), 50n);
+}, 180_000);
+afterAll(async () => {
+  networks?.close();
+  await worker?.stop();
+  await api?.close();
+  await proxy?.close();
+});
+
+const freshAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
+const fireKeys = (block: BlockNotifications) =>
+  block.notifications.map((notification) => `event:${notification.container}:${notification.notificationIndex}`);
+
+/**
+ * Sends, from `sender`, a transaction of two GAS transfers to `recipient`, then one whose transfer
+ * to `recipient` is undone by an ABORT (FAULTed, in a block all the same), then one more transfer.
+ */
+async function transfersWithAFault(recipient: string) {
+  const neo = neoGo();
+  const from = senderAddress(sender);
+  const halted = [
+    await sendAndConfirm(
+      neo,
+      sc.createScript(transferCall('GAS', from, recipient, 1n), transferCall('GAS', from, recipient, 2n)),
+      sender,
+    ),
+  ];
+  const faulted = await sendFaulting(neo, sc.createScript(transferCall('GAS', from, recipient, 3n)) + '38', sender);
+  halted.push(await sendAndConfirm(neo, sc.createScript(transferCall('GAS', from, recipient, 4n)), sender));
+  return { halted, faulted };
+}
+
+describe('a C# node (neo-cli with ApplicationLogs)', () => {
+  it('is detected as such by its probe: -32601 to getblocknotifications, ApplicationLogs listed', () => {
+    expect(networks.report()[0]!.nodes[0]).toMatchObject({ status: 'ok', kind: 'csharp' });
+  });
+
+  it('gives every block`s notifications exactly as neo-go`s getblocknotifications, FAULTed transactions left out', async () => {
+    const recipient = freshAddress();
+    const from = await neoGo().getBlockCount();
+    const probesOnly = proxy.methods.filter((method) => method === 'getblocknotifications').length;
+    const { halted, faulted } = await transfersWithAFault(recipient);
+    const last = (await neoGo().getTransaction(halted.at(-1)!)).blockhash!;
+    const through = (await neoGo().getBlock(last)).index;
+    const keysOfBoth: string[] = [];
+    for (let index = from; index <= through; index++) {
+      const [ofNeoGo, ofCSharp] = [
+        await readBlockNotifications(neoGo(), index),
+        await readBlockNotifications(networks.first, index),
+      ];
+      expect(ofCSharp).toEqual(ofNeoGo);
+      keysOfBoth.push(...fireKeys(ofCSharp));
+    }
+    // The FAULTed transaction's log keeps its Transfer, which both paths leave out.
+    const faultLog = await neoGo().getApplicationLog(faulted);
+    expect(faultLog.executions[0]).toMatchObject({ vmstate: 'FAULT' });
+    expect(faultLog.executions[0]!.notifications?.length).toBeGreaterThan(0);
+    expect(keysOfBoth.filter((key) => key.includes(faulted))).toEqual([]);
+    expect(keysOfBoth).toEqual(
+      expect.arrayContaining([`event:${halted[0]}:0`, `event:${halted[0]}:1`, `event:${halted[1]}:0`]),
+    );
+    // Never through neo-go's method: the C# node has none.
+    expect(proxy.methods.filter((method) => method === 'getblocknotifications')).toHaveLength(probesOnly);
+  });
+
+  it('reads the newest block again after its log answered -32602 ("not yet"), never skipping it', async () => {
+    const before = proxy.notYetAnswers;
+    const count = await networks.first.getBlockCount();
+    await until(
+      () => neoGo().getBlockCount(),
+      (height) => height > count,
+      20_000,
+    );
+    const newest = await readBlockNotifications(networks.first, count);
+    expect(newest).toEqual(await readBlockNotifications(neoGo(), count));
+    expect(proxy.notYetAnswers).toBeGreaterThan(before);
+  });
+
+  it('fires a watcher`s runs with the fire keys of the neo-go path, one per HALTed transfer, none for the FAULTed one', async () => {
+    const { key } = await issueKey(api.database.orm);
+    const client = automationsClient(api.url, key);
+    const recipient = freshAddress();
+    const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
+    const automationId = await client.create({
+      name: 'csharp transfers',
+      trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
+      action: { type: 'function', functionId },
+    });
+    const { halted, faulted } = await transfersWithAFault(recipient);
+    // The keys the neo-go path gives: each Transfer to the recipient, read by getblocknotifications.
+    const expected: string[] = [];
+    for (const hash of [...halted, faulted]) {
+      const { blockhash } = await neoGo().getTransaction(hash);
+      const block = await readBlockNotifications(neoGo(), (await neoGo().getBlock(blockhash!)).index);
+      expected.push(
+        ...block.notifications
+          .filter((notification) => notification.txHash === hash && notification.eventName === 'Transfer')
+          .map((notification) => `event:${notification.container}:${notification.notificationIndex}`),
+      );
+    }
+    expect(expected).toHaveLength(3);
+    await until(
+      () => client.runs(automationId),
+      (runs) => runs.length >= 3 && settled(runs),
+      60_000,
+    );
+    const rows = await api.database.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ fire_key: string }[]>('select "fire_key" from "automation_runs" where "automation_id" = ?', [
+        automationId,
+      ]);
+    expect(rows.map((row) => row.fire_key).sort()).toEqual(expected.sort());
+  });
+});

@@ -1,0 +1,260 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BlockDisagreementError } from '../../src/chain/nodes/block-agreement.ts';
+import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
+import type { NodeClient } from '../../src/chain/nodes/node-state.ts';
+import type { BatchCall } from '../../src/chain/nodes/rpc-batch.ts';
+import { NeoRpcError, type NeoRpc } from '../../src/chain/rpc.ts';
+import type { Logger } from '../../src/log.ts';
+
+const magic = 860833102;
+
+/** A node in memory: its magic, height, kind, whether it answers, and every call it was made. */
+interface FakeNode {
+  magic: number;
+  count: number;
+  kind: 'neo-go' | 'csharp';
+  down: boolean;
+  hashes: (index: number) => string;
+  calls: string[];
+  sent: string[];
+  /** Answers of getblocknotifications before a real one, as errors. */
+  notYet: number;
+}
+
+const fakeNode = (fields: Partial<FakeNode> = {}): FakeNode => ({
+  magic,
+  count: 100,
+  kind: 'neo-go',
+  down: false,
+  hashes: (index) => `0x${index.toString(16).padStart(64, '0')}`,
+  calls: [],
+  sent: [],
+  notYet: 0,
+  ...fields,
+});
+
+const transport = () => new TypeError('fetch failed');
+
+function clientOf(node: FakeNode): NodeClient {
+  const answer = async <T>(method: string, value: () => T): Promise<T> => {
+    node.calls.push(method);
+    if (node.down) throw transport();
+    return value();
+  };
+  const single = (call: BatchCall): unknown => {
+    switch (call.method) {
+      case 'getversion':
+        return { useragent: '/NEO-GO:0.110.0/', protocol: { network: node.magic } };
+      case 'getblockhash':
+        return node.hashes(call.params[0] as number);
+      case 'getblocknotifications':
+        if (node.kind === 'csharp') throw new NeoRpcError(call.method, 'Method not found', -32601);
+        return {};
+      case 'listplugins':
+        if (node.kind === 'neo-go') throw new NeoRpcError(call.method, 'Method not found', -32601);
+        return [{ name: 'ApplicationLogs' }];
+      default:
+        throw new Error(`unexpected ${call.method}`);
+    }
+  };
+  const rpc: Partial<NeoRpc> = {
+    url: 'fake',
+    getBlockCount: () => answer('getblockcount', () => node.count),
+    getBlockHash: (index) =>
+      answer('getblockhash', () => {
+        if (index >= node.count) throw new NeoRpcError('getblockhash', 'beyond the tip', -109);
+        return node.hashes(index);
+      }),
+    getBlockNotifications: (hash) =>
+      answer('getblocknotifications', () => {
+        if (node.notYet-- > 0) throw new NeoRpcError('getblocknotifications', 'Unknown script container', -105);
+        return {
+          onpersist: [],
+          application: [],
+          postpersist: [{ container: hash, contract: '0x1', eventname: 'E', state: { type: 'Any' } }],
+        };
+      }),
+    getTransaction: (hash) =>
+      answer('getrawtransaction', () => {
+        throw new NeoRpcError('getrawtransaction', `Unknown transaction ${hash}`, -103);
+      }),
+    sendRawTransaction: (raw) =>
+      answer('sendrawtransaction', () => {
+        node.sent.push(raw as string);
+        return '0xabc';
+      }),
+  };
+  return {
+    rpc: rpc as NeoRpc,
+    batch: async (calls) => {
+      node.calls.push(...calls.map((call) => call.method));
+      if (node.down) throw transport();
+      return calls.map((call) => {
+        try {
+          return { result: single(call) };
+        } catch (error) {
+          return { error: error as NeoRpcError };
+        }
+      });
+    },
+  };
+}
+
+function recordingLog() {
+  const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    lines.push({ level, message, fields });
+  const log: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), with: () => log };
+  return { log, lines };
+}
+
+let open: Networks | undefined;
+afterEach(() => open?.close());
+
+/** One network `main` over `nodes`, at http://node-<i>.test, with a 60 s refresh (the tests refresh by hand). */
+async function poolOf(nodes: FakeNode[], extra: { weights?: number[]; magic?: number; agreement?: number } = {}) {
+  const { log, lines } = recordingLog();
+  const urls = nodes.map((_, index) => `http://user:secret@node-${index}.test:10332/rpc?key=k`);
+  const byUrl = new Map(urls.map((url, index) => [url, nodes[index]!]));
+  open = await openNetworks(
+    [
+      {
+        name: 'main',
+        magic: extra.magic,
+        nodes: urls.map((url, index) => ({ url, weight: extra.weights?.[index] ?? 1 })),
+      },
+    ],
+    { log, agreement: extra.agreement, connect: (url) => clientOf(byUrl.get(url)!), refreshMs: 60_000, notYetMs: 1000 },
+  );
+  const pool = open.first;
+  return { pool, lines, report: () => open!.report()[0]!, primary: () => pool.probing.primary?.shown };
+}
+
+describe('node pool: who may serve', () => {
+  it('refuses a node answering another magic at start, names it in a log line and the report, and never calls it again', async () => {
+    const stranger = fakeNode({ magic: 894710606 });
+    const { pool, lines, report } = await poolOf([fakeNode(), stranger], { magic });
+    const callsAfterProbe = stranger.calls.length;
+    await pool.getBlockCount();
+    await pool.getBlockNotifications(await pool.getBlockHash(5));
+    await pool.probing.refresh();
+    expect(stranger.calls.length).toBe(callsAfterProbe);
+    expect(lines).toContainEqual({
+      level: 'error',
+      message: 'neo node refused',
+      fields: {
+        network: 'main',
+        node: 'http://node-1.test:10332',
+        reason: `answers network magic 894710606, not ${magic}`,
+      },
+    });
+    expect(report().nodes[1]).toMatchObject({ url: 'http://node-1.test:10332', status: 'refused', primary: false });
+    expect(report().status).toBe('degraded');
+  });
+
+  it('takes the first node`s magic when none is configured', async () => {
+    const { pool, report } = await poolOf([fakeNode({ magic: 7 }), fakeNode()]);
+    expect(await pool.getNetworkMagic()).toBe(7);
+    expect(report().nodes.map((node) => node.status)).toEqual(['ok', 'refused']);
+  });
+
+  it('never makes a node 10 blocks behind primary, whatever its weight, and shows it lagging', async () => {
+    const behind = fakeNode({ count: 90 });
+    const { pool, report, primary } = await poolOf([behind, fakeNode()], { weights: [100, 1] });
+    const probed = behind.calls.length;
+    for (let round = 0; round < 3; round++) {
+      await pool.probing.refresh();
+      expect(primary()).toBe('http://node-1.test:10332');
+    }
+    await pool.getBlockNotifications(await pool.getBlockHash(95));
+    expect(behind.calls.slice(probed).filter((method) => method !== 'getblockcount')).toEqual([]);
+    expect(report().nodes[0]).toMatchObject({ status: 'lagging', lagBlocks: 10, primary: false });
+  });
+
+  it('keeps its primary until it fails, then keeps the new one when the old comes back', async () => {
+    const [first, second] = [fakeNode(), fakeNode()];
+    const { pool, primary } = await poolOf([first, second], { weights: [10, 1] });
+    expect(primary()).toBe('http://node-0.test:10332');
+    first.down = true;
+    expect(await pool.getBlockCount()).toBe(100);
+    expect(primary()).toBe('http://node-1.test:10332');
+    first.down = false;
+    await pool.probing.refresh();
+    expect(primary()).toBe('http://node-1.test:10332');
+  });
+});
+
+describe('node pool: as a NeoRpc', () => {
+  it('keeps its calls when spread into another object, as withSharedReads does', async () => {
+    const { pool } = await poolOf([fakeNode()]);
+    const spread: NeoRpc = { ...pool };
+    expect(await spread.getBlockCount()).toBe(100);
+    expect(await spread.getBlockHash(3)).toBe(fakeNode().hashes(3));
+  });
+});
+
+describe('node pool: the best height', () => {
+  it('is that of the nodes that answer: when the highest goes down, the one behind it serves', async () => {
+    const [highest, below] = [fakeNode({ count: 110 }), fakeNode({ count: 100 })];
+    const { pool, report, primary } = await poolOf([highest, below]);
+    expect(report().nodes[1]).toMatchObject({ status: 'lagging' });
+    highest.down = true;
+    await pool.probing.refresh();
+    expect(primary()).toBe('http://node-1.test:10332');
+    expect(await pool.getBlockCount()).toBe(100);
+    expect(report().nodes.map((node) => node.status)).toEqual(['down', 'ok']);
+  });
+});
+
+describe('node pool: classes of failure', () => {
+  it('waits on "not yet" (-105) and answers once the node holds the block, never skipping it', async () => {
+    const node = fakeNode({ notYet: 2 });
+    const { pool } = await poolOf([node]);
+    node.calls = [];
+    const lists = await pool.getBlockNotifications('0xaa');
+    expect(lists.postpersist).toHaveLength(1);
+    expect(node.calls.filter((method) => method === 'getblocknotifications')).toHaveLength(3);
+  });
+
+  it('waits for a block beyond one node`s tip on another node (-109 is not yet)', async () => {
+    const [primary, ahead] = [fakeNode({ count: 100 }), fakeNode({ count: 101 })];
+    const { pool } = await poolOf([primary, ahead], { weights: [10, 1] });
+    expect(await pool.getBlockHash(100)).toBe(ahead.hashes(100));
+  });
+
+  it('answers a request`s own error (unknown transaction) from the first node, marking no node down', async () => {
+    const [first, second] = [fakeNode(), fakeNode()];
+    const { pool, report } = await poolOf([first, second], { weights: [10, 1] });
+    await expect(pool.getTransaction('0x01')).rejects.toMatchObject({ code: -103 });
+    expect(second.calls).not.toContain('getrawtransaction');
+    expect(report().nodes.every((node) => node.status === 'ok')).toBe(true);
+  });
+
+  it('sends a transaction`s same bytes to the primary and one other node', async () => {
+    const nodes = [fakeNode(), fakeNode(), fakeNode()];
+    const { pool } = await poolOf(nodes, { weights: [10, 5, 1] });
+    expect(await pool.sendRawTransaction('00ff')).toBe('0xabc');
+    expect(nodes.map((node) => node.sent)).toEqual([['00ff'], ['00ff'], []]);
+  });
+
+  it('relays through the next nodes while the primary is down', async () => {
+    const nodes = [fakeNode({ down: true }), fakeNode(), fakeNode()];
+    const { pool } = await poolOf(nodes, { weights: [10, 5, 1] });
+    nodes[0]!.down = true;
+    expect(await pool.sendRawTransaction('00ff')).toBe('0xabc');
+    expect(nodes.map((node) => node.sent.length)).toEqual([0, 1, 1]);
+  });
+});
+
+describe('node pool: block agreement', () => {
+  it('stops at a height where two nodes give different hashes, with a reason in the report', async () => {
+    const odd = fakeNode({ hashes: (index) => (index === 7 ? `0x${'ee'.repeat(32)}` : fakeNode().hashes(index)) });
+    const { pool, report } = await poolOf([fakeNode(), odd], { agreement: 2 });
+    expect(await pool.getBlockHash(6)).toBe(fakeNode().hashes(6));
+    await expect(pool.getBlockHash(7)).rejects.toBeInstanceOf(BlockDisagreementError);
+    expect(report()).toMatchObject({
+      status: 'degraded',
+      reason: 'nodes disagree on block 7: the follower stops there',
+    });
+  });
+});

@@ -28,7 +28,7 @@ const { replayPage } = proxyActivities<Activities>({
     backoffCoefficient: 2,
     maximumAttempts: 20,
     // A contract updated since the page's first block (replay-manifests.ts): no retry decodes it.
-    nonRetryableErrorTypes: ['ReplayUndecodable'],
+    nonRetryableErrorTypes: ['ReplayUndecodableError'],
   },
 });
 

@@ -156,7 +156,8 @@ export function refusedByAction(calls: ContractCall[], action: Action): string |
         : undefined;
   const held = `The run holds ${calls.length} call${calls.length === 1 ? '' : 's'} decided before its action changed`;
   if (!rules) return `${held}; its action sends no calls now. Nothing was signed.`;
-  if (calls.length > rules.maxCalls) return `${held}; the action's maxCalls is ${rules.maxCalls} now. Nothing was signed.`;
+  if (calls.length > rules.maxCalls)
+    return `${held}; the action's maxCalls is ${rules.maxCalls} now. Nothing was signed.`;
   const allowed = new Set(rules.allowedContracts.map((hash) => hash.toLowerCase()));
   const outside = calls.findIndex((call) => !allowed.has(call.scriptHash.toLowerCase()));
   if (outside === -1) return null;

@@ -6,13 +6,13 @@ import type { BlockchainTrigger } from '../model/trigger.schemas.ts';
 /**
  * A replay decodes old notifications with the manifests its contracts have today (the node
  * answers no other): a contract updated since makes that decoding wrong, its events renamed or
- * retyped. The workflow does not retry it (workflows/replay-blocks.ts): the replay fails with its
- * message.
+ * retyped. The workflow does not retry it (workflows/replay-blocks.ts names it by its class, as
+ * Temporal types an activity's error): the replay fails with its message.
  */
 export class ReplayUndecodableError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ReplayUndecodable';
+    this.name = 'ReplayUndecodableError';
   }
 }
 

@@ -22,7 +22,14 @@ import type { ReplayBlocksWorkflow } from '../src/shared/workflow-signatures.ts'
 const { replayPage } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: 20 },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '30 seconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 20,
+    // A contract updated since the page's first block (replay-manifests.ts): no retry decodes it.
+    nonRetryableErrorTypes: ['ReplayUndecodableError'],
+  },
 });
 
 const { failReplay } = proxyLocalActivities<Activities>({

@@ -37,6 +37,14 @@ interface RelayOptions {
    * relay.
    */
   onTrouble?: (error: unknown) => Promise<void> | void;
+  /**
+   * A node accepted the transaction before (an earlier relay of it): the network may hold it, so a
+   * node's refusal of a re-send proves nothing, and with onTrouble it is told there as a trouble
+   * while the relay goes on until the transaction is in a block or expired.
+   */
+  relayedBefore?: boolean;
+  /** Called once when a node first holds the transaction (it accepted it, or has it in its pool). */
+  onRelayed?: () => Promise<void> | void;
 }
 
 /** Where a transaction stands, read without sending it. */
@@ -52,10 +60,11 @@ const troubledPollMs = 10_000;
 // neo-go's codes (pkg/neorpc/errors.go) for a transaction the node knows or cannot know.
 const unknownTransaction = -103;
 /** Relay answers that leave the transaction sound: it is known already, or the next look settles it. */
+const alreadyInPool = -503;
 const harmlessRelayErrors = new Set([
   -501, // already on chain
   -502, // memory pool full: relayed again on a later look
-  -503, // already in the memory pool
+  alreadyInPool,
   -510, // expired: the next look answers `expired`
 ]);
 
@@ -118,7 +127,10 @@ export async function prepareContractCall(neo: NeoRpc, script: string, sender: S
 /**
  * Relays `call` until it is in a block, or can no longer be: safe to repeat, after a crash too,
  * since it only ever sends the prepared bytes. A transaction the node refuses (insufficient funds,
- * for one) fails here at once with TransactionRejectedError and the node's message.
+ * for one) before any node accepted it fails here at once with TransactionRejectedError and the
+ * node's message. Once one accepted it (here, or before: `relayedBefore`), a refused re-send is a
+ * trouble like an outage: the network may still include it, so only its block or its expiry ends
+ * the relay.
  */
 export async function relayUntilFinal(
   neo: NeoRpc,
@@ -126,16 +138,24 @@ export async function relayUntilFinal(
   options: RelayOptions = {},
 ): Promise<CallResult> {
   const pollMs = options.pollMs ?? 1000;
+  let relayed = options.relayedBefore ?? false;
+  let toldRelayed = relayed;
+  const held = async () => {
+    relayed = true;
+    if (toldRelayed) return;
+    await options.onRelayed?.();
+    toldRelayed = true;
+  };
   let troubles = 0;
   for (;;) {
     options.onWait?.();
     try {
-      const result = await look(neo, call);
+      const result = await look(neo, call, held);
       if (troubles > 0) await options.onTrouble?.(null);
       troubles = 0;
       if (result) return result;
     } catch (error) {
-      if (!options.onTrouble || error instanceof TransactionRejectedError) throw error;
+      if (!options.onTrouble || (error instanceof TransactionRejectedError && !relayed)) throw error;
       troubles++;
       await options.onTrouble(error);
     }
@@ -143,13 +163,16 @@ export async function relayUntilFinal(
   }
 }
 
-/** One look at the chain: the outcome once there is one, else the transaction is sent if the node lacks it. */
-async function look(neo: NeoRpc, call: PreparedCall): Promise<CallResult | null> {
+/**
+ * One look at the chain: the outcome once there is one, else the transaction is sent if the node
+ * lacks it; `held` is told whenever the node holds it (in its pool, or accepted now).
+ */
+async function look(neo: NeoRpc, call: PreparedCall, held: () => Promise<void>): Promise<CallResult | null> {
   const standing = await standingOf(neo, call.hash, call.validUntilBlock);
   if (standing.state === 'included') return included(neo, call.hash, standing.blockHash);
   if (standing.state === 'expired') return { outcome: 'expired' };
   // Neither in a block nor in the pool (never sent, or dropped by a restarted node): send it.
-  if (!standing.inPool) await relay(neo, call.rawTransaction);
+  if (standing.inPool || (await relay(neo, call.rawTransaction))) await held();
   return null;
 }
 
@@ -188,15 +211,18 @@ async function statusOf(neo: NeoRpc, hash: string): Promise<TransactionStatus | 
   }
 }
 
-async function relay(neo: NeoRpc, rawTransaction: string) {
+/** Sends the transaction; answers whether the node holds it now (accepted, or known already). */
+async function relay(neo: NeoRpc, rawTransaction: string): Promise<boolean> {
   try {
     await neo.sendRawTransaction(rawTransaction);
+    return true;
   } catch (error) {
     const code = rpcErrorCode(error);
     if (code !== undefined && isRejection(code)) {
       throw new TransactionRejectedError(code, error instanceof Error ? error.message : String(error));
     }
     if (code === undefined || !harmlessRelayErrors.has(code)) throw error;
+    return code === alreadyInPool;
   }
 }
 

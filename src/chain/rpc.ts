@@ -45,6 +45,8 @@ interface ApplicationLog {
 /** What a contract declares: here only what decoding its notifications needs. */
 export interface ContractState {
   hash: string;
+  /** How many times the contract was updated since it was deployed. */
+  updatecounter: number;
   manifest: {
     name: string;
     abi: { events: { name: string; parameters: { name: string; type: string }[] }[] };
@@ -87,6 +89,8 @@ export interface NeoRpc {
   getBalance(address: string, asset: string, signal?: AbortSignal): Promise<Nep17Balance>;
   /** Test-invokes a contract method (`invokefunction`): reads state, signs and persists nothing. */
   invokeFunction(scriptHash: string, operation: string, args: unknown[], signal?: AbortSignal): Promise<Invocation>;
+  /** invokeFunction on the chain's state as of the block at `index` (neo-go's `invokefunctionhistoric`). */
+  invokeFunctionAt(index: number, scriptHash: string, operation: string, args: unknown[]): Promise<Invocation>;
   /** The hash (`0x…`) of the block at `index`; fails with code -109 beyond the chain's height. */
   getBlockHash(index: number): Promise<string>;
   /**
@@ -159,6 +163,10 @@ export function createNeoRpc(url: string, options: NeoRpcOptions = {}): NeoRpc {
       balanceFrom(asset, await invokeScript(balanceScript(address, asset), [], signal)),
     invokeFunction: (scriptHash, operation, args, signal) =>
       call<Invocation>(new rpc.Query({ method: 'invokefunction', params: [scriptHash, operation, args] }), signal),
+    invokeFunctionAt: (index, scriptHash, operation, args) =>
+      call<Invocation>(
+        new rpc.Query({ method: 'invokefunctionhistoric', params: [index, scriptHash, operation, args] }),
+      ),
     getBlockHash: (index) => call<string>(rpc.Query.getBlockHash(index)),
     getBlockNotifications: async (blockHash) => {
       const lists = await call<Partial<BlockNotificationLists>>(

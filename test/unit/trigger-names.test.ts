@@ -12,7 +12,7 @@ function node(events: () => string[] | null) {
     const names = events();
     if (names === null) throw new NeoRpcError('getcontractstate', 'Unknown contract', -102);
     const declared = names.map((name) => ({ name, parameters: [] }));
-    return { hash: contract, manifest: { name: 'c', abi: { events: declared } } };
+    return { hash: contract, updatecounter: 0, manifest: { name: 'c', abi: { events: declared } } };
   });
   return { neo: { url: 'http://node', getContractState } as unknown as NeoRpc, getContractState };
 }

@@ -12,6 +12,7 @@ import { NeoRpcError, type NeoRpc } from '../../chain/rpc.ts';
 import { openSigner } from '../../auth/signer.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
+import { refusedByAction } from './decision.ts';
 import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
 import { AutomationRun } from '../model/run.entity.ts';
@@ -20,6 +21,7 @@ import {
   endSent,
   failUncalled,
   failUnsent,
+  markRelayed,
   noteRelayError,
   storeCalls,
   storeTransaction,
@@ -78,13 +80,19 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
 
 /**
  * The calls the run sends: those it holds (stored by an earlier attempt, or decided by its
- * function), else its contract action's with their templates resolved against what fired it,
- * stored before anything is signed. Null when the run ended instead (its TemplateError), or holds
- * no calls to send.
+ * function) while its action as it is now still allows them, else its contract action's with
+ * their templates resolved against what fired it, stored before anything is signed. Null when the
+ * run ended instead (its TemplateError, or InvalidDecision for calls its action refuses now), or
+ * holds no calls to send.
  */
 async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractCall[] | null> {
-  if (run.calls) return run.calls;
   const { action } = run.automation;
+  if (run.calls) {
+    const refused = refusedByAction(run.calls, action);
+    if (refused === null) return run.calls;
+    await failUnsent(em, run.id, { name: runErrorName.InvalidDecision, message: refused });
+    return null;
+  }
   if (action.type !== 'contract') {
     await failUncalled(em, run.id, { name: runErrorName.NoCalls, message: 'The run holds no calls to send.' });
     return null;
@@ -102,7 +110,9 @@ async function callsOf(em: EntityManager, run: AutomationRun): Promise<ContractC
  * Relays the stored transaction until it is in a block or expired, and records the outcome: in a
  * block, what the VM did and the fees the transaction burned. While the chain cannot be reached or
  * read, the run keeps running (the transaction may be in a block, or land yet), with the trouble
- * on the run as `relayError`: only the chain's answer ends it, never an outage.
+ * on the run as `relayError`: only the chain's answer ends it, never an outage. So does a node's
+ * refusal of a re-send once a node accepted the transaction (`tx_relayed`, kept on the run for the
+ * attempts after): the run and its reservation stay until its block or its validUntilBlock passes.
  */
 export async function relayContractRun(deps: ChainDeps, runId: string, onWait: () => void): Promise<RunStatus> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['txRaw'] });
@@ -111,12 +121,14 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
   const call = { hash: run.txHash!, rawTransaction: run.txRaw!, validUntilBlock: run.validUntilBlock! };
   let told: string | null = null;
   const onTrouble = async (error: unknown) => {
-    const message = error === null ? null : troubleOf(error);
+    const message = error === null ? null : troubleOf(error, call);
     if (message === told) return;
     told = message;
     await noteRelayError(deps.em, runId, message);
   };
-  const result = await relayUntilFinal(deps.neo, call, { onWait, onTrouble }).catch((error: unknown) => {
+  const onRelayed = () => markRelayed(deps.em, runId);
+  const options = { onWait, onTrouble, onRelayed, relayedBefore: run.txRelayed };
+  const result = await relayUntilFinal(deps.neo, call, options).catch((error: unknown) => {
     if (error instanceof TransactionRejectedError) return error;
     throw error;
   });
@@ -137,10 +149,13 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
 }
 
 /**
- * What a tenant may read of an error in reaching the chain: the node's own answer, or that it was
- * not reached; never the node's address.
+ * What a tenant may read of an error in reaching the chain: the node's own answer (its refusal of
+ * a re-send among them), or that it was not reached; never the node's address.
  */
-function troubleOf(error: unknown): string {
+function troubleOf(error: unknown, call: { hash: string; validUntilBlock: number }): string {
+  if (error instanceof TransactionRejectedError) {
+    return `The node refused to take ${call.hash} again (${error.message}); a node accepted it before, so it may still be in a block up to ${call.validUntilBlock}.`;
+  }
   if (error instanceof NeoRpcError) return error.message;
   if (error instanceof Error && error.name === platformTimeoutName) return 'The Neo node did not answer in time.';
   return 'The Neo node could not be reached.';

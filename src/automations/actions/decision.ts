@@ -2,7 +2,7 @@ import { hash160Pattern } from '../../chain/contract-args.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
 import { templatedContractArgs } from '../model/arg-templates.ts';
 import { resolveCalls } from './resolve-calls.ts';
-import type { ExecuteRules } from '../model/action.schemas.ts';
+import type { Action, ExecuteRules } from '../model/action.schemas.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import { runErrorName } from '../../shared/outcomes.ts';
 
@@ -139,4 +139,28 @@ function readCall(call: unknown, allowed: Set<string>): ContractCall | string {
     return `.args${path.join('')} ${issue?.message ?? 'is invalid'}.`;
   }
   return { scriptHash: hash, operation, args: parsed.data };
+}
+
+/**
+ * What the automation's action, as it is now, refuses of the calls a run holds (decided, or
+ * resolved, before the action changed): more than its `maxCalls`, a contract outside its
+ * `allowedContracts` (a contract action allows its one call), or an action that sends nothing.
+ * Null when it allows them all. A retried prepare checks again: narrowed rules hold from then on.
+ */
+export function refusedByAction(calls: ContractCall[], action: Action): string | null {
+  const rules: ExecuteRules | undefined =
+    action.type === 'contract'
+      ? { allowedContracts: [action.scriptHash], maxCalls: 1 }
+      : action.type === 'function'
+        ? action.execute
+        : undefined;
+  const held = `The run holds ${calls.length} call${calls.length === 1 ? '' : 's'} decided before its action changed`;
+  if (!rules) return `${held}; its action sends no calls now. Nothing was signed.`;
+  if (calls.length > rules.maxCalls)
+    return `${held}; the action's maxCalls is ${rules.maxCalls} now. Nothing was signed.`;
+  const allowed = new Set(rules.allowedContracts.map((hash) => hash.toLowerCase()));
+  const outside = calls.findIndex((call) => !allowed.has(call.scriptHash.toLowerCase()));
+  if (outside === -1) return null;
+  const hash = calls[outside]!.scriptHash.toLowerCase();
+  return `${held}; calls[${outside}].scriptHash ${hash} is not one of the action's allowedContracts now. Nothing was signed.`;
 }

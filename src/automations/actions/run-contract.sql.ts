@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PreparedCall } from '../../chain/contract-call.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
+import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import { storableText } from '../../db/storable.ts';
 import type { Action } from '../model/action.schemas.ts';
@@ -21,14 +22,15 @@ where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null and "c
 
 /**
  * Stores `calls` as what the run sends unless it holds calls already or has ended; answers what
- * the run holds after, null when it holds no calls.
+ * the run holds after, null when it holds no calls. The calls (a function's decision may be a MiB)
+ * are a bound value: escaped into the statement's text they would hold the main thread.
  */
 export async function storeCalls(
   em: EntityManager,
   runId: string,
   calls: ContractCall[],
 ): Promise<ContractCall[] | null> {
-  await em.execute(storeCallsSql, [jsonbParam(calls), runId]);
+  await executeBound(em, storeCallsSql, [jsonbParam(calls), runId]);
   const [row] = await em.execute<{ calls: ContractCall[] | null }[]>(
     `select "calls" from "automation_runs" where "id" = ?`,
     [runId],
@@ -37,11 +39,21 @@ export async function storeCalls(
 }
 
 const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
-where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null`;
+where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null
+  and exists (select 1 from "gas_reservations" where "run_id" = ? and "tx_hash" = ? and "state" = 'reserved')`;
 
-/** Stores `call` as the run's transaction unless the run holds one already or has ended. */
+/**
+ * Stores `call` as the run's transaction unless the run holds one already or has ended, or its
+ * fee is no longer reserved: a run holds one reservation, and a later attempt's reservation
+ * released a stale attempt's (gas-spend.ts `reserve`). The run's row is locked first, as `reserve`
+ * locks it, so the check reads what a reservation that held the lock committed.
+ */
 export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
-  await em.execute(storeTransactionSql, [call.hash, call.rawTransaction, call.validUntilBlock, runId]);
+  await em.transactional(async (tx) => {
+    await tx.execute(`select 1 from "automation_runs" where "id" = ? for update`, [runId]);
+    const { hash, rawTransaction, validUntilBlock } = call;
+    await executeBound(tx, storeTransactionSql, [hash, rawTransaction, validUntilBlock, runId, runId, hash]);
+  });
 }
 
 const endUnsentSql = (
@@ -115,6 +127,11 @@ export async function endSent(
   const params = [status, jsonbParam(error), ...chain.map((value) => value ?? null), runId];
   const [ended] = await em.execute<{ trigger_type: string }[]>(endSentSql, params);
   if (ended) countRunEnd(ended.trigger_type, status);
+}
+
+/** Notes that a node accepted the run's transaction: its refusal of a re-send no longer ends the run. */
+export async function markRelayed(em: EntityManager, runId: string) {
+  await em.execute(`update "automation_runs" set "tx_relayed" = true where "id" = ?`, [runId]);
 }
 
 const noteRelayErrorSql = `update "automation_runs" set "relay_error" = ? where "id" = ? and "status" = '${runStatus.running}'`;

@@ -36,8 +36,11 @@ type Reserved =
 /**
  * Reserves `call.fee` for the run's transaction `call.hash` against the budget in force (the
  * automation's, else its account's default), or answers the limit it would pass. A repeated
- * reservation of the same transaction reserves nothing more. The counters move without a budget
- * too: the account's spend is shown either way.
+ * reservation of the same transaction reserves nothing more. A run holds one reservation: that of
+ * an earlier attempt that priced another transaction and never stored it (it died, or timed out)
+ * is released first, so it never counts against its own retry; storeTransaction stores only a
+ * transaction whose reservation is held. The counters move without a budget too: the account's
+ * spend is shown either way.
  */
 export async function reserve(
   em: EntityManager,
@@ -48,6 +51,7 @@ export async function reserve(
     const run = await lockRunToReserve(tx, runId);
     if (!run || run.status !== runStatus.running || run.sent) return { kind: 'ended' };
     if (await reservationHeld(tx, runId, call.hash)) return { kind: 'reserved' };
+    await releaseUnstored(tx, runId);
     // What ended runs still hold (their step ended before settling) is settled first: it may free room.
     await settle(tx, 'ofEndedRuns', run.automation_id);
     await openCounter(tx, 'automation', run.automation_id);
@@ -76,19 +80,31 @@ export async function settleReservationsOf(em: EntityManager, runId: string) {
   await em.transactional((tx) => settle(tx, 'ofRun', runId));
 }
 
+/**
+ * Releases what the run holds reserved, while it holds no transaction (its row locked by `reserve`):
+ * each reservation is of a transaction an earlier attempt priced and never stored.
+ */
+async function releaseUnstored(tx: EntityManager, runId: string) {
+  for (const row of await lockReservations(tx, 'ofRun', runId)) await endHeld(tx, row, 'release');
+}
+
 async function settle(tx: EntityManager, of: 'ofRun' | 'ofEndedRuns', id: string) {
   const rows = await lockReservations(tx, of, id);
   for (const row of rows) {
     const fate = fateOf(besideOf(row));
     if (fate === 'keep') continue;
-    const amount = fate === 'release' ? 0n : fate.settle;
-    const change = amount - BigInt(row.amount);
-    if (fate === 'release') await endReservation(tx, row, 'released', row.amount);
-    else await endReservation(tx, row, 'settled', amount);
-    if (change === 0n) continue;
-    await changeCounter(tx, 'automation', row.automation_id, row.day, change);
-    await changeCounter(tx, 'account', row.account_id, row.day, change);
+    await endHeld(tx, row, fate === 'release' ? fate : fate.settle);
   }
+}
+
+/** Ends a held reservation, released or settled at what the chain says was spent; the counters follow. */
+async function endHeld(tx: EntityManager, row: ReservationRow, end: 'release' | bigint) {
+  const change = (end === 'release' ? 0n : end) - BigInt(row.amount);
+  if (end === 'release') await endReservation(tx, row, 'released', row.amount);
+  else await endReservation(tx, row, 'settled', end);
+  if (change === 0n) return;
+  await changeCounter(tx, 'automation', row.automation_id, row.day, change);
+  await changeCounter(tx, 'account', row.account_id, row.day, change);
 }
 
 const besideOf = (row: ReservationRow): ReservationBeside => ({

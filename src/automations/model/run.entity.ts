@@ -72,6 +72,8 @@ export const AutomationRun = defineEntity({
     /** The signed transaction, stored before it is first sent so that a retry re-sends the same one. */
     txRaw: p.text().nullable().lazy(),
     validUntilBlock: p.integer().nullable(),
+    /** A node accepted the transaction once: a refusal of a re-send then proves nothing (contract-call.ts). */
+    txRelayed: p.boolean().default(false),
     vmState: p.string().length(8).nullable(),
     gasConsumed: p.string().length(32).nullable(),
     /** In GAS fractions: the fees the transaction burned, read from the chain once it is in a block. */

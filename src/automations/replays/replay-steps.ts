@@ -8,6 +8,7 @@ import { recordRunsTold, type FiredRun, type Firing } from '../runs/fires.ts';
 import { countRunsInFlight } from '../runs/run.sql.ts';
 import { movingCursorIndex } from '../blocks/block-cursor.sql.ts';
 import { advanceReplayRow, readRunningReplay, type ListedMatch } from './replay.sql.ts';
+import { assertManifestsUnchanged } from './replay-manifests.ts';
 
 interface ReplayDeps {
   em: EntityManager;
@@ -57,6 +58,7 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
     return { kind: 'wait', waitMs, runs: [] };
   }
+  await assertManifestsUnchanged(deps.neo, row.trigger, row.next_block);
   const watcher: Watcher = {
     id: row.automation_id,
     account: { id: row.account_id },

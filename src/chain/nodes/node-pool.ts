@@ -187,6 +187,13 @@ export class NodePool implements NeoRpc {
     return this.run('invokefunction', (node) => node.client.rpc.invokeFunction(...args), { signal: args[3] });
   };
 
+  /** C# nodes have no historic invoke: only a neo-go node answers it. */
+  readonly invokeFunctionAt = (...args: Parameters<NeoRpc['invokeFunctionAt']>) => {
+    return this.run('invokefunctionhistoric', (node) => node.client.rpc.invokeFunctionAt(...args), {
+      can: (node) => node.kind === 'neo-go',
+    });
+  };
+
   /** With NEOFLOW_BLOCK_AGREEMENT above 1, only once that many nodes give the same hash. */
   readonly getBlockHash = async (index: number): Promise<string> => {
     if (this.agreement <= 1) return this.run('getblockhash', (node) => node.client.rpc.getBlockHash(index));

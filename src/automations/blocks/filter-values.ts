@@ -40,12 +40,18 @@ export class FilterValues {
     }
   }
 
+  /**
+   * Whether the argument equals one of the values. An argument is read only in the ways some value
+   * compares with it (reading may throw: then so does the match, and the firing is quarantined).
+   */
   has(argument: NotificationArgument): boolean {
     const { item, type } = argument;
     if (item.type === 'Any') return this.#hasNull;
     switch (type ?? (item.type === 'Integer' || item.type === 'Boolean' ? item.type : null)) {
-      case 'Hash160':
-        return this.#accounts.named.has(argument.hash160);
+      case 'Hash160': {
+        const { named } = this.#accounts;
+        return named.size > 0 && named.has(argument.hash160);
+      }
       case 'Integer':
         return argument.integer !== null && this.#integers.has(argument.integer);
       case 'Boolean':
@@ -55,10 +61,14 @@ export class FilterValues {
           const { addresses, others } = this.#accounts;
           return addresses.has(argument.hash160) || (argument.text !== null && others.has(argument.text));
         }
-        return argument.text !== null && this.#texts.has(argument.text);
+        return this.#hasText(argument);
       default:
-        return argument.text !== null && this.#texts.has(argument.text);
+        return this.#hasText(argument);
     }
+  }
+
+  #hasText(argument: NotificationArgument): boolean {
+    return this.#texts.size > 0 && argument.text !== null && this.#texts.has(argument.text);
   }
 
   get #accounts(): Accounts {

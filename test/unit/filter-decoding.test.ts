@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { CONST, u, wallet } from '@cityofzion/neon-js';
 import { describe, expect, it, vi } from 'vitest';
 import { firingsOfBlock, type EventAbi, type Watcher } from '../../src/automations/blocks/block-matching.ts';
+import type { Filter } from '../../src/automations/model/filter.schemas.ts';
 import { triggerSchema } from '../../src/automations/model/trigger.schemas.ts';
+import * as contractArgs from '../../src/chain/contract-args.ts';
 import { normalizeHash160 } from '../../src/chain/contract-args.ts';
 import type { BlockNotification } from '../../src/chain/blocks.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';
 
 // Every decoding of an address or script hash a filter names, counted by value.
 vi.mock('../../src/chain/contract-args.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/chain/contract-args.ts')>();
+  const actual = await importOriginal<typeof contractArgs>();
   return { ...actual, normalizeHash160: vi.fn(actual.normalizeHash160) };
 });
 
@@ -54,7 +56,7 @@ describe('filter values are normalised once per trigger', () => {
         trigger: {
           type: 'blockchain',
           scriptHash: gas,
-          anyOf: [{ from: { in: listed(0) } }, { to: { in: listed(8) } }],
+          anyOf: [{ from: { in: listed(0) } }, { to: { in: listed(8) } }] as Filter[],
         },
         watchFromBlock: 0,
       };

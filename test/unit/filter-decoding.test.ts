@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { firingsOfBlock, type EventAbi, type Watcher } from '../../src/automations/blocks/block-matching.ts';
 import type { Filter } from '../../src/automations/model/filter.schemas.ts';
 import { triggerSchema } from '../../src/automations/model/trigger.schemas.ts';
-import * as contractArgs from '../../src/chain/contract-args.ts';
+import type * as contractArgs from '../../src/chain/contract-args.ts';
 import { normalizeHash160 } from '../../src/chain/contract-args.ts';
 import type { BlockNotification } from '../../src/chain/blocks.ts';
 import type { StackItem } from '../../src/chain/stack-item.ts';

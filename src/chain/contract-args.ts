@@ -1,5 +1,6 @@
-import { CONST, sc, wallet } from '@cityofzion/neon-js';
+import { sc, wallet } from '@cityofzion/neon-js';
 import { z } from 'zod';
+import { addressScriptHash } from './address.ts';
 
 /** One argument of a contract action, as the API takes it. */
 export interface ContractArg {
@@ -204,6 +205,6 @@ export const maxAddressChars = 64;
 /** An address or 0x script hash as lower-case 0x big-endian hex, the form explorers show; null if neither. */
 export function normalizeHash160(value: string): string | null {
   if (hash160Pattern.test(value)) return value.toLowerCase();
-  if (value.length > maxAddressChars || !wallet.isAddress(value, CONST.DEFAULT_ADDRESS_VERSION)) return null;
-  return `0x${wallet.getScriptHashFromAddress(value)}`;
+  const scriptHash = value.length > maxAddressChars ? null : addressScriptHash(value);
+  return scriptHash === null ? null : `0x${scriptHash}`;
 }

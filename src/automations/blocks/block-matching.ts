@@ -3,7 +3,6 @@ import type { BlockNotification, BlockNotifications, EventParameter } from '../.
 import type { NeoRpc } from '../../chain/rpc.ts';
 import type { BlockchainTrigger, FollowedTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
 import { firstFilterCondition, hash160Argument, listOf, matchesNotification, matchesTransaction } from './match.ts';
-import { hash160Key } from './filter-conditions.ts';
 import { decodeState } from './notification-match.ts';
 import { quarantine } from './quarantine.ts';
 import type { FirePayload } from '../model/run.entity.ts';
@@ -75,7 +74,7 @@ interface ContractWatchers {
   all: Ranked<BlockchainTrigger>[];
   /** Those whose first filter condition is no equality with a string: matched with every notification. */
   always: Ranked<BlockchainTrigger>[];
-  /** The others, by the key of that condition, then by `hash160Key` of its value. */
+  /** The others, by the key of that condition, then by the account its value names (`Condition.account`). */
   byFirstKey: Map<string, Map<string | null, Ranked<BlockchainTrigger>[]>>;
   /** The first block any of them watches. */
   firstBlock: number;
@@ -137,7 +136,7 @@ function firstEquality(trigger: BlockchainTrigger): { key: string; account: stri
   const first = firstFilterCondition(trigger);
   if (!first || typeof first.expected !== 'string') return null;
   try {
-    return { key: first.key, account: hash160Key(first.expected) };
+    return { key: first.key, account: first.account() };
   } catch {
     return null;
   }

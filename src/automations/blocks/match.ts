@@ -1,11 +1,14 @@
 import type { BlockTransaction } from '../../chain/block-transactions.ts';
 import type { EventParameter } from '../../chain/blocks.ts';
+import { normalizeHash160 } from '../../chain/contract-args.ts';
 import { stateItems, type StackItem } from '../../chain/stack-item.ts';
 import type { BlockchainTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
+import { conditionsOf, type Condition } from './filter-conditions.ts';
+import type { Decoded } from './filter-values.ts';
+import { NotificationArgument } from './notification-argument.ts';
 
 /** What a blockchain trigger listens for (its `type` aside). */
 export type NotificationTrigger = Omit<BlockchainTrigger, 'type'>;
-import { conditionsOf, hash160Read, readAs, senderHash, type Condition } from './filter-conditions.ts';
 
 /**
  * Whether an input matches a trigger, and if not, why: condition by condition. The block follower
@@ -80,7 +83,7 @@ export function firstFilterCondition(trigger: NotificationTrigger): Condition | 
 
 /**
  * How the argument `key` of a notification compares with a string, by the ABI's `parameters` as
- * `matchesNotification` finds it: equal to the strings whose `hash160Key` is `read`
+ * `matchesNotification` finds it: equal to the strings whose condition's `account()` is `read`
  * (filter-conditions.ts); 'none' when no string is equal to it (or the event has no such
  * argument); 'unknown' when the ABI does not type it Hash160, or reading it throws (as matching does).
  */
@@ -93,7 +96,7 @@ export function hash160Argument(
     const at = argumentsOf(notification, parameters)(key);
     if (at === null) return 'none';
     if (at.type !== 'Hash160') return 'unknown';
-    const read = hash160Read(at.item);
+    const read = at.hash160;
     return read === undefined ? 'none' : { read };
   } catch {
     return 'unknown';
@@ -121,7 +124,10 @@ function outcomeOf(checks: Check[]): MatchOutcome {
   return reasons.length === 0 ? { matched: true } : { matched: false, reasons };
 }
 
-/** A trigger's filters, parsed once per trigger object (see filter-conditions.ts). */
+/**
+ * A trigger's filters, parsed once per trigger object (see filter-conditions.ts): the follower's
+ * index keeps the object, and with it this, until the trigger changes (watcher-index.ts).
+ */
 interface ParsedTrigger {
   contracts: Set<string>;
   events: Set<string> | null;
@@ -135,11 +141,13 @@ function parsed(trigger: NotificationTrigger): ParsedTrigger {
   let known = parsedTriggers.get(trigger);
   if (!known) {
     const events = listOf(trigger.event);
+    // Each account the trigger names is decoded once, however many of its conditions name it.
+    const decoded: Decoded = new Map();
     known = {
       contracts: new Set(listOf(trigger.scriptHash).map(bareHash)),
       events: events.length > 0 ? new Set(events) : null,
-      filter: conditionsOf(trigger.filter),
-      anyOf: trigger.anyOf ? trigger.anyOf.map(conditionsOf) : null,
+      filter: conditionsOf(trigger.filter, decoded),
+      anyOf: trigger.anyOf ? trigger.anyOf.map((filter) => conditionsOf(filter, decoded)) : null,
     };
     parsedTriggers.set(trigger, known);
   }
@@ -209,19 +217,39 @@ const ofEvent = (events: Set<string> | null, notification: Notification) =>
 /** Whether the argument a filter key names is there and holds the condition. */
 function conditionHolds(condition: Condition, argument: ArgumentOf): boolean {
   const at = argument(condition.key);
-  return at !== null && condition.holds(at.item, at.type);
+  return at !== null && condition.holds(at);
 }
 
-/** An argument of the notification by filter key, with the ABI type it has. */
-type ArgumentOf = (key: string) => { item: StackItem; type: string | null } | null;
+/** An argument of the notification by filter key, with the ABI type it has; null if it has none. */
+type ArgumentOf = (key: string) => NotificationArgument | null;
+
+/**
+ * The follower compares each notification with every watcher of its contract: their conditions
+ * share one reader of its arguments, each argument found and read once (notification-argument.ts).
+ */
+const readers = new WeakMap<Notification, { parameters: EventParameter[] | null; argument: ArgumentOf }>();
 
 function argumentsOf(notification: Notification, parameters: EventParameter[] | null): ArgumentOf {
+  const known = readers.get(notification);
+  if (known && known.parameters === parameters) return known.argument;
   const items = stateItems(notification.state);
-  return (key) => {
-    const index = parameters ? parameters.findIndex((parameter) => parameter.name === key) : position(key);
-    const item = items[index];
-    return item ? { item, type: parameters ? parameters[index]!.type : null } : null;
+  const byKey = new Map<string, NotificationArgument | null>();
+  const argument: ArgumentOf = (key) => {
+    let at = byKey.get(key);
+    if (at === undefined) {
+      at = argumentAt(items, parameters, key);
+      byKey.set(key, at);
+    }
+    return at;
   };
+  readers.set(notification, { parameters, argument });
+  return argument;
+}
+
+function argumentAt(items: StackItem[], parameters: EventParameter[] | null, key: string) {
+  const index = parameters ? parameters.findIndex((parameter) => parameter.name === key) : position(key);
+  const item = items[index];
+  return item ? new NotificationArgument(item, parameters ? parameters[index]!.type : null) : null;
 }
 
 function filterCheck(condition: Condition, argument: ArgumentOf): Check {
@@ -229,7 +257,7 @@ function filterCheck(condition: Condition, argument: ArgumentOf): Check {
     holds: () => conditionHolds(condition, argument),
     reason: () => {
       const at = argument(condition.key);
-      const actual = at ? readAs(at.item, at.type) : undefined;
+      const actual = at ? at.value : undefined;
       const message = at
         ? `filter key ${condition.key}: expected ${show(condition.expected)}, got ${show(actual)}`
         : `filter key ${condition.key}: the event has no such argument`;
@@ -238,10 +266,26 @@ function filterCheck(condition: Condition, argument: ArgumentOf): Check {
   };
 }
 
+/** A transaction trigger's sender and contracts, read once per trigger object, as filters are. */
+const transactionTriggers = new WeakMap<TransactionTrigger, { sender: string | null; contracts: Set<string> | null }>();
+
+function parsedTransaction(trigger: TransactionTrigger) {
+  let known = transactionTriggers.get(trigger);
+  if (!known) {
+    known = {
+      // A sender as a trigger names it (address or script hash), as `0x` and lower-case hex; null if neither.
+      sender: trigger.sender === undefined ? null : normalizeHash160(trigger.sender),
+      contracts: trigger.scriptHash === undefined ? null : new Set(listOf(trigger.scriptHash).map(bareHash)),
+    };
+    transactionTriggers.set(trigger, known);
+  }
+  return known;
+}
+
 function transactionChecks(trigger: TransactionTrigger, transaction: BlockTransaction): Check[] {
   const checks: Check[] = [];
+  const { sender: expected, contracts } = parsedTransaction(trigger);
   if (trigger.sender !== undefined) {
-    const expected = senderHash(trigger.sender);
     checks.push({
       holds: () => expected === transaction.sender,
       reason: () => ({
@@ -252,7 +296,6 @@ function transactionChecks(trigger: TransactionTrigger, transaction: BlockTransa
       }),
     });
   }
-  const contracts = trigger.scriptHash === undefined ? null : new Set(listOf(trigger.scriptHash).map(bareHash));
   const called = transaction.calls.filter((call) => !contracts || contracts.has(bareHash(call.scriptHash)));
   if (contracts) {
     checks.push({

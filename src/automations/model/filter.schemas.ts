@@ -65,3 +65,19 @@ export const filterSchema = z
   .meta({ id: 'EventFilter' });
 
 export type Filter = z.infer<typeof filterSchema>;
+
+/**
+ * Values a trigger's `filter` and `anyOf` hold in all (an operand counting one, an `in` each of its
+ * values): each is normalised, and each account it names decoded, whenever the follower reads the
+ * trigger anew, so an account's filters cost the shared follower at most this many per automation.
+ */
+export const maxFilterValues = 512;
+
+export function filterValueCount(filters: (Filter | undefined)[]): number {
+  let count = 0;
+  for (const value of filters.flatMap((filter) => Object.values(filter ?? {}))) {
+    if (typeof value !== 'object' || value === null) count += 1;
+    else for (const operand of Object.values(value)) count += Array.isArray(operand) ? operand.length : 1;
+  }
+  return count;
+}

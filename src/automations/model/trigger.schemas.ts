@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integerIn } from '../../wire/integer-in.ts';
 import { contractArgsSchema, normalizeHash160, vmIntegerPattern } from '../../chain/contract-args.ts';
 import { decimalPattern, maxDecimalChars } from '../../chain/decimal.ts';
-import { filterSchema, maxListed } from './filter.schemas.ts';
+import { filterSchema, filterValueCount, maxFilterValues, maxListed } from './filter.schemas.ts';
 import { credentialUrl } from './notify.schemas.ts';
 import { InvalidCronError, scheduleCron } from './cron.ts';
 import { isTimeZone } from './time-zones.ts';
@@ -69,6 +69,15 @@ const blockchainTrigger = z
       .min(1, 'must hold at least one filter')
       .max(maxListed, `must hold at most ${maxListed} filters`)
       .optional(),
+  })
+  .superRefine((trigger, ctx) => {
+    if (filterValueCount([trigger.filter, ...(trigger.anyOf ?? [])]) > maxFilterValues) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `filter and anyOf must hold at most ${maxFilterValues} values in all, each value of an in counting one`,
+        path: [trigger.anyOf ? 'anyOf' : 'filter'],
+      });
+    }
   })
   .meta({ id: 'BlockchainTrigger' });
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Language } from './function.entity.ts';
 import { executeBound } from '../db/bound-statement.ts';
 
 /** The hand-written statements of the `functions` table (the entity's own writes go through the ORM). */
@@ -25,4 +26,14 @@ export async function ownedFunction(em: EntityManager, accountId: string, functi
     [version ?? null, functionId, accountId],
   );
   return rows[0] && { hasVersion: rows[0].has_version };
+}
+
+/** The code and runtime of the account's function as committed, read without a lock; undefined if it has none. */
+export async function committedCode(em: EntityManager, accountId: string, functionId: string) {
+  const { rows } = await executeBound<{ code: string; runtime: Language }>(
+    em,
+    `select "code", "runtime" from "functions" where "id" = ? and "account_id" = ?`,
+    [functionId, accountId],
+  );
+  return rows[0];
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBound } from '../db/bound-statement.ts';
 
 /** The hand-written statements of the `function_versions` table. */
 
@@ -9,4 +10,29 @@ export async function nextVersion(em: EntityManager, functionId: string): Promis
     [functionId],
   );
   return row!.next;
+}
+
+/**
+ * Deletes the function's oldest versions while it has more than `most`, sparing the version it
+ * runs (`current`: the latest, or the one promoted), those an automation's action pins
+ * (`functionVersion`) and those a running execution runs: what it spares may keep it above `most`.
+ * Answers the numbers deleted. The caller holds the function's row locked.
+ */
+export async function pruneVersions(em: EntityManager, functionId: string, current: number, most: number) {
+  const { rows } = await executeBound<{ version: number }>(
+    em,
+    `delete from "function_versions" "v" where "v"."function_id" = ? and "v"."version" in (
+      select "version" from "function_versions" where "function_id" = ? and "version" <> ?
+        and "version" not in (
+          select ("action"->>'functionVersion')::int from "automations"
+            where "function_id" = ? and "action"->>'functionVersion' is not null
+          union all
+          select "function_version" from "executions"
+            where "function_id" = ? and "status" = 'running' and "function_version" is not null)
+        order by "version"
+        limit greatest((select count(*) from "function_versions" where "function_id" = ?) - ?, 0))
+      returning "v"."version"`,
+    [functionId, functionId, current, functionId, functionId, functionId, most],
+  );
+  return rows.map((row) => row.version);
 }

@@ -37,3 +37,14 @@ export async function committedCode(em: EntityManager, accountId: string, functi
   );
   return rows[0];
 }
+
+/** The SQLSTATE of the function count's refusal (migration 0027). */
+const limitReachedState = 'NF409';
+
+/** Names the account's limit of functions for the rest of `tx`: an insert beyond it is refused. */
+export async function limitFunctions(tx: EntityManager, limit: number) {
+  await executeBound(tx, `select set_config('neoflow.functions_per_account', ?, true)`, [String(limit)]);
+}
+
+/** Whether `error` is the count's refusal of a function beyond the account's limit. */
+export const isFunctionLimitReached = (error: unknown) => (error as { code?: string }).code === limitReachedState;

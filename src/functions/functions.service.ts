@@ -4,7 +4,8 @@ import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { Secret } from '../secrets/secret.entity.ts';
 import { addVersion } from './add-version.ts';
-import { committedCode } from './function.sql.ts';
+import { committedCode, isFunctionLimitReached, limitFunctions } from './function.sql.ts';
+import { pruneVersions } from './function-version.sql.ts';
 import { assertValidCode } from './code.ts';
 import { cancelRunning, type Invoker } from './executions.service.ts';
 import { FunctionDef, type Language } from './function.entity.ts';
@@ -19,21 +20,49 @@ interface Author {
   keyId: string;
 }
 
-/** A new function, with its version 1. */
-export async function createFunction(em: EntityManager, { accountId, keyId }: Author, input: CreateFunction) {
+/** What an account may keep (`quotas` of the configuration). */
+export interface FunctionLimits {
+  functionsPerAccount: number;
+  versionsPerFunction: number;
+}
+
+/**
+ * An account at its number of functions creates no more until it deletes some: its insert is
+ * refused by the count PostgreSQL keeps (migration 0027), which racing creates take in turn.
+ */
+const functionLimitReached = (limit: number) =>
+  new AppError(
+    'function_limit_reached',
+    `This account has ${limit} functions, the most it may have; delete one to create another.`,
+    { limit },
+  );
+
+/** A new function, with its version 1, if the account has room for it. */
+export async function createFunction(
+  em: EntityManager,
+  { accountId, keyId }: Author,
+  input: CreateFunction,
+  limits: Pick<FunctionLimits, 'functionsPerAccount'>,
+) {
   await assertValidCode(input.code, input.runtime, accountId);
   await assertSecretsExist(em, accountId, input.secrets);
-  return em.transactional(async (tx) => {
-    const fn = tx.create(FunctionDef, {
-      account: accountId,
-      ...input,
-      description: input.description ?? null,
-      status: 'active',
+  try {
+    return await em.transactional(async (tx) => {
+      await limitFunctions(tx, limits.functionsPerAccount);
+      const fn = tx.create(FunctionDef, {
+        account: accountId,
+        ...input,
+        description: input.description ?? null,
+        status: 'active',
+      });
+      await addVersion(tx, fn, keyId, true);
+      await flushUniqueName(tx, nameTaken(input.name));
+      return fn;
     });
-    await addVersion(tx, fn, keyId, true);
-    await flushUniqueName(tx, nameTaken(input.name));
-    return fn;
-  });
+  } catch (error) {
+    if (isFunctionLimitReached(error)) throw functionLimitReached(limits.functionsPerAccount);
+    throw error;
+  }
 }
 
 export async function listFunctions(em: EntityManager, accountId: string, query: ListFunctions) {
@@ -68,7 +97,13 @@ export function functionRead(em: EntityManager, row: Record<string, unknown> | n
  * TypeScript takes a thread up to its deadline): the update then applies only if the row still
  * holds what was checked, and checks again otherwise.
  */
-export async function updateFunction(em: EntityManager, author: Author, id: string, input: UpdateFunction) {
+export async function updateFunction(
+  em: EntityManager,
+  author: Author,
+  id: string,
+  input: UpdateFunction,
+  limits: Pick<FunctionLimits, 'versionsPerFunction'>,
+) {
   if (input.secrets !== undefined) await assertSecretsExist(em, author.accountId, input.secrets);
   for (let attempt = 1; ; attempt += 1) {
     const checked = await checkCodeChange(em, author.accountId, id, input);
@@ -80,6 +115,7 @@ export async function updateFunction(em: EntityManager, author: Author, id: stri
       fn.updatedAt = new Date();
       if (versioned) await addVersion(tx, fn, author.keyId);
       await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
+      if (versioned) await pruneVersions(tx, fn.id, fn.version, limits.versionsPerFunction);
       return fn;
     });
     if (updated) return updated;

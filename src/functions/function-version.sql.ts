@@ -14,15 +14,19 @@ export async function nextVersion(em: EntityManager, functionId: string): Promis
 
 /**
  * Deletes the function's oldest versions while it has more than `most`, sparing the version it
- * runs (`current`: the latest, or the one promoted), those an automation's action pins
+ * runs, the one last promoted (a rollback's target), those an automation's action pins
  * (`functionVersion`) and those a running execution runs: what it spares may keep it above `most`.
  * Answers the numbers deleted. The caller holds the function's row locked.
  */
-export async function pruneVersions(em: EntityManager, functionId: string, current: number, most: number) {
+export async function pruneVersions(
+  em: EntityManager,
+  fn: { id: string; version: number; promotedVersion?: number | null },
+  most: number,
+) {
   const { rows } = await executeBound<{ version: number }>(
     em,
     `delete from "function_versions" "v" where "v"."function_id" = ? and "v"."version" in (
-      select "version" from "function_versions" where "function_id" = ? and "version" <> ?
+      select "version" from "function_versions" where "function_id" = ? and "version" <> ? and "version" <> ?
         and "version" not in (
           select ("action"->>'functionVersion')::int from "automations"
             where "function_id" = ? and "action"->>'functionVersion' is not null
@@ -32,7 +36,7 @@ export async function pruneVersions(em: EntityManager, functionId: string, curre
         order by "version"
         limit greatest((select count(*) from "function_versions" where "function_id" = ?) - ?, 0))
       returning "v"."version"`,
-    [functionId, functionId, current, functionId, functionId, functionId, most],
+    [fn.id, fn.id, fn.version, fn.promotedVersion ?? fn.version, fn.id, fn.id, fn.id, most],
   );
   return rows.map((row) => row.version);
 }

@@ -115,7 +115,7 @@ export async function updateFunction(
       fn.updatedAt = new Date();
       if (versioned) await addVersion(tx, fn, author.keyId);
       await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
-      if (versioned) await pruneVersions(tx, fn.id, fn.version, limits.versionsPerFunction);
+      if (versioned) await pruneVersions(tx, fn, limits.versionsPerFunction);
       return fn;
     });
     if (updated) return updated;

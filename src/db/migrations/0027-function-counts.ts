@@ -4,8 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Each account's number of functions, kept by PostgreSQL on every insert and delete of a row, as
  * 0025 keeps its automations (issue 44): an insert past the limit its transaction names
  * (`neoflow.functions_per_account`, createFunction) is refused with NF409, racing creates taking
- * turns at the count's row. And the index that finds the versions a function's running executions
- * run, which the version cap never prunes (function-version.sql.ts).
+ * turns at the count's row. And what the version cap never prunes (function-version.sql.ts): the
+ * version last promoted, and the versions running executions run, found by an index of their own.
  */
 export class FunctionCounts extends Migration {
   override up(): void {
@@ -38,6 +38,7 @@ export class FunctionCounts extends Migration {
     // this commits, so none falls between the count and the trigger.
     this.addSql(`insert into "function_counts" ("account_id", "functions")
       select "account_id", count(*) from "functions" group by "account_id";`);
+    this.addSql(`alter table "functions" add column "promoted_version" int null;`);
     this.addSql(`create index "executions_function_id_running_index" on "executions" ("function_id", "function_version")
       where "status" = 'running';`);
   }

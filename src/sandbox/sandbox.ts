@@ -91,7 +91,7 @@ async function execute(
   request: SandboxRequest,
   { logs, secretsRead, output, runEnded }: RunState,
 ): Promise<RunReply> {
-  const compiled = compileUserCode(isolate, request.code);
+  const compiled = await compileUserCode(isolate, request.code);
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bounds = { maxCalls: request.maxServiceCalls, signal: runEnded, timeoutMs: request.timeoutMs };
   const bridge = {

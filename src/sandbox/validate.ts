@@ -49,10 +49,10 @@ export async function validateFunctionCode(
 }
 
 /** Parses JavaScript in a throwaway isolate (nothing runs) and checks that it defines an entry point. */
-export function validateJavaScript(code: string): CodeValidation {
+export async function validateJavaScript(code: string): Promise<CodeValidation> {
   const isolate = new ivm.Isolate({ memoryLimit: validationMemoryMb });
   try {
-    const compiled = compileUserCode(isolate, code);
+    const compiled = await compileUserCode(isolate, code);
     if (compiled.kind === 'module' && compiled.module.dependencySpecifiers.length > 0) {
       return { ok: false, message: importsUnavailable };
     }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** The hand-written statements of the `function_versions` table. */
 
@@ -32,7 +33,7 @@ export async function pruneVersions(
             where "function_id" = ? and "action"->>'functionVersion' is not null
           union all
           select "function_version" from "executions"
-            where "function_id" = ? and "status" = 'running' and "function_version" is not null)
+            where "function_id" = ? and "status" = '${executionStatus.running}' and "function_version" is not null)
         order by "version"
         limit greatest((select count(*) from "function_versions" where "function_id" = ?) - ?, 0))
       returning "v"."version"`,

@@ -21,7 +21,7 @@ interface Author {
 }
 
 /** What an account may keep (`quotas` of the configuration). */
-export interface FunctionLimits {
+interface FunctionLimits {
   functionsPerAccount: number;
   versionsPerFunction: number;
 }

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { StrippedCode } from './typescript.ts';
 
 /** Why a code was not stripped, beyond a syntax error of its own. */
-export type StripRefusal =
+type StripRefusal =
   /** It was not stripped within the deadline: its thread was stopped. */
   | { ok: false; refused: 'deadline'; message: string }
   /** Node's stripper failed on it otherwise (deep nesting exhausts its stack): its thread was replaced. */

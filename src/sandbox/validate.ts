@@ -2,7 +2,7 @@ import ivm from 'isolated-vm';
 import { compileUserCode, describeSyntaxError, importsUnavailable } from './compile.ts';
 import { typeStripper, type TypeStripper } from './type-stripper.ts';
 
-export type CodeValidation =
+type CodeValidation =
   | { ok: true }
   | { ok: false; message: string; line?: number; column?: number }
   /** TypeScript not checked: its account has as many codes waiting to be stripped as it may. */

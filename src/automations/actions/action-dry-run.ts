@@ -37,7 +37,7 @@ export interface DryRunDeps {
  * The longest a dry run's function runs, whatever its own timeout (up to 300 s): it runs in the
  * API process, and its caller waits for the answer.
  */
-export const dryRunTimeoutMs = 10_000;
+const dryRunTimeoutMs = 10_000;
 
 /** One dry run of a function per account at once, four in all, per API process. */
 export const dryRunSlots = () => new AccountSlots({ perAccount: 1, queuedPerAccount: 0, queued: 0, running: 4 });

@@ -194,6 +194,9 @@ const settings = {
   /** What one account may start: each refused with a 4xx that names the limit. */
   quotas: {
     automationsPerAccount: read('NEOFLOW_ACCOUNT_AUTOMATIONS', positiveInt.default(1000)),
+    functionsPerAccount: read('NEOFLOW_ACCOUNT_FUNCTIONS', positiveInt.default(1000)),
+    /** Versions one function keeps; beyond them, the oldest that nothing pins or runs is deleted. */
+    versionsPerFunction: read('NEOFLOW_FUNCTION_VERSIONS', positiveInt.default(100)),
     /**
      * The shortest interval between two fires of a schedule, and between two reads of a price. A
      * 5-field cron fires at most once a minute: a larger floor would need the minute fields read too.

@@ -23,6 +23,7 @@ export const errorStatus = {
   conflict: 409,
   transaction_pending: 409,
   automation_limit_reached: 409,
+  function_limit_reached: 409,
   replay_in_progress: 409,
   storage_quota_exceeded: 409,
   payload_too_large: 413,

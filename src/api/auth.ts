@@ -82,11 +82,16 @@ export function admitCallers(
 /** Route guard: the authenticated key must hold `scope` (or `*`). */
 export function requireScope(scope: Scope): Middleware {
   return async (ctx, next) => {
-    if (!grants(callerOf(ctx.state).scopes, scope)) {
-      throw new AppError('forbidden', `This API key lacks the "${scope}" scope.`, { requiredScope: scope });
-    }
+    assertScope(ctx.state, scope);
     await next();
   };
+}
+
+/** 403 unless the caller's key holds `scope`: for a scope a route needs for some resources only. */
+export function assertScope(state: Record<string, unknown>, scope: Scope) {
+  if (!grants(callerOf(state).scopes, scope)) {
+    throw new AppError('forbidden', `This API key lacks the "${scope}" scope.`, { requiredScope: scope });
+  }
 }
 
 export function callerOf(state: Record<string, unknown>): Caller {

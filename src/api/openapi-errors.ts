@@ -27,6 +27,7 @@ const meanings: Record<ErrorCode, string> = {
   conflict: 'a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused',
   transaction_pending: "the run's transaction may still be included: retrying could send it twice",
   automation_limit_reached: 'the account has as many automations as it may (`details.limit`)',
+  function_limit_reached: 'the account has as many functions as it may (`details.limit`)',
   replay_in_progress: 'a replay of this automation is running (`details.replayId`)',
   storage_quota_exceeded: "the function's storage is full",
   payload_too_large: 'the body is over `details.limit` bytes',

@@ -42,6 +42,7 @@ import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
+import { assertScope } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
@@ -218,13 +219,14 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       errors: ['automation_not_found', 'not_found', 'conflict', 'contract_not_found', 'rate_limit_exceeded'],
       summary: 'Test an automation',
       description:
-        'Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, a contract call is test-invoked), without recording a run, signing or sending anything.',
+        'Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, for at most 10 s, a contract call is test-invoked), without recording a run, signing or sending anything. A function action runs the function with its secrets: the key needs `functions:invoke` too.',
       tag: 'Automations',
       scope: 'automations:write',
       body: testAutomationBody,
       responses: { 200: testAnswerSchema },
-      handle: async ({ accountId, params, body }) => {
+      handle: async ({ ctx, accountId, params, body }) => {
         const automation = await getAutomation(em(), accountId, params.id);
+        if (automation.action.type === 'function') assertScope(ctx.state, 'functions:invoke');
         return bare(await testAutomation(dryRunDeps(), automation, body));
       },
     }),

@@ -44,7 +44,7 @@ export async function fnRunCommand(config: Config, [sub, file]: string[], option
     throw new Error(fields.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
   // What the API refuses at create (400 invalid_function_code), refused here too.
   const typescript = fields.data.runtime === 'typescript';
-  const valid = validateFunctionCode(fields.data.code, typescript);
+  const valid = await validateFunctionCode(fields.data.code, typescript, 'local');
   if (!valid.ok) throw new Error(valid.message);
   const rpcUrl = options.rpc ?? config.neo.rpcUrl ?? `http://127.0.0.1:${config.neo.devRpcPort}`;
   const neo = createNeoRpc(rpcUrl);

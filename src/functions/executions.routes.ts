@@ -1,3 +1,4 @@
+import { ownedFunction } from './function.sql.ts';
 import type { Router } from '@koa/router';
 import { emptyBody } from '../wire/empty-body.ts';
 import { z } from 'zod';
@@ -138,6 +139,12 @@ export function executionsRoutes(resources: InvokerResources): Router {
         const retryOf = { type: 'retry' as const, retryOf: previous.id };
         // An execution recorded before versions were kept ran an unknown one: the current runs.
         const version = query.version === 'latest' ? fn.version : (previous.functionVersion ?? fn.version);
+        if (version !== fn.version && !(await ownedFunction(em(), accountId, fn.id, version))?.hasVersion) {
+          throw new AppError(
+            'version_not_found',
+            `The function no longer has version ${version}, which the failed execution ran (a function keeps its latest versions): retry it with version=latest.`,
+          );
+        }
         return accepted(await startExecution(em(), invoker, fn, previous.params, retryOf, version));
       },
     }),

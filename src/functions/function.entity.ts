@@ -32,6 +32,8 @@ export const FunctionDef = defineEntity({
     allowedHosts: p.type(TextArrayType),
     /** The version it runs now (function_versions): the latest made, or the one last promoted. */
     version: p.integer().default(1),
+    /** The version last promoted (a rollback's target): kept whatever versions follow it. */
+    promotedVersion: p.integer().nullable(),
     ...timestamps(),
   },
 });

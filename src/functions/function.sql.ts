@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Language } from './function.entity.ts';
 import { executeBound } from '../db/bound-statement.ts';
 
 /** The hand-written statements of the `functions` table (the entity's own writes go through the ORM). */
@@ -26,3 +27,24 @@ export async function ownedFunction(em: EntityManager, accountId: string, functi
   );
   return rows[0] && { hasVersion: rows[0].has_version };
 }
+
+/** The code and runtime of the account's function as committed, read without a lock; undefined if it has none. */
+export async function committedCode(em: EntityManager, accountId: string, functionId: string) {
+  const { rows } = await executeBound<{ code: string; runtime: Language }>(
+    em,
+    `select "code", "runtime" from "functions" where "id" = ? and "account_id" = ?`,
+    [functionId, accountId],
+  );
+  return rows[0];
+}
+
+/** The SQLSTATE of the function count's refusal (migration 0027). */
+const limitReachedState = 'NF409';
+
+/** Names the account's limit of functions for the rest of `tx`: an insert beyond it is refused. */
+export async function limitFunctions(tx: EntityManager, limit: number) {
+  await executeBound(tx, `select set_config('neoflow.functions_per_account', ?, true)`, [String(limit)]);
+}
+
+/** Whether `error` is the count's refusal of a function beyond the account's limit. */
+export const isFunctionLimitReached = (error: unknown) => (error as { code?: string }).code === limitReachedState;

@@ -30,6 +30,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
   const keyed = idempotent(resources);
   const { em } = resources;
   const invoker = invokerOf(resources);
+  const limits = resources.config.quotas;
   return areaRouter('/v1/functions', [
     route({
       method: 'get',
@@ -57,7 +58,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
     route({
       method: 'post',
       path: '/',
-      errors: ['invalid_function_code', 'conflict'],
+      errors: ['invalid_function_code', 'conflict', 'function_limit_reached'],
       summary: 'Create a function',
       description:
         'Creates a function (its version 1) and returns it with its `code`. `name` is unique in the account (409 otherwise); code that does not parse, or has no entry point, is a 400 `invalid_function_code` with its line and column. Safe to repeat under an `Idempotency-Key`.',
@@ -67,7 +68,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
       handle: async ({ ctx, body }) => {
-        const fn = await createFunction(em(), callerOf(ctx.state), body);
+        const fn = await createFunction(em(), callerOf(ctx.state), body, limits);
         return data(await functionDetails(em(), fn), 201);
       },
     }),
@@ -98,7 +99,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       body: updateFunctionBody,
       responses: { 200: dataEnvelope(functionSchema) },
       handle: async ({ ctx, params, body }) => {
-        const fn = await updateFunction(em(), callerOf(ctx.state), params.id, body);
+        const fn = await updateFunction(em(), callerOf(ctx.state), params.id, body, limits);
         return data(await functionDetails(em(), fn));
       },
     }),
@@ -141,7 +142,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       body: environment,
       responses: { 200: dataEnvelope(environmentSchema) },
       handle: async ({ ctx, params, body }) =>
-        data((await updateFunction(em(), callerOf(ctx.state), params.id, { environment: body })).environment),
+        data((await updateFunction(em(), callerOf(ctx.state), params.id, { environment: body }, limits)).environment),
     }),
     route({
       method: 'put',
@@ -155,7 +156,7 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       body: functionSecretsBody,
       responses: { 200: dataEnvelope(z.strictObject({ secrets: z.array(z.string()) })) },
       handle: async ({ ctx, params, body }) =>
-        data({ secrets: (await updateFunction(em(), callerOf(ctx.state), params.id, body)).secrets }),
+        data({ secrets: (await updateFunction(em(), callerOf(ctx.state), params.id, body, limits)).secrets }),
     }),
   ]);
 }

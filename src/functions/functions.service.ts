@@ -4,9 +4,11 @@ import { findOwned } from '../db/owned.ts';
 import { AppError } from '../errors.ts';
 import { Secret } from '../secrets/secret.entity.ts';
 import { addVersion } from './add-version.ts';
+import { committedCode, isFunctionLimitReached, limitFunctions } from './function.sql.ts';
+import { pruneVersions } from './function-version.sql.ts';
 import { assertValidCode } from './code.ts';
 import { cancelRunning, type Invoker } from './executions.service.ts';
-import { FunctionDef } from './function.entity.ts';
+import { FunctionDef, type Language } from './function.entity.ts';
 import type { CreateFunction, ListFunctions, UpdateFunction } from './functions.schemas.ts';
 import { changesVersion } from './versioned-fields.ts';
 
@@ -18,21 +20,49 @@ interface Author {
   keyId: string;
 }
 
-/** A new function, with its version 1. */
-export async function createFunction(em: EntityManager, { accountId, keyId }: Author, input: CreateFunction) {
-  assertValidCode(input.code, input.runtime);
+/** What an account may keep (`quotas` of the configuration). */
+interface FunctionLimits {
+  functionsPerAccount: number;
+  versionsPerFunction: number;
+}
+
+/**
+ * An account at its number of functions creates no more until it deletes some: its insert is
+ * refused by the count PostgreSQL keeps (migration 0027), which racing creates take in turn.
+ */
+const functionLimitReached = (limit: number) =>
+  new AppError(
+    'function_limit_reached',
+    `This account has ${limit} functions, the most it may have; delete one to create another.`,
+    { limit },
+  );
+
+/** A new function, with its version 1, if the account has room for it. */
+export async function createFunction(
+  em: EntityManager,
+  { accountId, keyId }: Author,
+  input: CreateFunction,
+  limits: Pick<FunctionLimits, 'functionsPerAccount'>,
+) {
+  await assertValidCode(input.code, input.runtime, accountId);
   await assertSecretsExist(em, accountId, input.secrets);
-  return em.transactional(async (tx) => {
-    const fn = tx.create(FunctionDef, {
-      account: accountId,
-      ...input,
-      description: input.description ?? null,
-      status: 'active',
+  try {
+    return await em.transactional(async (tx) => {
+      await limitFunctions(tx, limits.functionsPerAccount);
+      const fn = tx.create(FunctionDef, {
+        account: accountId,
+        ...input,
+        description: input.description ?? null,
+        status: 'active',
+      });
+      await addVersion(tx, fn, keyId, true);
+      await flushUniqueName(tx, nameTaken(input.name));
+      return fn;
     });
-    await addVersion(tx, fn, keyId, true);
-    await flushUniqueName(tx, nameTaken(input.name));
-    return fn;
-  });
+  } catch (error) {
+    if (isFunctionLimitReached(error)) throw functionLimitReached(limits.functionsPerAccount);
+    throw error;
+  }
 }
 
 export async function listFunctions(em: EntityManager, accountId: string, query: ListFunctions) {
@@ -62,23 +92,65 @@ export function functionRead(em: EntityManager, row: Record<string, unknown> | n
 
 /**
  * A partial update. A change of what the function runs (versioned-fields.ts) makes its next
- * version, under the function's row lock: one change at a time takes each number.
+ * version, under the function's row lock: one change at a time takes each number. Code is parsed
+ * only when the code or the runtime it is read as changes, and before the lock is taken (stripping
+ * TypeScript takes a thread up to its deadline): the update then applies only if the row still
+ * holds what was checked, and checks again otherwise.
  */
-export async function updateFunction(em: EntityManager, author: Author, id: string, input: UpdateFunction) {
+export async function updateFunction(
+  em: EntityManager,
+  author: Author,
+  id: string,
+  input: UpdateFunction,
+  limits: Pick<FunctionLimits, 'versionsPerFunction'>,
+) {
   if (input.secrets !== undefined) await assertSecretsExist(em, author.accountId, input.secrets);
-  return em.transactional(async (tx) => {
-    const fn = await findOwned(tx, FunctionDef, id, author.accountId, functionNotFound, LockMode.PESSIMISTIC_WRITE);
-    // A change of runtime alone re-reads the stored code: JavaScript may not parse as TypeScript.
-    if (input.code !== undefined || input.runtime !== undefined) {
-      assertValidCode(input.code ?? fn.code, input.runtime ?? fn.runtime);
+  for (let attempt = 1; ; attempt += 1) {
+    const checked = await checkCodeChange(em, author.accountId, id, input);
+    const updated = await em.transactional(async (tx) => {
+      const fn = await findOwned(tx, FunctionDef, id, author.accountId, functionNotFound, LockMode.PESSIMISTIC_WRITE);
+      if (!sameCode(codeChangeOf(fn, input), checked)) return undefined;
+      const versioned = changesVersion(fn, input);
+      Object.assign(fn, input);
+      fn.updatedAt = new Date();
+      if (versioned) await addVersion(tx, fn, author.keyId);
+      await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
+      if (versioned) await pruneVersions(tx, fn, limits.versionsPerFunction);
+      return fn;
+    });
+    if (updated) return updated;
+    if (attempt === maxCheckAttempts) {
+      throw new AppError('conflict', 'The function kept changing while this update was checked: retry it.');
     }
-    const versioned = changesVersion(fn, input);
-    Object.assign(fn, input);
-    fn.updatedAt = new Date();
-    if (versioned) await addVersion(tx, fn, author.keyId);
-    await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
-    return fn;
-  });
+  }
+}
+
+/** Updates racing on the code of one function: an update checks again at most this many times. */
+const maxCheckAttempts = 3;
+
+/** The code and runtime an update leaves the function with, when it changes either; else null. */
+type CodeChange = { code: string; runtime: Language } | null;
+
+function codeChangeOf(fn: Pick<FunctionDef, 'code' | 'runtime'>, input: UpdateFunction): CodeChange {
+  const code = input.code ?? fn.code;
+  const runtime = input.runtime ?? fn.runtime;
+  return code === fn.code && runtime === fn.runtime ? null : { code, runtime };
+}
+
+const sameCode = (a: CodeChange, b: CodeChange) => a?.code === b?.code && a?.runtime === b?.runtime;
+
+/**
+ * Reads the function as it stands, unlocked, and checks the code the update would leave it with
+ * if that differs from its own (a change of runtime alone re-reads the stored code: JavaScript may
+ * not parse as TypeScript). Answers what was checked.
+ */
+async function checkCodeChange(em: EntityManager, accountId: string, id: string, input: UpdateFunction) {
+  if (input.code === undefined && input.runtime === undefined) return null;
+  const row = await committedCode(em, accountId, id);
+  if (!row) throw functionNotFound();
+  const change = codeChangeOf(row, input);
+  if (change) await assertValidCode(change.code, change.runtime, accountId);
+  return change;
 }
 
 /** The function and its executions go; running ones are cancelled first. */

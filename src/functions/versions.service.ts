@@ -38,6 +38,7 @@ export async function promoteVersion(em: EntityManager, accountId: string, id: s
     if (fn.version !== version) {
       Object.assign(fn, storedSettings(promoted.settings), { code: promoted.code, version, updatedAt: new Date() });
     }
+    fn.promotedVersion = version;
     return fn;
   });
 }

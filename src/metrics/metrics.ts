@@ -125,3 +125,10 @@ const knownErrorNames = new Set<string>([
 ]);
 
 export const errorNameLabel = (name: string) => (knownErrorNames.has(name) ? name : 'other');
+
+export const codeChecks = new Counter({
+  name: 'neoflow_function_code_checks_total',
+  help: "Functions' code parsed at save (TypeScript stripped first), by runtime: a save that changes neither code nor runtime parses none.",
+  labelNames: ['runtime'] as const,
+  registers: [registry],
+});

@@ -7,7 +7,7 @@ import { LogCollector } from './logs.ts';
 import { outputText, type OutputText } from './output.ts';
 import { freshIsolates, type IsolateSource, type PreparedIsolate } from './prepared-isolate.ts';
 import { decodeResult } from './result.ts';
-import { stripTypesForRun } from './typescript.ts';
+import { stripTypesForRun } from './strip-cache.ts';
 import { type SandboxError, type SandboxOutcome, type SandboxRequest } from './types.ts';
 import { executionErrorName, executionStatus } from '../shared/outcomes.ts';
 
@@ -33,10 +33,16 @@ export async function runInSandbox(
   const output = outputText(request.secrets);
   const logs = new LogCollector(output);
   const secretsRead = new Set<string>();
-  const code = request.typescript ? stripTypesForRun(request.code) : { ok: true as const, code: request.code };
+  const code = request.typescript
+    ? await stripTypesForRun(request.code, request.execution.functionId)
+    : { ok: true as const, code: request.code };
   if (!code.ok) {
-    // Code that parsed when it was saved, refused by this process's Node: said as a syntax error.
-    const error = sandboxError('SyntaxError', `The code does not parse as TypeScript: ${code.message}.`);
+    // Code that parsed when it was saved, refused by this process's Node: said as a syntax error;
+    // a stripping that outlived its deadline, as a timeout.
+    const error =
+      'refused' in code && code.refused === 'deadline'
+        ? sandboxError(executionErrorName.TimeoutError, `The code's types were not stripped in time: ${code.message}`)
+        : sandboxError('SyntaxError', `The code does not parse as TypeScript: ${code.message}.`);
     return {
       status: executionStatus.failed,
       error,
@@ -85,7 +91,7 @@ async function execute(
   request: SandboxRequest,
   { logs, secretsRead, output, runEnded }: RunState,
 ): Promise<RunReply> {
-  const compiled = compileUserCode(isolate, request.code);
+  const compiled = await compileUserCode(isolate, request.code);
   const onSecretRead = (name: string) => void secretsRead.add(name);
   const bounds = { maxCalls: request.maxServiceCalls, signal: runEnded, timeoutMs: request.timeoutMs };
   const bridge = {

@@ -1,7 +1,7 @@
 import { stripTypeScriptTypes } from 'node:module';
 import { userFilename } from './compile.ts';
 
-type StrippedCode = { ok: true; code: string } | { ok: false; message: string; line?: number; column?: number };
+export type StrippedCode = { ok: true; code: string } | { ok: false; message: string; line?: number; column?: number };
 
 // Node prefixes the stack of a refused source with `<sourceUrl>:<line>` and a snippet whose last
 // marked line is a caret line under the offending span (tabs shown as 4 columns, wide characters
@@ -69,32 +69,6 @@ const wide =
 function displayWidth(character: string): number {
   if (character === '\t') return 4;
   return wide.test(character) ? 2 : 1;
-}
-
-// Stripping is linear but slow for large code (~0.7 s for 256 KiB, ~0.5 ms for a page): a process
-// strips each code it runs once. Bounded by entries and characters, oldest use evicted first.
-const cache = new Map<string, StrippedCode>();
-const maxCachedEntries = 64;
-const maxCachedChars = 16 * 1024 * 1024;
-let cachedChars = 0;
-
-/** `stripTypes` for a run: the same code is stripped once per process while it stays in use. */
-export function stripTypesForRun(code: string): StrippedCode {
-  const cached = cache.get(code);
-  if (cached) {
-    cache.delete(code);
-    cache.set(code, cached);
-    return cached;
-  }
-  const stripped = stripTypes(code);
-  cache.set(code, stripped);
-  cachedChars += code.length * 2;
-  for (const [oldest] of cache) {
-    if (cache.size <= maxCachedEntries && cachedChars <= maxCachedChars) break;
-    cache.delete(oldest);
-    cachedChars -= oldest.length * 2;
-  }
-  return stripped;
 }
 
 /** Node warns once per process that type stripping is experimental: not something to log. */

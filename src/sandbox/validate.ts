@@ -1,8 +1,12 @@
 import ivm from 'isolated-vm';
 import { compileUserCode, describeSyntaxError, importsUnavailable } from './compile.ts';
-import { stripTypes } from './typescript.ts';
+import { typeStripper, type TypeStripper } from './type-stripper.ts';
 
-type CodeValidation = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+type CodeValidation =
+  | { ok: true }
+  | { ok: false; message: string; line?: number; column?: number }
+  /** TypeScript not checked: its account has as many codes waiting to be stripped as it may. */
+  | { ok: false; busy: true; message: string };
 
 export const entryFormsHint =
   'Define the function as module.exports = async (context) => ..., export default async function (context) {...}, ' +
@@ -23,18 +27,32 @@ const validationMemoryMb = 16;
 
 /**
  * Parses the code in a throwaway isolate (nothing runs) and checks that it defines an entry point;
- * TypeScript is first stripped of its types, which keeps every position of the code.
+ * TypeScript is first stripped of its types, which keeps every position of the code, in a thread
+ * of `stripper` (type-stripper.ts), in the lane of `account`.
  */
-export function validateFunctionCode(source: string, typescript = false): CodeValidation {
-  const stripped = typescript ? stripTypes(source) : { ok: true as const, code: source };
-  if (!stripped.ok) {
+export async function validateFunctionCode(
+  source: string,
+  typescript: boolean,
+  account: string,
+  stripper: TypeStripper = typeStripper,
+): Promise<CodeValidation> {
+  if (!typescript) return validateJavaScript(source);
+  const stripped = await stripper.strip(source, account);
+  if (stripped.ok) return validateJavaScript(stripped.code);
+  if (!('refused' in stripped)) {
     const { message, line, column } = stripped;
     return { ok: false, message: `The code does not parse as TypeScript: ${message}.`, line, column };
   }
-  const { code } = stripped;
+  if (stripped.refused === 'busy') return { ok: false, busy: true, message: stripped.message };
+  const advice = stripped.refused === 'deadline' ? 'make it smaller' : 'nest it less deeply';
+  return { ok: false, message: `The code could not be stripped of its types (${stripped.message}): ${advice}.` };
+}
+
+/** Parses JavaScript in a throwaway isolate (nothing runs) and checks that it defines an entry point. */
+export async function validateJavaScript(code: string): Promise<CodeValidation> {
   const isolate = new ivm.Isolate({ memoryLimit: validationMemoryMb });
   try {
-    const compiled = compileUserCode(isolate, code);
+    const compiled = await compileUserCode(isolate, code);
     if (compiled.kind === 'module' && compiled.module.dependencySpecifiers.length > 0) {
       return { ok: false, message: importsUnavailable };
     }

@@ -35,7 +35,7 @@ export async function startAutomationsApi({
   env = {},
 }: { runs?: boolean; env?: Record<string, string> } = {}) {
   if (runs) ({ api, worker } = await startApiWithWorker({ env }));
-  else api = await startTestApi([], {}, { hostWorker: false });
+  else api = await startTestApi([], env, { hostWorker: false });
   accountName = uniqueAccountName('auto-a');
   key = await keyFor(['*'], accountName);
   otherKey = await keyFor();

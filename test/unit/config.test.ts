@@ -81,6 +81,8 @@ describe('loadConfig secrets', () => {
   it('gives per-account quotas, and refuses a default price interval under the shortest allowed', () => {
     expect(loadConfig({}).quotas).toEqual({
       automationsPerAccount: 1000,
+      functionsPerAccount: 1000,
+      versionsPerFunction: 100,
       shortestScheduleSeconds: 10,
       shortestPollSeconds: 10,
       queuedExecutionsPerAccount: 1000,

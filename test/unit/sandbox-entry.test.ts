@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateFunctionCode } from '../../src/sandbox/validate.ts';
+import { validateJavaScript } from '../../src/sandbox/validate.ts';
 import { resultOf, run } from '../support/sandbox.ts';
 
 describe('sandbox entry forms', () => {
@@ -32,28 +32,28 @@ describe('sandbox entry forms', () => {
   });
 });
 
-describe('validateFunctionCode', () => {
+describe('validateJavaScript', () => {
   it.each([
     'module.exports = async (context) => 1;',
     'export default async function (context) { return 1; }',
     'exports.handler = async () => 1;',
     'async function main(context) { return 1; }',
-  ])('accepts %s', (code) => {
-    expect(validateFunctionCode(code)).toEqual({ ok: true });
+  ])('accepts %s', async (code) => {
+    expect(await validateJavaScript(code)).toEqual({ ok: true });
   });
 
-  it('rejects code that does not parse, with line and column', () => {
-    const validation = validateFunctionCode('module.exports = async () => {\n  return 1 +;\n};');
+  it('rejects code that does not parse, with line and column', async () => {
+    const validation = await validateJavaScript('module.exports = async () => {\n  return 1 +;\n};');
     expect(validation).toMatchObject({ ok: false, line: 2, column: 13 });
     expect(validation.ok || validation.message).toMatch(/^The code does not parse: Unexpected token ';'/);
   });
 
-  it('reports the module parse error for module code', () => {
-    expect(validateFunctionCode('export default (\n')).toMatchObject({ ok: false, line: 2, column: 1 });
+  it('reports the module parse error for module code', async () => {
+    expect(await validateJavaScript('export default (\n')).toMatchObject({ ok: false, line: 2, column: 1 });
   });
 
-  it('rejects a module that imports anything', () => {
-    const validation = validateFunctionCode("import fs from 'fs';\nexport default async () => fs;");
+  it('rejects a module that imports anything', async () => {
+    const validation = await validateJavaScript("import fs from 'fs';\nexport default async () => fs;");
     expect(validation).toEqual({ ok: false, message: 'Functions cannot import modules.' });
   });
 
@@ -62,14 +62,14 @@ describe('validateFunctionCode', () => {
     ['blank lines', '\n'.repeat(250_000)],
     ['lines of spaces', ' \n'.repeat(125_000)],
     ['blank lines, then an entry form', `${'\n'.repeat(250_000)}export default async () => 1;`],
-  ])('checks 256 KiB of %s in linear time', (_what, code) => {
+  ])('checks 256 KiB of %s in linear time', async (_what, code) => {
     const began = performance.now();
-    validateFunctionCode(code);
+    await validateJavaScript(code);
     expect(performance.now() - began).toBeLessThan(2_000);
   });
 
-  it('rejects code that defines none of the entry forms', () => {
-    const validation = validateFunctionCode('const helper = () => 1;');
+  it('rejects code that defines none of the entry forms', async () => {
+    const validation = await validateJavaScript('const helper = () => 1;');
     expect(validation).toMatchObject({ ok: false, message: expect.stringContaining('module.exports') });
     expect(validation).not.toHaveProperty('line');
   });

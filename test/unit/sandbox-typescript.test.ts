@@ -30,14 +30,14 @@ describe('TypeScript functions (runtime typescript)', () => {
     expect(outcome.status === 'failed' && outcome.error.stack).toMatch(/function\.js:3:9/);
   });
 
-  it('accepts TypeScript at save time and refuses it as JavaScript', () => {
-    expect(validateFunctionCode(typed, true)).toEqual({ ok: true });
-    expect(validateFunctionCode(typed, false)).toMatchObject({ ok: false });
+  it('accepts TypeScript at save time and refuses it as JavaScript', async () => {
+    expect(await validateFunctionCode(typed, true, 'acct_test')).toEqual({ ok: true });
+    expect(await validateFunctionCode(typed, false, 'acct_test')).toMatchObject({ ok: false });
   });
 
-  it('answers a syntax error with its message, line and column', () => {
+  it('answers a syntax error with its message, line and column', async () => {
     const code = 'interface P { n: number }\nexport default async (context: P) => {\n  const x: = 1;\n};';
-    expect(validateFunctionCode(code, true)).toEqual({
+    expect(await validateFunctionCode(code, true, 'acct_test')).toEqual({
       ok: false,
       message: expect.stringMatching(/^The code does not parse as TypeScript: Unexpected token `=`/),
       line: 3,
@@ -50,17 +50,17 @@ describe('TypeScript functions (runtime typescript)', () => {
     expect(stripTypes('const s = "中文😀"; let b: = 1;')).toMatchObject({ ok: false, line: 1, column: 26 });
   });
 
-  it('refuses syntax that needs a transform (enum, namespace, parameter properties), with its line', () => {
+  it('refuses syntax that needs a transform (enum, namespace, parameter properties), with its line', async () => {
     const enumCode = 'export default async () => 1;\nenum Color { Red }';
-    expect(validateFunctionCode(enumCode, true)).toMatchObject({
+    expect(await validateFunctionCode(enumCode, true, 'acct_test')).toMatchObject({
       ok: false,
       message: expect.stringContaining('enum is not supported in strip-only mode'),
       line: 2,
     });
   });
 
-  it('checks the entry point of the stripped code', () => {
-    expect(validateFunctionCode('const helper = (n: number): number => n;', true)).toMatchObject({
+  it('checks the entry point of the stripped code', async () => {
+    expect(await validateFunctionCode('const helper = (n: number): number => n;', true, 'acct_test')).toMatchObject({
       ok: false,
       message: expect.stringMatching(/^Define the function as/),
     });

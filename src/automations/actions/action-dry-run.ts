@@ -33,6 +33,12 @@ export interface DryRunDeps {
   slots: AccountSlots;
 }
 
+/**
+ * The longest a dry run's function runs, whatever its own timeout (up to 300 s): it runs in the
+ * API process, and its caller waits for the answer.
+ */
+const dryRunTimeoutMs = 10_000;
+
 /** One dry run of a function per account at once, four in all, per API process. */
 export const dryRunSlots = () => new AccountSlots({ perAccount: 1, queuedPerAccount: 0, queued: 0, running: 4 });
 
@@ -95,7 +101,7 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
     environment: version.environment,
     secrets,
     services: sandboxServices(deps.neo, functionFetch(deps.egress, version.allowedHosts)),
-    timeoutMs: version.timeout * 1000,
+    timeoutMs: Math.min(version.timeout * 1000, dryRunTimeoutMs),
     memoryLimitMb: deps.sandbox.memoryLimitMb,
     maxServiceCalls: deps.sandbox.serviceCalls,
   }).finally(release);

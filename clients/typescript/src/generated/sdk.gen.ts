@@ -837,7 +837,7 @@ export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
 /**
  * Test an automation
  *
- * Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, a contract call is test-invoked), without recording a run, signing or sending anything.
+ * Tells whether the trigger matches a transaction (`txHash`), a block (`blockIndex`) or a `payload`, and what the action would do with it (a function runs in the sandbox, for at most 10 s, a contract call is test-invoked), without recording a run, signing or sending anything. A function action runs the function with its secrets: the key needs `functions:invoke` too.
  */
 export const postAutomationsByIdTest = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTestData, ThrowOnError>,

@@ -1190,6 +1190,7 @@ export type FunctionsError = {
       | 'conflict'
       | 'transaction_pending'
       | 'automation_limit_reached'
+      | 'function_limit_reached'
       | 'replay_in_progress'
       | 'storage_quota_exceeded'
       | 'payload_too_large'
@@ -1232,6 +1233,7 @@ export type AutomationsError = {
       | 'CONFLICT'
       | 'TRANSACTION_PENDING'
       | 'AUTOMATION_LIMIT_REACHED'
+      | 'FUNCTION_LIMIT_REACHED'
       | 'REPLAY_IN_PROGRESS'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'PAYLOAD_TOO_LARGE'
@@ -2086,11 +2088,11 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `function_limit_reached`: the account has as many functions as it may (`details.limit`).
    */
   409: FunctionsError & {
     error: {
-      code: 'conflict';
+      code: 'conflict' | 'function_limit_reached';
     };
   };
   /**

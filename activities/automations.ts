@@ -12,6 +12,7 @@ import * as steps from '../src/automations/runs/run-steps.ts';
 import * as contract from '../src/automations/actions/contract-steps.ts';
 import { decideRun } from '../src/automations/actions/decide-steps.ts';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
+import { StateFollow } from '../src/automations/blocks/state-trigger-follow.ts';
 import { replayPage } from '../src/automations/replays/replay-steps.ts';
 import { failReplay } from '../src/automations/replays/replay.sql.ts';
 import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
@@ -98,6 +99,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     deps.automations.contractCheckMs,
   );
   const watchers = new WatcherIndex();
+  const state = new StateFollow(deps.neo);
   return {
     /**
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
@@ -108,7 +110,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     async followBlocks(network: string): Promise<FiredRun[]> {
       return followRound(
-        { em: em(), neo: deps.neo, abi, followed, contracts, watchers, beat: () => heartbeat() },
+        { em: em(), neo: deps.neo, abi, followed, contracts, watchers, state, beat: () => heartbeat() },
         network,
       );
     },

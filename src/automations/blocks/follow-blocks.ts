@@ -17,7 +17,7 @@ import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
 import { noteRunEnd } from '../notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
-import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
+import type { StateEvaluation, StateFollow } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
 import type { WatcherIndex } from './watcher-index.ts';
 
@@ -32,6 +32,8 @@ interface FollowDeps {
   contracts: UndeployedContracts;
   /** The active watchers, kept by the worker across rounds. */
   watchers: WatcherIndex;
+  /** The state triggers' evaluation, kept by the worker across rounds. */
+  state: StateFollow;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
 }
@@ -51,9 +53,11 @@ const isolatedAttempts = 2;
 /**
  * One round of the follower of `network`: waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
- * blocks loses nothing and repeats nothing. Returns the runs to start; a run recorded by a round
- * whose worker died before starting it is started by the recovery sweep. The lag gauges are set
- * whether the round succeeds or fails.
+ * blocks loses nothing and repeats nothing. At the head it starts evaluating the state triggers in
+ * the background, and each round records the evaluations done (state-trigger-follow.ts): the runs
+ * of a block's events never wait for state reads. Returns the runs to start; a run recorded by a
+ * round whose worker died before starting it is started by the recovery sweep. The lag gauges are
+ * set whether the round succeeds or fails.
  */
 export async function followRound(deps: FollowDeps, network: string): Promise<FiredRun[]> {
   const at: { height?: number; next?: number } = {};
@@ -75,13 +79,17 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       const block = await readBlockNotifications(deps.neo, index);
       for (const contract of changedContracts(block)) deps.abi.forget(contract);
       const firings = await firingsOfBlock(await withTransactions(deps.neo, block, watchers), watchers, deps.abi);
-      // State is read at the head only: a node answers reads of its current state.
-      const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
-      fired.push(...(await recordBlock(deps, network, index, [...firings, ...state.firings], state)));
+      fired.push(...(await recordBlock(deps, firings, { network, index })));
       deps.followed.next = at.next = index + 1;
       noteFollowing(network, new Date());
+      // State is read at the head only: a node answers reads of its current state.
+      if (index === height - 1) {
+        fired.push(...(await recordState(deps)));
+        await deps.state.start(deps.em, block);
+      }
       deps.beat();
     }
+    fired.push(...(await recordState(deps)));
     return fired;
   } finally {
     noteFollowing(network);
@@ -91,26 +99,37 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   }
 }
 
-const notEvaluated: StateEvaluation = { firings: [], marks: [] };
+/** The state triggers' evaluations done, if any, recorded: their runs with their marks. */
+async function recordState(deps: FollowDeps): Promise<FiredRun[]> {
+  const states = deps.state.take();
+  if (states.length === 0) return [];
+  return recordBlock(
+    deps,
+    states.flatMap((state) => state.firings),
+    null,
+    states,
+  );
+}
 
 /**
- * Records a block's runs and the state triggers' marks, and moves the cursor past it, in one transaction: all together first;
- * if that fails, each automation's runs on their own (a savepoint each), so that one automation's
- * runs the database refuses are quarantined for it while the others are recorded. A failure of the
- * database itself fails the round: the block is read again, nothing skipped.
+ * Records a block's runs, or a state evaluation's with its marks, and moves the cursor past the
+ * block (`cursor`), in one transaction: all together first; if that fails, each automation's runs
+ * on their own (a savepoint each), so that one automation's runs the database refuses are
+ * quarantined for it while the others are recorded. A failure of the database itself fails the
+ * round: the block is read again, nothing skipped (a state evaluation lost so is made again at a
+ * later head).
  */
 async function recordBlock(
   deps: FollowDeps,
-  network: string,
-  index: number,
   firings: Firing[],
-  state: StateEvaluation,
+  cursor: { network: string; index: number } | null,
+  states: StateEvaluation[] = [],
 ) {
   const record = (isolated: boolean) =>
     deps.em.transactional(async (em) => {
       const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
-      await saveMarks(em, index, state.marks);
-      await advanceCursor(em, network, index);
+      for (const state of states) await saveMarks(em, state.blockIndex, state.marks);
+      if (cursor) await advanceCursor(em, cursor.network, cursor.index);
       return runs;
     });
   try {
@@ -156,12 +175,15 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
   return runs;
 }
 
-/** The chain's block count once it exceeds `next`, or as it is when the round's wait ends. */
+/**
+ * The chain's block count once it exceeds `next`, or as it is when the round's wait ends: early
+ * when a state evaluation is done, so that its runs start without waiting for a block.
+ */
 async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
   const deadline = Date.now() + idleRoundMs;
   for (;;) {
     const count = await deps.neo.getBlockCount();
-    if (count > next || Date.now() >= deadline) return count;
+    if (count > next || deps.state.done || Date.now() >= deadline) return count;
     deps.beat();
     await sleep(pollMs);
   }

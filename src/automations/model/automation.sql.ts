@@ -227,3 +227,17 @@ export async function scheduleRowsPage(em: EntityManager, after: string, limit: 
     updatedAt: new Date(row.updated_at),
   }));
 }
+
+/**
+ * The account's state triggers, whatever their status, counted once its other counts of them
+ * have committed: the transaction's lock on the account's state triggers, held to its commit,
+ * orders racing creates and updates (so that none passes the cap they check).
+ */
+export async function lockedStateTriggerCount(em: EntityManager, accountId: string): Promise<number> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('state-triggers:' || ?))`, [accountId]);
+  const [row] = await em.execute<{ count: string }[]>(
+    `select count(*) as "count" from "automations" where "account_id" = ? and "trigger_type" = 'state'`,
+    [accountId],
+  );
+  return Number(row?.count ?? 0);
+}

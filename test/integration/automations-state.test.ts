@@ -286,16 +286,23 @@ describe('a state trigger whose read fails', () => {
   }, 120_000);
 });
 
-describe('100 automations on the same read', () => {
+describe('100 automations of 5 accounts on the same read', () => {
   it('make one invokefunction per evaluated block', async () => {
     const watched = new wallet.Account(wallet.generatePrivateKey());
-    const functionId = await client.deploy('module.exports = async () => 1;');
     const ids: string[] = [];
+    // 20 state triggers an account at most: 5 accounts, 2 batches of 10 each.
+    const owners = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const owner = automationsClient(api.url, (await issueKey(api.database.orm)).key);
+        return { owner, functionId: await owner.deploy('module.exports = async () => 1;') };
+      }),
+    );
     for (let batch = 0; batch < 10; batch++) {
+      const { owner, functionId } = owners[Math.floor(batch / 2)]!;
       ids.push(
         ...(await Promise.all(
           Array.from({ length: 10 }, (_, index) =>
-            client.create({
+            owner.create({
               name: `never ${batch * 10 + index}`,
               trigger: balanceTrigger(watched.address, 'above', 10n ** 30n),
               action: { type: 'function', functionId },

@@ -21,6 +21,7 @@ import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
 import { stateTriggersPerAccount } from '../src/automations/model/state-trigger-cap.ts';
 import { createEventAbiCache } from '../src/chain/blocks.ts';
 import { argsBytes } from '../src/chain/contract-args.ts';
+import { executeBound } from '../src/db/bound-statement.ts';
 import { createNeoRpc, type NeoRpc } from '../src/chain/rpc.ts';
 import { countFrom, printReport, progress, runBench, summarise } from './measure.ts';
 import { startScratchStack } from './scratch-stack.ts';
@@ -37,7 +38,7 @@ const gasHash = '0xd2a4cff31913016155e38e474a2c06d08be276cf';
 
 /** 16 Strings, ~4 KiB as JSON, unlike any other trigger's: every trigger is a read of its own. */
 const heavyArgs = () =>
-  Array.from({ length: 16 }, () => ({ type: 'String', value: randomBytes(118).toString('base64') }));
+  Array.from({ length: 16 }, () => ({ type: 'String', value: randomBytes(168).toString('base64') }));
 
 interface Window {
   active: boolean;
@@ -71,7 +72,8 @@ async function writeTriggers(orm: MikroORM, head: number) {
       };
       return [`auto_bench_${account}_${index}`, accountId, JSON.stringify(trigger)];
     });
-    await connection.execute(
+    await executeBound(
+      orm.em.fork(),
       `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
           "watch_from_block", "notify", "gas_below", "created_at", "updated_at")
         select r."id", r."account", r."id", 'inactive', 'state', r."trigger"::jsonb,

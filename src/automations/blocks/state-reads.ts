@@ -28,7 +28,7 @@ export const stateReadLimits: StateReadLimits = {
   readDeadlineMs: 1_000,
   readsPerAccount: 4,
   blockBudgetMs: 800,
-  concurrency: 8,
+  concurrency: 4,
   pauseBlocks: 10,
   maxPauseBlocks: 640,
 };

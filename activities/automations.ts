@@ -13,6 +13,7 @@ import * as steps from '../src/automations/runs/run-steps.ts';
 import * as contract from '../src/automations/actions/contract-steps.ts';
 import { decideRun } from '../src/automations/actions/decide-steps.ts';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
+import { StateFollow } from '../src/automations/blocks/state-trigger-follow.ts';
 import { replayPage } from '../src/automations/replays/replay-steps.ts';
 import { failReplay } from '../src/automations/replays/replay.sql.ts';
 import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
@@ -103,6 +104,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
     deps.automations.contractCheckMs,
   );
   const watchers = new WatcherIndex();
+  const state = new StateFollow(deps.neo);
   return {
     /**
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
@@ -120,6 +122,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
           followed,
           contracts,
           watchers,
+          state,
           beat: () => heartbeat(),
           runsPerAccount: deps.automations.runsPerRead,
         },

@@ -26,7 +26,8 @@ const meanings: Record<ErrorCode, string> = {
   method_not_allowed: 'the path does not take this method: `Allow` lists those it takes',
   conflict: 'a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused',
   transaction_pending: "the run's transaction may still be included: retrying could send it twice",
-  automation_limit_reached: 'the account has as many automations as it may (`details.limit`)',
+  automation_limit_reached:
+    'the account has as many automations, or of `details.triggerType`, as it may (`details.limit`)',
   function_limit_reached: 'the account has as many functions as it may (`details.limit`)',
   replay_in_progress: 'a replay of this automation is running (`details.replayId`)',
   storage_quota_exceeded: "the function's storage is full",

@@ -161,6 +161,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         'invalid_cron',
         'invalid_script_hash',
         'interval_too_short',
+        'automation_limit_reached',
         'conflict',
         'replay_in_progress',
       ],

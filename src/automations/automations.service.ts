@@ -29,6 +29,7 @@ import { stopWithError } from './notifications/error-event.ts';
 import { startDeliveries } from './notifications/deliveries.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
+import { assertStateTriggerRoom } from './model/state-trigger-cap.ts';
 import type { Budget } from '../chain/gas-budget.ts';
 import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
@@ -94,7 +95,15 @@ export async function createAutomation(
   );
   const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
   nameSource(automation, clear);
-  if (!(await insertAutomation(em, automation, sealed, automationLimit))) throw automationLimitReached(automationLimit);
+  const insert = (tx: EntityManager) => insertAutomation(tx, automation, sealed, automationLimit);
+  const inserted =
+    input.trigger.type === 'state'
+      ? await em.transactional(async (tx) => {
+          await assertStateTriggerRoom(tx, accountId);
+          return insert(tx);
+        })
+      : await insert(em);
+  if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
 }
@@ -157,6 +166,7 @@ export async function updateAutomation(
     if (input.action || input.status === 'active') await assertActionRunnable(tx, accountId, action);
     await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
+    if (input.trigger?.type === 'state' && previousType !== 'state') await assertStateTriggerRoom(tx, accountId);
     if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
     if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });

@@ -18,6 +18,21 @@ interface ContractArgProblem {
 type ContractParam = InstanceType<typeof sc.ContractParam>;
 
 const maxArgs = 16;
+/**
+ * The most a call's arguments may weigh, as the JSON text of its `args` in UTF-8: one bound for a
+ * contract action, a call a function decides and a state trigger's read, so that what a tenant
+ * chooses is stored, sent to the node and read again each block at a size the service chose.
+ */
+export const maxArgsBytes = 4096;
+
+/** What `args` weighs against `maxArgsBytes`. */
+export const argsBytes = (args: unknown) => Buffer.byteLength(JSON.stringify(args) ?? '', 'utf8');
+
+/** Why `args` is too heavy, or null. */
+export function argsSizeProblem(args: unknown): string | null {
+  const bytes = argsBytes(args);
+  return bytes > maxArgsBytes ? `must be at most ${maxArgsBytes} bytes as JSON; they are ${bytes}` : null;
+}
 const maxArrayDepth = 8;
 // NeoVM integers are at most 32 bytes, two's complement.
 const integerLimit = 2n ** 255n;
@@ -156,6 +171,11 @@ export function contractArgsSchema(deferred?: DeferredValue, shown: ArgumentShow
       .array(argument, { error: 'must be an array of {type, value} arguments' })
       .max(maxArgs, `must hold at most ${maxArgs} arguments`)
       .superRefine((args, ctx) => {
+        const tooHeavy = argsSizeProblem(args);
+        if (tooHeavy) {
+          ctx.addIssue({ code: 'custom', message: tooHeavy, path: [] });
+          return;
+        }
         for (const [index, arg] of args.entries()) {
           const found = contractArgProblem(arg, deferred);
           if (!found) continue;

@@ -129,11 +129,56 @@ describe('creating a state trigger', () => {
     ['everyBlocks beyond 1000', { everyBlocks: 1001 }, 'trigger.everyBlocks'],
     ['a path that is no list of indices', { path: 'balance' }, 'trigger.path'],
     ['a bad argument', { args: [{ type: 'Hash160', value: '0x12' }] }, 'trigger.args.0.value'],
+    [
+      'arguments over 4,096 bytes as JSON',
+      { args: Array.from({ length: 16 }, () => ({ type: 'String', value: 'x'.repeat(300) })) },
+      'trigger.args',
+    ],
     ['an unknown condition', { condition: 'crosses' }, 'trigger.condition'],
   ])('refuses %s with 400 naming the field', async (_label, invalid, field) => {
     const response = await create(invalid);
     expect(response.status).toBe(400);
     expect(response.body.error.details.field).toBe(field);
+  });
+});
+
+describe("an account's state triggers", () => {
+  it('are at most 20: one more is a 409, created or made by a PATCH, and another account is not counted', async () => {
+    const own = automationsClient(api.url, (await issueKey(api.database.orm)).key);
+    const functionId = await own.deploy('module.exports = async () => 1;');
+    const body = (trigger: Record<string, unknown>) => ({
+      name: 'capped',
+      status: 'inactive',
+      trigger,
+      action: { type: 'function', functionId },
+    });
+    const holder = new wallet.Account(wallet.generatePrivateKey()).address;
+    const created = await Promise.all(
+      Array.from({ length: 21 }, () => own.call('POST', '/automations', body(balanceTrigger(holder, 'above', 1n)))),
+    );
+    expect(created.map((response) => response.status).sort()).toEqual([...Array(20).fill(201), 409]);
+    const refused = created.find((response) => response.status === 409)!;
+    expect(refused.body.error).toMatchObject({
+      code: 'AUTOMATION_LIMIT_REACHED',
+      details: { limit: 20, triggerType: 'state' },
+    });
+    const schedule = await own.call('POST', '/automations', body({ type: 'schedule', cron: '0 0 0 1 1 *' }));
+    expect(schedule.status).toBe(201);
+    const patched = await own.call('PATCH', `/automations/${schedule.body.id}`, {
+      trigger: balanceTrigger(holder, 'above', 1n),
+    });
+    expect(patched.status).toBe(409);
+    // A state trigger changed for another is not counted twice.
+    const kept = created.find((response) => response.status === 201)!;
+    const changed = await own.call('PATCH', `/automations/${kept.body.id}`, {
+      trigger: balanceTrigger(holder, 'below', 1n),
+    });
+    expect(changed.status).toBe(200);
+    const elsewhere = await client.call('POST', '/automations', {
+      ...body(balanceTrigger(holder, 'above', 1n)),
+      action: { type: 'function', functionId: await client.deploy('module.exports = async () => 1;') },
+    });
+    expect(elsewhere.status).toBe(201);
   });
 });
 
@@ -241,16 +286,23 @@ describe('a state trigger whose read fails', () => {
   }, 120_000);
 });
 
-describe('100 automations on the same read', () => {
+describe('100 automations of 5 accounts on the same read', () => {
   it('make one invokefunction per evaluated block', async () => {
     const watched = new wallet.Account(wallet.generatePrivateKey());
-    const functionId = await client.deploy('module.exports = async () => 1;');
     const ids: string[] = [];
+    // 20 state triggers an account at most: 5 accounts, 2 batches of 10 each.
+    const owners = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const owner = automationsClient(api.url, (await issueKey(api.database.orm)).key);
+        return { owner, functionId: await owner.deploy('module.exports = async () => 1;') };
+      }),
+    );
     for (let batch = 0; batch < 10; batch++) {
+      const { owner, functionId } = owners[Math.floor(batch / 2)]!;
       ids.push(
         ...(await Promise.all(
           Array.from({ length: 10 }, (_, index) =>
-            client.create({
+            owner.create({
               name: `never ${batch * 10 + index}`,
               trigger: balanceTrigger(watched.address, 'above', 10n ** 30n),
               action: { type: 'function', functionId },

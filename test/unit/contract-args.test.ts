@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   contractArgProblem,
   contractArgsSchema,
+  maxArgsBytes,
   normalizeHash160,
   toContractParam,
   type ContractArg,
@@ -143,6 +144,17 @@ describe('contract action arguments', () => {
       expect(contractArgsSchema().safeParse(Array(16).fill(arg)).success).toBe(true);
       expect(contractArgsSchema().safeParse(Array(17).fill(arg)).success).toBe(false);
       expect(contractArgsSchema().safeParse({ 0: arg }).success).toBe(false);
+    });
+
+    it('takes arguments of at most maxArgsBytes as JSON, and names the list when they weigh more', () => {
+      // 16 strings of 250 characters: ~4.3 KB as JSON.
+      const heavy = Array.from({ length: 16 }, () => ({ type: 'String', value: 'x'.repeat(250) }));
+      const result = contractArgsSchema().safeParse(heavy);
+      expect(result.error?.issues).toEqual([
+        expect.objectContaining({ path: [], message: expect.stringMatching(/^must be at most 4096 bytes as JSON/) }),
+      ]);
+      const fits = [{ type: 'String', value: 'x'.repeat(maxArgsBytes - 40) }];
+      expect(contractArgsSchema().safeParse(fits).success).toBe(true);
     });
   });
 

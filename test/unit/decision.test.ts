@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { maxArgsBytes } from '../../src/chain/contract-args.ts';
 import { actionSchema } from '../../src/automations/model/action.schemas.ts';
 import { gasHash, gasTransferCall } from '../support/automations.ts';
 import { maxInvalidMessageChars, maxSkipReasonChars, readDecision } from '../../src/automations/actions/decision.ts';
@@ -90,6 +91,26 @@ describe('readDecision', () => {
     expect(readDecision({ calls: [fromEvent] }, rules, manual)).toEqual({
       kind: 'invalid',
       error: { name: 'TemplateError', message: expect.stringContaining('{{trigger.state.amount}}') },
+    });
+  });
+
+  it('refuses a call whose arguments weigh more than the bound, as sent or once its templates are resolved', () => {
+    const heavy = { ...transfer('1'), args: [{ type: 'String', value: 'x'.repeat(maxArgsBytes) }] };
+    expect(readDecision({ calls: [heavy] }, rules, manual)).toEqual({
+      kind: 'invalid',
+      error: {
+        name: 'InvalidDecision',
+        message: expect.stringMatching(/calls\[0\]\.args must be at most 4096 bytes as JSON/),
+      },
+    });
+    const event = { ...transferEvent, state: { ...transferEvent.state, memo: 'y'.repeat(maxArgsBytes) } };
+    const templated = { ...transfer('1'), args: [{ type: 'String', value: '{{trigger.state.memo}}' }] };
+    expect(readDecision({ calls: [templated] }, rules, event)).toEqual({
+      kind: 'invalid',
+      error: {
+        name: 'TemplateError',
+        message: expect.stringMatching(/^args: with its templates resolved, must be at most 4096 bytes/),
+      },
     });
   });
 

@@ -1,4 +1,4 @@
-import { contractArgProblem, type ContractArg } from '../../chain/contract-args.ts';
+import { argsSizeProblem, contractArgProblem, type ContractArg } from '../../chain/contract-args.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
 import { isTemplate, parseTemplate } from '../model/arg-templates.ts';
 import type { FirePayload } from '../model/run.entity.ts';
@@ -22,8 +22,9 @@ interface TemplateError {
  * boolean as its text, as static values are written), and every argument that held one checked
  * as a static value would be. A path the payload lacks, or a value its argument's type refuses,
  * is a `TemplateError` naming the argument (`args.1`, or `calls.2.args.1` among several calls)
- * and its template. Arguments without templates are returned as they are, unchecked: the caller
- * checked them (the request schema, or a decision's checks).
+ * and its template; so are a call's arguments heavier, once resolved, than `maxArgsBytes`.
+ * Arguments without templates are returned as they are, unchecked: the caller checked them (the
+ * request schema, or a decision's checks).
  */
 export function resolveCalls(calls: ContractCall[], trigger: FirePayload): ContractCall[] | TemplateError {
   const resolved: ContractCall[] = [];
@@ -34,6 +35,12 @@ export function resolveCalls(calls: ContractCall[], trigger: FirePayload): Contr
       const result = resolveArg(arg, trigger, name);
       if ('name' in result) return result;
       args.push(result.arg);
+    }
+    // A template may resolve to more than its text: the bound holds for what is sent.
+    const tooHeavy = argsSizeProblem(args);
+    if (tooHeavy) {
+      const name = calls.length > 1 ? `calls.${callIndex}.args` : 'args';
+      return { name: runErrorName.TemplateError, message: `${name}: with its templates resolved, ${tooHeavy}.` };
     }
     resolved.push({ ...call, args });
   }

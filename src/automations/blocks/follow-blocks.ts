@@ -18,7 +18,7 @@ import { noteRunEnd } from '../notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
 import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
-import { evaluateStateTriggers, type StateEvaluation } from './state-trigger-follow.ts';
+import type { StateEvaluation, StateFollow } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
 import type { WatcherIndex } from './watcher-index.ts';
 
@@ -33,6 +33,8 @@ interface FollowDeps {
   contracts: UndeployedContracts;
   /** The active watchers, kept by the worker across rounds. */
   watchers: WatcherIndex;
+  /** The state triggers' evaluation, kept by the worker across rounds. */
+  state: StateFollow;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
   /** NEOFLOW_ACCOUNT_RUNS_PER_READ: runs of one account a block starts (run-cap.ts). */
@@ -54,9 +56,11 @@ const isolatedAttempts = 2;
 /**
  * One round of the follower of `network`: waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
- * blocks loses nothing and repeats nothing. Returns the runs to start; a run recorded by a round
- * whose worker died before starting it is started by the recovery sweep. The lag gauges are set
- * whether the round succeeds or fails.
+ * blocks loses nothing and repeats nothing. At the head it starts evaluating the state triggers in
+ * the background, and each round records the evaluations done (state-trigger-follow.ts): the runs
+ * of a block's events never wait for state reads. Returns the runs to start; a run recorded by a
+ * round whose worker died before starting it is started by the recovery sweep. The lag gauges are
+ * set whether the round succeeds or fails.
  */
 export async function followRound(deps: FollowDeps, network: string): Promise<FiredRun[]> {
   const at: { height?: number; next?: number } = {};
@@ -78,14 +82,18 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       const block = await readBlockNotifications(deps.neo, index);
       for (const contract of changedContracts(block)) deps.abi.forget(contract);
       const firings = await firingsOfBlock(await withTransactions(deps.neo, block, watchers), watchers, deps.abi);
-      // State is read at the head only: a node answers reads of its current state.
-      const state = index === height - 1 ? await evaluateStateTriggers(deps.em, deps.neo, block) : notEvaluated;
-      const capped = capPerAccount([...firings, ...state.firings], deps.runsPerAccount, `Block ${index}`);
-      fired.push(...(await recordBlock(deps, network, index, capped, state)));
+      const capped = capPerAccount(firings, deps.runsPerAccount, `Block ${index}`);
+      fired.push(...(await recordBlock(deps, capped, { network, index })));
       deps.followed.next = at.next = index + 1;
       noteFollowing(network, new Date());
+      // State is read at the head only: a node answers reads of its current state.
+      if (index === height - 1) {
+        fired.push(...(await recordState(deps)));
+        await deps.state.start(deps.em, block);
+      }
       deps.beat();
     }
+    fired.push(...(await recordState(deps)));
     return fired;
   } finally {
     noteFollowing(network);
@@ -95,26 +103,33 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   }
 }
 
-const notEvaluated: StateEvaluation = { firings: [], marks: [] };
+/** The state triggers' evaluations done, if any, recorded: their runs with their marks. */
+async function recordState(deps: FollowDeps): Promise<FiredRun[]> {
+  const states = deps.state.take();
+  if (states.length === 0) return [];
+  const firings = states.flatMap((state) => state.firings);
+  return recordBlock(deps, capPerAccount(firings, deps.runsPerAccount, 'A state evaluation'), null, states);
+}
 
 /**
- * Records a block's runs and the state triggers' marks, and moves the cursor past it, in one transaction: all together first;
- * if that fails, each automation's runs on their own (a savepoint each), so that one automation's
- * runs the database refuses are quarantined for it while the others are recorded. A failure of the
- * database itself fails the round: the block is read again, nothing skipped.
+ * Records a block's runs, or a state evaluation's with its marks, and moves the cursor past the
+ * block (`cursor`), in one transaction: all together first; if that fails, each automation's runs
+ * on their own (a savepoint each), so that one automation's runs the database refuses are
+ * quarantined for it while the others are recorded. A failure of the database itself fails the
+ * round: the block is read again, nothing skipped (a state evaluation lost so is made again at a
+ * later head).
  */
 async function recordBlock(
   deps: FollowDeps,
-  network: string,
-  index: number,
   firings: Firing[],
-  state: StateEvaluation,
+  cursor: { network: string; index: number } | null,
+  states: StateEvaluation[] = [],
 ) {
   const record = (isolated: boolean) =>
     deps.em.transactional(async (em) => {
       const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
-      await saveMarks(em, index, state.marks);
-      await advanceCursor(em, network, index);
+      for (const state of states) await saveMarks(em, state.blockIndex, state.marks);
+      if (cursor) await advanceCursor(em, cursor.network, cursor.index);
       return runs;
     });
   try {
@@ -161,12 +176,15 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
   return runs.filter((_, index) => !refusedByCap(firings[index]!));
 }
 
-/** The chain's block count once it exceeds `next`, or as it is when the round's wait ends. */
+/**
+ * The chain's block count once it exceeds `next`, or as it is when the round's wait ends: early
+ * when a state evaluation is done, so that its runs start without waiting for a block.
+ */
 async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
   const deadline = Date.now() + idleRoundMs;
   for (;;) {
     const count = await deps.neo.getBlockCount();
-    if (count > next || Date.now() >= deadline) return count;
+    if (count > next || deps.state.done || Date.now() >= deadline) return count;
     deps.beat();
     await sleep(pollMs);
   }

@@ -1,50 +1,120 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { toContractParam, type ContractArg } from '../../chain/contract-args.ts';
-import { rpcErrorCode, type NeoRpc } from '../../chain/rpc.ts';
-import type { Invocation } from '../../chain/stack-item.ts';
-import { activeStateRows } from '../model/automation.sql.ts';
+import type { NeoRpc } from '../../chain/rpc.ts';
 import { quarantine } from './quarantine.ts';
 import type { Firing } from '../runs/fires.ts';
-import { conditionKey, readKey } from './state-trigger-keys.ts';
 import type { MarkWrite } from './state-trigger-mark.sql.ts';
 import { decideState, freshMark, isDue, observedValue } from '../model/state-trigger-value.ts';
+import { StateReader, type Read, type StateReadLimits } from './state-reads.ts';
+import { StateTriggerIndex, type StateCandidate } from './state-trigger-index.ts';
 
-/** What the follower writes of one trigger with the block's cursor (state_trigger_marks). */
+/** What the follower records of one block's state triggers: their runs and marks, in one transaction. */
 export interface StateEvaluation {
+  blockIndex: number;
   firings: Firing[];
   marks: MarkWrite[];
 }
 
-/** Distinct reads in flight at once: the node serves the block's own reads too. */
-const readConcurrency = 4;
+interface HeadBlock {
+  blockIndex: number;
+  blockHash: string;
+}
 
 /**
- * Evaluates every active state trigger due at `block` (the chain's head as the follower
- * sees it): one `invokefunction` per distinct (contract, method, arguments), whatever the number
- * of automations sharing it, never signed. Answers the runs to record and the marks to write in
- * the block's transaction. A read the node refuses, or an answer a trigger cannot compare, is that
- * trigger's alone: the first of a streak is recorded as a quarantined run, the others only marked,
- * and its armed state is kept. A node that cannot be reached fails the round (the block is read again).
+ * The state triggers of one worker's follower. Each head block starts an evaluation: the rows are
+ * read in the round, the node in the background, each account in a lane of its own, while the
+ * round records the block's events and the workflow starts their runs, so that no read, however
+ * slow, holds back an event's run or another account's trigger. A later round takes each lane's
+ * evaluation once done and records it (its runs and marks together). An account is in one lane at
+ * a time: until its evaluation is taken, later blocks leave it out. A worker lost meanwhile loses
+ * an evaluation, not a crossing: its triggers stay due and are read at a later head.
  */
-export async function evaluateStateTriggers(
-  em: EntityManager,
-  neo: NeoRpc,
-  block: { blockIndex: number; blockHash: string },
-): Promise<StateEvaluation> {
-  const due = (await activeStateRows(em)).filter((row) => {
-    const current = row.condition_key === conditionKey(row);
-    return isDue(block.blockIndex, row.trigger.everyBlocks ?? 1, current ? row.evaluated_block : null);
+export class StateFollow {
+  readonly #index = new StateTriggerIndex();
+  readonly #reader: StateReader;
+  /** The accounts whose lane is reading, or done and not yet taken. */
+  readonly #busy = new Set<string>();
+  #done: { account: string; evaluation: StateEvaluation }[] = [];
+
+  constructor(neo: NeoRpc, limits?: StateReadLimits) {
+    this.#reader = new StateReader(neo, limits);
+  }
+
+  /** Whether an evaluation is done and waits to be taken. */
+  get done(): boolean {
+    return this.#done.length > 0;
+  }
+
+  /** The evaluations done: taken, so that their accounts are read again at the next head. */
+  take(): StateEvaluation[] {
+    const done = this.#done;
+    this.#done = [];
+    for (const { account } of done) this.#busy.delete(account);
+    return done.map(({ evaluation }) => evaluation);
+  }
+
+  /**
+   * Starts evaluating the triggers due at `block`, the chain's head as the follower sees it: one
+   * `invokefunction` per distinct (contract, method, arguments), whatever the number of
+   * automations sharing it, never signed (state-reads.ts bounds them).
+   */
+  async start(em: EntityManager, block: HeadBlock): Promise<void> {
+    const due = (await this.#index.current(em)).filter(
+      ({ row, indexed, key }) =>
+        !this.#busy.has(row.account_id) &&
+        !this.#reader.paused(row.account_id, block.blockIndex) &&
+        isDue(
+          block.blockIndex,
+          indexed.trigger.everyBlocks ?? 1,
+          row.condition_key === key ? row.evaluated_block : null,
+        ),
+    );
+    const session = this.#reader.session(block.blockIndex);
+    for (const { account, candidates, keys } of lanesOf(due)) {
+      this.#busy.add(account);
+      void this.#reader
+        .readLane(session, { account, keys })
+        .then((reads) => decideAll(block, candidates, reads))
+        // Nothing here throws; should it, the triggers stay due and are read at a later head.
+        .catch((): StateEvaluation => ({ blockIndex: block.blockIndex, firings: [], marks: [] }))
+        .then((evaluation) => this.#done.push({ account, evaluation }));
+    }
+  }
+}
+
+/** The block the trigger's current mark was decided at; null when it has none for the trigger as it stands. */
+const evaluatedBlock = ({ row, key }: StateCandidate) => (row.condition_key === key ? row.evaluated_block : null);
+
+/**
+ * Each account's triggers and distinct reads, the least recently evaluated first; the accounts
+ * whose turn has waited longest first, so that the reads a block's budget leaves out come first
+ * at the next one.
+ */
+function lanesOf(due: StateCandidate[]) {
+  const oldest = (candidate: StateCandidate) => evaluatedBlock(candidate) ?? -1;
+  const lanes = [...Map.groupBy(due, (candidate) => candidate.row.account_id)].map(([account, candidates]) => {
+    candidates.sort((a, b) => oldest(a) - oldest(b));
+    const keys = [...new Set(candidates.map((candidate) => candidate.indexed.readKey))];
+    return { account, candidates, keys, since: oldest(candidates[0]!) };
   });
-  const reads = await readAll(neo, [...new Set(due.map((row) => readKey(row.trigger)))]);
-  const evaluation: StateEvaluation = { firings: [], marks: [] };
-  for (const row of due) {
-    const key = conditionKey(row);
-    const mark = row.condition_key === key ? { armed: row.armed!, lastValue: row.last_value } : freshMark;
-    const { trigger } = row;
-    const read = reads.get(readKey(trigger))!;
+  return lanes.sort((a, b) => a.since - b.since);
+}
+
+/**
+ * The runs to record and the marks to write. A trigger whose read was not made this block is left
+ * as it was (still due). A read the node refuses, one that overran its deadline, or an answer a
+ * trigger cannot compare, is that trigger's alone: the first of a streak is recorded as a
+ * quarantined run, telling its owner why, the others only marked, and its armed state is kept.
+ */
+function decideAll(block: HeadBlock, due: StateCandidate[], reads: Map<string, Read>): StateEvaluation {
+  const evaluation: StateEvaluation = { blockIndex: block.blockIndex, firings: [], marks: [] };
+  for (const { row, indexed, key } of due) {
+    const read = reads.get(indexed.readKey);
+    if (read === undefined || 'postponed' in read) continue;
+    const current = row.condition_key === key;
+    const mark = current ? { armed: row.armed!, lastValue: row.last_value } : freshMark;
+    const { trigger } = indexed;
     const observed = 'problem' in read ? read : observedValue(read, trigger.path);
-    const target = trigger.value === undefined ? null : BigInt(trigger.value);
-    const decided = 'problem' in observed ? observed : decideState(trigger.condition, target, mark, observed);
+    const decided = 'problem' in observed ? observed : decideState(trigger.condition, indexed.target, mark, observed);
     const firing: Firing = {
       automation: { id: row.id, account: { id: row.account_id } },
       fireKey: `state:${block.blockIndex}`,
@@ -58,7 +128,7 @@ export async function evaluateStateTriggers(
       },
     };
     if ('problem' in decided) {
-      const wasFailing = row.condition_key === key && row.failing === true;
+      const wasFailing = current && row.failing === true;
       if (!wasFailing) evaluation.firings.push(quarantine(firing, new Error(decided.problem)));
       evaluation.marks.push({ automationId: row.id, conditionKey: key, ...mark, failing: true });
       continue;
@@ -67,31 +137,4 @@ export async function evaluateStateTriggers(
     evaluation.marks.push({ automationId: row.id, conditionKey: key, ...decided.mark, failing: false });
   }
   return evaluation;
-}
-
-type Read = Invocation | { problem: string };
-
-async function readAll(neo: NeoRpc, keys: string[]): Promise<Map<string, Read>> {
-  const reads = new Map<string, Read>();
-  for (let start = 0; start < keys.length; start += readConcurrency) {
-    const batch = keys.slice(start, start + readConcurrency);
-    const answers = await Promise.all(batch.map((key) => readOnce(neo, key)));
-    batch.forEach((key, index) => reads.set(key, answers[index]!));
-  }
-  return reads;
-}
-
-/** One test-invocation; an error the node answers with is the trigger's, any other the round's. */
-async function readOnce(neo: NeoRpc, key: string): Promise<Read> {
-  const [scriptHash, operation, args] = JSON.parse(key) as [string, string, ContractArg[]];
-  try {
-    return await neo.invokeFunction(
-      scriptHash,
-      operation,
-      args.map((arg) => toContractParam(arg).toJson()),
-    );
-  } catch (error) {
-    if (rpcErrorCode(error) === undefined) throw error;
-    return { problem: (error as Error).message };
-  }
 }

@@ -45,7 +45,7 @@ const contractAction = z
     // A value may be a template of the trigger, resolved at fire time (arg-templates.ts).
     args: templatedContractArgs()
       .describe(
-        'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). ' +
+        'At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any), of at most 4,096 bytes as JSON. ' +
           'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',
       )
       .default([]),

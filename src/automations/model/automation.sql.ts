@@ -136,11 +136,15 @@ export async function watcherChangesVersion(em: EntityManager): Promise<string |
   return row?.version ?? null;
 }
 
-/** An active state trigger with its mark (null columns: none written yet). */
-interface StateRow {
+/**
+ * An active state trigger's row as the follower reads it each block: its mark (null columns: none
+ * written yet) and `version`, the row's transaction id, which any change of the row moves; the
+ * trigger itself is read only when that moved (stateTriggersOf).
+ */
+export interface StateRow {
   id: string;
   account_id: string;
-  trigger: StateTrigger;
+  version: string;
   watch_from_block: number | null;
   condition_key: string | null;
   armed: boolean | null;
@@ -149,14 +153,33 @@ interface StateRow {
   failing: boolean | null;
 }
 
-/** Every active state trigger, each with its mark, as plain rows. */
+/** Every active state trigger's row and mark, without the trigger: a few dozen bytes each. */
 export async function activeStateRows(em: EntityManager): Promise<StateRow[]> {
   return em.execute<StateRow[]>(
-    `select a."id", a."account_id", a."trigger", a."watch_from_block",
+    `select a."id", a."account_id", a."xmin"::text as "version", a."watch_from_block",
         m."condition_key", m."armed", m."last_value", m."evaluated_block", m."failing"
       from "automations" a left join "state_trigger_marks" m on m."automation_id" = a."id"
       where a."status" = 'active' and a."trigger_type" = 'state'`,
   );
+}
+
+/** A state trigger as stored, its row's version and its digest (PostgreSQL's md5 of its jsonb text). */
+export interface StoredStateTrigger {
+  id: string;
+  version: string;
+  trigger: StateTrigger;
+  digest: string;
+}
+
+/** The state triggers of `ids` that are still state triggers. */
+export async function stateTriggersOf(em: EntityManager, ids: string[]): Promise<StoredStateTrigger[]> {
+  const { rows } = await executeBound<StoredStateTrigger>(
+    em,
+    `select "id", "xmin"::text as "version", "trigger", md5("trigger"::text) as "digest"
+      from "automations" where "id" = any(?::text[]) and "trigger_type" = 'state'`,
+    [ids],
+  );
+  return rows;
 }
 
 /** The last block followed for the automation while it was active; null: none was. */
@@ -203,4 +226,18 @@ export async function scheduleRowsPage(em: EntityManager, after: string, limit: 
     trigger: row.trigger,
     updatedAt: new Date(row.updated_at),
   }));
+}
+
+/**
+ * The account's state triggers, whatever their status, counted once its other counts of them
+ * have committed: the transaction's lock on the account's state triggers, held to its commit,
+ * orders racing creates and updates (so that none passes the cap they check).
+ */
+export async function lockedStateTriggerCount(em: EntityManager, accountId: string): Promise<number> {
+  await em.execute(`select pg_advisory_xact_lock(hashtext('state-triggers:' || ?))`, [accountId]);
+  const [row] = await em.execute<{ count: string }[]>(
+    `select count(*) as "count" from "automations" where "account_id" = ? and "trigger_type" = 'state'`,
+    [accountId],
+  );
+  return Number(row?.count ?? 0);
 }

@@ -130,7 +130,9 @@ const stateTrigger = z
     scriptHash,
     operation: text(64),
     args: contractArgsSchema()
-      .describe('At most 16 {type, value} arguments, as a contract action takes them (no templates).')
+      .describe(
+        'At most 16 {type, value} arguments of at most 4,096 bytes as JSON, as a contract action takes them (no templates).',
+      )
       .default([]),
     path: z
       .string({ error: 'must be a string' })

@@ -24,6 +24,7 @@ import { StateTriggers } from './0022-state-triggers.ts';
 import { PriceSources } from './0023-price-sources.ts';
 import { WatcherChanges } from './0024-watcher-changes.ts';
 import { AutomationCounts } from './0025-automation-counts.ts';
+import { StateTriggerDigests } from './0026-state-trigger-digests.ts';
 import { FunctionCounts } from './0027-function-counts.ts';
 import { RelayedTransactions } from './0028-relayed-transactions.ts';
 
@@ -56,6 +57,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0023-price-sources', class: PriceSources },
   { name: '0024-watcher-changes', class: WatcherChanges },
   { name: '0025-automation-counts', class: AutomationCounts },
+  { name: '0026-state-trigger-digests', class: StateTriggerDigests },
   { name: '0027-function-counts', class: FunctionCounts },
   { name: '0028-relayed-transactions', class: RelayedTransactions },
 ];

@@ -348,7 +348,7 @@ export type ContractAction = {
   scriptHash: string;
   operation: string;
   /**
-   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
+   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any), of at most 4,096 bytes as JSON. A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
   args: Array<TemplatedContractArg>;
 };
@@ -358,7 +358,7 @@ export type ContractActionInput = {
   scriptHash: string;
   operation: string;
   /**
-   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any). A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
+   * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any), of at most 4,096 bytes as JSON. A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
   args?: Array<TemplatedContractArg>;
 };
@@ -945,7 +945,7 @@ export type StateTrigger = {
   scriptHash: string;
   operation: string;
   /**
-   * At most 16 {type, value} arguments, as a contract action takes them (no templates).
+   * At most 16 {type, value} arguments of at most 4,096 bytes as JSON, as a contract action takes them (no templates).
    */
   args: Array<ContractArg>;
   /**
@@ -968,7 +968,7 @@ export type StateTriggerInput = {
   scriptHash: string;
   operation: string;
   /**
-   * At most 16 {type, value} arguments, as a contract action takes them (no templates).
+   * At most 16 {type, value} arguments of at most 4,096 bytes as JSON, as a contract action takes them (no templates).
    */
   args?: Array<ContractArg>;
   /**
@@ -4003,7 +4003,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations, or of `details.triggerType`, as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
    */
   409: AutomationsError & {
     error: {
@@ -4284,11 +4284,11 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
+   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations, or of `details.triggerType`, as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
    */
   409: AutomationsError & {
     error: {
-      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
+      code: 'AUTOMATION_LIMIT_REACHED' | 'CONFLICT' | 'REPLAY_IN_PROGRESS';
     };
   };
   /**

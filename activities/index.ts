@@ -36,8 +36,8 @@ export interface ActivityDeps {
   queuedRunsPerAccount: number;
   /** NEOFLOW_SANDBOX_SERVICE_CALLS: calls to `context.services` one run may make. */
   serviceCallsPerRun: number;
-  /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
-  runsPerAccount: number;
+  /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once, if bounded apart from its share. */
+  runsPerAccount?: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */
   runSlots: number;
   /** NEOFLOW_WORKER_MAX_RUNS: how many of those run their code at once, all accounts together. */
@@ -67,9 +67,10 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Half the worker's run slots, all accounts together, may wait for an account's share (a burst
-  // hands over in process, with no workflow timer), one account at most half of those: the other
-  // half stays free for the other accounts. Waiting costs a promise, not CPU; running is bounded apart.
+  // Every run slot is any account's while no other waits; a slot freed while accounts wait goes to
+  // the one running the fewest. Half the worker's workflow slots, all accounts together, may wait
+  // here for a run slot (a burst hands over in process, with no workflow timer), one account at most
+  // half of those: the other half stays free for the other accounts. Waiting costs a promise, not CPU.
   const waiting = Math.floor(deps.runSlots / 2);
   const slots = new AccountSlots({
     perAccount: deps.runsPerAccount,

@@ -54,7 +54,8 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   const row = await readRunningReplay(deps.em, replayId);
   if (!row) return { kind: 'done', runs: [] };
   if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
-  if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
+  // A dry run records no run, but it reads the same node and holds the same slots: it waits too.
+  if ((await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
     return { kind: 'wait', waitMs, runs: [] };
   }
   const watcher: Watcher = {

@@ -24,6 +24,7 @@ import { StateTriggers } from './0022-state-triggers.ts';
 import { PriceSources } from './0023-price-sources.ts';
 import { WatcherChanges } from './0024-watcher-changes.ts';
 import { AutomationCounts } from './0025-automation-counts.ts';
+import { ReplaysPerAccount } from './0029-replays-per-account.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -54,6 +55,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0023-price-sources', class: PriceSources },
   { name: '0024-watcher-changes', class: WatcherChanges },
   { name: '0025-automation-counts', class: AutomationCounts },
+  { name: '0029-replays-per-account', class: ReplaysPerAccount },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

@@ -1071,7 +1071,7 @@ export type ErrorDetails = {
    */
   requiredScope?: string;
   /**
-   * The limit reached: requests, bytes, automations or executions.
+   * The limit reached: requests, bytes, automations, replays or executions.
    */
   limit?: number;
   /**
@@ -1148,6 +1148,7 @@ export type FunctionsError = {
       | 'transaction_pending'
       | 'automation_limit_reached'
       | 'replay_in_progress'
+      | 'replay_limit_reached'
       | 'storage_quota_exceeded'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
@@ -1190,6 +1191,7 @@ export type AutomationsError = {
       | 'TRANSACTION_PENDING'
       | 'AUTOMATION_LIMIT_REACHED'
       | 'REPLAY_IN_PROGRESS'
+      | 'REPLAY_LIMIT_REACHED'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
@@ -4239,11 +4241,11 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`). `REPLAY_LIMIT_REACHED`: the account runs as many replays at once as it may (`details.limit`).
    */
   409: AutomationsError & {
     error: {
-      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
+      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS' | 'REPLAY_LIMIT_REACHED';
     };
   };
   /**
@@ -4869,11 +4871,11 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`). `REPLAY_LIMIT_REACHED`: the account runs as many replays at once as it may (`details.limit`).
    */
   409: AutomationsError & {
     error: {
-      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
+      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS' | 'REPLAY_LIMIT_REACHED';
     };
   };
   /**

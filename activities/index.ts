@@ -60,6 +60,12 @@ const turnWaitMs = 5_000;
 /** A claimed slot unused this long (its workflow task moved elsewhere) is given back. */
 const turnHeldMs = 15_000;
 
+/**
+ * How long a slot is kept for an account whose run was refused for want of one, from accounts that
+ * run more: long enough for its workflow's next task (claimRunTurn) on a loaded machine.
+ */
+const refusedHoldMs = 3_000;
+
 /** Prepared between runs: enough for a run in progress and the next, few enough to cost little memory. */
 const spareIsolates = 2;
 
@@ -77,6 +83,7 @@ export function createActivities(deps: ActivityDeps) {
     queuedPerAccount: Math.ceil(waiting / 2),
     queued: waiting,
     running: deps.maxRuns,
+    holdMs: refusedHoldMs,
   });
   const turns = new RunTurns(turnHeldMs);
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);

@@ -16,6 +16,11 @@ interface SlotLimits {
   queued: number;
   /** Runs of every account at once: what bounds the isolates, and their memory, of the process. */
   running: number;
+  /**
+   * How long a slot is kept for an account refused for want of one (its run asks again a workflow
+   * task later) from the accounts that run more; unset, none is kept.
+   */
+  holdMs?: number;
 }
 
 /**
@@ -32,6 +37,8 @@ export class AccountSlots {
   readonly #running = new Map<string, number>();
   /** Accounts with runs waiting, the one served longest ago first (ties of the fewest running). */
   readonly #queued = new Map<string, Wake[]>();
+  /** Accounts refused for want of a free slot, not yet waiting here, and until when each is owed one. */
+  readonly #owed = new Map<string, number>();
   readonly #limits: SlotLimits;
   #total = 0;
   #waiting = 0;
@@ -51,12 +58,14 @@ export class AccountSlots {
     const full = queue.length >= this.#limits.queuedPerAccount || this.#waiting >= this.#limits.queued;
     if (full || signal?.aborted) return undefined;
     this.#queued.set(accountId, queue);
+    this.#owed.delete(accountId);
     this.#waiting += 1;
     return new Promise((resolve) => {
       const abort = () => {
         this.#waiting -= 1;
         queue.splice(queue.indexOf(wake), 1);
         if (queue.length === 0) this.#queued.delete(accountId);
+        this.#refused(accountId);
         resolve(undefined);
       };
       const wake: Wake = (release) => {
@@ -75,11 +84,41 @@ export class AccountSlots {
    * may take; only the account's own waiting runs are not passed.
    */
   tryTake(accountId: string): (() => void) | undefined {
-    return !this.#queued.has(accountId) && this.#canStart(accountId) ? this.#start(accountId) : undefined;
+    if (!this.#queued.has(accountId) && this.#canStart(accountId)) return this.#start(accountId);
+    this.#refused(accountId);
+    return undefined;
   }
 
   #canStart(accountId: string): boolean {
-    return this.#total < this.#limits.running && this.#runningOf(accountId) < (this.#limits.perAccount ?? Infinity);
+    return this.#total + this.#heldFrom(accountId) < this.#limits.running && this.#underItsBound(accountId);
+  }
+
+  #underItsBound(accountId: string): boolean {
+    return this.#runningOf(accountId) < (this.#limits.perAccount ?? Infinity);
+  }
+
+  /**
+   * An account refused for want of a free slot, and not waiting here, is owed the next one for a
+   * while: a newcomer whose run asks again a workflow task later is not passed meanwhile by the
+   * waiting runs of an account that runs more. When the hold ends, the slot goes to those.
+   */
+  #refused(accountId: string) {
+    const holdMs = this.#limits.holdMs ?? 0;
+    if (holdMs === 0 || this.#queued.has(accountId) || !this.#underItsBound(accountId)) return;
+    this.#owed.set(accountId, Date.now() + holdMs);
+    setTimeout(() => this.#wakeWaiting(), holdMs + 1).unref();
+  }
+
+  /** The slots kept from `accountId`: one for each account owed one that runs fewer. */
+  #heldFrom(accountId: string): number {
+    const now = Date.now();
+    const running = this.#runningOf(accountId);
+    let held = 0;
+    for (const [owed, until] of this.#owed) {
+      if (until <= now) this.#owed.delete(owed);
+      else if (owed !== accountId && this.#runningOf(owed) < running) held += 1;
+    }
+    return held;
   }
 
   #runningOf(accountId: string): number {
@@ -87,6 +126,7 @@ export class AccountSlots {
   }
 
   #start(accountId: string): () => void {
+    this.#owed.delete(accountId);
     this.#total += 1;
     this.#running.set(accountId, this.#runningOf(accountId) + 1);
     let released = false;

@@ -18,6 +18,8 @@ beforeAll(async () => {
 interface Span {
   began: number;
   ended: number;
+  /** When the execution was recorded (the invoke). */
+  recorded: number;
 }
 
 /** A function that holds its run for `ms` (Atomics.wait: no core used) and answers when it ran. */
@@ -48,11 +50,12 @@ async function spans(call: ApiCall, functionId: string, count: number): Promise<
     120_000,
     250,
   );
-  expect(ended.map((run) => run.status)).toEqual(Array(count).fill('completed'));
+  const failed = ended.filter((run) => run.status !== 'completed');
+  expect(failed, JSON.stringify(failed)).toEqual([]);
   return Promise.all(
     ended.map(async ({ id }) => {
       const read = await call('GET', `/functions/${functionId}/executions/${id}`);
-      return read.body.data.result as Span;
+      return { ...(read.body.data.result as Span), recorded: Date.parse(read.body.data.startedAt as string) };
     }),
   );
 }
@@ -73,15 +76,34 @@ function mostAtOnce(list: Span[]): number {
 
 describe("the process's run slots, shared by the busy accounts", () => {
   it('are all an account alone may use: its burst runs on every slot at once', async () => {
-    const functionId = await deploy(first, 1_500);
+    const functionId = await deploy(first, 3_000);
     await burst(first, functionId, 2 * slots);
     // With a fixed share of 4 per account, 4 at most.
     expect(mostAtOnce(await spans(first, functionId, 2 * slots))).toBe(slots);
   }, 180_000);
 
-  it("are shared equally by two bursting accounts, and the newcomer's first run starts within one run's time", async () => {
-    const runMs = 300;
-    const count = 30;
+  it('are shared equally by two accounts bursting at once: each begins 40-60 % of the runs begun while both are busy', async () => {
+    const count = 40;
+    const [mine, other] = [await deploy(first, 500), await deploy(second, 500)];
+    await Promise.all([burst(first, mine, count), burst(second, other, count)]);
+    const [a, b] = [await spans(first, mine, count), await spans(second, other, count)];
+    // While both had runs to begin: from the later first run to the earlier last one, the runs
+    // each began (a run's workflow task reaches the worker seconds late here: what both had
+    // reached the worker's slots is what they share).
+    const from = Math.max(...[a, b].map((list) => Math.min(...list.map((span) => span.began))));
+    const to = Math.min(...[a, b].map((list) => Math.max(...list.map((span) => span.began))));
+    const [ofA, ofB] = [a, b].map((list) => list.filter((span) => span.began >= from && span.began <= to).length) as [
+      number,
+      number,
+    ];
+    console.log(`[share] runs begun while both accounts were busy: ${ofA} and ${ofB}`);
+    expect(ofA / (ofA + ofB)).toBeGreaterThanOrEqual(0.4);
+    expect(ofA / (ofA + ofB)).toBeLessThanOrEqual(0.6);
+  }, 180_000);
+
+  it("let a newcomer's first run start within one run's time, not behind the queue of an account holding every slot", async () => {
+    const runMs = 1_000;
+    const count = 32;
     const [older, newer] = [await deploy(first, runMs), await deploy(second, runMs)];
     await burst(first, older, count);
     // The first account holds every slot (its runs started) before the second comes.
@@ -91,21 +113,15 @@ describe("the process's run slots, shared by the busy accounts", () => {
       60_000,
       20,
     );
-    const cameAt = Date.now();
-    await burst(second, newer, count);
-    const [a, b] = [await spans(first, older, count), await spans(second, newer, count)];
-    const firstOfNewcomer = Math.min(...b.map((span) => span.began));
-    // One run's time, with the margin of a loaded machine (the invoke's answer, a workflow task).
-    expect(firstOfNewcomer - cameAt).toBeLessThan(runMs + 2_000);
-    // While both were busy: from the end of the runs the first account started alone (one run's
-    // time after the newcomer's first) to the end of whichever account ended first.
-    const from = firstOfNewcomer + runMs;
-    const to = Math.min(Math.max(...a.map((span) => span.ended)), Math.max(...b.map((span) => span.ended)));
-    const endedWhileBoth = (list: Span[]) => list.filter((span) => span.ended > from && span.ended <= to).length;
-    const [ofA, ofB] = [endedWhileBoth(a), endedWhileBoth(b)];
-    console.log(`[share] runs ended while both accounts were busy: ${ofA} and ${ofB}`);
-    expect(ofA + ofB).toBeGreaterThanOrEqual(16);
-    expect(ofA / (ofA + ofB)).toBeGreaterThanOrEqual(0.4);
-    expect(ofA / (ofA + ofB)).toBeLessThanOrEqual(0.6);
+    await burst(second, newer, 1);
+    const [a, [b]] = [await spans(first, older, count), await spans(second, newer, 1)];
+    // Not behind the first account's queue (24 runs when it came): most of them began after it.
+    const after = a.filter((span) => span.began > b!.began).length;
+    const waited = b!.began - b!.recorded;
+    console.log(`[share] newcomer's run began ${waited} ms after its invoke, before ${after} of the other's`);
+    expect(after).toBeGreaterThanOrEqual(count / 4);
+    // One run's time, and a margin for the invoke's workflow task to reach the worker through the
+    // server, seconds on a loaded machine while 32 runs' tasks go the same way.
+    expect(waited).toBeLessThan(runMs + 4_000);
   }, 180_000);
 });

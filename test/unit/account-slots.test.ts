@@ -128,6 +128,27 @@ describe('AccountSlots', () => {
     expect(Math.abs(ended.a - ended.b)).toBeLessThanOrEqual(8);
   });
 
+  it('keeps a slot freed for an account refused for want of one, from the waiting runs of one that runs more, until its hold ends', async () => {
+    const slots = new AccountSlots({ queuedPerAccount: 4, queued: 100, running: 2, holdMs: 200 });
+    const held = [slots.tryTake('a')!, slots.tryTake('a')!];
+    const waiterOfA = slots.take('a');
+    expect(slots.tryTake('b')).toBeUndefined();
+    held[0]!();
+    await settledHandovers();
+    expect(await settledNow(waiterOfA)).toBe('pending');
+    const newcomer = slots.tryTake('b');
+    expect(newcomer).toBeTypeOf('function');
+    newcomer!();
+    (await waiterOfA)!();
+    // Owed and never back: the slot goes to the others once the hold ends.
+    expect(slots.tryTake('a')).toBeTypeOf('function');
+    const again = slots.take('a');
+    expect(slots.tryTake('c')).toBeUndefined();
+    held[1]!();
+    expect(await settledNow(again)).toBe('pending');
+    expect(await again).toBeTypeOf('function');
+  });
+
   it('keeps an account within NEOFLOW_ACCOUNT_CONCURRENCY when one is set, however many slots are free', async () => {
     const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 0, queued: 0, running: 10 });
     expect([slots.tryTake('a'), slots.tryTake('a')].every((release) => typeof release === 'function')).toBe(true);

@@ -90,7 +90,13 @@ describe("an account's replays", () => {
       pagesAtOnce.push(
         described
           .flatMap((workflow) => workflow.raw.pendingActivities ?? [])
-          .filter((activity) => activity.activityType?.name === 'replayPage' && Number(activity.state) === 2).length,
+          // Reading: started and past its first block (a page refused its turn reads none).
+          .filter(
+            (activity) =>
+              activity.activityType?.name === 'replayPage' &&
+              Number(activity.state) === 2 &&
+              activity.lastHeartbeatTime != null,
+          ).length,
       );
     }
     console.log(`[replays] pages of one account reading at once: ${pagesAtOnce.join(' ')}`);

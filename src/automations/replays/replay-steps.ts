@@ -36,9 +36,10 @@ const runsPerPage = 50;
 export const maxListedMatches = 100;
 /**
  * Live following comes first: while the follower is more blocks than this behind the chain, the
- * replay reads none (both read the same node).
+ * replay reads none (both read the same node). One: the block just made, which the follower reads
+ * next; at two, an account's replays kept the follower two blocks behind for every account.
  */
-const followerLagAllowed = 2;
+const followerLagAllowed = 1;
 /** How long a replay waits before it looks again at the follower's lag or its account's runs. */
 const waitMs = 2_000;
 

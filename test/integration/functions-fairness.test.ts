@@ -4,7 +4,8 @@ import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
-// The API with its own worker and a worker process, each with the default share per account (4).
+// The API with its own worker and a worker process, each with the default share: every slot
+// while no other account waits, an equal share while others do.
 const running = apiWithWorkerForThisFile();
 let asBurner: ApiCall;
 let asOther: ApiCall;
@@ -34,7 +35,7 @@ function mostAtOnce(spans: { start: number; end: number }[]): number {
 }
 
 describe('fair shares between accounts', () => {
-  it("runs at most its share of one account's 50 CPU-bound invokes at once, all of them, and answers another account's invokes within 2 s meanwhile", async () => {
+  it("runs one account's 50 CPU-bound invokes, all of them, and answers another account's invokes within 2 s meanwhile", async () => {
     const burner = await deploy(
       asBurner,
       'burner',
@@ -74,13 +75,14 @@ describe('fair shares between accounts', () => {
       500,
     );
     expect(ended.map((execution) => execution.status)).toEqual(Array(50).fill('completed'));
-    // Two processes run functions here (the API's own worker and the worker process), 4 each.
+    // Two processes run functions here (the API's own worker and the worker process): alone, the
+    // account used more than a fixed share of 4 each would have let it.
     const spans = await Promise.all(
       ended.map(async ({ id }) => {
         const read = await asBurner('GET', `/functions/${burner}/executions/${id}`);
         return read.body.data.result as { start: number; end: number };
       }),
     );
-    expect(mostAtOnce(spans)).toBeLessThanOrEqual(2 * 4);
+    expect(mostAtOnce(spans)).toBeGreaterThan(2 * 4);
   }, 150_000);
 });

@@ -15,7 +15,7 @@ import { decideRun } from '../src/automations/actions/decide-steps.ts';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
 import { StateFollow } from '../src/automations/blocks/state-trigger-follow.ts';
 import { replayPage } from '../src/automations/replays/replay-steps.ts';
-import { failReplay } from '../src/automations/replays/replay.sql.ts';
+import { accountOfReplay, failReplay } from '../src/automations/replays/replay.sql.ts';
 import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
 import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
 import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price/price-check.ts';
@@ -41,7 +41,7 @@ interface AutomationDeps {
   neo: NeoRpc;
   automations: Config['automations'];
   egress: EgressPolicy;
-  /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
+  /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares, relays and replay pages of one account this process runs at once. */
   activitiesPerAccount: number;
   /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: an account's runs not yet ended past which its replays wait. */
   queuedRunsPerAccount: number;
@@ -146,16 +146,20 @@ export function createAutomationActivities(deps: AutomationDeps) {
         () => heartbeat(),
       ),
 
-    replayPage: (replayId: string) =>
-      replayPage(
-        {
-          em: em(),
-          neo: deps.neo,
-          beat: () => heartbeat(),
-          queuedRunsPerAccount: deps.queuedRunsPerAccount,
-          blocksPerSecond: deps.automations.replayBlocksPerSecond,
-        },
-        replayId,
+    // A page reads for seconds: in its account's turn, as a delivery, so one account's replays
+    // hold at most its share of the activity slots, whatever their number.
+    replayPage: async (replayId: string) =>
+      inTurn(await accountOfReplay(em(), replayId), 0, () =>
+        replayPage(
+          {
+            em: em(),
+            neo: deps.neo,
+            beat: () => heartbeat(),
+            queuedRunsPerAccount: deps.queuedRunsPerAccount,
+            blocksPerSecond: deps.automations.replayBlocksPerSecond,
+          },
+          replayId,
+        ),
       ),
     failReplay: (replayId: string, message: string) => failReplay(em(), replayId, message),
 

@@ -36,8 +36,8 @@ export interface ActivityDeps {
   queuedRunsPerAccount: number;
   /** NEOFLOW_SANDBOX_SERVICE_CALLS: calls to `context.services` one run may make. */
   serviceCallsPerRun: number;
-  /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once. */
-  runsPerAccount: number;
+  /** NEOFLOW_ACCOUNT_CONCURRENCY: runs of one account this process runs at once, if bounded apart from its share. */
+  runsPerAccount?: number;
   /** NEOFLOW_WORKER_MAX_WORKFLOW_TASKS: how many runs the worker holds at once (a workflow task and a local activity each). */
   runSlots: number;
   /** NEOFLOW_WORKER_MAX_RUNS: how many of those run their code at once, all accounts together. */
@@ -60,6 +60,12 @@ const turnWaitMs = 5_000;
 /** A claimed slot unused this long (its workflow task moved elsewhere) is given back. */
 const turnHeldMs = 15_000;
 
+/**
+ * How long a slot is kept for an account whose run was refused for want of one, from accounts that
+ * run more: long enough for its workflow's next task (claimRunTurn) on a loaded machine.
+ */
+const refusedHoldMs = 3_000;
+
 /** Prepared between runs: enough for a run in progress and the next, few enough to cost little memory. */
 const spareIsolates = 2;
 
@@ -67,15 +73,17 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Half the worker's run slots, all accounts together, may wait for an account's share (a burst
-  // hands over in process, with no workflow timer), one account at most half of those: the other
-  // half stays free for the other accounts. Waiting costs a promise, not CPU; running is bounded apart.
+  // Every run slot is any account's while no other waits; a slot freed while accounts wait goes to
+  // the one running the fewest. Half the worker's workflow slots, all accounts together, may wait
+  // here for a run slot (a burst hands over in process, with no workflow timer), one account at most
+  // half of those: the other half stays free for the other accounts. Waiting costs a promise, not CPU.
   const waiting = Math.floor(deps.runSlots / 2);
   const slots = new AccountSlots({
     perAccount: deps.runsPerAccount,
     queuedPerAccount: Math.ceil(waiting / 2),
     queued: waiting,
     running: deps.maxRuns,
+    holdMs: refusedHoldMs,
   });
   const turns = new RunTurns(turnHeldMs);
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);

@@ -19,6 +19,7 @@ import {
 } from './measure.ts';
 import { sampleTree } from './proc.ts';
 import { apiClient } from './scratch-stack.ts';
+import { measureTwoAccounts, type TwoAccountsRound } from './two-accounts.ts';
 import { startUpStack, type UpStack } from './up-stack.ts';
 
 const counts = {
@@ -72,8 +73,9 @@ async function start(report: typeof progress): Promise<Stack> {
 
 async function measure(stack: Stack) {
   const call = apiClient<Envelope>(stack);
-  const deploy = async (name: string) => {
-    const created = await call('POST', '/functions', { name, code: functionCode, runtime: 'node18' });
+  const otherKey = await stack.keyOf('bench-other');
+  const deploy = async (name: string, as = call) => {
+    const created = await as('POST', '/functions', { name, code: functionCode, runtime: 'node18' });
     if (created.status !== 201) throw new Error(`deploy answered ${created.status}: ${JSON.stringify(created.body)}`);
     return created.body.data!.id as string;
   };
@@ -81,6 +83,11 @@ async function measure(stack: Stack) {
   // One function a round, so that a round counts the executions it started.
   const asyncFns: string[] = [];
   for (let round = 1; round <= counts.rounds; round++) asyncFns.push(await deploy(`bench-async-${round}`));
+  // Two accounts bursting at once: one function of each a round.
+  const pairs: [string, string][] = [];
+  const callOther = apiClient<Envelope>({ apiUrl: stack.apiUrl, apiKey: otherKey });
+  for (let round = 1; round <= counts.rounds; round++)
+    pairs.push([await deploy(`bench-pair-${round}`), await deploy(`bench-pair-${round}`, callOther)]);
   progress(`deployed ${syncFn} and ${asyncFns.join(', ')}`);
 
   const invokeSync = async (x: number) => {
@@ -99,15 +106,22 @@ async function measure(stack: Stack) {
 
   const latency: LatencyRound[] = [];
   const throughput: ThroughputRound[] = [];
+  const twoAccounts: TwoAccountsRound[] = [];
   for (let round = 1; round <= counts.rounds; round++) {
     latency.push(await latencyRound(round, runFloor, invokeSync));
     throughput.push(await throughputRound(round, stack, asyncFns[round - 1]!, runFloor));
+    const [mine, other] = pairs[round - 1]!;
+    const accounts = [
+      { apiKey: stack.apiKey, functionId: mine },
+      { apiKey: otherKey, functionId: other },
+    ] as [{ apiKey: string; functionId: string }, { apiKey: string; functionId: string }];
+    twoAccounts.push(await measureTwoAccounts(stack, accounts, counts.asyncTotal, round));
   }
   const parallel = await runConcurrent(counts.syncParallel, 16, (i) => invokeSync(10_000 + i), progress, 'sync c=16');
   const syncParallel = summarise(parallel.durations);
   progress(`sync c=16: p50 ${ms(syncParallel.p50)}, p99 ${ms(syncParallel.p99)}`);
   const syncRate = counts.syncParallel / (parallel.elapsedMs / 1000);
-  report({ latency, throughput, syncParallel, syncRate });
+  report({ latency, throughput, twoAccounts, syncParallel, syncRate });
 }
 
 interface LatencyRound {
@@ -253,10 +267,11 @@ const median = (values: number[]) => summarise(values).p50;
 function report(figures: {
   latency: LatencyRound[];
   throughput: ThroughputRound[];
+  twoAccounts: TwoAccountsRound[];
   syncParallel: Latencies;
   syncRate: number;
 }) {
-  const { latency, throughput, syncParallel, syncRate } = figures;
+  const { latency, throughput, twoAccounts, syncParallel, syncRate } = figures;
   const row = (label: string, l: Latencies) =>
     `  ${label.padEnd(50)} p50 ${ms(l.p50).padStart(9)}  p95 ${ms(l.p95).padStart(9)}  p99 ${ms(l.p99).padStart(9)}  (n=${l.count})`;
   const latencyRatio = median(latency.map((round) => round.ratio));
@@ -265,6 +280,7 @@ function report(figures: {
   const tailRatio = syncParallel.p99 / syncParallel.p50;
   const failed = throughput.reduce((sum, round) => sum + round.failed, 0);
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  const fairShares = twoAccounts.every((r) => r.shares.every((share) => share >= 0.4 && share <= 0.6));
   const rounds = (label: string, values: string[]) => `  ${label.padEnd(50)} ${values.join('  ')}`;
   const lines = [
     rounds(
@@ -304,6 +320,18 @@ function report(figures: {
       throughput.map((r) => r.ratio.toFixed(2)),
     ),
     rounds(
+      'two accounts at once, c=32 each: ended per second',
+      twoAccounts.map((r) => perSecond(r.rate)),
+    ),
+    rounds(
+      'two accounts: ratio to floor b per round',
+      twoAccounts.map((r, index) => (r.rate / throughput[index]!.floorB).toFixed(2)),
+    ),
+    rounds(
+      'two accounts: shares when the first ended',
+      twoAccounts.map((r) => r.shares.map((share) => `${(share * 100).toFixed(0)}%`).join('/')),
+    ),
+    rounds(
       'cpu/run async / floor b (all processes)',
       throughput.map((r) => `${ms(r.cpuPerRun * 1000)} / ${ms(r.floorCpuPerRun * 1000)}`),
     ),
@@ -311,6 +339,7 @@ function report(figures: {
     `  ${'sync invoke over HTTP, concurrency 16, rate'.padEnd(50)} ${perSecond(syncRate)}`,
     `  latency    median of the rounds' sync p50 / (floor a p50 + floor c p50) = ${latencyRatio.toFixed(2)}  target <= ${targets.latencyRatio}  ${verdict(latencyRatio <= targets.latencyRatio)}`,
     `  throughput median of the rounds' async/s / floor b = ${throughputRatio.toFixed(2)}  target >= ${targets.throughputRatio}  ${verdict(throughputRatio >= targets.throughputRatio)}  (${failed} of ${counts.asyncTotal * counts.rounds} failed)`,
+    `  shares     two accounts bursting, each within 40-60 % of the runs ended: ${verdict(fairShares)}`,
     `  cpu/run    median of the rounds' async / floor b = ${cpuRatio.toFixed(2)}  (CPU of the bench and its whole stack, all processes: what bounds throughput on a busy machine)`,
     `  tail       sync c=16 p99 / p50 = ${ms(syncParallel.p99)} / ${ms(syncParallel.p50)} = ${tailRatio.toFixed(2)}  target <= ${targets.tailRatio}  ${verdict(tailRatio <= targets.tailRatio)}`,
     `  counts: ${JSON.stringify(counts)}`,

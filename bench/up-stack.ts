@@ -17,6 +17,8 @@ export interface UpStack {
   apiKey: string;
   temporalAddress: string;
   databaseUrl: string;
+  /** A key of every scope for another account, made as the first was (`neoflow keys create`). */
+  keyOf(account: string): Promise<string>;
   /** What `neoflow up` printed so far (its processes' logs, at NEOFLOW_LOG_LEVEL warn). */
   output(): string;
   /** Stops `neoflow up` (Ctrl-C) and removes the scratch directory. */
@@ -66,14 +68,18 @@ export async function startUpStack(
     await rm(scratch, { recursive: true, force: true });
   };
   try {
-    const created = await run(process.execPath, neoflowArgs('keys', 'create', '--account', 'bench', '--rate', rate), {
-      env: { ...process.env, ...env },
-    });
-    const apiKey = created.stdout.trim().split('\n').at(-1)!;
+    const keyOf = async (account: string) => {
+      const created = await run(process.execPath, neoflowArgs('keys', 'create', '--account', account, '--rate', rate), {
+        env: { ...process.env, ...env },
+      });
+      return created.stdout.trim().split('\n').at(-1)!;
+    };
+    const apiKey = await keyOf('bench');
     progress(`neoflow up ready, key created (${elapsed(began)})`);
     return {
       apiUrl: `http://127.0.0.1:${ports.NEOFLOW_API_PORT}`,
       apiKey,
+      keyOf,
       temporalAddress: `127.0.0.1:${ports.NEOFLOW_TEMPORAL_PORT}`,
       databaseUrl: embeddedPostgresUrl(ports.NEOFLOW_EMBEDDED_PG_PORT),
       output: () => up.output(),

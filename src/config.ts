@@ -154,7 +154,11 @@ const settings = {
     sandboxServiceCalls: read('NEOFLOW_SANDBOX_SERVICE_CALLS', positiveInt.default(1000)),
     /** Where a worker process serves `/metrics`; 0 for nowhere. */
     metricsPort: read('NEOFLOW_WORKER_METRICS_PORT', z.coerce.number().int().min(0).max(65535).default(9464)),
-    runsPerAccount: read('NEOFLOW_ACCOUNT_CONCURRENCY', positiveInt.default(4)),
+    /**
+     * Runs of one account at once, whatever the others do. Unset (the default), none: an account
+     * alone may use every run slot, and busy accounts share them equally (functions/account-slots.ts).
+     */
+    runsPerAccount: read('NEOFLOW_ACCOUNT_CONCURRENCY', positiveInt.optional()),
     /**
      * Webhook deliveries, notifications, contract prepares and relays of one account this process
      * runs at once: what keeps one account's slow receivers from holding every activity slot.

@@ -25,6 +25,7 @@ export const errorStatus = {
   automation_limit_reached: 409,
   function_limit_reached: 409,
   replay_in_progress: 409,
+  replay_limit_reached: 409,
   storage_quota_exceeded: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,

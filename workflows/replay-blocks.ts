@@ -10,6 +10,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { rootMessage } from './root-message.ts';
+import { inTurn } from './in-turn.ts';
 import { RunStarter } from './start-runs.ts';
 import { replayStatus } from '../src/shared/outcomes.ts';
 import type { ReplayBlocksWorkflow } from '../src/shared/workflow-signatures.ts';
@@ -51,7 +52,8 @@ export const replayBlocks: ReplayBlocksWorkflow = async (replayId) => {
   for (let page = 0; page < pagesPerRun; page++) {
     let step: Awaited<ReturnType<Activities['replayPage']>>;
     try {
-      step = await replayPage(replayId);
+      // In its account's turn: refused while the account holds its share of activity slots.
+      step = await inTurn(() => replayPage(replayId));
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       await failReplay(replayId, rootMessage(error));

@@ -30,6 +30,7 @@ const meanings: Record<ErrorCode, string> = {
     'the account has as many automations, or of `details.triggerType`, as it may (`details.limit`)',
   function_limit_reached: 'the account has as many functions as it may (`details.limit`)',
   replay_in_progress: 'a replay of this automation is running (`details.replayId`)',
+  replay_limit_reached: 'the account runs as many replays at once as it may (`details.limit`)',
   storage_quota_exceeded: "the function's storage is full",
   payload_too_large: 'the body is over `details.limit` bytes',
   rate_limit_exceeded: 'over the rate limit: `Retry-After` says when to retry',
@@ -76,7 +77,7 @@ const errorDetails: JsonSchema = {
   properties: {
     field: { type: 'string', description: 'The request field at fault, as a dotted path (`trigger.scriptHash`).' },
     requiredScope: { type: 'string', description: 'The scope the key lacks (`forbidden`).' },
-    limit: { type: 'integer', description: 'The limit reached: requests, bytes, automations or executions.' },
+    limit: { type: 'integer', description: 'The limit reached: requests, bytes, automations, replays or executions.' },
     windowSeconds: { type: 'integer', description: 'The rate limit’s window (`rate_limit_exceeded`).' },
     retryAfter: { type: 'integer', description: 'Seconds to wait before retrying, as `Retry-After`.' },
     shortestSeconds: { type: 'integer', description: 'The shortest interval allowed (`interval_too_short`).' },

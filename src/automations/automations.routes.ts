@@ -164,6 +164,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         'automation_limit_reached',
         'conflict',
         'replay_in_progress',
+        'replay_limit_reached',
       ],
       summary: 'Update an automation',
       description:
@@ -286,10 +287,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
     route({
       method: 'post',
       path: '/:id/replays',
-      errors: ['automation_not_found', 'replay_in_progress'],
+      errors: ['automation_not_found', 'replay_in_progress', 'replay_limit_reached'],
       summary: 'Replay past blocks',
       description:
-        "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`).",
+        "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`).",
       tag: 'Automations',
       scope: 'automations:write',
       idempotency: keyed,

@@ -2,8 +2,11 @@ type Wake = (release: () => void) => void;
 
 /** How runs share a process: see `AccountSlots`. */
 interface SlotLimits {
-  /** Runs of one account at once. */
-  perAccount: number;
+  /**
+   * Runs of one account at once whatever the others do; unset, none but the process's own bound:
+   * an account alone may use every slot (the share is then work-conserving).
+   */
+  perAccount?: number;
   /** Runs of one account that may wait here for a slot, beyond those running. */
   queuedPerAccount: number;
   /**
@@ -13,20 +16,29 @@ interface SlotLimits {
   queued: number;
   /** Runs of every account at once: what bounds the isolates, and their memory, of the process. */
   running: number;
+  /**
+   * How long a slot is kept for an account refused for want of one (its run asks again a workflow
+   * task later) from the accounts that run more; unset, none is kept.
+   */
+  holdMs?: number;
 }
 
 /**
  * How many runs of each account this process runs at once, how many of all accounts, and how many
- * more of each account wait here for a slot: a handover in process, without a round trip. Runs
- * beyond an account's waiting room do not wait here, holding a worker slot: their workflow waits
- * on a timer and tries again. So one account's burst leaves most of the worker's slots, and its
- * CPU, to others; and when every slot of the process runs, a freed one goes to the accounts that
- * wait in turn, never twice in a row to the same one while another waits.
+ * more of each account wait here for a slot: a handover in process, without a round trip. A free
+ * slot goes to any account while no other waits, so an account alone may use them all; a slot
+ * freed while accounts wait goes to the waiting account that runs the fewest, so under contention
+ * the busy accounts converge on equal shares and a newcomer takes the first slot freed after it
+ * came (within one run's time), never passed by an account that runs more. Runs beyond an
+ * account's waiting room do not wait here, holding a worker slot: their workflow waits on a timer
+ * and tries again.
  */
 export class AccountSlots {
   readonly #running = new Map<string, number>();
-  /** Accounts with runs waiting, in the order they are served next. */
+  /** Accounts with runs waiting, the one served longest ago first (ties of the fewest running). */
   readonly #queued = new Map<string, Wake[]>();
+  /** Accounts refused for want of a free slot, not yet waiting here, and until when each is owed one. */
+  readonly #owed = new Map<string, number>();
   readonly #limits: SlotLimits;
   #total = 0;
   #waiting = 0;
@@ -36,21 +48,24 @@ export class AccountSlots {
   }
 
   /**
-   * A release for a slot of the account, once it has one; undefined at once when its share runs
-   * and its waiting room is full, or when `signal` aborts while it waits.
+   * A release for a slot of the account, once it has one; undefined at once when no slot is free
+   * for it and its waiting room is full, or when `signal` aborts while it waits.
    */
   async take(accountId: string, signal?: AbortSignal): Promise<(() => void) | undefined> {
-    if (!this.#queued.has(accountId) && this.#canStart(accountId)) return this.#start(accountId);
+    const now = this.tryTake(accountId);
+    if (now) return now;
     const queue = this.#queued.get(accountId) ?? [];
     const full = queue.length >= this.#limits.queuedPerAccount || this.#waiting >= this.#limits.queued;
     if (full || signal?.aborted) return undefined;
     this.#queued.set(accountId, queue);
+    this.#owed.delete(accountId);
     this.#waiting += 1;
     return new Promise((resolve) => {
       const abort = () => {
         this.#waiting -= 1;
         queue.splice(queue.indexOf(wake), 1);
         if (queue.length === 0) this.#queued.delete(accountId);
+        this.#refused(accountId);
         resolve(undefined);
       };
       const wake: Wake = (release) => {
@@ -63,18 +78,57 @@ export class AccountSlots {
     });
   }
 
-  /** A release at once if the account's share and the process have a free slot; never waits. */
+  /**
+   * A release at once if a slot is free for the account; never waits. Slots freed while runs wait
+   * are handed to them as they free (#wakeWaiting), so a free slot here is one no waiting account
+   * may take; only the account's own waiting runs are not passed.
+   */
   tryTake(accountId: string): (() => void) | undefined {
-    return !this.#queued.has(accountId) && this.#canStart(accountId) ? this.#start(accountId) : undefined;
+    if (!this.#queued.has(accountId) && this.#canStart(accountId)) return this.#start(accountId);
+    this.#refused(accountId);
+    return undefined;
   }
 
   #canStart(accountId: string): boolean {
-    return this.#total < this.#limits.running && (this.#running.get(accountId) ?? 0) < this.#limits.perAccount;
+    return this.#total + this.#heldFrom(accountId) < this.#limits.running && this.#underItsBound(accountId);
+  }
+
+  #underItsBound(accountId: string): boolean {
+    return this.#runningOf(accountId) < (this.#limits.perAccount ?? Infinity);
+  }
+
+  /**
+   * An account refused for want of a free slot, and not waiting here, is owed the next one for a
+   * while: a newcomer whose run asks again a workflow task later is not passed meanwhile by the
+   * waiting runs of an account that runs more. When the hold ends, the slot goes to those.
+   */
+  #refused(accountId: string) {
+    const holdMs = this.#limits.holdMs ?? 0;
+    if (holdMs === 0 || this.#queued.has(accountId) || !this.#underItsBound(accountId)) return;
+    this.#owed.set(accountId, Date.now() + holdMs);
+    setTimeout(() => this.#wakeWaiting(), holdMs + 1).unref();
+  }
+
+  /** The slots kept from `accountId`: one for each account owed one that runs fewer. */
+  #heldFrom(accountId: string): number {
+    const now = Date.now();
+    const running = this.#runningOf(accountId);
+    let held = 0;
+    for (const [owed, until] of this.#owed) {
+      if (until <= now) this.#owed.delete(owed);
+      else if (owed !== accountId && this.#runningOf(owed) < running) held += 1;
+    }
+    return held;
+  }
+
+  #runningOf(accountId: string): number {
+    return this.#running.get(accountId) ?? 0;
   }
 
   #start(accountId: string): () => void {
+    this.#owed.delete(accountId);
     this.#total += 1;
-    this.#running.set(accountId, (this.#running.get(accountId) ?? 0) + 1);
+    this.#running.set(accountId, this.#runningOf(accountId) + 1);
     let released = false;
     return () => {
       if (released) return;
@@ -87,16 +141,26 @@ export class AccountSlots {
     };
   }
 
-  /** Starts waiting runs while slots are free, one per account in turn. */
+  /** Starts waiting runs while slots are free, each to the waiting account that runs the fewest. */
   #wakeWaiting() {
-    for (const [accountId, queue] of this.#queued) {
-      if (this.#total >= this.#limits.running) return;
-      if (!this.#canStart(accountId)) continue;
+    for (let accountId = this.#nextServed(); accountId !== undefined; accountId = this.#nextServed()) {
+      const queue = this.#queued.get(accountId)!;
       const wake = queue.shift()!;
       // Served: to the back of the line, behind the accounts that still wait.
       this.#queued.delete(accountId);
       if (queue.length > 0) this.#queued.set(accountId, queue);
       wake(this.#start(accountId));
     }
+  }
+
+  /** The waiting account the next free slot goes to: the fewest running, the longest unserved of those. */
+  #nextServed(): string | undefined {
+    let served: string | undefined;
+    let fewest = Infinity;
+    for (const accountId of this.#queued.keys()) {
+      const running = this.#runningOf(accountId);
+      if (running < fewest && this.#canStart(accountId)) [served, fewest] = [accountId, running];
+    }
+    return served;
   }
 }

@@ -2,8 +2,9 @@ import type { Execution } from './execution.entity.ts';
 import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
 
 /**
- * An attempt that did not run: the execution's account already runs its share of functions on
- * this worker (NEOFLOW_ACCOUNT_CONCURRENCY). The workflow asks for a turn, then tries again.
+ * An attempt that did not run: no run slot of this worker is free for the execution's account
+ * (every one runs, or the account runs NEOFLOW_ACCOUNT_CONCURRENCY if that is set; account-slots.ts).
+ * The workflow asks for a turn, then tries again.
  */
 export interface Deferred {
   status: 'deferred';

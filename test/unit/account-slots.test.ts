@@ -76,25 +76,84 @@ describe('AccountSlots', () => {
     expect(await waiting).toBeTypeOf('function');
   });
 
-  it('hands each slot freed while the process runs all it may to the waiting accounts in turn', async () => {
-    const slots = new AccountSlots({ perAccount: 4, queuedPerAccount: 4, queued: 100, running: 2 });
-    const running = [(await slots.take('a'))!, (await slots.take('a'))!];
+  it('lets an account alone use every slot of the process when no bound per account is set', async () => {
+    const slots = new AccountSlots({ queuedPerAccount: 1, queued: 10, running: 6 });
+    const taken = Array.from({ length: 6 }, () => slots.tryTake('a'));
+    expect(taken.every((release) => typeof release === 'function')).toBe(true);
+    expect(slots.tryTake('a')).toBeUndefined();
+    expect(slots.tryTake('b')).toBeUndefined();
+  });
+
+  it('hands a slot freed while accounts wait to the one running the fewest: a newcomer takes the first one', async () => {
+    const slots = new AccountSlots({ queuedPerAccount: 4, queued: 100, running: 4 });
+    const running = Array.from({ length: 4 }, () => slots.tryTake('a')!);
     const started: string[] = [];
-    const waiters = ['a', 'a', 'a', 'b', 'b', 'c'].map((account) =>
+    const wait = (account: string) =>
       slots.take(account).then((release) => {
         started.push(account);
         return release!;
-      }),
-    );
-    expect(await settledNow(waiters[0]!)).toBe('pending');
+      });
+    const waitersOfA = [wait('a'), wait('a')];
+    const newcomer = wait('b');
     running[0]!();
+    await settledHandovers();
+    expect(started).toEqual(['b']);
+    // b runs 1, a 3: the next freed slot is a's again.
     running[1]!();
     await settledHandovers();
-    expect(started).toEqual(['a', 'b']);
-    const releases = await Promise.all(waiters.slice(0, 1).concat(waiters.slice(3, 4)));
-    for (const release of releases) release();
+    expect(started).toEqual(['b', 'a']);
+    for (const release of await Promise.all([newcomer, waitersOfA[0]!])) release();
+    running[2]!();
+    running[3]!();
+    (await waitersOfA[1]!)();
+  });
+
+  it('converges on equal shares of the slots while two accounts keep waiting, whoever held them first', async () => {
+    const slots = new AccountSlots({ queuedPerAccount: 100, queued: 200, running: 8 });
+    const held: { account: string; release: () => void }[] = [];
+    const keepWaiting = (account: string) =>
+      void slots.take(account).then((release) => held.push({ account, release: release! }));
+    for (let i = 0; i < 8; i++) held.push({ account: 'a', release: slots.tryTake('a')! });
+    for (let i = 0; i < 40; i++) ['a', 'b'].forEach(keepWaiting);
+    const ended = { a: 0, b: 0 };
+    for (let turn = 0; turn < 40; turn++) {
+      const oldest = held.shift()!;
+      ended[oldest.account as 'a' | 'b'] += 1;
+      oldest.release();
+      await settledHandovers();
+    }
+    const runningOf = (account: string) => held.filter((run) => run.account === account).length;
+    expect([runningOf('a'), runningOf('b')]).toEqual([4, 4]);
+    // After the 8 a held first ended, the runs ended alternate between the two.
+    expect(Math.abs(ended.a - ended.b)).toBeLessThanOrEqual(8);
+  });
+
+  it('keeps a slot freed for an account refused for want of one, from the waiting runs of one that runs more, until its hold ends', async () => {
+    const slots = new AccountSlots({ queuedPerAccount: 4, queued: 100, running: 2, holdMs: 200 });
+    const held = [slots.tryTake('a')!, slots.tryTake('a')!];
+    const waiterOfA = slots.take('a');
+    expect(slots.tryTake('b')).toBeUndefined();
+    held[0]!();
     await settledHandovers();
-    expect(started).toEqual(['a', 'b', 'c', 'a']);
+    expect(await settledNow(waiterOfA)).toBe('pending');
+    const newcomer = slots.tryTake('b');
+    expect(newcomer).toBeTypeOf('function');
+    newcomer!();
+    (await waiterOfA)!();
+    // Owed and never back: the slot goes to the others once the hold ends.
+    expect(slots.tryTake('a')).toBeTypeOf('function');
+    const again = slots.take('a');
+    expect(slots.tryTake('c')).toBeUndefined();
+    held[1]!();
+    expect(await settledNow(again)).toBe('pending');
+    expect(await again).toBeTypeOf('function');
+  });
+
+  it('keeps an account within NEOFLOW_ACCOUNT_CONCURRENCY when one is set, however many slots are free', async () => {
+    const slots = new AccountSlots({ perAccount: 2, queuedPerAccount: 0, queued: 0, running: 10 });
+    expect([slots.tryTake('a'), slots.tryTake('a')].every((release) => typeof release === 'function')).toBe(true);
+    expect(slots.tryTake('a')).toBeUndefined();
+    expect(slots.tryTake('b')).toBeTypeOf('function');
   });
 
   it("sizes the waiting room from the process's total: two bursting accounts cannot fill more than it", async () => {

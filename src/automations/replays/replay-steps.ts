@@ -37,9 +37,10 @@ const runsPerPage = 50;
 export const maxListedMatches = 100;
 /**
  * Live following comes first: while the follower is more blocks than this behind the chain, the
- * replay reads none (both read the same node).
+ * replay reads none (both read the same node). One: the block just made, which the follower reads
+ * next; at two, an account's replays kept the follower two blocks behind for every account.
  */
-const followerLagAllowed = 2;
+const followerLagAllowed = 1;
 /** How long a replay waits before it looks again at the follower's lag or its account's runs. */
 const waitMs = 2_000;
 
@@ -55,7 +56,8 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
   const row = await readRunningReplay(deps.em, replayId);
   if (!row) return { kind: 'done', runs: [] };
   if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
-  if (!row.dry_run && (await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
+  // A dry run records no run, but it reads the same node and holds the same slots: it waits too.
+  if ((await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
     return { kind: 'wait', waitMs, runs: [] };
   }
   await assertManifestsUnchanged(deps.neo, row.trigger, row.next_block);

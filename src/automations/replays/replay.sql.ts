@@ -34,21 +34,33 @@ export interface ReplayRow {
   completed_at: Date | null;
 }
 
+/** Taken before an account's running replays are counted: its starts count one after another. */
+const lockAccountSql = `select pg_advisory_xact_lock(hashtextextended('automation_replays:' || ?, 0))`;
+
 const insertSql = `insert into "automation_replays"
   ("id", "automation_id", "account_id", "from_block", "to_block", "next_block", "dry_run")
-  values (?, ?, ?, ?, ?, ?, ?)
+  select ?, ?, ?, ?, ?, ?, ?
+  where (select count(*) from "automation_replays" where "account_id" = ? and "status" = '${replayStatus.running}') < ?
   on conflict ("automation_id") where "status" = '${replayStatus.running}' do nothing
   returning *`;
 
-/** Records a replay from `fromBlock`; undefined when one of the automation runs already. */
+/**
+ * Records a replay from `fromBlock`; undefined when one of the automation runs already, or when
+ * the account runs `limit` replays. The account's starts take its lock in turn (held to the end of
+ * the transaction, the caller's if there is one), so racing starts never pass the limit.
+ */
 export async function insertReplay(
   em: EntityManager,
   replay: { id: string; automationId: string; accountId: string; fromBlock: number; toBlock: number; dryRun: boolean },
+  limit: number,
 ): Promise<ReplayRow | undefined> {
   const { id, automationId, accountId, fromBlock, toBlock, dryRun } = replay;
-  const params = [id, automationId, accountId, fromBlock, toBlock, fromBlock, dryRun];
-  const [row] = await em.execute<ReplayRow[]>(insertSql, params);
-  return row;
+  const params = [id, automationId, accountId, fromBlock, toBlock, fromBlock, dryRun, accountId, limit];
+  return em.transactional(async (tx) => {
+    await tx.execute(lockAccountSql, [accountId]);
+    const [row] = await tx.execute<ReplayRow[]>(insertSql, params);
+    return row;
+  });
 }
 
 /** The replay of the automation that runs, if one does. */
@@ -58,6 +70,15 @@ export async function runningReplayId(em: EntityManager, automationId: string): 
     [automationId],
   );
   return running?.id;
+}
+
+/** The account whose replay it is, to take its turn for a page; undefined once the row is gone. */
+export async function accountOfReplay(em: EntityManager, replayId: string): Promise<string | undefined> {
+  const [row] = await em.execute<{ account_id: string }[]>(
+    `select "account_id" from "automation_replays" where "id" = ?`,
+    [replayId],
+  );
+  return row?.account_id;
 }
 
 export async function replayRow(em: EntityManager, automationId: string, replayId: string) {

@@ -20,6 +20,20 @@ import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 const replayNotFound = () => new AppError('replay_not_found', 'Replay not found.');
 
 /**
+ * Replays of one account running at once, dry or not (docs/api.md): each holds a workflow and asks
+ * for pages, so an account with 1,000 automations cannot replay all of them at once; past it, 409
+ * `replay_limit_reached` until one ends.
+ */
+export const replaysPerAccount = 10;
+
+const replayLimitReached = () =>
+  new AppError(
+    'replay_limit_reached',
+    `This account runs ${replaysPerAccount} replays, the most it may run at once; start another once one ends.`,
+    { limit: replaysPerAccount },
+  );
+
+/**
  * Records a replay of the automation's blocks `fromBlock`–`toBlock`, then starts its workflow; a
  * replay recorded whose workflow Temporal did not take is started by the reconciler. The range
  * must be on the chain already; the automation may be active or not.
@@ -46,13 +60,19 @@ export async function createReplay(
   return replay;
 }
 
-/** The replay's row, inserted; one replay runs at a time per automation (a partial unique index): 409 naming it. */
+/**
+ * The replay's row, inserted; one replay runs at a time per automation (a partial unique index):
+ * 409 naming it; `replaysPerAccount` of the account at a time: 409 with the limit.
+ */
 async function recordReplay(em: EntityManager, automation: Automation, input: CreateReplay): Promise<ReplayView> {
   const id = newId('rpl');
   const { fromBlock, toBlock, dryRun } = input;
   const replay = { id, automationId: automation.id, accountId: automation.account.id, fromBlock, toBlock, dryRun };
-  const row = await insertReplay(em, replay);
-  if (!row) throw await replayInProgress(em, automation.id);
+  const row = await insertReplay(em, replay, replaysPerAccount);
+  if (!row) {
+    const running = await runningReplayId(em, automation.id);
+    throw running === undefined ? replayLimitReached() : replayInProgress(running);
+  }
   return replayView(row);
 }
 
@@ -108,10 +128,9 @@ async function lastProcessed(em: EntityManager, automationId: string): Promise<n
   return followed;
 }
 
-async function replayInProgress(em: EntityManager, automationId: string) {
-  const running = await runningReplayId(em, automationId);
+function replayInProgress(replayId: string) {
   return new AppError('replay_in_progress', 'A replay of this automation is running; one runs at a time.', {
-    replayId: running ?? null,
+    replayId,
   });
 }
 

@@ -27,6 +27,7 @@ import { AutomationCounts } from './0025-automation-counts.ts';
 import { StateTriggerDigests } from './0026-state-trigger-digests.ts';
 import { FunctionCounts } from './0027-function-counts.ts';
 import { RelayedTransactions } from './0028-relayed-transactions.ts';
+import { ReplaysPerAccount } from './0029-replays-per-account.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -60,6 +61,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0026-state-trigger-digests', class: StateTriggerDigests },
   { name: '0027-function-counts', class: FunctionCounts },
   { name: '0028-relayed-transactions', class: RelayedTransactions },
+  { name: '0029-replays-per-account', class: ReplaysPerAccount },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

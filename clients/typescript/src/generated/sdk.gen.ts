@@ -925,7 +925,7 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
 /**
  * Replay past blocks
  *
- * Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`).
+ * Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`).
  */
 export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdReplaysData, ThrowOnError>,

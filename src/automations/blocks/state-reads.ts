@@ -34,13 +34,13 @@ export const stateReadLimits: StateReadLimits = {
 };
 
 /** An account's reads of a block, the least recently evaluated first. */
-export interface AccountReads {
+interface AccountReads {
   account: string;
   keys: string[];
 }
 
 /** One block's reads: its budget's start, and the reads its lanes share. */
-export interface ReadSession {
+interface ReadSession {
   block: number;
   startedAt: number;
   inFlight: Map<string, Promise<Read>>;

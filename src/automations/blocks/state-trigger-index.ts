@@ -4,7 +4,7 @@ import type { StateTrigger } from '../model/trigger.schemas.ts';
 import { conditionKey, readKey } from './state-trigger-keys.ts';
 
 /** A state trigger as the follower evaluates it: parsed, keyed and hashed once per change of its row. */
-export interface IndexedStateTrigger {
+interface IndexedStateTrigger {
   version: string;
   trigger: StateTrigger;
   /** PostgreSQL's md5 of the trigger's jsonb text: with its activation, what its mark is for. */

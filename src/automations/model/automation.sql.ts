@@ -164,7 +164,7 @@ export async function activeStateRows(em: EntityManager): Promise<StateRow[]> {
 }
 
 /** A state trigger as stored, its row's version and its digest (PostgreSQL's md5 of its jsonb text). */
-export interface StoredStateTrigger {
+interface StoredStateTrigger {
   id: string;
   version: string;
   trigger: StateTrigger;

@@ -9,7 +9,7 @@ import type { BlockchainTrigger } from '../model/trigger.schemas.ts';
  * retyped. The workflow does not retry it (workflows/replay-blocks.ts names it by its class, as
  * Temporal types an activity's error): the replay fails with its message.
  */
-export class ReplayUndecodableError extends Error {
+class ReplayUndecodableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ReplayUndecodableError';

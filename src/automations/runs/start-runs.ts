@@ -4,9 +4,9 @@ import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
 import type { FiredRun } from './fires.ts';
 
 /** Starts at once at most: a batch asks Temporal a few at a time, never a hundred calls together. */
-export const startsAtOnce = 8;
+const startsAtOnce = 8;
 
-export interface RunStart {
+interface RunStart {
   client: Client;
   /** Where the runs' workflows go: the deployment's task queue. */
   taskQueue: string;

@@ -3,7 +3,7 @@ import type { NetworkSetting } from '../../net/neo-networks.ts';
 import { NodePool, type NodePoolOptions } from './node-pool.ts';
 import type { NodeStatus } from './node-state.ts';
 
-export interface NodeReport {
+interface NodeReport {
   /** Without user, password, path or query. */
   url: string;
   status: NodeStatus;
@@ -16,7 +16,7 @@ export interface NodeReport {
   reason?: string;
 }
 
-export interface NetworkReport {
+interface NetworkReport {
   name: string;
   magic: number | null;
   /** `down`: no node serves; `degraded`: one does, some do not, or nodes disagree on a block. */

@@ -7,7 +7,7 @@ import { createBatchCaller, type BatchCaller } from './rpc-batch.ts';
 export type NodeStatus = 'ok' | 'lagging' | 'down' | 'refused';
 
 /** How far behind the best height a node may be and still serve (dBFT makes a block every few seconds). */
-export const maxLagBlocks = 2;
+const maxLagBlocks = 2;
 /** How long a failure counts as recent. */
 const recentMs = 60_000;
 

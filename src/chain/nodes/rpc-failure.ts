@@ -6,12 +6,12 @@ import { NeoRpcError } from '../rpc.ts';
  * node does not hold the block or log yet) waits and asks again, never skips; `request` (any other
  * JSON-RPC error: an unknown transaction, a refused script) is the caller's, answered as it is.
  */
-export type FailureClass = 'node' | 'not-yet' | 'request';
+type FailureClass = 'node' | 'not-yet' | 'request';
 
 /** JSON-RPC's "method not found": a node of another kind. */
 export const methodNotFound = -32601;
 /** A C# node's "invalid params", which its ApplicationLogs answer for a hash it does not hold. */
-export const invalidParams = -32602;
+const invalidParams = -32602;
 /** neo-go's unknown script container (a log not there yet) and beyond-the-tip (a block not there yet). */
 const unknownContainer = -105;
 const beyondTip = -109;

@@ -1114,7 +1114,7 @@ export type ErrorDetails = {
    */
   requiredScope?: string;
   /**
-   * The limit reached: requests, bytes, automations or executions.
+   * The limit reached: requests, bytes, automations, replays or executions.
    */
   limit?: number;
   /**
@@ -1192,6 +1192,7 @@ export type FunctionsError = {
       | 'automation_limit_reached'
       | 'function_limit_reached'
       | 'replay_in_progress'
+      | 'replay_limit_reached'
       | 'storage_quota_exceeded'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
@@ -1235,6 +1236,7 @@ export type AutomationsError = {
       | 'AUTOMATION_LIMIT_REACHED'
       | 'FUNCTION_LIMIT_REACHED'
       | 'REPLAY_IN_PROGRESS'
+      | 'REPLAY_LIMIT_REACHED'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
@@ -4284,11 +4286,11 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations, or of `details.triggerType`, as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
+   * `AUTOMATION_LIMIT_REACHED`: the account has as many automations, or of `details.triggerType`, as it may (`details.limit`). `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`). `REPLAY_LIMIT_REACHED`: the account runs as many replays at once as it may (`details.limit`).
    */
   409: AutomationsError & {
     error: {
-      code: 'AUTOMATION_LIMIT_REACHED' | 'CONFLICT' | 'REPLAY_IN_PROGRESS';
+      code: 'AUTOMATION_LIMIT_REACHED' | 'CONFLICT' | 'REPLAY_IN_PROGRESS' | 'REPLAY_LIMIT_REACHED';
     };
   };
   /**
@@ -4914,11 +4916,11 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`).
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused. `REPLAY_IN_PROGRESS`: a replay of this automation is running (`details.replayId`). `REPLAY_LIMIT_REACHED`: the account runs as many replays at once as it may (`details.limit`).
    */
   409: AutomationsError & {
     error: {
-      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS';
+      code: 'CONFLICT' | 'REPLAY_IN_PROGRESS' | 'REPLAY_LIMIT_REACHED';
     };
   };
   /**

@@ -170,19 +170,19 @@ export function contractArgsSchema(deferred?: DeferredValue, shown: ArgumentShow
       // Accepts anything: the refinement below checks each argument, to report paths inside it.
       .array(argument, { error: 'must be an array of {type, value} arguments' })
       .max(maxArgs, `must hold at most ${maxArgs} arguments`)
+      // An argument at fault is named first, inside it; only well-formed arguments are weighed.
       .superRefine((args, ctx) => {
-        const tooHeavy = argsSizeProblem(args);
-        if (tooHeavy) {
-          ctx.addIssue({ code: 'custom', message: tooHeavy, path: [] });
-          return;
-        }
+        let faulty = false;
         for (const [index, arg] of args.entries()) {
           const found = contractArgProblem(arg, deferred);
           if (!found) continue;
+          faulty = true;
           const inner =
             found.path === '' ? [] : found.path.split('.').map((key) => (/^\d+$/.test(key) ? Number(key) : key));
           ctx.addIssue({ code: 'custom', message: found.message, path: [index, ...inner] });
         }
+        const tooHeavy = faulty ? null : argsSizeProblem(args);
+        if (tooHeavy) ctx.addIssue({ code: 'custom', message: tooHeavy, path: [] });
       })
   );
 }

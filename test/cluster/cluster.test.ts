@@ -246,25 +246,32 @@ describe('the compose deployment on one machine: Temporal on PostgreSQL, two API
     await prices.close();
     mark('each automation fired after the restarts');
 
-    // Paused, the automations stop firing; then everything recorded must end.
-    for (const id of [everySecond, payWhenAbove, watchPayee])
-      expect((await client.call('PATCH', `/automations/${id}`, { status: 'inactive' })).status).toBe(200);
+    // Paused, the automations stop firing; then everything recorded must end. The payer first: a
+    // payment it began before its pause lands a block or two later, and the watcher, still active
+    // then, must see it; only once all is quiet is the watcher paused too.
     // Settled: nothing running, and nothing new recorded over five reads in a row (a fire that
     // began before the pause records its run a moment later).
-    let quiet = 0;
-    let last = '';
-    await until(
-      async () => {
-        const now = await recordedState();
-        quiet = now.running === 0 && now.seen === last ? quiet + 1 : 0;
-        last = now.seen;
-        return quiet;
-      },
-      (reads) => reads >= 5,
-      300_000,
-      500,
-    );
-    expect(quiet, 'reads in a row with nothing running or new').toBeGreaterThanOrEqual(5);
+    const settle = async () => {
+      let quiet = 0;
+      let last = '';
+      await until(
+        async () => {
+          const now = await recordedState();
+          quiet = now.running === 0 && now.seen === last ? quiet + 1 : 0;
+          last = now.seen;
+          return quiet;
+        },
+        (reads) => reads >= 5,
+        300_000,
+        500,
+      );
+      expect(quiet, 'reads in a row with nothing running or new').toBeGreaterThanOrEqual(5);
+    };
+    for (const ids of [[everySecond, payWhenAbove], [watchPayee]]) {
+      for (const id of ids)
+        expect((await client.call('PATCH', `/automations/${id}`, { status: 'inactive' })).status).toBe(200);
+      await settle();
+    }
     mark('nothing running');
 
     // Invokes: each acknowledged one completed once; none recorded twice; none left running.

@@ -31,6 +31,8 @@ export const Automation = defineEntity({
     id: prefixedId('auto'),
     account: () => p.manyToOne(Account).deleteRule('cascade'),
     name: p.string().length(128),
+    /** The Neo network it follows and sends on, by its configured name (NEOFLOW_NETWORKS). */
+    network: p.string().length(32),
     status: p.string().length(16).$type<AutomationStatus>(),
     /** Copied from `trigger.type` so that lists filter on an indexed column. */
     triggerType: p.string().length(16).$type<TriggerType>(),

@@ -54,6 +54,8 @@ export const AutomationRun = defineEntity({
     id: p.string().primary(),
     automation: () => p.manyToOne(Automation).deleteRule('cascade'),
     accountId: p.string(),
+    /** The network its automation followed when it fired: where its transaction goes. */
+    network: p.string().length(32),
     fireKey: p.string(),
     status: p.string().length(16).$type<RunStatus>(),
     trigger: p.type(StorableJson).$type<FirePayload>(),

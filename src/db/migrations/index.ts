@@ -28,6 +28,7 @@ import { StateTriggerDigests } from './0026-state-trigger-digests.ts';
 import { FunctionCounts } from './0027-function-counts.ts';
 import { RelayedTransactions } from './0028-relayed-transactions.ts';
 import { ReplaysPerAccount } from './0029-replays-per-account.ts';
+import { Networks } from './0030-networks.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -62,6 +63,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0027-function-counts', class: FunctionCounts },
   { name: '0028-relayed-transactions', class: RelayedTransactions },
   { name: '0029-replays-per-account', class: ReplaysPerAccount },
+  { name: '0030-networks', class: Networks },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

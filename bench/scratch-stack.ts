@@ -96,6 +96,8 @@ interface InProcessApi {
   temporal: TemporalHandle;
   /** neo-go itself, as the API calls it. */
   neo: NeoRpc;
+  /** Creates a key of every scope for another account, named `accountName`. */
+  keyFor(accountName: string): Promise<string>;
 }
 
 /**
@@ -128,7 +130,9 @@ export async function startInProcessApi(
   base.onStop(() => closeServer(server));
   const { key } = await createKey(resources.orm.em.fork(), resources.masterKeys, 'bench', ['*'], keyOptions);
   progress(`api ${apiUrl}, key created (${elapsed(began)})`);
-  return { apiUrl, apiKey: key, temporal: resources.temporal, neo: resources.neo };
+  const keyFor = async (accountName: string) =>
+    (await createKey(resources.orm.em.fork(), resources.masterKeys, accountName, ['*'], keyOptions)).key;
+  return { apiUrl, apiKey: key, temporal: resources.temporal, neo: resources.neo, keyFor };
 }
 
 /** A caller of the stack's API with its key; `Body` is what the caller expects the answers to hold. */

@@ -68,8 +68,8 @@ const streakAfterSuccesses = `case when n > ${history / 2} then 'success' else '
 /** `history` runs of the automation, their statuses by `status` (SQL of `n`, 1 the newest). */
 const insertRuns = (automation: string, prefix: string, status: string) =>
   client.query(
-    `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
-     select $3 || n, $1, $2, 'schedule:' || n, ${status},
+    `insert into "automation_runs" ("id", "automation_id", "account_id", "network", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
+     select $3 || n, $1, $2, 'default', 'schedule:' || n, ${status},
             '{"type":"schedule"}', true, now() - (n || ' seconds')::interval, now() - (n || ' seconds')::interval + interval '10 ms'
      from generate_series(1, $4) as n`,
     [automation, accountId, prefix, history],
@@ -87,9 +87,9 @@ const insertExecutions = (fn: string, prefix: string) =>
 /** Active price automations over `sources` sources (`source-<n>`), each with its trigger's state. */
 async function insertPriceAutomations(count: number, sources: number) {
   await client.query(
-    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+    `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
         "created_at", "updated_at", "price_source")
-     select 'auto_price_' || n, $1, 'price ' || n, 'active', 'price',
+     select 'auto_price_' || n, $1, 'price ' || n, 'default', 'active', 'price',
             '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}',
             jsonb_build_object('type', 'function', 'functionId', $2::text, 'parameters', '{}'::jsonb),
             now(), now(), 'source-' || n % $4
@@ -218,8 +218,8 @@ describe('the hot queries read by index, not the whole history', () => {
     expect(nodes.map((node) => node['Index Name'])).toContain('automations_price_source_index');
     // What it finds: written before sources were named, the active one (the inactive is named once activated).
     await client.query(
-      `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
-       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, status, 'price',
+      `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, 'default', status, 'price',
               '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}', '{}', now(), now()
        from unnest(array['active', 'inactive']) as status`,
       [accountId],

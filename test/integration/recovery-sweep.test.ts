@@ -299,9 +299,9 @@ describe('the recovery sweep', () => {
       execution.startedAt = new Date(Date.now() - 10_000);
       await em.insert(execution);
       await em.getConnection().execute(
-        `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger",
+        `insert into "automation_runs" ("id", "automation_id", "account_id", "network", "fire_key", "status", "trigger",
           "dispatched", "execution_id", "started_at")
-        values (?, ?, ?, 'manual:closed', 'running', '{"type":"manual"}', true, ?, now() - interval '10 seconds')`,
+        values (?, ?, ?, 'default', 'manual:closed', 'running', '{"type":"manual"}', true, ?, now() - interval '10 seconds')`,
         [runId, automationId, fn.account.id, execution.id],
       );
 
@@ -339,9 +339,9 @@ describe('the recovery sweep', () => {
         const internal = 'connect ECONNREFUSED 10.9.8.7:5432';
         await failWorkflow(runId, internal);
         await api.database.orm.em.getConnection().execute(
-          `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger",
+          `insert into "automation_runs" ("id", "automation_id", "account_id", "network", "fire_key", "status", "trigger",
             "dispatched", "started_at")
-          values (?, ?, ?, 'manual:failed', 'running', '{"type":"manual"}', true, now() - interval '10 seconds')`,
+          values (?, ?, ?, 'default', 'manual:failed', 'running', '{"type":"manual"}', true, now() - interval '10 seconds')`,
           [runId, automationId, fn.account.id],
         );
 

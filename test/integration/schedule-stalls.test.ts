@@ -202,8 +202,8 @@ describe('an active schedule whose rows show a fire recorded since its row chang
       automation.id,
     ]);
     await connection.execute(
-      `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
-       select 'run_' || "id", "id", "account_id", 'schedule:recent', 'success', '{"type":"schedule"}', true, now(), now()
+      `insert into "automation_runs" ("id", "automation_id", "account_id", "network", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
+       select 'run_' || "id", "id", "account_id", "network", 'schedule:recent', 'success', '{"type":"schedule"}', true, now(), now()
        from "automations" where "id" = ?`,
       [automation.id],
     );

@@ -73,8 +73,9 @@ export const defaultWorkerId = () => `${hostname()}:${process.pid}`;
 
 /** The worker's activities, closed over their dependencies (one factory, easy to test). */
 export function createActivities(deps: ActivityDeps) {
-  // Every run slot is any account's while no other waits; a slot freed while accounts wait goes to
-  // the one running the fewest. Half the worker's workflow slots, all accounts together, may wait
+  // Every run slot but one is any account's while no other waits (the last is kept for an account
+  // running none, which so starts at once); a slot freed while accounts wait goes to the one running
+  // the fewest. Half the worker's workflow slots, all accounts together, may wait
   // here for a run slot (a burst hands over in process, with no workflow timer), one account at most
   // half of those: the other half stays free for the other accounts. Waiting costs a promise, not CPU.
   const waiting = Math.floor(deps.runSlots / 2);
@@ -83,6 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     queuedPerAccount: Math.ceil(waiting / 2),
     queued: waiting,
     running: deps.maxRuns,
+    keptForNewcomers: 1,
     holdMs: refusedHoldMs,
   });
   const turns = new RunTurns(turnHeldMs);

@@ -17,6 +17,12 @@ interface SlotLimits {
   /** Runs of every account at once: what bounds the isolates, and their memory, of the process. */
   running: number;
   /**
+   * Slots an account already running leaves free for accounts running none: an account alone uses
+   * all but these, and a newcomer starts at once instead of after one of its runs (a CPU-bound
+   * burst of 2 s runs kept another account's invoke waiting up to 13 s, issue 44).
+   */
+  keptForNewcomers?: number;
+  /**
    * How long a slot is kept for an account refused for want of one (its run asks again a workflow
    * task later) from the accounts that run more; unset, none is kept.
    */
@@ -26,7 +32,8 @@ interface SlotLimits {
 /**
  * How many runs of each account this process runs at once, how many of all accounts, and how many
  * more of each account wait here for a slot: a handover in process, without a round trip. A free
- * slot goes to any account while no other waits, so an account alone may use them all; a slot
+ * slot goes to any account while no other waits, so an account alone may use them all but those
+ * kept for newcomers; a slot
  * freed while accounts wait goes to the waiting account that runs the fewest, so under contention
  * the busy accounts converge on equal shares and a newcomer takes the first slot freed after it
  * came (within one run's time), never passed by an account that runs more. Runs beyond an
@@ -90,7 +97,13 @@ export class AccountSlots {
   }
 
   #canStart(accountId: string): boolean {
-    return this.#total + this.#heldFrom(accountId) < this.#limits.running && this.#underItsBound(accountId);
+    const kept = this.#runningOf(accountId) > 0 ? this.#kept : 0;
+    return this.#total + this.#heldFrom(accountId) + kept < this.#limits.running && this.#underItsBound(accountId);
+  }
+
+  /** keptForNewcomers, leaving at least one slot to an account alone. */
+  get #kept(): number {
+    return Math.max(0, Math.min(this.#limits.keptForNewcomers ?? 0, this.#limits.running - 1));
   }
 
   #underItsBound(accountId: string): boolean {

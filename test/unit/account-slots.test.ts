@@ -84,6 +84,24 @@ describe('AccountSlots', () => {
     expect(slots.tryTake('b')).toBeUndefined();
   });
 
+  it('keeps the last free slot from an account already running, for an account running none', () => {
+    const slots = new AccountSlots({ queuedPerAccount: 1, queued: 10, running: 4, keptForNewcomers: 1 });
+    const taken = Array.from({ length: 4 }, () => slots.tryTake('a'));
+    expect(taken.filter((release) => typeof release === 'function')).toHaveLength(3);
+    const newcomer = slots.tryTake('b');
+    expect(newcomer).toBeTypeOf('function');
+    expect(slots.tryTake('c')).toBeUndefined();
+    // Freed by the newcomer, the slot is kept again: not a's.
+    newcomer!();
+    expect(slots.tryTake('a')).toBeUndefined();
+    expect(slots.tryTake('c')).toBeTypeOf('function');
+  });
+
+  it('leaves an account alone one slot whatever is kept for newcomers', () => {
+    const slots = new AccountSlots({ queuedPerAccount: 1, queued: 10, running: 1, keptForNewcomers: 1 });
+    expect(slots.tryTake('a')).toBeTypeOf('function');
+  });
+
   it('hands a slot freed while accounts wait to the one running the fewest: a newcomer takes the first one', async () => {
     const slots = new AccountSlots({ queuedPerAccount: 4, queued: 100, running: 4 });
     const running = Array.from({ length: 4 }, () => slots.tryTake('a')!);

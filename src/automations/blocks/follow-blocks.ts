@@ -14,7 +14,7 @@ import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, withTransactions } from './block-matching.ts';
 import type { UndeployedContracts } from './undeployed-contracts.ts';
 import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
-import { noteRunEnd } from '../notifications/run-end.ts';
+import { noteRunEnds } from '../notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
 import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
@@ -89,7 +89,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       // State is read at the head only: a node answers reads of its current state.
       if (index === height - 1) {
         fired.push(...(await recordState(deps)));
-        await deps.state.start(deps.em, block);
+        deps.state.startAtHead(deps.em.fork(), block);
       }
       deps.beat();
     }
@@ -170,9 +170,10 @@ async function recordOwn(em: EntityManager, firings: Firing[]): Promise<FiredRun
  */
 async function recordFirings(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
   const runs = await recordRuns(em, firings);
-  for (const [index, firing] of firings.entries()) {
-    if (firing.error) await noteRunEnd(em, runs[index]!.runId);
-  }
+  await noteRunEnds(
+    em,
+    runs.filter((_, index) => firings[index]!.error).map((run) => run.runId),
+  );
   return runs.filter((_, index) => !refusedByCap(firings[index]!));
 }
 

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sendsTransactions } from '../model/action.schemas.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import { failureStreakRow } from './run-streak.sql.ts';
+import { runsWithEndRules } from './run-end.sql.ts';
 import { recordNotifications } from './record.ts';
 import { lookBack, runEndEvents } from './streaks.ts';
 import { runStatus } from '../../shared/outcomes.ts';
@@ -46,4 +47,13 @@ export async function noteRunEnd(em: EntityManager, runId: string): Promise<RunE
     }
   }
   return { notifications: [...notifications], checkGas };
+}
+
+/**
+ * noteRunEnd for runs recorded ended together (the runs of a block or a poll quarantined at once):
+ * only the runs whose automation is told of failures or recoveries are read, found in one
+ * statement. Their gas is not checked: an ended run that never ran sent nothing.
+ */
+export async function noteRunEnds(em: EntityManager, runIds: string[]): Promise<void> {
+  for (const runId of await runsWithEndRules(em, runIds)) await noteRunEnd(em, runId);
 }

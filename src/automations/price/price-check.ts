@@ -25,7 +25,7 @@ import { priceSourceKey } from './price-source-key.ts';
 import type { MasterKeys, Sealed } from '../../crypto/envelope.ts';
 import { recordRuns, firedRun, type FiredRun, type Firing } from '../runs/fires.ts';
 import { stopWithError } from '../notifications/error-event.ts';
-import { noteRunEnd } from '../notifications/run-end.ts';
+import { noteRunEnds } from '../notifications/run-end.ts';
 import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import {
@@ -114,7 +114,10 @@ export async function checkPriceSource(deps: PriceCheckDeps, input: PriceSourceC
     );
     const capped = capPerAccount(firings, defaults.runsPerRead, `Poll ${input.pollKey} of this price source`);
     const recorded = await recordRuns(tx, capped);
-    for (const [index, firing] of capped.entries()) if (firing.error) await noteRunEnd(tx, recorded[index]!.runId);
+    await noteRunEnds(
+      tx,
+      recorded.filter((_, index) => capped[index]!.error).map((run) => run.runId),
+    );
     const fired = recorded.filter((_, index) => !refusedByCap(capped[index]!));
     await savePriceStates(
       tx,

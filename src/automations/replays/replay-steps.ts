@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, createEventAbiCache, readBlockNotifications } from '../../chain/blocks.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { firingsOfBlock, type Watcher } from '../blocks/block-matching.ts';
-import { noteRunEnd } from '../notifications/run-end.ts';
+import { noteRunEnds } from '../notifications/run-end.ts';
 import { recordRunsTold, type FiredRun, type Firing } from '../runs/fires.ts';
 import { countRunsInFlight } from '../runs/run.sql.ts';
 import { movingCursorIndex } from '../blocks/block-cursor.sql.ts';
@@ -99,13 +99,12 @@ export async function replayPage(deps: ReplayDeps, replayId: string): Promise<Re
  */
 async function recordFresh(em: EntityManager, firings: Firing[]): Promise<FiredRun[]> {
   const recorded = await recordRunsTold(em, firings);
-  const fresh: FiredRun[] = [];
-  for (const [index, { run, recorded: isNew }] of recorded.entries()) {
-    if (!isNew) continue;
-    if (firings[index]!.error) await noteRunEnd(em, run.runId);
-    fresh.push(run);
-  }
-  return fresh;
+  const quarantined = recorded.filter((told, index) => told.recorded && firings[index]!.error);
+  await noteRunEnds(
+    em,
+    quarantined.map((told) => told.run.runId),
+  );
+  return recorded.filter((told) => told.recorded).map((told) => told.run);
 }
 
 const listedOf = (firing: Firing): ListedMatch => {

@@ -56,6 +56,7 @@ function newAutomation(em: EntityManager, account: string) {
     {
       account,
       name: 'n',
+      network: 'default',
       status: 'active',
       triggerType: 'price',
       trigger,

@@ -57,8 +57,8 @@ const isolatedAttempts = 2;
  * One round of the follower of `network`: waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
  * blocks loses nothing and repeats nothing. At the head it starts evaluating the state triggers in
- * the background, and each round records the evaluations done (state-trigger-follow.ts): the runs
- * of a block's events never wait for state reads. Returns the runs to start; a run recorded by a
+ * the background, where each evaluation done is recorded too, and each round takes the runs so
+ * recorded (state-trigger-follow.ts): the runs of a block's events never wait for state reads. Returns the runs to start; a run recorded by a
  * round whose worker died before starting it is started by the recovery sweep. The lag gauges are
  * set whether the round succeeds or fails.
  */
@@ -88,12 +88,13 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
       noteFollowing(network, new Date());
       // State is read at the head only: a node answers reads of its current state.
       if (index === height - 1) {
-        fired.push(...(await recordState(deps)));
+        deps.state.recordDone(stateRecorder(deps));
         deps.state.startAtHead(deps.em.fork(), block);
       }
       deps.beat();
     }
-    fired.push(...(await recordState(deps)));
+    deps.state.recordDone(stateRecorder(deps));
+    fired.push(...deps.state.takeRecorded());
     return fired;
   } finally {
     noteFollowing(network);
@@ -103,13 +104,14 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   }
 }
 
-/** The state triggers' evaluations done, if any, recorded: their runs with their marks. */
-async function recordState(deps: FollowDeps): Promise<FiredRun[]> {
-  const states = deps.state.take();
-  if (states.length === 0) return [];
-  const firings = states.flatMap((state) => state.firings);
-  return recordBlock(deps, capPerAccount(firings, deps.runsPerAccount, 'A state evaluation'), null, states);
-}
+/** Records state evaluations, off the round's path (StateFollow.recordDone): their runs with their marks. */
+const stateRecorder =
+  (deps: FollowDeps) =>
+  (states: StateEvaluation[]): Promise<FiredRun[]> => {
+    const firings = states.flatMap((state) => state.firings);
+    const capped = capPerAccount(firings, deps.runsPerAccount, 'A state evaluation');
+    return recordBlock({ ...deps, em: deps.em.fork() }, capped, null, states);
+  };
 
 /**
  * Records a block's runs, or a state evaluation's with its marks, and moves the cursor past the
@@ -179,13 +181,14 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
 
 /**
  * The chain's block count once it exceeds `next`, or as it is when the round's wait ends: early
- * when a state evaluation is done, so that its runs start without waiting for a block.
+ * when a state evaluation's runs are recorded, so that they start without waiting for a block.
  */
 async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
   const deadline = Date.now() + idleRoundMs;
   for (;;) {
     const count = await deps.neo.getBlockCount();
-    if (count > next || deps.state.done || Date.now() >= deadline) return count;
+    deps.state.recordDone(stateRecorder(deps));
+    if (count > next || deps.state.recorded || Date.now() >= deadline) return count;
     deps.beat();
     await sleep(pollMs);
   }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import { quarantine } from './quarantine.ts';
-import type { Firing } from '../runs/fires.ts';
+import type { Firing, FiredRun } from '../runs/fires.ts';
 import type { MarkWrite } from './state-trigger-mark.sql.ts';
 import { decideState, freshMark, isDue, observedValue } from '../model/state-trigger-value.ts';
 import { StateReader, type Read, type StateReadLimits } from './state-reads.ts';
@@ -23,35 +23,61 @@ interface HeadBlock {
  * The state triggers of one worker's follower. Each head block starts an evaluation in the
  * background, its rows read and then the node, each account in a lane of its own, while the
  * round records the block's events and the workflow starts their runs, so that no read, however
- * slow, holds back an event's run or another account's trigger. A later round takes each lane's
- * evaluation once done and records it (its runs and marks together). An account is in one lane at
+ * slow, holds back an event's run or another account's trigger. Each lane's evaluation, once
+ * done, is recorded in the background too (its runs and marks together), and a later round takes
+ * the runs recorded to start them. An account is in one lane at
  * a time: until its evaluation is taken, later blocks leave it out. A worker lost meanwhile loses
  * an evaluation, not a crossing: its triggers stay due and are read at a later head.
  */
 export class StateFollow {
   readonly #index = new StateTriggerIndex();
   readonly #reader: StateReader;
-  /** The accounts whose lane is reading, or done and not yet taken. */
+  /** The accounts whose lane is reading, or done and not yet recorded. */
   readonly #busy = new Set<string>();
   #done: { account: string; evaluation: StateEvaluation }[] = [];
   /** The reading of a head's rows, while it goes on. */
   #starting: Promise<void> | undefined;
+  /** The recording of evaluations done, while it goes on. */
+  #recording: Promise<void> | undefined;
+  /** Runs recorded from evaluations, not yet taken to be started. */
+  #recorded: FiredRun[] = [];
 
   constructor(neo: NeoRpc, limits?: StateReadLimits) {
     this.#reader = new StateReader(neo, limits);
   }
 
-  /** Whether an evaluation is done and waits to be taken. */
-  get done(): boolean {
-    return this.#done.length > 0;
+  /** Whether runs recorded from evaluations wait to be taken. */
+  get recorded(): boolean {
+    return this.#recorded.length > 0;
   }
 
-  /** The evaluations done: taken, so that their accounts are read again at the next head. */
-  take(): StateEvaluation[] {
+  /** The runs recorded from evaluations since the last take: to start. */
+  takeRecorded(): FiredRun[] {
+    const runs = this.#recorded;
+    this.#recorded = [];
+    return runs;
+  }
+
+  /**
+   * Records the evaluations done with `record` (their runs and marks in one transaction), in the
+   * background, unless a recording is under way: a block's quarantined runs took the round up to
+   * 1.3 s to record (issue 44). Their accounts stay out of later heads until the marks are
+   * written, so that no crossing is decided twice. Should the recording fail, those evaluations are
+   * lost, not their crossings: the triggers stay due and are read at a later head.
+   */
+  recordDone(record: (states: StateEvaluation[]) => Promise<FiredRun[]>): void {
+    if (this.#recording || this.#done.length === 0) return;
     const done = this.#done;
     this.#done = [];
-    for (const { account } of done) this.#busy.delete(account);
-    return done.map(({ evaluation }) => evaluation);
+    this.#recording = record(done.map(({ evaluation }) => evaluation))
+      .then(
+        (runs) => void this.#recorded.push(...runs),
+        () => undefined,
+      )
+      .finally(() => {
+        for (const { account } of done) this.#busy.delete(account);
+        this.#recording = undefined;
+      });
   }
 
   /**

@@ -75,11 +75,11 @@ function mostAtOnce(list: Span[]): number {
 }
 
 describe("the process's run slots, shared by the busy accounts", () => {
-  it('are all an account alone may use: its burst runs on every slot at once', async () => {
+  it('are all but one an account alone may use: its burst runs on every other slot at once', async () => {
     const functionId = await deploy(first, 3_000);
     await burst(first, functionId, 2 * slots);
-    // With a fixed share of 4 per account, 4 at most.
-    expect(mostAtOnce(await spans(first, functionId, 2 * slots))).toBe(slots);
+    // With a fixed share of 4 per account, 4 at most; the last slot is kept for an account running none.
+    expect(mostAtOnce(await spans(first, functionId, 2 * slots))).toBe(slots - 1);
   }, 180_000);
 
   it('are shared equally by two accounts bursting at once: each begins 40-60 % of the runs begun while both are busy', async () => {

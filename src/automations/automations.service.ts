@@ -77,6 +77,7 @@ export async function createAutomation(
     Automation,
     {
       account: accountId,
+      network: 'default',
       name: input.name,
       status: input.status,
       triggerType: input.trigger.type,

@@ -77,7 +77,6 @@ export async function createAutomation(
     Automation,
     {
       account: accountId,
-      network: 'default',
       name: input.name,
       status: input.status,
       triggerType: input.trigger.type,

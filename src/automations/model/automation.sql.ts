@@ -31,8 +31,8 @@ with "limited" as (select set_config('neoflow.automations_per_account', ?, true)
 "made" as (
   insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
       "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
-      "created_at", "updated_at", "network")
-    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, 'default')
+      "created_at", "updated_at")
+    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
     returning "id"
 ), "sealed" as (
   insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")

@@ -1,6 +1,7 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followerId } from '../../src/automations/blocks/follower.control.ts';
+import { gasText } from '../../src/chain/gas-amount.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
@@ -139,7 +140,7 @@ describe('two private networks of different magics in one deployment', () => {
     expect(described.map((execution) => execution.status.name)).toEqual(['RUNNING', 'RUNNING']);
   });
 
-  it('sends a contract action on beta with the signer`s GAS of beta: beta`s balances move, alpha`s do not', async () => {
+  it('sends a contract action on beta with the signer`s GAS of beta: beta`s balances and spend move, alpha`s do not', async () => {
     const recipient = freshAddress();
     const amount = oneGas;
     const [alphaBefore, betaBefore] = await Promise.all([gasOn(alpha, signer), gasOn(beta, signer)]);
@@ -165,6 +166,12 @@ describe('two private networks of different magics in one deployment', () => {
       betaBefore - amount - fee,
     ]);
     expect(await Promise.all([gasOn(alpha, recipient), gasOn(alpha, signer)])).toEqual([0n, alphaBefore]);
+    // The account shows the signer's GAS and spend per network: the fee is beta's alone.
+    const account = (await client.call('GET', '/account')).body;
+    expect(account.networks).toMatchObject([
+      { name: 'alpha', gasBalance: gasText(alphaBefore), spend: { total: gasText(0n) } },
+      { name: 'beta', gasBalance: gasText(betaBefore - amount - fee), spend: { total: gasText(fee) } },
+    ]);
     // The transaction is beta's: alpha's node does not know it.
     expect((await rpcOf(beta).getTransaction(String(run.txHash))).hash).toBe(run.txHash);
     await expect(rpcOf(alpha).getTransaction(String(run.txHash))).rejects.toThrow();

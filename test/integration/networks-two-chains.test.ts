@@ -118,13 +118,13 @@ describe('two private networks of different magics in one deployment', () => {
     const followed = await until(
       cursors,
       (next) => magics.every((magic, index) => (next.get(magic) ?? 0) > lastBlocks[index]!),
-      60_000,
+      30_000,
     );
     expect([...followed.keys()].sort()).toEqual([...magics].sort());
     const runs = await until(
       () => Promise.all([client.runs(watchers.alpha), client.runs(watchers.beta)]),
       (lists) => lists.every((listed) => listed.length >= 2 && settled(listed)),
-      30_000,
+      20_000,
     );
     expect(await fireKeysOf(watchers.alpha)).toEqual(onAlpha.map((hash) => `event:${hash}:0`).sort());
     expect(await fireKeysOf(watchers.beta)).toEqual(onBeta.map((hash) => `event:${hash}:0`).sort());
@@ -156,7 +156,7 @@ describe('two private networks of different magics in one deployment', () => {
     const runs = await until(
       () => client.runs(automationId),
       (listed) => listed.length === 1 && settled(listed),
-      60_000,
+      30_000,
     );
     const run = runs[0]!;
     expect(run, JSON.stringify(run)).toMatchObject({ status: 'success', network: 'beta', vmState: 'HALT' });

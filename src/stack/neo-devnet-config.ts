@@ -24,6 +24,8 @@ interface NodeConfigInput {
   rpcPort: number;
   blockTimeMs: number;
   storage: 'leveldb' | 'inmemory';
+  /** Default MAGIC, the dev chain's own: a test beside it starts a chain of another network. */
+  magic?: number;
 }
 
 // neon-js exports `wallet` as a value only, so its JSON shapes are reached through the classes.
@@ -101,10 +103,10 @@ function account(verificationScript: string, encryptedKey: string, label: string
  * quotes paths and the password correctly whatever they contain.
  */
 export async function writeNodeConfig(input: NodeConfigInput): Promise<string> {
-  const { dataDir, validator, rpcPort, blockTimeMs, storage } = input;
+  const { dataDir, validator, rpcPort, blockTimeMs, storage, magic = MAGIC } = input;
   const config = {
     ProtocolConfiguration: {
-      Magic: MAGIC,
+      Magic: magic,
       // Hardforks is left out on purpose: absent means every stable hardfork from genesis, while
       // an empty map would mean none.
       StandbyCommittee: [validator.publicKey],

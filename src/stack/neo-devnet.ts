@@ -34,6 +34,11 @@ export interface NeoDevnetOptions {
   blockTimeMs?: number;
   /** Default 'leveldb', which keeps the chain across restarts. */
   storage?: 'leveldb' | 'inmemory';
+  /**
+   * The network's magic, default the dev chain's own (that of `neoflow up`). Like the block time,
+   * it is written at genesis: a chain kept in `dataDir` must be started with the same again.
+   */
+  magic?: number;
 }
 
 const readyTimeoutMs = 30_000;
@@ -54,6 +59,7 @@ export async function startNeoDevnet(options: NeoDevnetOptions): Promise<NeoDevn
     rpcPort: options.rpcPort,
     blockTimeMs: options.blockTimeMs ?? 1000,
     storage: options.storage ?? 'leveldb',
+    magic: options.magic,
   });
   const logPath = join(dataDir, 'neo-go.log');
   const node = spawnManaged('neo-go', options.neoGoPath, {

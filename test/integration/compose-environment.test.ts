@@ -88,6 +88,30 @@ describe('docker-compose.yml, rendered by Docker Compose and started service by 
     }
   });
 
+  it('passes NEOFLOW_NETWORKS and NEOFLOW_BLOCK_AGREEMENT from .env to the api and the worker, and by default follows the compose node alone', async () => {
+    const networks =
+      '[{"name": "alpha", "rpc": ["https://a.example:10332"]}, {"name": "beta", "rpc": ["https://b.example:10332", "https://c.example:10332"]}]';
+    const several = await render({
+      ...filledEnv(),
+      NEOFLOW_NETWORKS: `'${networks}'`,
+      NEOFLOW_BLOCK_AGREEMENT: '2',
+      NEO_RPC_URL: '',
+    });
+    const unset = await render(filledEnv());
+    for (const name of ['api', 'worker']) {
+      const environment = several.services[name]!.environment!;
+      expect(environment).toMatchObject({ NEOFLOW_NETWORKS: networks, NEOFLOW_BLOCK_AGREEMENT: '2' });
+      expect(loadConfig(environment).neo).toMatchObject({
+        networks: [{ name: 'alpha' }, { name: 'beta', nodes: [{}, {}] }],
+        blockAgreement: 2,
+      });
+      expect(loadConfig(unset.services[name]!.environment ?? {}).neo).toMatchObject({
+        networks: [{ name: 'default', nodes: [{ url: 'http://neo:20332' }] }],
+        blockAgreement: 1,
+      });
+    }
+  });
+
   it('a command started without a secret the file gives it stops at once, naming it', async () => {
     const { services } = await render(filledEnv());
     const environment = onLoopback(services.api!.environment!, await freePort());

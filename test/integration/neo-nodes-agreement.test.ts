@@ -99,7 +99,11 @@ describe('two nodes that must agree on every block', () => {
       60_000,
     );
     expect(failing?.lastFailure?.message).toContain(`disagree on block ${lieFrom}`);
-    expect(await neoGo().getBlockCount()).toBeGreaterThan(transferBlock + 1);
+    await until(
+      () => neoGo().getBlockCount(),
+      (count) => count > transferBlock + 1,
+      30_000,
+    );
     expect(await cursor()).toBe(lieFrom);
     expect(await client.runs(automationId)).toEqual([]);
 

@@ -71,6 +71,20 @@ async function transfersWithAFault(recipient: string) {
   return { halted, faulted };
 }
 
+/** An automation of a new key's account whose function runs for each GAS transfer to a new address. */
+async function watchTransfers(name: string) {
+  const { key } = await issueKey(api.database.orm);
+  const client = automationsClient(api.url, key);
+  const recipient = freshAddress();
+  const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
+  const automationId = await client.create({
+    name,
+    trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
+    action: { type: 'function', functionId },
+  });
+  return { client, recipient, automationId };
+}
+
 describe('a C# node (neo-cli with ApplicationLogs)', () => {
   it('is detected as such by its probe: -32601 to getblocknotifications, ApplicationLogs listed', () => {
     expect(networks.report()[0]!.nodes[0]).toMatchObject({ status: 'ok', kind: 'csharp' });
@@ -118,15 +132,7 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
   });
 
   it('fires a watcher`s runs with the fire keys of the neo-go path, one per HALTed transfer, none for the FAULTed one', async () => {
-    const { key } = await issueKey(api.database.orm);
-    const client = automationsClient(api.url, key);
-    const recipient = freshAddress();
-    const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
-    const automationId = await client.create({
-      name: 'csharp transfers',
-      trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
-      action: { type: 'function', functionId },
-    });
+    const { client, recipient, automationId } = await watchTransfers('csharp transfers');
     const { halted, faulted } = await transfersWithAFault(recipient);
     // The keys the neo-go path gives: each Transfer to the recipient, read by getblocknotifications.
     const expected: string[] = [];
@@ -157,15 +163,7 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
   it('reads each block at the head in one request to the node, the polls of its height counted apart', async () => {
     // Each newest block's log answered at once: its -32602 read again is the test above's.
     proxy.behaviour.lateLogs = false;
-    const { key } = await issueKey(api.database.orm);
-    const client = automationsClient(api.url, key);
-    const recipient = freshAddress();
-    const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
-    const automationId = await client.create({
-      name: 'csharp round trips',
-      trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
-      action: { type: 'function', functionId },
-    });
+    const { client, recipient, automationId } = await watchTransfers('csharp round trips');
     const sql = api.database.orm.em.fork().getConnection();
     const cursor = async () =>
       (await sql.execute<{ next_index: number }[]>('select "next_index" from "block_cursors"'))[0]?.next_index ?? -1;

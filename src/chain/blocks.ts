@@ -38,6 +38,7 @@ const unknownContract = -102;
 /**
  * Every notification of the block at `index` in two RPC calls (`getblockhash`, then
  * `getblocknotifications` by hash), however many transactions it holds; the block must exist.
+ * Through a pool of C# nodes, read in order, one request a block (nodes/read-ahead.ts).
  * Notifications of transactions that faulted are not there: the chain undid them.
  */
 export async function readBlockNotifications(neo: NeoRpc, index: number): Promise<BlockNotifications> {

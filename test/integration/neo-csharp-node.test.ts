@@ -43,6 +43,11 @@ afterAll(async () => {
   await proxy?.close();
 });
 
+/** Transfers made one after another, each in a block, while the follower is at the chain's head. */
+const transfersAtHead = 8;
+/** Requests that read a block rather than the chain's height or a contract. */
+const blockReads = new Set(['getblockhash', 'getblock', 'getapplicationlog']);
+
 const freshAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
 const fireKeys = (block: BlockNotifications) =>
   block.notifications.map((notification) => `event:${notification.container}:${notification.notificationIndex}`);
@@ -64,6 +69,20 @@ async function transfersWithAFault(recipient: string) {
   const faulted = await sendFaulting(neo, sc.createScript(transferCall('GAS', from, recipient, 3n)) + '38', sender);
   halted.push(await sendAndConfirm(neo, sc.createScript(transferCall('GAS', from, recipient, 4n)), sender));
   return { halted, faulted };
+}
+
+/** An automation of a new key's account whose function runs for each GAS transfer to a new address. */
+async function watchTransfers(name: string) {
+  const { key } = await issueKey(api.database.orm);
+  const client = automationsClient(api.url, key);
+  const recipient = freshAddress();
+  const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
+  const automationId = await client.create({
+    name,
+    trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
+    action: { type: 'function', functionId },
+  });
+  return { client, recipient, automationId };
 }
 
 describe('a C# node (neo-cli with ApplicationLogs)', () => {
@@ -113,15 +132,7 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
   });
 
   it('fires a watcher`s runs with the fire keys of the neo-go path, one per HALTed transfer, none for the FAULTed one', async () => {
-    const { key } = await issueKey(api.database.orm);
-    const client = automationsClient(api.url, key);
-    const recipient = freshAddress();
-    const functionId = await client.deploy('module.exports = async (context) => context.params.trigger;');
-    const automationId = await client.create({
-      name: 'csharp transfers',
-      trigger: { type: 'blockchain', scriptHash: gasHash, event: 'Transfer', filter: { to: recipient } },
-      action: { type: 'function', functionId },
-    });
+    const { client, recipient, automationId } = await watchTransfers('csharp transfers');
     const { halted, faulted } = await transfersWithAFault(recipient);
     // The keys the neo-go path gives: each Transfer to the recipient, read by getblocknotifications.
     const expected: string[] = [];
@@ -148,4 +159,44 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
       ]);
     expect(rows.map((row) => row.fire_key).sort()).toEqual(expected.sort());
   });
+
+  it('reads each block at the head in one request to the node, the polls of its height counted apart', async () => {
+    // Each newest block's log answered at once: its -32602 read again is the test above's.
+    proxy.behaviour.lateLogs = false;
+    const { client, recipient, automationId } = await watchTransfers('csharp round trips');
+    const sql = api.database.orm.em.fork().getConnection();
+    const cursor = async () =>
+      (await sql.execute<{ next_index: number }[]>('select "next_index" from "block_cursors"'))[0]?.next_index ?? -1;
+    await until(
+      async () => (await cursor()) >= (await neoGo().getBlockCount()),
+      (atHead) => atHead,
+      60_000,
+    );
+    const [fromBlock, fromRequest] = [await cursor(), proxy.requests.length];
+    const from = senderAddress(sender);
+    const sent: string[] = [];
+    for (let index = 0; index < transfersAtHead; index++) {
+      sent.push(await sendAndConfirm(neoGo(), sc.createScript(transferCall('GAS', from, recipient, 1n)), sender));
+    }
+    const lastBlock = (await neoGo().getBlock((await neoGo().getTransaction(sent.at(-1)!)).blockhash!)).index;
+    await until(cursor, (next) => next > lastBlock, 30_000);
+    const [toBlock, requests] = [await cursor(), proxy.requests.slice(fromRequest)];
+    const blocks = toBlock - fromBlock;
+    const polls = requests.filter((methods) => methods.includes('getblockcount'));
+    const reads = requests.filter(
+      (methods) => !methods.includes('getblockcount') && methods.some((method) => blockReads.has(method)),
+    );
+    console.log(
+      `C# node at the head: ${blocks} blocks (${transfersAtHead} with a transfer) read in ${reads.length} requests ` +
+        `(${(reads.length / blocks).toFixed(2)} a block), ${polls.length} polls of the height`,
+    );
+    // One a block; the next block's read may have begun when the cursor was read.
+    expect(reads.length).toBeLessThanOrEqual(blocks + 1);
+    const runs = await until(
+      () => client.runs(automationId),
+      (listed) => listed.length >= transfersAtHead && settled(listed),
+      60_000,
+    );
+    expect(runs).toHaveLength(transfersAtHead);
+  }, 120_000);
 });

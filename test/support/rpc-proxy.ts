@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
  * and ApplicationLogs (`no-logs`: without ApplicationLogs): no C# node can be built here, so its RPC
  * behaviour is played in front of neo-go, as issue 45 describes it: `getblocknotifications` answers
  * -32601, an unknown hash in `getapplicationlog` -32602 (neo-go: -105), the newest block's log
- * -32602 once (a C# node commits its log store after the ledger), `listplugins` answers, and the
- * user agent is `/Neo:3.x/`.
+ * -32602 once (a C# node commits its log store after the ledger), a block not produced yet -101
+ * ("Unknown block", neo-go: -109), `listplugins` answers, and the user agent is `/Neo:3.x/`.
  */
 export interface ProxyBehaviour {
   csharp?: boolean | 'no-logs';
@@ -15,12 +15,18 @@ export interface ProxyBehaviour {
   magic?: number;
   /** `getblockcount` answers this many blocks fewer than the node's. */
   lagBlocks?: number;
+  /** With `csharp`: false when the newest block's log answers at once (the log store kept up). */
+  lateLogs?: boolean;
+  /** `getblockhash` and `getblock` answer another hash for every block from this index on: a broken node. */
+  lieFrom?: number;
 }
 
 export interface RpcProxy {
   url: string;
   /** Every JSON-RPC method asked, in order (a batch's one by one). */
   methods: string[];
+  /** Every HTTP request's methods (a single call's one), in order. */
+  requests: string[][];
   behaviour: ProxyBehaviour;
   /** How many times the newest block's log answered -32602 ("not yet"). */
   readonly notYetAnswers: number;
@@ -53,6 +59,7 @@ const invalidParams = (id: unknown): Reply => ({
 /** A loopback JSON-RPC proxy in front of `target` (a neo-go node), behaving as `behaviour` says. */
 export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = {}): Promise<RpcProxy> {
   const methods: string[] = [];
+  const requests: string[][] = [];
   const logsAskedOnce = new Set<string>();
   let notYetAnswers = 0;
   const forward = async (call: Call): Promise<Reply> => {
@@ -69,7 +76,7 @@ export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = 
   };
   const answer = async (call: Call): Promise<Reply> => {
     methods.push(call.method);
-    const { csharp, magic, lagBlocks } = behaviour;
+    const { csharp, magic, lagBlocks, lateLogs = true, lieFrom } = behaviour;
     if (csharp && call.method === 'getblocknotifications') {
       return { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } };
     }
@@ -90,13 +97,24 @@ export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = 
     if (call.method === 'getblockcount' && lagBlocks && typeof reply.result === 'number') {
       reply.result = Math.max(1, reply.result - lagBlocks);
     }
+    if (csharp && call.method === 'getblock' && reply.error?.code === -109) {
+      return { jsonrpc: '2.0', id: call.id, error: { code: -101, message: 'Unknown block' } };
+    }
+    if (lieFrom !== undefined && (call.method === 'getblockhash' || call.method === 'getblock')) {
+      const block = reply.result as { hash: string; index: number } | undefined;
+      const index = call.method === 'getblockhash' ? Number(call.params?.[0]) : block?.index;
+      if (index !== undefined && index >= lieFrom && reply.result) {
+        if (call.method === 'getblockhash') reply.result = otherHash(reply.result as string);
+        else block!.hash = otherHash(block!.hash);
+      }
+    }
     if (csharp && call.method === 'getapplicationlog') {
       if (reply.error) return invalidParams(call.id);
       const hash = String(call.params?.[0]).toLowerCase();
       const ofBlock = (reply.result as { executions: { trigger: string }[] }).executions.some(
         (execution) => execution.trigger === 'OnPersist',
       );
-      if (ofBlock && !logsAskedOnce.has(hash) && (await isNewestBlock(hash))) {
+      if (ofBlock && lateLogs && !logsAskedOnce.has(hash) && (await isNewestBlock(hash))) {
         logsAskedOnce.add(hash);
         notYetAnswers++;
         return invalidParams(call.id);
@@ -108,6 +126,7 @@ export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = 
     void (async () => {
       try {
         const body = JSON.parse(await bodyOf(request)) as Call | Call[];
+        requests.push((Array.isArray(body) ? body : [body]).map((call) => call.method));
         const replies = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(replies));
       } catch (error) {
@@ -128,6 +147,7 @@ export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = 
   return {
     url: `http://127.0.0.1:${port}`,
     methods,
+    requests,
     behaviour,
     get notYetAnswers() {
       return notYetAnswers;
@@ -136,6 +156,9 @@ export async function startRpcProxy(target: string, behaviour: ProxyBehaviour = 
     reopen: () => listen(port),
   };
 }
+
+/** The same hash with its last digit changed. */
+const otherHash = (hash: string) => `${hash.slice(0, -1)}${hash.endsWith('0') ? '1' : '0'}`;
 
 function bodyOf(request: IncomingMessage): Promise<string> {
   return new Promise((resolveBody, reject) => {

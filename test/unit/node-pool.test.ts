@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readBlockNotifications } from '../../src/chain/blocks.ts';
 import { BlockDisagreementError } from '../../src/chain/nodes/block-agreement.ts';
 import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
 import type { NodeClient } from '../../src/chain/nodes/node-state.ts';
@@ -19,6 +20,10 @@ interface FakeNode {
   sent: string[];
   /** Answers of getblocknotifications before a real one, as errors. */
   notYet: number;
+  /** A C# node's answers of a block's getapplicationlog before a real one, as -32602. */
+  logsNotYet: number;
+  /** Each request's methods, a batch's together. */
+  requests: string[][];
 }
 
 const fakeNode = (fields: Partial<FakeNode> = {}): FakeNode => ({
@@ -30,19 +35,51 @@ const fakeNode = (fields: Partial<FakeNode> = {}): FakeNode => ({
   calls: [],
   sent: [],
   notYet: 0,
+  logsNotYet: 0,
+  requests: [],
   ...fields,
 });
+
+/** On a C# node, each block holds one transaction, whose hash this is. */
+const txOf = (index: number) => `0x${'a'.repeat(56)}${index.toString(16).padStart(8, '0')}`;
+const unknownBlock = (method: string) => new NeoRpcError(method, 'Unknown block', -101);
 
 const transport = () => new TypeError('fetch failed');
 
 function clientOf(node: FakeNode): NodeClient {
   const answer = async <T>(method: string, value: () => T): Promise<T> => {
     node.calls.push(method);
+    node.requests.push([method]);
     if (node.down) throw transport();
     return value();
   };
+  const indexOf = (hashOrIndex: unknown) =>
+    typeof hashOrIndex === 'number'
+      ? hashOrIndex
+      : Array.from({ length: node.count }, (_, index) => index).find((index) => node.hashes(index) === hashOrIndex);
   const single = (call: BatchCall): unknown => {
     switch (call.method) {
+      case 'getblockcount':
+        return node.count;
+      case 'getblock': {
+        const index = indexOf(call.params[0]);
+        if (index === undefined || index >= node.count) throw unknownBlock(call.method);
+        return { hash: node.hashes(index), index, tx: [{ hash: txOf(index) }] };
+      }
+      case 'getapplicationlog': {
+        const hash = call.params[0] as string;
+        const index = indexOf(hash);
+        if (index !== undefined && node.logsNotYet-- > 0) throw new NeoRpcError(call.method, 'Invalid params', -32602);
+        const execution = (trigger: string) => ({
+          trigger,
+          vmstate: 'HALT',
+          notifications: [{ contract: '0x1', eventname: trigger, state: { type: 'Any' } }],
+        });
+        return {
+          executions:
+            index === undefined ? [execution('Application')] : [execution('OnPersist'), execution('PostPersist')],
+        };
+      }
       case 'getversion':
         return { useragent: '/NEO-GO:0.110.0/', protocol: { network: node.magic } };
       case 'getblockhash':
@@ -88,6 +125,7 @@ function clientOf(node: FakeNode): NodeClient {
     rpc: rpc as NeoRpc,
     batch: async (calls) => {
       node.calls.push(...calls.map((call) => call.method));
+      node.requests.push(calls.map((call) => call.method));
       if (node.down) throw transport();
       return calls.map((call) => {
         try {
@@ -256,5 +294,93 @@ describe('node pool: block agreement', () => {
       status: 'degraded',
       reason: 'nodes disagree on block 7: the follower stops there',
     });
+  });
+});
+
+describe('node pool: a C# node`s blocks, read ahead', () => {
+  const csharp = (fields: Partial<FakeNode> = {}) => fakeNode({ kind: 'csharp', ...fields });
+  /** Requests other than the height's. */
+  const reads = (node: FakeNode) => node.requests.filter((methods) => !methods.includes('getblockcount'));
+
+  it('reads each block in order in one request, the next block`s body asked with its logs, and waits at the tip with the height', async () => {
+    const node = csharp({ count: 100 });
+    const { pool } = await poolOf([node]);
+    node.requests = [];
+    const first = await readBlockNotifications(pool, 90);
+    expect(first.notifications.map((notification) => [notification.container, notification.eventName])).toEqual([
+      [node.hashes(90), 'OnPersist'],
+      [txOf(90), 'Application'],
+      [node.hashes(90), 'PostPersist'],
+    ]);
+    // The first block: its body, then its logs with the next body.
+    expect(reads(node)).toEqual([['getblock'], ['getapplicationlog', 'getapplicationlog', 'getblock']]);
+    node.requests = [];
+    for (let index = 91; index < 100; index++) {
+      expect((await readBlockNotifications(pool, index)).blockHash).toBe(node.hashes(index));
+    }
+    expect(reads(node)).toHaveLength(9);
+    // Block 100 is not produced when 99 is read: the height asks for it, then its read is one request.
+    node.count = 101;
+    node.requests = [];
+    expect(await pool.getBlockCount()).toBe(101);
+    expect(node.requests).toEqual([['getblockcount', 'getblock']]);
+    const newest = await readBlockNotifications(pool, 100);
+    expect(newest.notifications.map((notification) => notification.container)).toEqual([
+      node.hashes(100),
+      txOf(100),
+      node.hashes(100),
+    ]);
+    expect(reads(node)).toHaveLength(1);
+  });
+
+  it('reads a block again after its log answered -32602, its body kept, never skipping it', async () => {
+    const node = csharp({ count: 100 });
+    const { pool } = await poolOf([node]);
+    await readBlockNotifications(pool, 50);
+    node.requests = [];
+    node.logsNotYet = 1;
+    const block = await readBlockNotifications(pool, 51);
+    expect(block.notifications).toHaveLength(3);
+    expect(reads(node)).toEqual([
+      ['getapplicationlog', 'getapplicationlog', 'getblock'],
+      ['getapplicationlog', 'getapplicationlog', 'getblock'],
+    ]);
+  });
+
+  it('drops what it read ahead from a node that fails: the next block is read whole from the other', async () => {
+    const [first, second] = [csharp(), csharp()];
+    const { pool, primary } = await poolOf([first, second], { weights: [10, 1] });
+    await readBlockNotifications(pool, 50);
+    first.down = true;
+    second.requests = [];
+    const block = await readBlockNotifications(pool, 51);
+    expect(block.blockHash).toBe(second.hashes(51));
+    expect(primary()).toBe('http://node-1.test:10332');
+    expect(reads(second)).toEqual([
+      ['getblock', 'getapplicationlog'],
+      ['getapplicationlog', 'getblock'],
+    ]);
+  });
+});
+
+describe('node pool: watching block agreement', () => {
+  it('finds the first height two nodes disagree on at a refresh, shows it, and clears it once they agree again', async () => {
+    const honest = fakeNode().hashes;
+    const forked = (index: number) => (index >= 40 ? `0x${'ee'.repeat(32)}` : honest(index));
+    const other = fakeNode({ hashes: forked });
+    const { pool, report, lines } = await poolOf([fakeNode(), other], { agreement: 2 });
+    expect(report()).toMatchObject({
+      status: 'degraded',
+      reason: 'nodes disagree on block 40: the follower stops there',
+    });
+    expect(lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      expect.stringContaining('disagree on block 40'),
+    ]);
+    await pool.probing.refresh();
+    expect(lines.filter((line) => line.level === 'error')).toHaveLength(1);
+    other.hashes = honest;
+    await pool.probing.refresh();
+    expect(report()).toMatchObject({ status: 'ok' });
+    expect(report().reason).toBeUndefined();
   });
 });

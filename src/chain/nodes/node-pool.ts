@@ -2,8 +2,9 @@
  * nodes/: every configured Neo network (networks.ts) as a pool of nodes (this file) that the rest
  * of the service uses as one `NeoRpc`: probed at start and later (pool-probing.ts, node-probe.ts),
  * each URL's health kept (node-state.ts), failures classed (rpc-failure.ts), a C# node's blocks
- * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts), and blocks
- * optionally agreed on by several nodes before they are followed (block-agreement.ts).
+ * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, each block's body
+ * read ahead with the block before: read-ahead.ts), and blocks optionally agreed on by several
+ * nodes before they are followed (block-agreement.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { tx } from '@cityofzion/neon-js';
@@ -11,9 +12,11 @@ import type { Logger } from '../../log.ts';
 import { neoNodeFailures } from '../../metrics/neo-nodes.ts';
 import type { NetworkSetting } from '../../net/neo-networks.ts';
 import { NeoRpcError, type NeoRpc } from '../rpc.ts';
-import { agreedBlockHash, type Disagreement } from './block-agreement.ts';
-import { notificationsFromLogs } from './log-notifications.ts';
+import { agreedBlockHash, AgreementWatch, type Disagreement } from './block-agreement.ts';
+import { bodyCall, notificationsFromLogs } from './log-notifications.ts';
 import { PoolProbing } from './pool-probing.ts';
+import { ReadAhead, type BlockBody } from './read-ahead.ts';
+import { resultOf } from './rpc-batch.ts';
 import { abortedBy, classify } from './rpc-failure.ts';
 import { connectNode, NodeState, type NodeClient } from './node-state.ts';
 
@@ -44,6 +47,7 @@ export class NodePool implements NeoRpc {
   readonly agreement: number;
   readonly probing: PoolProbing;
   private readonly notYetMs: number;
+  private readonly readAhead = new ReadAhead();
   /** Set while nodes disagree on a block's hash: the network's follower stops there. */
   disagreement: Disagreement | undefined;
 
@@ -54,6 +58,10 @@ export class NodePool implements NeoRpc {
     this.agreement = options.agreement ?? 1;
     this.notYetMs = options.notYetMs ?? 5000;
     this.probing = new PoolProbing(this.name, this.nodes, setting.magic, options.log, options.refreshMs ?? 1000);
+    if (this.agreement > 1) {
+      const watch = new AgreementWatch(this);
+      this.probing.afterRefresh = () => watch.check();
+    }
   }
 
   /** The first node's; which node answers a call is the pool's choice. */
@@ -123,17 +131,32 @@ export class NodePool implements NeoRpc {
     }
   }
 
+  /** On a C# node, with the body of the block read next when the last read could not have it yet. */
   readonly getBlockCount = (signal?: AbortSignal) => {
     return this.run(
       'getblockcount',
       async (node) => {
-        const count = await node.client.rpc.getBlockCount(signal);
+        const wanted = this.readAhead.wantedFrom(node);
+        const count =
+          wanted === undefined
+            ? await node.client.rpc.getBlockCount(signal)
+            : await this.countWithBody(node, wanted, signal);
         this.probing.noteHeight(node, count);
         return count;
       },
       { signal },
     );
   };
+
+  private async countWithBody(node: NodeState, index: number, signal?: AbortSignal): Promise<number> {
+    const [countAnswer, bodyAnswer] = await node.client.batch(
+      [{ method: 'getblockcount', params: [] }, bodyCall(index)],
+      signal,
+    );
+    // Before the block is produced, the node answers "unknown block": it is asked for again.
+    if ('result' in bodyAnswer!) this.readAhead.keep(node, bodyAnswer.result as BlockBody);
+    return resultOf<number>(countAnswer!);
+  }
 
   readonly getNetworkMagic = async (): Promise<number> => {
     return this.probing.magic ?? (await this.probing.probeUnanswered(), this.probing.requireMagic());
@@ -194,20 +217,43 @@ export class NodePool implements NeoRpc {
     });
   };
 
-  /** With NEOFLOW_BLOCK_AGREEMENT above 1, only once that many nodes give the same hash. */
+  /**
+   * With NEOFLOW_BLOCK_AGREEMENT above 1, only once that many nodes give the same hash. A C# node
+   * is asked for the block's body instead, which its logs are then read by; a body read ahead
+   * answers with no call.
+   */
   readonly getBlockHash = async (index: number): Promise<string> => {
-    if (this.agreement <= 1) return this.run('getblockhash', (node) => node.client.rpc.getBlockHash(index));
-    return agreedBlockHash(this, index);
+    if (this.agreement > 1) return agreedBlockHash(this, index);
+    const ahead = this.readAhead.hashAt(this.candidates()[0], index);
+    if (ahead !== undefined) return ahead;
+    return this.run('getblockhash', async (node) => {
+      if (node.kind !== 'csharp') return node.client.rpc.getBlockHash(index);
+      const [answer] = await node.client.batch([bodyCall(index)]);
+      const body = resultOf<BlockBody>(answer!);
+      this.readAhead.keep(node, body);
+      return body.hash;
+    });
   };
 
-  /** neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it; never a node without logs. */
+  /**
+   * neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it (one batch when the
+   * block's body was read ahead, asking for the next block's body too); never a node without logs.
+   */
   readonly getBlockNotifications = (blockHash: string) => {
     return this.run(
       'getblocknotifications',
-      (node) =>
-        node.kind === 'csharp'
-          ? notificationsFromLogs(node.client.batch, blockHash)
-          : node.client.rpc.getBlockNotifications(blockHash),
+      async (node) => {
+        if (node.kind !== 'csharp') return node.client.rpc.getBlockNotifications(blockHash);
+        const { lists, ahead } = await notificationsFromLogs(
+          node.client.batch,
+          blockHash,
+          this.readAhead.bodyOf(node, blockHash),
+        );
+        this.readAhead.read(blockHash);
+        if (ahead?.body) this.readAhead.keep(node, ahead.body);
+        else if (ahead) this.readAhead.want(node, ahead.index);
+        return lists;
+      },
       { can: (node) => node.kind !== 'csharp-no-logs' },
     );
   };
@@ -238,6 +284,12 @@ export class NodePool implements NeoRpc {
         }
       }),
     );
+  }
+
+  /** The nodes in sync, for the watch of block agreement. */
+  inSync(): NodeState[] {
+    const best = this.probing.bestHeight;
+    return this.nodes.filter((node) => node.status(best) === 'ok');
   }
 
   /** How long a call waits for a block no node holds yet. */

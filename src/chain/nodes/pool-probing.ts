@@ -15,6 +15,8 @@ const statuses: NodeStatus[] = ['ok', 'lagging', 'down', 'refused'];
 export class PoolProbing {
   primary: NodeState | undefined;
   magic: number | undefined;
+  /** Run after each refresh, its failure logged: the pool's watch of block agreement. */
+  afterRefresh: (() => Promise<void>) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private readonly network: string;
@@ -99,6 +101,9 @@ export class PoolProbing {
           }),
       );
       this.choosePrimary();
+      await this.afterRefresh?.().catch((error: unknown) =>
+        this.log.warn('neo agreement check failed', { network: this.network, error: String(error) }),
+      );
     })().finally(() => {
       this.refreshing = undefined;
     });

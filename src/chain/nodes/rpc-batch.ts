@@ -7,7 +7,7 @@ export interface BatchCall {
 }
 
 /** Each call's answer, in the calls' order: its result, or its error as thrown by a single call. */
-type BatchAnswer = { result: unknown } | { error: NeoRpcError };
+export type BatchAnswer = { result: unknown } | { error: NeoRpcError };
 
 /** A C# node refuses a request over 1 MiB; a batch is cut below it, with room for the envelope. */
 const requestCapBytes = 1024 * 1024 - 4096;

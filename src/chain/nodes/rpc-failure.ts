@@ -15,8 +15,9 @@ const invalidParams = -32602;
 /** neo-go's unknown script container (a log not there yet) and beyond-the-tip (a block not there yet). */
 const unknownContainer = -105;
 const beyondTip = -109;
-/** neo-go's unknown block. */
+/** neo-go's and neo-cli's (3.7 on) unknown block; neo-cli before 3.7 answered -100. */
 const unknownBlock = -101;
+const unknownBlockBefore37 = -100;
 
 /** Reads of blocks and their logs: a node that does not hold the block yet answers one of these. */
 const blockReads = new Set([
@@ -31,7 +32,10 @@ export function classify(error: unknown, method: string): FailureClass {
   if (!(error instanceof NeoRpcError)) return 'node';
   if (error.code === undefined) return 'node';
   if (error.code === methodNotFound) return 'node';
-  if (blockReads.has(method) && [invalidParams, unknownContainer, beyondTip, unknownBlock].includes(error.code))
+  if (
+    blockReads.has(method) &&
+    [invalidParams, unknownContainer, beyondTip, unknownBlock, unknownBlockBefore37].includes(error.code)
+  )
     return 'not-yet';
   return 'request';
 }

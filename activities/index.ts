@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import type { NeoRpc } from '../src/chain/rpc.ts';
+import type { Networks } from '../src/chain/nodes/networks.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-execution.ts';
@@ -29,6 +30,8 @@ export interface ActivityDeps {
   egress: EgressPolicy;
   masterKeys: MasterKeys;
   neo: NeoRpc;
+  /** Every network followed, by name; `neo` is the first's. */
+  networks: Networks;
   memoryLimitMb: number;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
   activitiesPerAccount: number;

@@ -74,9 +74,9 @@ async function writeTriggers(orm: MikroORM, head: number) {
     });
     await executeBound(
       orm.em.fork(),
-      `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+      `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
           "watch_from_block", "notify", "gas_below", "created_at", "updated_at")
-        select r."id", r."account", r."id", 'inactive', 'state', r."trigger"::jsonb,
+        select r."id", r."account", r."id", 'default', 'inactive', 'state', r."trigger"::jsonb,
             '{"type":"webhook","url":"https://example.com/hook"}'::jsonb, ?, '[]'::jsonb, '[]'::jsonb, now(), now()
           from unnest(?::text[], ?::text[], ?::text[]) as r("id", "account", "trigger")`,
       [head, rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2])],

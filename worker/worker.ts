@@ -46,7 +46,7 @@ interface SharedState {
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
 async function workerBasics(
-  { config, orm, masterKeys, neo, temporal, payloadKeys }: Resources,
+  { config, orm, masterKeys, neo, networks, temporal, payloadKeys }: Resources,
   { control, localRuns }: SharedState = {},
 ) {
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
@@ -55,6 +55,7 @@ async function workerBasics(
     orm,
     masterKeys,
     neo,
+    networks,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     serviceCallsPerRun: config.worker.sandboxServiceCalls,
     automations: config.automations,

@@ -31,6 +31,7 @@ import { nextFireOf } from './schedule/next-fire.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
 import { assertStateTriggerRoom } from './model/state-trigger-cap.ts';
 import type { Budget } from '../chain/gas-budget.ts';
+import type { NeoRpc } from '../chain/rpc.ts';
 import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
@@ -64,20 +65,24 @@ export async function createAutomation(
   masterKeys: MasterKeys,
   automationLimit: number,
 ) {
+  const network = input.network ?? control.networks.first.name;
+  const neo = control.nodeOf(network);
+  if (!neo) throw networkNotConfigured(control, `The network "${network}" is not configured`);
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);
   const [, , , watchFromBlock] = await firstFailureOf([
-    assertTriggerNames(control.neo, input.trigger),
+    assertTriggerNames(neo, input.trigger),
     assertActionRunnable(em, accountId, input.action),
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
-    heightToWatchFrom(control, input.trigger.type, input.status),
+    heightToWatchFrom(neo, input.trigger.type, input.status),
   ] as const);
   const automation = em.create(
     Automation,
     {
       account: accountId,
       name: input.name,
+      network,
       status: input.status,
       triggerType: input.trigger.type,
       trigger: input.trigger,
@@ -128,6 +133,7 @@ export async function listAutomations(em: EntityManager, accountId: string, quer
     account: accountId,
     ...(query.status ? { status: query.status } : {}),
     ...(query.triggerType ? { triggerType: query.triggerType } : {}),
+    ...(query.network ? { network: query.network } : {}),
   };
   return em.findAndCount(Automation, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
@@ -142,8 +148,9 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 
 /**
  * Applies a partial update, and answers the automation with its next fire time. Activating (or re-activating an automation the service stopped)
- * checks again that its action can run, and clears the reason it stopped. The row is committed
- * first, its lock released; Temporal is told after (see applyOrLeaveToSweep).
+ * checks again that its action can run and that its network is configured, and clears the reason
+ * it stopped. Its network never changes (assertSameNetwork). The row is committed first, its lock
+ * released; Temporal is told after (see applyOrLeaveToSweep).
  */
 export async function updateAutomation(
   em: EntityManager,
@@ -155,10 +162,14 @@ export async function updateAutomation(
 ) {
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
-    await assertTriggerNames(control.neo, input.trigger);
+    // Read before the row is locked, as the network's node is asked: a network never changes.
+    const { network } = await getAutomation(em.fork(), accountId, id);
+    await assertTriggerNames(nodeOfAutomation(control, network), input.trigger);
   }
   const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
+    assertSameNetwork(automation, input.network);
+    if (input.status === 'active') nodeOfAutomation(control, automation.network);
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
@@ -288,7 +299,8 @@ async function resume(
       field: 'resumeFrom',
     });
   }
-  const resumed = await resumeAt(em, automation, resumeFrom, await control.neo.getBlockCount());
+  const height = await nodeOfAutomation(control, automation.network).getBlockCount();
+  const resumed = await resumeAt(em, automation, resumeFrom, height);
   automation.watchFromBlock = resumed.watchFromBlock;
   return resumed;
 }
@@ -298,12 +310,46 @@ async function resume(
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {
-  automation.watchFromBlock = await heightToWatchFrom(control, automation.triggerType, automation.status);
+  const neo = nodeOfAutomation(control, automation.network);
+  automation.watchFromBlock = await heightToWatchFrom(neo, automation.triggerType, automation.status);
 }
 
-/** The height an active trigger that follows blocks watches from (see arm); null for any other. */
-async function heightToWatchFrom(control: TriggerControl, type: TriggerType, status: string) {
-  return followsBlocks(type) && status === 'active' ? await control.neo.getBlockCount() : null;
+/** The height of its network an active trigger that follows blocks watches from (see arm); null for any other. */
+async function heightToWatchFrom(neo: NeoRpc, type: TriggerType, status: string) {
+  return followsBlocks(type) && status === 'active' ? await neo.getBlockCount() : null;
+}
+
+/** A 400 naming `network`: `problem`, then the networks configured, which a request may name. */
+function networkNotConfigured(control: TriggerControl, problem: string) {
+  const names = control.networks.pools.map(({ name }) => `"${name}"`).join(', ');
+  return new AppError('invalid_request', `${problem}; the networks configured are ${names}.`, { field: 'network' });
+}
+
+/**
+ * The node of an existing automation's network; while that network is not configured (removed
+ * from NEOFLOW_NETWORKS) nothing that needs it (activating, checking a trigger) is done.
+ */
+function nodeOfAutomation(control: TriggerControl, network: string): NeoRpc {
+  const neo = control.nodeOf(network);
+  if (neo) return neo;
+  throw networkNotConfigured(
+    control,
+    `This automation's network "${network}" is no longer configured: it cannot be activated or have its trigger checked until it is again`,
+  );
+}
+
+/**
+ * An automation's network is fixed at create: its blocks, its follower's cursor and its GAS spend
+ * are that network's own, and moving it would leave its fire keys and budget meaningless there.
+ * The same value may be sent again (a whole object sent back); another is refused.
+ */
+function assertSameNetwork(automation: Automation, network: string | undefined) {
+  if (network === undefined || network === automation.network) return;
+  throw new AppError(
+    'invalid_request',
+    `An automation's network cannot change (this one's is "${automation.network}"): its blocks, cursor and GAS spend are that network's own. Create another automation on "${network}".`,
+    { field: 'network' },
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ export function triggerControlOf(services: Resources): TriggerControl {
     catchupWindowMs: services.config.automations.catchupWindowMs,
     // Creates at once share the height and the network's magic (issue 34).
     neo: withSharedReads(services.neo),
+    networks: services.networks,
     egress: egressPolicy(services.config.egress),
     log: services.log,
   });

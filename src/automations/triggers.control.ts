@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
+import type { Networks } from '../chain/nodes/networks.ts';
+import { withSharedReads } from '../chain/shared-reads.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { Logger } from '../log.ts';
 import { BlockFollower } from './blocks/follower.control.ts';
@@ -14,7 +16,10 @@ import { Schedules } from './schedule/schedules.control.ts';
 /** What a TriggerControl is made with: the deployment's Temporal, its options and its node. */
 export interface TriggerControlFields extends WorkflowStarter {
   catchupWindowMs: number;
+  /** The first network's node. */
   neo: NeoRpc;
+  /** Every network followed, by name (issue 45): an automation's reads go to its own. */
+  networks: Networks;
   /** Refuses price sources whose URL names an address inside, before they are polled. */
   egress: EgressPolicy;
 }
@@ -29,22 +34,39 @@ export class TriggerControl implements TriggerControlFields {
   readonly taskQueue: string;
   readonly catchupWindowMs: number;
   readonly neo: NeoRpc;
+  readonly networks: Networks;
   readonly egress: EgressPolicy;
   readonly log: Pick<Logger, 'warn'>;
   readonly schedules: Schedules;
   readonly pricePollers: PricePollers;
   readonly blockFollower: BlockFollower;
+  /** The other networks' nodes as nodeOf made them, by name. */
+  private readonly nodes = new Map<string, NeoRpc>();
 
   constructor(fields: TriggerControlFields) {
     this.client = fields.client;
     this.taskQueue = fields.taskQueue;
     this.catchupWindowMs = fields.catchupWindowMs;
     this.neo = fields.neo;
+    this.networks = fields.networks;
     this.egress = fields.egress;
     this.log = fields.log;
     this.schedules = new Schedules(fields);
     this.pricePollers = new PricePollers(fields);
     this.blockFollower = new BlockFollower(fields);
+  }
+
+  /**
+   * The node of the network named, its height and magic shared by concurrent requests as `neo`'s
+   * are (withSharedReads); undefined when no network of that name is configured.
+   */
+  nodeOf(network: string): NeoRpc | undefined {
+    const pool = this.networks.get(network);
+    if (!pool) return undefined;
+    if (pool === this.networks.first) return this.neo;
+    const node = this.nodes.get(network) ?? withSharedReads(pool);
+    this.nodes.set(network, node);
+    return node;
   }
 }
 

@@ -21,7 +21,7 @@ export type { Keyset } from './keyset.ts';
 
 type ReconcilerDeps = Pick<
   ActivityDeps,
-  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
+  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'networks' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
 >;
 
 /**
@@ -40,6 +40,7 @@ function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
     taskQueue: deps.taskQueue,
     catchupWindowMs: deps.automations.catchupWindowMs,
     neo: deps.neo,
+    networks: deps.networks,
     egress: deps.egress,
     log: activityLog,
   });

@@ -23,14 +23,17 @@ afterAll(() => db?.drop());
 
 const execute = (sql: string, params: unknown[] = []) => db.orm.em.getConnection().execute(sql, params);
 
-/** `count` automations of the account, by plain SQL as a fixture or an operator would insert them. */
-const insertRows = (account: string, prefix: string, count: number) =>
+/**
+ * `count` automations of the account, by plain SQL as a fixture or an operator would insert them;
+ * with their `network` once migration 0030 asks for one.
+ */
+const insertRows = (account: string, prefix: string, count: number, network?: string) =>
   execute(
-    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
-      select 'auto_' || ? || n, ?, 'n', 'inactive', 'schedule', '{"type":"schedule","cron":"@yearly"}',
+    `insert into "automations" ("id", "account_id", "name", ${network ? '"network", ' : ''}"status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+      select 'auto_' || ? || n, ?, 'n', ${network ? '?, ' : ''}'inactive', 'schedule', '{"type":"schedule","cron":"@yearly"}',
         '{"type":"function","functionId":"func_x"}', now(), now()
       from generate_series(1, ?) as n`,
-    [prefix, account, count],
+    [prefix, account, ...(network ? [network] : []), count],
   );
 
 async function counts() {
@@ -53,6 +56,7 @@ function newAutomation(em: EntityManager, account: string) {
     {
       account,
       name: 'n',
+      network: 'default',
       status: 'active',
       triggerType: 'price',
       trigger,
@@ -73,7 +77,7 @@ function newAutomation(em: EntityManager, account: string) {
 describe('automation_counts', () => {
   it('counts the automations made before it, and follows every insert and delete, an account deleted with its own', async () => {
     expect(await counts()).toEqual({ acct_a: 3 });
-    await insertRows('acct_b', 'b', 2);
+    await insertRows('acct_b', 'b', 2, 'default');
     await execute(`delete from "automations" where "id" = 'auto_before1'`);
     expect(await counts()).toEqual({ acct_a: 2, acct_b: 2 });
     await execute(`delete from "accounts" where "id" = 'acct_b'`);
@@ -96,7 +100,7 @@ describe('automation_counts', () => {
     expect(stored).toEqual([{ id: first.automation.id, shown: 'https://prices.example/n…/****', credentials: 1 }]);
     expect((await counts()).acct_c).toBe(1);
     // A statement that names no limit (a fixture, an operator's SQL) is counted, not refused.
-    await insertRows('acct_c', 'c', 2);
+    await insertRows('acct_c', 'c', 2, 'default');
     expect((await counts()).acct_c).toBe(3);
   });
 });

@@ -45,6 +45,7 @@ async function functionAndAutomation(name: string) {
   const em = db.orm.em.fork();
   const automation = em.create(Automation, {
     account: accountId,
+    network: 'default',
     name,
     status: 'active',
     triggerType: 'schedule',
@@ -87,9 +88,9 @@ const insertExecutions = (fn: string, prefix: string) =>
 /** Active price automations over `sources` sources (`source-<n>`), each with its trigger's state. */
 async function insertPriceAutomations(count: number, sources: number) {
   await client.query(
-    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+    `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
         "created_at", "updated_at", "price_source")
-     select 'auto_price_' || n, $1, 'price ' || n, 'active', 'price',
+     select 'auto_price_' || n, $1, 'price ' || n, 'default', 'active', 'price',
             '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}',
             jsonb_build_object('type', 'function', 'functionId', $2::text, 'parameters', '{}'::jsonb),
             now(), now(), 'source-' || n % $4
@@ -218,8 +219,8 @@ describe('the hot queries read by index, not the whole history', () => {
     expect(nodes.map((node) => node['Index Name'])).toContain('automations_price_source_index');
     // What it finds: written before sources were named, the active one (the inactive is named once activated).
     await client.query(
-      `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
-       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, status, 'price',
+      `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, 'default', status, 'price',
               '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}', '{}', now(), now()
        from unnest(array['active', 'inactive']) as status`,
       [accountId],

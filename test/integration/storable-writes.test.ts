@@ -35,6 +35,7 @@ async function newAutomation(name: string) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
+    network: 'default',
     name,
     status: 'active',
     triggerType: 'blockchain',

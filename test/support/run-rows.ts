@@ -12,6 +12,7 @@ export async function storeFiredRun(orm: MikroORM, accountId: string, action: Au
   const em = orm.em.fork();
   const automation = em.create(Automation, {
     account: accountId,
+    network: 'default',
     name: `fired ${++fires}`,
     status: 'active',
     triggerType: 'schedule',

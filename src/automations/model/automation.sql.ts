@@ -29,10 +29,10 @@ const limitReachedState = 'NF409';
 const insertAutomationSql = `
 with "limited" as (select set_config('neoflow.automations_per_account', ?, true) as "most"),
 "made" as (
-  insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+  insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
       "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
       "created_at", "updated_at")
-    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
     returning "id"
 ), "sealed" as (
   insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
@@ -59,6 +59,7 @@ export async function insertAutomation(
       automation.id,
       automation.account.id,
       automation.name,
+      automation.network,
       automation.status,
       automation.triggerType,
       json(automation.trigger),

@@ -239,7 +239,7 @@ function automationChange(
     problems.push(
       `automation ${automation.name} is on the network ${current.network} and the file says ${automation.network}: ` +
         "an automation's network never changes (its blocks, cursor and GAS spend are that network's own); " +
-        'give the file\'s automation another name to create it there, and delete this one (--prune)',
+        "give the file's automation another name to create it there, and delete this one (--prune)",
     );
     return [];
   }

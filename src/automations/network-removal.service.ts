@@ -21,11 +21,13 @@ export async function stopAutomationsOfRemovedNetworks(em: EntityManager, contro
   let stopped = 0;
   for (;;) {
     // Each one read leaves `active` (moved, or changed by a PATCH meanwhile): the pages end.
-    const page = await em.fork().find(
-      Automation,
-      { status: 'active', network: { $nin: configured } },
-      { orderBy: { id: 'asc' }, limit: pageSize },
-    );
+    const page = await em
+      .fork()
+      .find(
+        Automation,
+        { status: 'active', network: { $nin: configured } },
+        { orderBy: { id: 'asc' }, limit: pageSize },
+      );
     for (const automation of page) {
       const errorDetails = {
         reason: 'network_unavailable' as const,

@@ -35,7 +35,7 @@ import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
-import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
+import { insertAutomation } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -67,17 +67,19 @@ export async function createAutomation(
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);
+  const network = control.defaultNetwork;
   const [, , , watchFromBlock] = await firstFailureOf([
-    assertTriggerNames(control.neo, input.trigger),
+    assertTriggerNames(control.chain(network), input.trigger),
     assertActionRunnable(em, accountId, input.action),
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
-    heightToWatchFrom(control, input.trigger.type, input.status),
+    heightToWatchFrom(control, network, input.trigger.type, input.status),
   ] as const);
   const automation = em.create(
     Automation,
     {
       account: accountId,
       name: input.name,
+      network,
       status: input.status,
       triggerType: input.trigger.type,
       trigger: input.trigger,
@@ -155,7 +157,7 @@ export async function updateAutomation(
 ) {
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
-    await assertTriggerNames(control.neo, input.trigger);
+    await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
   }
   const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
@@ -232,6 +234,16 @@ function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, ch
 }
 
 /**
+ * The network the automation follows, read apart (a fork) before its row is locked: an automation
+ * keeps its network, so the node is asked with no lock held.
+ */
+async function networkOf(em: EntityManager, accountId: string, id: string): Promise<string> {
+  const found = await em.fork().findOne(Automation, { id, account: accountId }, { fields: ['network'] });
+  if (!found) throw automationNotFound();
+  return found.network;
+}
+
+/**
  * The automation, its row locked until the transaction ends: changes of one automation, to its
  * row and to what runs in Temporal for it, happen one at a time, each seeing the one before.
  */
@@ -264,11 +276,11 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
 }
 
 /**
- * Starts the block follower again if active blockchain automations need it (the follower was
- * terminated by an operator, or Temporal lost its state): the API does this at start.
+ * Starts the block followers again of the networks active blockchain automations need (a
+ * follower was terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await control.blockFollower.ensure();
+  await control.blockFollowers.ensureWatched(em);
 }
 
 /**
@@ -288,7 +300,7 @@ async function resume(
       field: 'resumeFrom',
     });
   }
-  const resumed = await resumeAt(em, automation, resumeFrom, await control.neo.getBlockCount());
+  const resumed = await resumeAt(em, automation, resumeFrom, await control.chain(automation.network).getBlockCount());
   automation.watchFromBlock = resumed.watchFromBlock;
   return resumed;
 }
@@ -298,12 +310,16 @@ async function resume(
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {
-  automation.watchFromBlock = await heightToWatchFrom(control, automation.triggerType, automation.status);
+  const { network, triggerType, status } = automation;
+  automation.watchFromBlock = await heightToWatchFrom(control, network, triggerType, status);
 }
 
-/** The height an active trigger that follows blocks watches from (see arm); null for any other. */
-async function heightToWatchFrom(control: TriggerControl, type: TriggerType, status: string) {
-  return followsBlocks(type) && status === 'active' ? await control.neo.getBlockCount() : null;
+/**
+ * The height of its network an active trigger that follows blocks watches from (see arm); null
+ * for any other.
+ */
+async function heightToWatchFrom(control: TriggerControl, network: string, type: TriggerType, status: string) {
+  return followsBlocks(type) && status === 'active' ? await control.chain(network).getBlockCount() : null;
 }
 
 /**

@@ -63,6 +63,7 @@ function newAutomation(em: EntityManager, account: string) {
       errorDetails: null,
       notify: [],
       gasBelow: [],
+      network: 'default',
       budget: null,
     },
     { persist: false },

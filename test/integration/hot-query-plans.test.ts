@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotent-request.sql.ts';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
-import { watchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
+import { networksWatchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
 import { blockTriggerTypes } from '../../src/automations/model/state-trigger-kinds.ts';
 import { sealedTriggerCredentialsSql } from '../../src/automations/credentials/credential.sql.ts';
 import {
@@ -55,6 +55,7 @@ async function functionAndAutomation(name: string) {
     errorDetails: null,
     notify: [],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   return { functionId: fn.id, automationId: automation.id };
@@ -68,8 +69,8 @@ const streakAfterSuccesses = `case when n > ${history / 2} then 'success' else '
 /** `history` runs of the automation, their statuses by `status` (SQL of `n`, 1 the newest). */
 const insertRuns = (automation: string, prefix: string, status: string) =>
   client.query(
-    `insert into "automation_runs" ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
-     select $3 || n, $1, $2, 'schedule:' || n, ${status},
+    `insert into "automation_runs" ("id", "automation_id", "account_id", "network", "fire_key", "status", "trigger", "dispatched", "started_at", "completed_at")
+     select $3 || n, $1, $2, 'default', 'schedule:' || n, ${status},
             '{"type":"schedule"}', true, now() - (n || ' seconds')::interval, now() - (n || ' seconds')::interval + interval '10 ms'
      from generate_series(1, $4) as n`,
     [automation, accountId, prefix, history],
@@ -87,9 +88,9 @@ const insertExecutions = (fn: string, prefix: string) =>
 /** Active price automations over `sources` sources (`source-<n>`), each with its trigger's state. */
 async function insertPriceAutomations(count: number, sources: number) {
   await client.query(
-    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+    `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
         "created_at", "updated_at", "price_source")
-     select 'auto_price_' || n, $1, 'price ' || n, 'active', 'price',
+     select 'auto_price_' || n, $1, 'price ' || n, 'default', 'active', 'price',
             '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}',
             jsonb_build_object('type', 'function', 'functionId', $2::text, 'parameters', '{}'::jsonb),
             now(), now(), 'source-' || n % $4
@@ -218,8 +219,8 @@ describe('the hot queries read by index, not the whole history', () => {
     expect(nodes.map((node) => node['Index Name'])).toContain('automations_price_source_index');
     // What it finds: written before sources were named, the active one (the inactive is named once activated).
     await client.query(
-      `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
-       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, status, 'price',
+      `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+       select 'auto_unnamed_' || status, $1, 'unnamed ' || status, 'default', status, 'price',
               '{"type":"price","asset":"NEO","currency":"USD","condition":"above","value":"12.5"}', '{}', now(), now()
        from unnest(array['active', 'inactive']) as status`,
       [accountId],
@@ -232,14 +233,15 @@ describe('the hot queries read by index, not the whole history', () => {
     }
   });
 
-  it('a reconciler pass: whether any automation watches blocks, from the first one found, not a count of them', async () => {
-    // 3,000 active price automations beside none that watches blocks; then 3,000 that do.
-    expect(await watchingBlocks(db.orm.em.fork())).toBe(false);
+  it('a reconciler pass: which networks automations watch blocks of, from the first one found of each, not a count of them', async () => {
+    // 3,000 active price automations beside none that watches blocks; then 3,000 that do, of one network.
+    const networks = ['default', 'other'];
+    expect(await networksWatchingBlocks(db.orm.em.fork(), networks)).toEqual([]);
     await client.query(`update "automations" set "trigger_type" = 'blockchain' where "id" like 'auto_price_%'`);
     try {
       await client.query('analyze "automations"');
-      expect(await watchingBlocks(db.orm.em.fork())).toBe(true);
-      const nodes = await planOf(watchingBlocksSql, [blockTriggerTypes], { analyze: true });
+      expect(await networksWatchingBlocks(db.orm.em.fork(), networks)).toEqual(['default']);
+      const nodes = await planOf(watchingBlocksSql, [networks, blockTriggerTypes], { analyze: true });
       // A scan of the index or the table, stopped at the first watcher.
       const automations = nodes.filter((node) => node['Relation Name'] === 'automations');
       const rowsRead = automations.reduce(

@@ -28,10 +28,12 @@ export async function advanceCursorRow(em: EntityManager, network: string, index
   return result.affectedRows === 1;
 }
 
-/** The furthest next block of the cursors that moved in the last 30 seconds; null when none did. */
-export async function movingCursorIndex(em: EntityManager): Promise<number | null> {
+/** The next block of the network's cursor (by magic) if it moved in the last 30 seconds; null otherwise. */
+export async function movingCursorIndex(em: EntityManager, network: string): Promise<number | null> {
   const [cursor] = await em.execute<{ next: number | null }[]>(
-    `select max("next_index") as "next" from "block_cursors" where "updated_at" > now() - interval '30 seconds'`,
+    `select "next_index" as "next" from "block_cursors"
+      where "network" = ? and "updated_at" > now() - interval '30 seconds'`,
+    [network],
   );
   return cursor?.next ?? null;
 }

@@ -9,18 +9,19 @@ interface Cursor {
 }
 
 /**
- * The next block to read. A new follower starts at the first block an active automation watches
- * (armed before the follower ran), else at the chain's current height.
+ * The next block to read of the network whose cursor is keyed `network` (its magic, as text). A
+ * new follower starts at the first block an active automation of the network (`name`, its
+ * configured name) watches (armed before the follower ran), else at the chain's current height.
  */
 export async function readCursor(
   em: EntityManager,
-  network: string,
+  { network, name }: { network: string; name: string },
   currentHeight: () => Promise<number>,
 ): Promise<Cursor> {
   const row = await cursorRow(em, network);
   if (row) return { nextIndex: row.next_index, advancedAt: new Date(row.updated_at) };
-  await insertCursor(em, network, (await firstWatchedBlock(em)) ?? (await currentHeight()));
-  return readCursor(em, network, currentHeight);
+  await insertCursor(em, network, (await firstWatchedBlock(em, name)) ?? (await currentHeight()));
+  return readCursor(em, { network, name }, currentHeight);
 }
 
 /**

@@ -117,7 +117,7 @@ async function recordBlock(
     deps.em.transactional(async (em) => {
       const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
       for (const state of states) await saveMarks(em, state.blockIndex, state.marks);
-      if (cursor) await advanceCursor(em, cursor.network, cursor.index);
+      if (cursor) await advanceCursor(em, { network: cursor.network, name: deps.name }, cursor.index);
       return runs;
     });
   try {

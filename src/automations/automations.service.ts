@@ -31,12 +31,11 @@ import { nextFireOf } from './schedule/next-fire.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
 import { assertStateTriggerRoom } from './model/state-trigger-cap.ts';
 import type { Budget } from '../chain/gas-budget.ts';
-import type { NeoRpc } from '../chain/rpc.ts';
 import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
-import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
+import { insertAutomation } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -65,17 +64,16 @@ export async function createAutomation(
   masterKeys: MasterKeys,
   automationLimit: number,
 ) {
-  const network = input.network ?? control.networks.first.name;
-  const neo = control.nodeOf(network);
-  if (!neo) throw networkNotConfigured(control, `The network "${network}" is not configured`);
+  const network = input.network ?? control.defaultNetwork;
+  assertNetworkConfigured(control, network);
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);
   const [, , , watchFromBlock] = await firstFailureOf([
-    assertTriggerNames(neo, input.trigger),
+    assertTriggerNames(control.chain(network), input.trigger),
     assertActionRunnable(em, accountId, input.action),
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
-    heightToWatchFrom(neo, input.trigger.type, input.status),
+    heightToWatchFrom(control, network, input.trigger.type, input.status),
   ] as const);
   const automation = em.create(
     Automation,
@@ -162,14 +160,13 @@ export async function updateAutomation(
 ) {
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
-    // Read before the row is locked, as the network's node is asked: a network never changes.
-    const { network } = await getAutomation(em.fork(), accountId, id);
-    await assertTriggerNames(nodeOfAutomation(control, network), input.trigger);
+    await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
   }
   const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     assertSameNetwork(automation, input.network);
-    if (input.status === 'active') nodeOfAutomation(control, automation.network);
+    // Activated, it would follow and send on a network the deployment no longer has (409 naming it).
+    if (input.status === 'active') control.chain(automation.network);
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
@@ -243,6 +240,16 @@ function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, ch
 }
 
 /**
+ * The network the automation follows, read apart (a fork) before its row is locked: an automation
+ * keeps its network, so the node is asked with no lock held.
+ */
+async function networkOf(em: EntityManager, accountId: string, id: string): Promise<string> {
+  const found = await em.fork().findOne(Automation, { id, account: accountId }, { fields: ['network'] });
+  if (!found) throw automationNotFound();
+  return found.network;
+}
+
+/**
  * The automation, its row locked until the transaction ends: changes of one automation, to its
  * row and to what runs in Temporal for it, happen one at a time, each seeing the one before.
  */
@@ -275,11 +282,11 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
 }
 
 /**
- * Starts the block follower again if active blockchain automations need it (the follower was
- * terminated by an operator, or Temporal lost its state): the API does this at start.
+ * Starts the block followers again of the networks active blockchain automations need (a
+ * follower was terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await control.blockFollower.ensure();
+  await control.blockFollowers.ensureWatched(em);
 }
 
 /**
@@ -299,8 +306,7 @@ async function resume(
       field: 'resumeFrom',
     });
   }
-  const height = await nodeOfAutomation(control, automation.network).getBlockCount();
-  const resumed = await resumeAt(em, automation, resumeFrom, height);
+  const resumed = await resumeAt(em, automation, resumeFrom, await control.chain(automation.network).getBlockCount());
   automation.watchFromBlock = resumed.watchFromBlock;
   return resumed;
 }
@@ -310,31 +316,28 @@ async function resume(
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {
-  const neo = nodeOfAutomation(control, automation.network);
-  automation.watchFromBlock = await heightToWatchFrom(neo, automation.triggerType, automation.status);
-}
-
-/** The height of its network an active trigger that follows blocks watches from (see arm); null for any other. */
-async function heightToWatchFrom(neo: NeoRpc, type: TriggerType, status: string) {
-  return followsBlocks(type) && status === 'active' ? await neo.getBlockCount() : null;
-}
-
-/** A 400 naming `network`: `problem`, then the networks configured, which a request may name. */
-function networkNotConfigured(control: TriggerControl, problem: string) {
-  const names = control.networks.pools.map(({ name }) => `"${name}"`).join(', ');
-  return new AppError('invalid_request', `${problem}; the networks configured are ${names}.`, { field: 'network' });
+  const { network, triggerType, status } = automation;
+  automation.watchFromBlock = await heightToWatchFrom(control, network, triggerType, status);
 }
 
 /**
- * The node of an existing automation's network; while that network is not configured (removed
- * from NEOFLOW_NETWORKS) nothing that needs it (activating, checking a trigger) is done.
+ * The height of its network an active trigger that follows blocks watches from (see arm); null
+ * for any other.
  */
-function nodeOfAutomation(control: TriggerControl, network: string): NeoRpc {
-  const neo = control.nodeOf(network);
-  if (neo) return neo;
-  throw networkNotConfigured(
-    control,
-    `This automation's network "${network}" is no longer configured: it cannot be activated or have its trigger checked until it is again`,
+async function heightToWatchFrom(control: TriggerControl, network: string, type: TriggerType, status: string) {
+  return followsBlocks(type) && status === 'active' ? await control.chain(network).getBlockCount() : null;
+}
+
+/** A network the request names that the deployment lacks: a 400 naming `network`, listing those it has. */
+function assertNetworkConfigured(control: TriggerControl, network: string) {
+  if (control.networks.some(({ name }) => name === network)) return;
+  const names = control.networks.map(({ name }) => `"${name}"`).join(', ');
+  throw new AppError(
+    'invalid_request',
+    `No network "${network}" is configured; the networks configured are ${names}.`,
+    {
+      field: 'network',
+    },
   );
 }
 

@@ -17,7 +17,7 @@ const pageSize = 100;
  * found active (a PATCH meanwhile may have made one inactive instead).
  */
 export async function stopAutomationsOfRemovedNetworks(em: EntityManager, control: TriggerControl): Promise<number> {
-  const configured = control.networks.pools.map(({ name }) => name);
+  const configured = control.networks.map(({ name }) => name);
   let stopped = 0;
   for (;;) {
     // Each one read leaves `active` (moved, or changed by a PATCH meanwhile): the pages end.

@@ -56,7 +56,6 @@ function newAutomation(em: EntityManager, account: string) {
     {
       account,
       name: 'n',
-      network: 'default',
       status: 'active',
       triggerType: 'price',
       trigger,
@@ -67,6 +66,7 @@ function newAutomation(em: EntityManager, account: string) {
       errorDetails: null,
       notify: [],
       gasBelow: [],
+      network: 'default',
       budget: null,
     },
     { persist: false },

@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
 const fork = () => api.database.orm.em.fork();
-const deps = (): ChainDeps => ({ em: fork(), neo: neo(), masterKeys: testMasters });
+const deps = (): ChainDeps => ({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters });
 const gasOf = async (address: string) => BigInt((await neo().getBalance(address, 'GAS')).amount);
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
 const transfer = () => gasTransferAction(signerAddress, recipient, '1');

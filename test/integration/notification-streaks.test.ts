@@ -24,7 +24,6 @@ async function automationWithRuns(afterFailures: number, count: number) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: 'streaks',
     status: 'active',
     triggerType: 'schedule',
@@ -35,6 +34,7 @@ async function automationWithRuns(afterFailures: number, count: number) {
     errorDetails: null,
     notify: [{ on: ['failure', 'recovery'], afterFailures, channel }],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const firings = Array.from({ length: count }, (_, index) => ({

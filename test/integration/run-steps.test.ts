@@ -37,7 +37,6 @@ async function firedRun(functionId: string, notify: Automation['notify'] = []) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: `runs of ${functionId}`,
     status: 'active',
     triggerType: 'schedule',
@@ -48,6 +47,7 @@ async function firedRun(functionId: string, notify: Automation['notify'] = []) {
     errorDetails: null,
     notify,
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const [run] = await recordRuns(em, [{ automation, fireKey: 'manual:1', payload: { type: 'manual' } }]);

@@ -35,7 +35,6 @@ async function newAutomation(name: string) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name,
     status: 'active',
     triggerType: 'blockchain',
@@ -46,6 +45,7 @@ async function newAutomation(name: string) {
     errorDetails: null,
     notify: [{ on: ['error'], channel: { type: 'webhook', url: 'http://127.0.0.1:9/told', signingSecret: 'HOOK' } }],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   return automation;

@@ -12,7 +12,6 @@ export async function storeFiredRun(orm: MikroORM, accountId: string, action: Au
   const em = orm.em.fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: `fired ${++fires}`,
     status: 'active',
     triggerType: 'schedule',
@@ -23,6 +22,7 @@ export async function storeFiredRun(orm: MikroORM, accountId: string, action: Au
     errorDetails: null,
     notify: [],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const [run] = await recordRuns(em, [{ automation, fireKey: `manual:${fires}`, payload: { type: 'manual' } }]);

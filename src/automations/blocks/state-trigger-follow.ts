@@ -20,7 +20,7 @@ interface HeadBlock {
 }
 
 /**
- * The state triggers of one worker's follower. Each head block starts an evaluation: the rows are
+ * The state triggers of one network's follower in one worker. Each head block starts an evaluation: the rows are
  * read in the round, the node in the background, each account in a lane of its own, while the
  * round records the block's events and the workflow starts their runs, so that no read, however
  * slow, holds back an event's run or another account's trigger. A later round takes each lane's
@@ -29,13 +29,15 @@ interface HeadBlock {
  * an evaluation, not a crossing: its triggers stay due and are read at a later head.
  */
 export class StateFollow {
-  readonly #index = new StateTriggerIndex();
+  readonly #index: StateTriggerIndex;
   readonly #reader: StateReader;
   /** The accounts whose lane is reading, or done and not yet taken. */
   readonly #busy = new Set<string>();
   #done: { account: string; evaluation: StateEvaluation }[] = [];
 
-  constructor(neo: NeoRpc, limits?: StateReadLimits) {
+  /** `network`: the name of the network whose nodes `neo` are. */
+  constructor(network: string, neo: NeoRpc, limits?: StateReadLimits) {
+    this.#index = new StateTriggerIndex(network);
     this.#reader = new StateReader(neo, limits);
   }
 

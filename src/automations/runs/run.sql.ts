@@ -36,9 +36,17 @@ const actionFunctionOf = (run: string) => `(select f."id" from "automations" a
     join "functions" f on f."id" = a."action"->>'functionId' and f."account_id" = a."account_id"
     where a."id" = ${run}."automation_id" and a."action"->>'type' = 'function') as "function_id"`;
 
+/**
+ * A run records the network its automation follows (issue 45): where its chain steps go. Read from
+ * the automation's row as the run is inserted, by its primary key, so that no writer of a run can
+ * give it another; an automation gone meanwhile leaves it null, refused as the foreign key is.
+ */
+const networkOfAutomation = `(select a."network" from "automations" a where a."id" = ?)`;
+
 const insertRunSql = `insert into "automation_runs"
-  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
-  values (?, ?, ?, ?, '${runStatusName.running}', ?, ?, false, now())
+  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
+   "network")
+  values (?, ?, ?, ?, '${runStatusName.running}', ?, ?, false, now(), ${networkOfAutomation})
   on conflict ("automation_id", "fire_key") do nothing
   returning "id", ${actionFunctionOf('"automation_runs"')}`;
 
@@ -47,8 +55,10 @@ const insertRunSql = `insert into "automation_runs"
  * changed since: see `accountIfActiveAt`), in one statement with that read.
  */
 const insertScheduledRunSql = `insert into "automation_runs"
-  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at")
-  select ?, a."id", a."account_id", ?, '${runStatusName.running}', ?, null, false, now() from "automations" a
+  ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
+   "network")
+  select ?, a."id", a."account_id", ?, '${runStatusName.running}', ?, null, false, now(), a."network"
+  from "automations" a
   where a."id" = ? and (a."status" = 'active' or a."updated_at" > ?)
   on conflict ("automation_id", "fire_key") do nothing
   returning "id", "account_id", ${actionFunctionOf('"automation_runs"')}`;
@@ -69,8 +79,8 @@ export async function insertScheduledRun(
 /** A cause its automation cannot process: the run ends as it is recorded, its action never run. */
 const insertFailedRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
-   "error", "completed_at", "duration")
-  values (?, ?, ?, ?, '${runStatusName.failure}', ?, ?, false, now(), ?, now(), 0)
+   "error", "completed_at", "duration", "network")
+  values (?, ?, ?, ?, '${runStatusName.failure}', ?, ?, false, now(), ?, now(), 0, ${networkOfAutomation})
   on conflict ("automation_id", "fire_key") do nothing
   returning "id", null as "function_id"`;
 
@@ -87,8 +97,8 @@ interface RecordedRun {
 export async function insertRun(em: EntityManager, run: NewRun, error?: RunError): Promise<RecordedRun | undefined> {
   const params = [run.id, run.automationId, run.accountId, run.fireKey, jsonbParam(run.payload), run.retryOf];
   const { rows } = error
-    ? await executeBound<RecordedRun>(em, insertFailedRunSql, [...params, jsonbParam(error)])
-    : await executeBound<RecordedRun>(em, insertRunSql, params);
+    ? await executeBound<RecordedRun>(em, insertFailedRunSql, [...params, jsonbParam(error), run.automationId])
+    : await executeBound<RecordedRun>(em, insertRunSql, [...params, run.automationId]);
   return rows[0];
 }
 

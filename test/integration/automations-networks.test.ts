@@ -147,7 +147,7 @@ describe('GET /v1/account per network', () => {
 });
 
 describe('a network removed from the configuration', () => {
-  it('moves its active automations to error (network_unavailable, naming it), tells their error rules, and refuses to activate them while it is missing', async () => {
+  it('moves its active automations to error (network_unavailable, naming it), tells their error rules, and refuses (409) to activate them while it is missing', async () => {
     expect((await call('POST', '/secrets', { name: 'HOOK', value: 'signing key' })).status).toBe(201);
     const notify = [
       { on: ['error'], channel: { type: 'webhook', url: 'http://127.0.0.1:9/told', signingSecret: 'HOOK' } },
@@ -176,7 +176,7 @@ describe('a network removed from the configuration', () => {
 
     for (const id of [gone.id, goneInactive.id]) {
       const activated = await call('PATCH', `/automations/${id}`, { status: 'active' });
-      expect(activated).toEqual(error(400, 'INVALID_REQUEST', { field: 'network' }));
+      expect(activated).toEqual(error(409, 'CONFLICT', { network: 'gone' }));
       expect(activated.body.error.message).toContain('"gone"');
     }
     expect((await get(gone.id)).body.status).toBe('error');

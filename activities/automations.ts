@@ -2,22 +2,19 @@ import { Context, heartbeat, log } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { createEventAbiCache } from '../src/chain/blocks.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import { accountBusyType } from '../src/shared/account-busy.ts';
 import { accountOfNotification, accountOfRun } from '../src/automations/runs/account-turns.ts';
-import type { NeoRpc } from '../src/chain/rpc.ts';
+import type { Networks } from '../src/chain/nodes/networks.ts';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import * as steps from '../src/automations/runs/run-steps.ts';
 import * as contract from '../src/automations/actions/contract-steps.ts';
 import { decideRun } from '../src/automations/actions/decide-steps.ts';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
-import { StateFollow } from '../src/automations/blocks/state-trigger-follow.ts';
 import { replayPage } from '../src/automations/replays/replay-steps.ts';
 import { accountOfReplay, failReplay } from '../src/automations/replays/replay.sql.ts';
-import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
-import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
+import { NetworkFollows } from '../src/automations/blocks/network-follows.ts';
 import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price/price-check.ts';
 import { recordScheduledRun, type FiredRun } from '../src/automations/runs/fires.ts';
 import { startRuns } from '../src/automations/runs/start-runs.ts';
@@ -38,7 +35,8 @@ interface AutomationDeps {
   temporal: Client;
   taskQueue: string;
   masterKeys: MasterKeys;
-  neo: NeoRpc;
+  /** Every configured network: a run's steps use its network's nodes, a follower its own. */
+  networks: Networks;
   automations: Config['automations'];
   egress: EgressPolicy;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares, relays and replay pages of one account this process runs at once. */
@@ -77,9 +75,10 @@ function settled<T>(outcome: T | { retry: string }): T {
 /** The automations' activities: thin, each step lives in src/automations and may be repeated. */
 export function createAutomationActivities(deps: AutomationDeps) {
   const em = () => deps.orm.em.fork();
-  const chain = () => ({ em: em(), neo: deps.neo, masterKeys: deps.masterKeys });
-  const abi = createEventAbiCache(deps.neo);
-  const followed = { next: null as number | null };
+  const chain = () => ({ em: em(), networks: deps.networks, masterKeys: deps.masterKeys });
+  // Each network's follow, by the magic its follower is keyed by: one follower's round reads
+  // and matches its own network's automations only.
+  const follows = new NetworkFollows(deps.networks.pools, deps.automations);
   // Each account's share of the activities that wait on the world; refused at once beyond it, never
   // waiting here, where it would hold the slot it leaves to others.
   const turns = new AccountSlots({
@@ -98,13 +97,6 @@ export function createAutomationActivities(deps: AutomationDeps) {
       release();
     }
   };
-  const contracts = new UndeployedContracts(
-    deps.neo,
-    deps.automations.triggerFailureLimit,
-    deps.automations.contractCheckMs,
-  );
-  const watchers = new WatcherIndex();
-  const state = new StateFollow(deps.neo);
   return {
     /**
      * A schedule's fire, recorded once per scheduled time; null once the automation is deleted. A
@@ -116,13 +108,8 @@ export function createAutomationActivities(deps: AutomationDeps) {
     async followBlocks(network: string): Promise<FiredRun[]> {
       return followRound(
         {
+          ...(await follows.of(network)),
           em: em(),
-          neo: deps.neo,
-          abi,
-          followed,
-          contracts,
-          watchers,
-          state,
           beat: () => heartbeat(),
           runsPerAccount: deps.automations.runsPerRead,
         },
@@ -153,7 +140,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
         replayPage(
           {
             em: em(),
-            neo: deps.neo,
+            networks: deps.networks,
             beat: () => heartbeat(),
             queuedRunsPerAccount: deps.queuedRunsPerAccount,
             blocksPerSecond: deps.automations.replayBlocksPerSecond,
@@ -193,7 +180,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
       ),
 
     noteRunEnd: (runId: string) => noteRunEnd(em(), runId),
-    checkSignerGas: (runId: string) => checkSignerGas({ em: em(), neo: deps.neo }, runId),
+    checkSignerGas: (runId: string) => checkSignerGas({ em: em(), networks: deps.networks }, runId),
     sendNotification: async (notificationId: string, attemptsMade = 0) =>
       inTurn(await accountOfNotification(em(), notificationId), attemptsMade, async () =>
         settled(

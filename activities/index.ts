@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
 import type { EgressPolicy } from '../src/egress/egress-policy.ts';
-import type { NeoRpc } from '../src/chain/rpc.ts';
+import type { Networks } from '../src/chain/nodes/networks.ts';
 import { AccountSlots } from '../src/functions/account-slots.ts';
 import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-execution.ts';
@@ -28,7 +28,8 @@ export interface ActivityDeps {
   recovery: Config['recovery'];
   egress: EgressPolicy;
   masterKeys: MasterKeys;
-  neo: NeoRpc;
+  /** Every configured network (NEOFLOW_NETWORKS): what a run or a follower reads and sends on is its network's. */
+  networks: Networks;
   memoryLimitMb: number;
   /** NEOFLOW_ACCOUNT_ACTIVITIES: deliveries, prepares and relays of one account this process runs at once. */
   activitiesPerAccount: number;

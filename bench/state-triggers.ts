@@ -36,6 +36,8 @@ const counts = {
 };
 
 const gasHash = '0xd2a4cff31913016155e38e474a2c06d08be276cf';
+/** The one network's name, as NEO_RPC_URL gives it: the automations' and the follower's. */
+const benchNetwork = 'default';
 
 /** 16 Strings, ~4 KiB as JSON, unlike any other trigger's: every trigger is a read of its own. */
 const heavyArgs = () =>
@@ -83,7 +85,7 @@ async function writeTriggers(orm: MikroORM, head: number) {
       orm.em.fork(),
       `insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
           "watch_from_block", "notify", "gas_below", "created_at", "updated_at")
-        select r."id", r."account", r."id", 'default', 'inactive', 'state', r."trigger"::jsonb,
+        select r."id", r."account", r."id", '${benchNetwork}', 'inactive', 'state', r."trigger"::jsonb,
             '{"type":"webhook","url":"https://example.com/hook"}'::jsonb, ?, '[]'::jsonb, '[]'::jsonb, now(), now()
           from unnest(?::text[], ?::text[], ?::text[]) as r("id", "account", "trigger")`,
       [head, rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2])],
@@ -105,12 +107,13 @@ async function followFor(orm: MikroORM, neo: NeoRpc, network: string, active: bo
     },
   };
   const deps = {
+    name: benchNetwork,
     neo: counted,
     abi: createEventAbiCache(neo),
     followed: { next: null as number | null },
     contracts: new UndeployedContracts(neo, 3, 60_000),
-    watchers: new WatcherIndex(),
-    state: new StateFollow(counted),
+    watchers: new WatcherIndex(benchNetwork),
+    state: new StateFollow(benchNetwork, counted),
     beat: () => {},
     // The deployment's default (NEOFLOW_ACCOUNT_RUNS_PER_READ).
     runsPerAccount: 100,

@@ -46,7 +46,7 @@ interface SharedState {
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
 async function workerBasics(
-  { config, orm, masterKeys, neo, temporal, payloadKeys }: Resources,
+  { config, orm, masterKeys, networks, temporal, payloadKeys }: Resources,
   { control, localRuns }: SharedState = {},
 ) {
   const codePath = await prebuiltWorkflowBundle(`${config.dataDir}/cache`);
@@ -54,7 +54,7 @@ async function workerBasics(
     workerId: defaultWorkerId(),
     orm,
     masterKeys,
-    neo,
+    networks,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     serviceCallsPerRun: config.worker.sandboxServiceCalls,
     automations: config.automations,
@@ -77,7 +77,7 @@ async function workerBasics(
     dataConverter: dataConverter(payloadKeys.current, payloadKeys.previous),
     shutdownGraceTime: '8 seconds',
   };
-  return { activities, options };
+  return { activities, options, networks: networks.pools.length };
 }
 
 type WorkerBasics = Awaited<ReturnType<typeof workerBasics>>;
@@ -96,13 +96,15 @@ function mainWorker(config: Config, role: WorkerRole, { activities, options }: W
 }
 
 /**
- * The block follower's slots: one follower per network, its reads in a row; room for a retried
- * read beside one that hangs.
+ * The block follower's slots per network: one follower per network, its reads in a row; room for
+ * a retried read beside one that hangs. A round waits up to seconds for a block: slots shared by
+ * fewer would let one network's rounds hold back another's.
  */
-const followerSlots = 4;
+const followerSlotsPerNetwork = 4;
 
 /** The block follower's worker: its own task queue (src/temporal/task-queues.ts), its own slots. */
-function followerWorker(config: Config, { activities, options }: WorkerBasics) {
+function followerWorker(config: Config, { activities, options, networks }: WorkerBasics) {
+  const followerSlots = followerSlotsPerNetwork * networks;
   return UnwatchedWorker.create({
     ...options,
     taskQueue: followerTaskQueue(config.temporal.taskQueue),

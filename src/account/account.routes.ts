@@ -10,6 +10,9 @@ import type { NeoRpc } from '../chain/rpc.ts';
 import { findSigner, type SignerSummary } from '../auth/signer.ts';
 import { Account } from '../auth/account.entity.ts';
 
+/** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
+const spendSchema = z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() });
+
 const accountSchema = z
   .strictObject({
     id: z.string(),
@@ -18,14 +21,25 @@ const accountSchema = z
       .strictObject({
         address: z.string(),
         scriptHash: z.string(),
-        /** The signer's GAS as the chain has it now; null when the node did not answer in time. */
+        /** The signer's GAS on the first network (`networks[0]`) as the chain has it now; null when no node answered in time. */
         gasBalance: z.string().nullable(),
       })
       .nullable(),
     /** The default budget of its automations that send and set none of their own. */
     budget: budgetSchema.nullable(),
-    /** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
-    spend: z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() }),
+    /** What its automations of the first network spent (`networks[0].spend`). */
+    spend: spendSchema,
+    /** Per configured network, in the configured order: the signer's GAS there, and what the account's automations there spent. */
+    networks: z.array(
+      z
+        .strictObject({
+          name: z.string(),
+          /** null without a signer, or when no node of the network answered in time. */
+          gasBalance: z.string().nullable(),
+          spend: spendSchema,
+        })
+        .meta({ id: 'AccountNetwork' }),
+    ),
     createdAt: isoTime,
   })
   .meta({ id: 'Account' });
@@ -37,11 +51,12 @@ const updateAccountBody = z
   })
   .meta({ id: 'AccountUpdate' });
 
-/** How long GET /v1/account waits for the signer's balance before answering without it. */
+/** How long GET /v1/account waits for the signer's balance on each network before answering without it. */
 const balanceWaitMs = 2_000;
 
-/** The signer's GAS, in GAS; null when the node cannot tell in time (the account still answers). */
-async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary): Promise<string | null> {
+/** The signer's GAS, in GAS; null without a signer, or when the node cannot tell in time (the account still answers). */
+async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary | null): Promise<string | null> {
+  if (!signer) return null;
   try {
     const balance = await neo.getBalance(signer.address, 'GAS', AbortSignal.timeout(balanceWaitMs));
     return gasText(BigInt(balance.amount));
@@ -49,6 +64,12 @@ async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary): Promise<string 
     return null;
   }
 }
+
+const spendText = (spend: { today: bigint; total: bigint; reserved: bigint }) => ({
+  today: gasText(spend.today),
+  total: gasText(spend.total),
+  reserved: gasText(spend.reserved),
+});
 
 /**
  * GET /v1/account: the caller's own account; any valid key may read it. PATCH sets the account's
@@ -59,16 +80,25 @@ export function accountRoutes(resources: Resources): Router {
     const em = resources.em();
     const account = await em.findOneOrFail(Account, { id: accountId });
     const signer = await findSigner(em, account.id);
-    const [gasBalance, spend] = await Promise.all([
-      signer ? gasBalanceOf(resources.neo, signer) : null,
-      accountSpend(em, account.id),
-    ]);
+    // Every network's balance is asked at once, each bounded: one slow network delays none of the others.
+    const networks = await Promise.all(
+      resources.networks.pools.map(async (pool) => {
+        const [gasBalance, spend] = await Promise.all([
+          gasBalanceOf(pool, signer),
+          accountSpend(em.fork(), account.id, pool.name),
+        ]);
+        return { name: pool.name, gasBalance, spend: spendText(spend) };
+      }),
+    );
+    // The first network's, as the account showed before it had several.
+    const [first] = networks;
     return {
       id: account.id,
       name: account.name,
-      signer: signer && { ...signer, gasBalance },
+      signer: signer && { ...signer, gasBalance: first!.gasBalance },
       budget: account.budget ?? null,
-      spend: { today: gasText(spend.today), total: gasText(spend.total), reserved: gasText(spend.reserved) },
+      spend: first!.spend,
+      networks,
       createdAt: account.createdAt.toISOString(),
     };
   };
@@ -78,7 +108,7 @@ export function accountRoutes(resources: Resources): Router {
       path: '/',
       summary: 'Retrieve your account',
       description:
-        "Returns the caller's account: its signer (the address that pays its transactions' GAS, and its balance, `null` when the node did not answer within 2 s), its default budget and what it spent. Any valid key may read it.",
+        "Returns the caller's account: its signer (the address that pays its transactions' GAS on every network), its default budget, and per configured network (`networks`) the signer's GAS balance there (`null` when no node of it answered within 2 s) and what the account's automations there spent. `signer.gasBalance` and `spend` are the first network's. Any valid key may read it.",
       tag: 'Account',
       responses: { 200: accountSchema },
       handle: async ({ accountId }) => bare(await view(accountId)),

@@ -165,6 +165,7 @@ const priceFunctionId = 'func_Tp_pLQuSePcqxs8PFLAVARZr';
 const automation = {
   id: 'auto_afMWbpMmIzEkAyJspLQfRrTz',
   name: 'NEO price on weekday mornings',
+  network: 'mainnet',
   status: 'active',
   trigger: { type: 'schedule', cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
   action: { type: 'function', functionId: priceFunctionId, parameters: { threshold: 12.5 } },
@@ -234,6 +235,7 @@ const schemaExamples: Record<string, unknown[]> = {
   AutomationRun: [
     {
       id: 'run_PzoPM79iwAS1V3YxRt8PIgGQ',
+      network: 'mainnet',
       status: runStatus.success,
       startedAt: '2026-11-26T08:00:00.031Z',
       completedAt: '2026-11-26T08:00:00.262Z',
@@ -263,6 +265,14 @@ const schemaExamples: Record<string, unknown[]> = {
       },
       budget: { perDay: '5' },
       spend: { today: '0.0367283', total: '1.2', reserved: '0.0122' },
+      networks: [
+        {
+          name: 'mainnet',
+          gasBalance: '99.9632717',
+          spend: { today: '0.0367283', total: '1.2', reserved: '0.0122' },
+        },
+        { name: 'testnet', gasBalance: '50', spend: { today: '0', total: '0.4', reserved: '0' } },
+      ],
       createdAt: '2026-11-02T10:30:51.869Z',
     },
   ],

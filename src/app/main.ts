@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
+import { stopAutomationsOfRemovedNetworks } from '../automations/network-removal.service.ts';
 import { triggerControlOf } from '../automations/trigger-control.service.ts';
 import type { Config } from '../config.ts';
 import { LocalRuns } from '../functions/local-runs.ts';
@@ -36,6 +37,7 @@ export async function runApiProcess(config: Config): Promise<void> {
       await running;
       throw error;
     });
+    await stopRemovedNetworks(apiResources);
     await resumeFollower(apiResources);
     await startReconcilerLoop(resources);
     const ended = await Promise.race([untilSignal(), running.then(() => 'worker stopped' as const)]);
@@ -53,6 +55,16 @@ async function resumeFollower({ orm, log, triggerControl }: ApiResources) {
   await resumeBlockFollower(orm.em.fork(), triggerControl).catch((error: unknown) =>
     log.warn('the block follower could not be resumed', { error: String(error) }),
   );
+}
+
+/** Moves the active automations of networks no longer configured to `error`; the API serves meanwhile. */
+async function stopRemovedNetworks({ orm, log, triggerControl }: ApiResources) {
+  try {
+    const stopped = await stopAutomationsOfRemovedNetworks(orm.em.fork(), triggerControl);
+    if (stopped > 0) log.warn('automations of networks no longer configured moved to error', { stopped });
+  } catch (error) {
+    log.warn('the automations of removed networks could not be stopped', { error: String(error) });
+  }
 }
 
 /** Starts the reconciler's loop unless it runs; the API serves without it. */

@@ -17,6 +17,7 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
   return {
     id: automation.id,
     name: automation.name,
+    network: automation.network,
     status: automation.status,
     trigger: automation.trigger,
     action: automation.action,
@@ -33,6 +34,7 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
 export function runView(run: AutomationRun) {
   return {
     id: run.id,
+    network: run.network,
     status: run.status,
     startedAt: run.startedAt.toISOString(),
     completedAt: run.completedAt?.toISOString() ?? null,
@@ -98,6 +100,8 @@ export const automationSchema = z
   .strictObject({
     id: z.string(),
     name: z.string(),
+    /** The configured network it follows and sends on; fixed at create. */
+    network: z.string(),
     status: z.enum(['active', 'inactive', 'error']),
     trigger: triggerSchema,
     action: actionSchema,
@@ -106,7 +110,7 @@ export const automationSchema = z
     budget: budgetSchema.optional(),
     details: z
       .strictObject({
-        reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted']),
+        reason: z.enum(['function_deleted', 'trigger_unavailable', 'budget_exhausted', 'network_unavailable']),
         message: z.string(),
         since: isoTime.optional(),
         lastError: z.string().optional(),
@@ -185,6 +189,8 @@ const runTriggerSchema = z
 export const runSchema = z
   .strictObject({
     id: z.string(),
+    /** The network it ran on: its automation's. */
+    network: z.string(),
     status: z.enum(runStatuses),
     startedAt: isoTime,
     completedAt: isoTime.nullable(),

@@ -66,7 +66,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
     slots,
     egress: control.egress,
     em: em(),
-    neo: resources.neo,
+    networks: resources.networks,
     masterKeys: resources.masterKeys,
     sandbox: {
       memoryLimitMb: resources.config.worker.sandboxMemoryMb,

@@ -9,11 +9,16 @@ import { notifySchema } from './model/notify.schemas.ts';
 import { triggerSchema, triggerTypes } from './model/trigger.schemas.ts';
 import { actionSchema } from './model/action.schemas.ts';
 
+/** As long as a configured network's name may be (net/neo-networks.ts); whether one is, the service says. */
+const networkName = text(32);
+
 const settableStatus = z.enum(['active', 'inactive'], { error: 'must be active or inactive' });
 
 export const createAutomationBody = z
   .strictObject({
     name: text(128),
+    /** A configured network's name (NEOFLOW_NETWORKS); absent: the first configured. Checked by the service. */
+    network: networkName.optional(),
     status: settableStatus.default('active'),
     trigger: triggerSchema,
     action: actionSchema,
@@ -26,6 +31,8 @@ export const createAutomationBody = z
 export const updateAutomationBody = z
   .strictObject({
     name: text(128).optional(),
+    /** Never changes: the automation's own may be sent again (automations.service.ts assertSameNetwork). */
+    network: networkName.optional(),
     status: settableStatus.optional(),
     trigger: triggerSchema.optional(),
     action: actionSchema.optional(),
@@ -50,6 +57,7 @@ export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),
   status: z.enum(automationStatuses, { error: 'must be active, inactive or error' }).optional(),
   triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain, transaction, price or state' }).optional(),
+  network: networkName.optional(),
 });
 
 export const listRunsQuery = z.strictObject({

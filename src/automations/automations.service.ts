@@ -35,7 +35,7 @@ import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
-import { insertAutomation, watchingBlocks } from './model/automation.sql.ts';
+import { insertAutomation } from './model/automation.sql.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -64,20 +64,23 @@ export async function createAutomation(
   masterKeys: MasterKeys,
   automationLimit: number,
 ) {
+  const network = input.network ?? control.defaultNetwork;
+  assertNetworkConfigured(control, network);
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);
   const [, , , watchFromBlock] = await firstFailureOf([
-    assertTriggerNames(control.neo, input.trigger),
+    assertTriggerNames(control.chain(network), input.trigger),
     assertActionRunnable(em, accountId, input.action),
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
-    heightToWatchFrom(control, input.trigger.type, input.status),
+    heightToWatchFrom(control, network, input.trigger.type, input.status),
   ] as const);
   const automation = em.create(
     Automation,
     {
       account: accountId,
       name: input.name,
+      network,
       status: input.status,
       triggerType: input.trigger.type,
       trigger: input.trigger,
@@ -128,6 +131,7 @@ export async function listAutomations(em: EntityManager, accountId: string, quer
     account: accountId,
     ...(query.status ? { status: query.status } : {}),
     ...(query.triggerType ? { triggerType: query.triggerType } : {}),
+    ...(query.network ? { network: query.network } : {}),
   };
   return em.findAndCount(Automation, where, {
     orderBy: { createdAt: 'desc', id: 'desc' },
@@ -142,8 +146,9 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 
 /**
  * Applies a partial update, and answers the automation with its next fire time. Activating (or re-activating an automation the service stopped)
- * checks again that its action can run, and clears the reason it stopped. The row is committed
- * first, its lock released; Temporal is told after (see applyOrLeaveToSweep).
+ * checks again that its action can run and that its network is configured, and clears the reason
+ * it stopped. Its network never changes (assertSameNetwork). The row is committed first, its lock
+ * released; Temporal is told after (see applyOrLeaveToSweep).
  */
 export async function updateAutomation(
   em: EntityManager,
@@ -155,10 +160,13 @@ export async function updateAutomation(
 ) {
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
-    await assertTriggerNames(control.neo, input.trigger);
+    await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
   }
   const { automation, change, replay } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
+    assertSameNetwork(automation, input.network);
+    // Activated, it would follow and send on a network the deployment no longer has (409 naming it).
+    if (input.status === 'active') control.chain(automation.network);
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
@@ -232,6 +240,16 @@ function applyOrLeaveToSweep(control: TriggerControl, automation: Automation, ch
 }
 
 /**
+ * The network the automation follows, read apart (a fork) before its row is locked: an automation
+ * keeps its network, so the node is asked with no lock held.
+ */
+async function networkOf(em: EntityManager, accountId: string, id: string): Promise<string> {
+  const found = await em.fork().findOne(Automation, { id, account: accountId }, { fields: ['network'] });
+  if (!found) throw automationNotFound();
+  return found.network;
+}
+
+/**
  * The automation, its row locked until the transaction ends: changes of one automation, to its
  * row and to what runs in Temporal for it, happen one at a time, each seeing the one before.
  */
@@ -264,11 +282,11 @@ export async function stopAutomationsOfFunction(em: EntityManager, control: Trig
 }
 
 /**
- * Starts the block follower again if active blockchain automations need it (the follower was
- * terminated by an operator, or Temporal lost its state): the API does this at start.
+ * Starts the block followers again of the networks active blockchain automations need (a
+ * follower was terminated by an operator, or Temporal lost its state): the API does this at start.
  */
 export async function resumeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await control.blockFollower.ensure();
+  await control.blockFollowers.ensureWatched(em);
 }
 
 /**
@@ -288,7 +306,7 @@ async function resume(
       field: 'resumeFrom',
     });
   }
-  const resumed = await resumeAt(em, automation, resumeFrom, await control.neo.getBlockCount());
+  const resumed = await resumeAt(em, automation, resumeFrom, await control.chain(automation.network).getBlockCount());
   automation.watchFromBlock = resumed.watchFromBlock;
   return resumed;
 }
@@ -298,12 +316,43 @@ async function resume(
  * state trigger armed anew (created, changed or activated) starts with nothing seen.
  */
 async function arm(control: TriggerControl, automation: Automation) {
-  automation.watchFromBlock = await heightToWatchFrom(control, automation.triggerType, automation.status);
+  const { network, triggerType, status } = automation;
+  automation.watchFromBlock = await heightToWatchFrom(control, network, triggerType, status);
 }
 
-/** The height an active trigger that follows blocks watches from (see arm); null for any other. */
-async function heightToWatchFrom(control: TriggerControl, type: TriggerType, status: string) {
-  return followsBlocks(type) && status === 'active' ? await control.neo.getBlockCount() : null;
+/**
+ * The height of its network an active trigger that follows blocks watches from (see arm); null
+ * for any other.
+ */
+async function heightToWatchFrom(control: TriggerControl, network: string, type: TriggerType, status: string) {
+  return followsBlocks(type) && status === 'active' ? await control.chain(network).getBlockCount() : null;
+}
+
+/** A network the request names that the deployment lacks: a 400 naming `network`, listing those it has. */
+function assertNetworkConfigured(control: TriggerControl, network: string) {
+  if (control.networks.some(({ name }) => name === network)) return;
+  const names = control.networks.map(({ name }) => `"${name}"`).join(', ');
+  throw new AppError(
+    'invalid_request',
+    `No network "${network}" is configured; the networks configured are ${names}.`,
+    {
+      field: 'network',
+    },
+  );
+}
+
+/**
+ * An automation's network is fixed at create: its blocks, its follower's cursor and its GAS spend
+ * are that network's own, and moving it would leave its fire keys and budget meaningless there.
+ * The same value may be sent again (a whole object sent back); another is refused.
+ */
+function assertSameNetwork(automation: Automation, network: string | undefined) {
+  if (network === undefined || network === automation.network) return;
+  throw new AppError(
+    'invalid_request',
+    `An automation's network cannot change (this one's is "${automation.network}"): its blocks, cursor and GAS spend are that network's own. Create another automation on "${network}".`,
+    { field: 'network' },
+  );
 }
 
 /**

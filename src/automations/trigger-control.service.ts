@@ -9,8 +9,8 @@ export function triggerControlOf(services: Resources): TriggerControl {
     client: services.temporal.client,
     taskQueue: services.config.temporal.taskQueue,
     catchupWindowMs: services.config.automations.catchupWindowMs,
-    // Creates at once share the height and the network's magic (issue 34).
-    neo: withSharedReads(services.neo),
+    // Creates at once share each network's height and magic (issue 34).
+    networks: services.networks.pools.map((pool) => ({ ...withSharedReads(pool), name: pool.name })),
     egress: egressPolicy(services.config.egress),
     log: services.log,
   });

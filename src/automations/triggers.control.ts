@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
+import { requestNetworkOf, type NamedNodes } from '../chain/network-of.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import type { Logger } from '../log.ts';
-import { BlockFollower } from './blocks/follower.control.ts';
+import { BlockFollowers } from './blocks/follower.control.ts';
 import type { Automation } from './model/automation.entity.ts';
 import type { TriggerType } from './model/trigger.schemas.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
@@ -11,10 +12,11 @@ import { PricePollers } from './price/price-pollers.control.ts';
 import type { ScheduledAutomation } from './schedule/schedule-options.control.ts';
 import { Schedules } from './schedule/schedules.control.ts';
 
-/** What a TriggerControl is made with: the deployment's Temporal, its options and its node. */
+/** What a TriggerControl is made with: the deployment's Temporal, its options and its networks. */
 export interface TriggerControlFields extends WorkflowStarter {
   catchupWindowMs: number;
-  neo: NeoRpc;
+  /** Every configured network's nodes, the default (first) first. */
+  networks: readonly NamedNodes[];
   /** Refuses price sources whose URL names an address inside, before they are polled. */
   egress: EgressPolicy;
 }
@@ -28,23 +30,35 @@ export class TriggerControl implements TriggerControlFields {
   readonly client: Client;
   readonly taskQueue: string;
   readonly catchupWindowMs: number;
-  readonly neo: NeoRpc;
+  readonly networks: readonly NamedNodes[];
   readonly egress: EgressPolicy;
   readonly log: Pick<Logger, 'warn'>;
   readonly schedules: Schedules;
   readonly pricePollers: PricePollers;
-  readonly blockFollower: BlockFollower;
+  readonly blockFollowers: BlockFollowers;
+  readonly #byName: Map<string, NamedNodes>;
 
   constructor(fields: TriggerControlFields) {
     this.client = fields.client;
     this.taskQueue = fields.taskQueue;
     this.catchupWindowMs = fields.catchupWindowMs;
-    this.neo = fields.neo;
+    this.networks = fields.networks;
     this.egress = fields.egress;
     this.log = fields.log;
     this.schedules = new Schedules(fields);
     this.pricePollers = new PricePollers(fields);
-    this.blockFollower = new BlockFollower(fields);
+    this.blockFollowers = new BlockFollowers(fields);
+    this.#byName = new Map(fields.networks.map((neo) => [neo.name, neo]));
+  }
+
+  /** The default network's name: the first configured. */
+  get defaultNetwork(): string {
+    return this.networks[0]!.name;
+  }
+
+  /** The nodes of the network an automation names, for a request about it (409 if not configured). */
+  chain(network: string): NeoRpc {
+    return requestNetworkOf(this.#byName, network);
   }
 }
 
@@ -59,7 +73,7 @@ export interface TriggerChange {
 /**
  * Makes Temporal run `automation`'s trigger as its row says: a schedule (paused unless active),
  * its price source's poller woken to read it now (it reads its automations' rows at every poll,
- * so a paused or deleted one leaves it by its row alone), or the network's block follower.
+ * so a paused or deleted one leaves it by its row alone), or the block follower of its network.
  */
 export async function applyTrigger(control: TriggerControl, automation: Automation, change: TriggerChange) {
   const { previousType, created = false } = change;
@@ -70,7 +84,9 @@ export async function applyTrigger(control: TriggerControl, automation: Automati
   if (automation.triggerType === 'price' && active && automation.priceSource) {
     await control.pricePollers.wake(automation.priceSource);
   }
-  if (followsBlocks(automation.triggerType) && active) await control.blockFollower.ensureHeld();
+  // A network not configured has no follower: its automations are moved to `error` (never idle).
+  if (followsBlocks(automation.triggerType) && active)
+    await control.blockFollowers.of(automation.network)?.ensureHeld();
 }
 
 /**
@@ -84,7 +100,7 @@ export async function removeTrigger(control: TriggerControl, automationId: strin
 /**
  * Makes Temporal run what the row says, whatever Temporal holds now (the reconciler, for every
  * automation at each pass): a schedule exists and fires while active with the row's spec, and is
- * paused otherwise (or gone). The price pollers and the block follower are ensured once per pass,
+ * paused otherwise (or gone). The price pollers and the block followers are ensured once per pass,
  * not per automation.
  */
 export async function convergeTrigger(

@@ -105,6 +105,18 @@ export async function lastStarts(em: EntityManager, functionIds: string[]) {
     );
 }
 
+/**
+ * The network of the automation run an execution belongs to (its function action's), by the
+ * runs' index of their executions; undefined: none.
+ */
+export async function networkOfExecutionRun(em: EntityManager, executionId: string): Promise<string | undefined> {
+  const [run] = await em.execute<{ network: string }[]>(
+    `select "network" from "automation_runs" where "execution_id" = ?`,
+    [executionId],
+  );
+  return run?.network;
+}
+
 /** A running execution as the recovery sweep pages through them. */
 export interface RunningExecutionRow {
   id: string;

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NeoRpc } from '../chain/rpc.ts';
+import { networkOf } from '../chain/network-of.ts';
+import type { Networks } from '../chain/nodes/networks.ts';
 import { storable } from '../db/storable.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
 import { outputText } from '../sandbox/output.ts';
@@ -22,7 +24,7 @@ import { deferred, deletedOutcome, outcomeOf, type Deferred, type RunAttempt } f
 import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { timeoutToRun, versionToRun } from './run-version.ts';
-import { storeEnd } from './execution.sql.ts';
+import { networkOfExecutionRun, storeEnd } from './execution.sql.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
@@ -31,7 +33,8 @@ import { executionErrorName, executionStatus, type ExecutionOutcome } from '../s
 interface RunDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
-  neo: NeoRpc;
+  /** Every configured network: an automation's run reads its run's, an invoke the default (first). */
+  networks: Networks;
   /**
    * What a run's `fetch` may reach (NEOFLOW_EGRESS_ALLOW): the API's process, which runs the
    * invokes it starts eagerly, holds the same policy as a worker's, never one of its own.
@@ -174,7 +177,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: execution.function.id },
       environment: fn.environment,
       secrets,
-      services: sandboxServices(deps.neo, http),
+      services: sandboxServices(nodesOf(deps, execution), http),
       storage,
       timeoutMs: fn.timeout * 1000,
       memoryLimitMb: deps.memoryLimitMb,
@@ -184,6 +187,22 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
     deps.isolates,
   );
   return { outcome, secrets, httpRequests: http.requests(), storage };
+}
+
+/**
+ * The nodes `context.services.blockchain` reads for the execution: its automation run's network,
+ * found at the first call (a run that reads no chain asks nothing), or the default network for an
+ * invoke. A run's network taken out of config fails the call, naming it.
+ */
+function nodesOf(deps: RunDeps, execution: Execution): NeoRpc | (() => Promise<NeoRpc>) {
+  if ((execution.trigger as ExecutionTrigger).type !== 'automation') return deps.networks.first;
+  let found: Promise<NeoRpc> | undefined;
+  const find = async () => {
+    const network = await networkOfExecutionRun(deps.em, execution.id);
+    if (network === undefined) throw new Error(`The run of execution ${execution.id} is gone.`);
+    return networkOf(deps.networks, network);
+  };
+  return () => (found ??= find());
 }
 
 /** The outcome another process stored first (it ran the same execution), or `deleted`. */

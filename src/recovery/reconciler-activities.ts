@@ -9,7 +9,7 @@ import { log } from '@temporalio/activity';
 import type { Logger } from '../log.ts';
 import { TriggerControl } from '../automations/triggers.control.ts';
 import type { Keyset } from './keyset.ts';
-import { convergeBlockFollower, sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
+import { sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
 import { convergePricePollers } from './converge-price-pollers.ts';
 import { sweepExecutions } from './sweep-executions.ts';
 import { sweepNotifications } from './sweep-notifications.ts';
@@ -21,7 +21,7 @@ export type { Keyset } from './keyset.ts';
 
 type ReconcilerDeps = Pick<
   ActivityDeps,
-  'orm' | 'temporal' | 'taskQueue' | 'neo' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
+  'orm' | 'temporal' | 'taskQueue' | 'networks' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
 >;
 
 /**
@@ -39,7 +39,7 @@ function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
     client: deps.temporal,
     taskQueue: deps.taskQueue,
     catchupWindowMs: deps.automations.catchupWindowMs,
-    neo: deps.neo,
+    networks: deps.networks.pools,
     egress: deps.egress,
     log: activityLog,
   });
@@ -67,7 +67,7 @@ export function createReconcilerActivities(deps: ReconcilerDeps, given?: Reconci
       return page.next;
     },
 
-    convergeBlockFollower: () => convergeBlockFollower(em(), control),
+    convergeBlockFollower: () => control.blockFollowers.ensureWatched(em()),
     convergePricePollers: () =>
       convergePricePollers(
         em(),

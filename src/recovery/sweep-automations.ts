@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { scheduleRowsPage, watchingBlocks } from '../automations/model/automation.sql.ts';
+import { scheduleRowsPage } from '../automations/model/automation.sql.ts';
 import { lastRunTimes } from '../automations/runs/fires.ts';
 import { convergeTrigger, removeTrigger, type TriggerControl } from '../automations/triggers.control.ts';
 import { callsInFlight, pageSize } from './keyset.ts';
@@ -66,11 +66,6 @@ export function inFullSlice(automationId: string, pass: number, passes: number) 
   let hash = 0;
   for (const char of automationId) hash = (hash * 31 + char.charCodeAt(0)) % passes;
   return hash === pass % passes;
-}
-
-/** The network's block follower runs while any active automation watches blocks. */
-export async function convergeBlockFollower(em: EntityManager, control: TriggerControl) {
-  if (await watchingBlocks(em)) await control.blockFollower.ensure();
 }
 
 /**

@@ -117,7 +117,7 @@ describe('neoflow export', () => {
       signingSecret: 'TOKEN',
     });
     for (const automation of content.automations) {
-      expect(Object.keys(automation).sort()).toEqual(['action', 'name', 'notify', 'status', 'trigger']);
+      expect(Object.keys(automation).sort()).toEqual(['action', 'name', 'network', 'notify', 'status', 'trigger']);
     }
   });
 

@@ -25,15 +25,15 @@ const execute = (sql: string, params: unknown[] = []) => db.orm.em.getConnection
 
 /**
  * `count` automations of the account, by plain SQL as a fixture or an operator would insert them;
- * on the database as migrated to the end, on the network they follow (0030 made it required).
+ * with their `network` once migration 0030 asks for one.
  */
 const insertRows = (account: string, prefix: string, count: number, network?: string) =>
   execute(
-    `insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action", "created_at", "updated_at"${network ? ', "network"' : ''})
-      select 'auto_' || ? || n, ?, 'n', 'inactive', 'schedule', '{"type":"schedule","cron":"@yearly"}',
-        '{"type":"function","functionId":"func_x"}', now(), now()${network ? ', ?' : ''}
+    `insert into "automations" ("id", "account_id", "name", ${network ? '"network", ' : ''}"status", "trigger_type", "trigger", "action", "created_at", "updated_at")
+      select 'auto_' || ? || n, ?, 'n', ${network ? '?, ' : ''}'inactive', 'schedule', '{"type":"schedule","cron":"@yearly"}',
+        '{"type":"function","functionId":"func_x"}', now(), now()
       from generate_series(1, ?) as n`,
-    network ? [prefix, account, network, count] : [prefix, account, count],
+    [prefix, account, ...(network ? [network] : []), count],
   );
 
 async function counts() {
@@ -56,7 +56,6 @@ function newAutomation(em: EntityManager, account: string) {
     {
       account,
       name: 'n',
-      network: 'default',
       status: 'active',
       triggerType: 'price',
       trigger,
@@ -67,6 +66,7 @@ function newAutomation(em: EntityManager, account: string) {
       errorDetails: null,
       notify: [],
       gasBelow: [],
+      network: 'default',
       budget: null,
     },
     { persist: false },

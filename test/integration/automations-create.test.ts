@@ -40,6 +40,7 @@ describe('POST /v1/automations', () => {
     expect(created.body).toEqual({
       id: expect.stringMatching(/^auto_[A-Za-z0-9_-]{16,}$/),
       name: 'new year report',
+      network: 'default',
       status: 'active',
       trigger: { type: 'schedule', cron: '0 3 1 1 *' },
       action: { type: 'function', functionId: echoFn, parameters: {} },

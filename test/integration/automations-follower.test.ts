@@ -257,7 +257,7 @@ describe('the follower`s index of active watchers', () => {
   const ids = (watchers: { id: string }[]) => watchers.map((watcher) => watcher.id);
 
   it('sees a watcher created, paused, resumed, retyped, stopped in error or deleted at its next read, and reads no row while none changed', async () => {
-    const index = new WatcherIndex();
+    const index = new WatcherIndex('default');
     const em = () => running.api.database.orm.em.fork();
     const functionId = await echo(owner);
     const id = await watch(owner, functionId, transfersTo(freshAddress()));

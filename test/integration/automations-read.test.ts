@@ -43,6 +43,7 @@ describe('GET /v1/automations', () => {
         'createdAt',
         'id',
         'name',
+        'network',
         'notify',
         'status',
         'trigger',

@@ -45,6 +45,7 @@ describe('runs: manual trigger, history and retry', () => {
     const [run] = await settledRuns(automation.id, 1);
     expect(run).toEqual({
       id: fired.body.run.id,
+      network: 'default',
       status: 'success',
       startedAt: fired.body.run.startedAt,
       completedAt: expect.stringMatching(isoMillis),

@@ -35,7 +35,11 @@ afterAll(async () => {
 
 const fork = () => db.orm.em.fork();
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
-const deps = (rpc: NeoRpc = neo()): ChainDeps => ({ em: fork(), neo: rpc, masterKeys: testMasters });
+const deps = (rpc: NeoRpc = neo()): ChainDeps => ({
+  em: fork(),
+  networks: new Map([['default', rpc]]),
+  masterKeys: testMasters,
+});
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
 const automationOf = async (runId: string) => (await runRow(runId)).automation.id;
 const setBudget = (runId: string, budget: Record<string, string>) =>

@@ -52,7 +52,9 @@ async function failedHoldingTransaction(recipient: string, amount: string) {
   const automation = await em.findOneOrFail(Automation, { id: automationId });
   const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:held', payload: { type: 'manual' } }]);
   const runId = fired!.runId;
-  expect(await prepareContractRun({ em: fork(), neo: neo(), masterKeys: testMasters }, runId)).toBe('sent');
+  expect(
+    await prepareContractRun({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters }, runId),
+  ).toBe('sent');
   await fork()
     .getConnection()
     .execute(
@@ -88,7 +90,9 @@ describe('ending a contract run that holds its signed transaction', () => {
     const automation = await em.findOneOrFail(Automation, { id: automationId });
     const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:kept', payload: { type: 'manual' } }]);
     const runId = fired!.runId;
-    expect(await prepareContractRun({ em: fork(), neo: neo(), masterKeys: testMasters }, runId)).toBe('sent');
+    expect(
+      await prepareContractRun({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters }, runId),
+    ).toBe('sent');
 
     expect(await failRun(fork(), runId, 'The run was cancelled.')).toBe('running');
     expect(await fork().findOneOrFail(AutomationRun, { id: runId })).toMatchObject({ status: 'running', error: null });

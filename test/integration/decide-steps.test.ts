@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const fork = () => db.orm.em.fork();
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
-const chain = () => ({ em: fork(), neo: neo(), masterKeys: testMasters });
+const chain = () => ({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters });
 const decide = () => ({ em: fork(), masterKeys: testMasters });
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
 

@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
 const fork = () => api.database.orm.em.fork();
-const deps = (): ChainDeps => ({ em: fork(), neo: neo(), masterKeys: testMasters });
+const deps = (): ChainDeps => ({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters });
 const gasOf = async (address: string) => BigInt((await neo().getBalance(address, 'GAS')).amount);
 const runRow = (runId: string) => fork().findOneOrFail(AutomationRun, { id: runId }, { populate: ['txRaw'] });
 const transfer = () => gasTransferAction(signerAddress, recipient, '1');
@@ -254,7 +254,7 @@ describe('GAS budgets', () => {
     expect(account.signer.gasBalance).toBe(gasText(balance));
     // What the signer paid: the fees of its landed runs, and 1 fraction each run sent.
     expect(startBalance - balance).toBe(spent + BigInt(landed.length));
-    expect(await accountSpend(fork(), accountId)).toEqual({ today: spent, total: spent, reserved: 0n });
+    expect(await accountSpend(fork(), accountId, 'default')).toEqual({ today: spent, total: spent, reserved: 0n });
   });
 
   it('releases the reservation of a transaction the node refuses: its budget has the room again', async () => {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimSql } from '../../src/api/idempotent-request.sql.ts';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
-import { watchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
+import { networksWatchingBlocks, watchingBlocksSql } from '../../src/automations/model/automation.sql.ts';
 import { blockTriggerTypes } from '../../src/automations/model/state-trigger-kinds.ts';
 import { sealedTriggerCredentialsSql } from '../../src/automations/credentials/credential.sql.ts';
 import {
@@ -56,6 +56,7 @@ async function functionAndAutomation(name: string) {
     errorDetails: null,
     notify: [],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   return { functionId: fn.id, automationId: automation.id };
@@ -233,14 +234,15 @@ describe('the hot queries read by index, not the whole history', () => {
     }
   });
 
-  it('a reconciler pass: whether any automation watches blocks, from the first one found, not a count of them', async () => {
-    // 3,000 active price automations beside none that watches blocks; then 3,000 that do.
-    expect(await watchingBlocks(db.orm.em.fork())).toBe(false);
+  it('a reconciler pass: which networks automations watch blocks of, from the first one found of each, not a count of them', async () => {
+    // 3,000 active price automations beside none that watches blocks; then 3,000 that do, of one network.
+    const networks = ['default', 'other'];
+    expect(await networksWatchingBlocks(db.orm.em.fork(), networks)).toEqual([]);
     await client.query(`update "automations" set "trigger_type" = 'blockchain' where "id" like 'auto_price_%'`);
     try {
       await client.query('analyze "automations"');
-      expect(await watchingBlocks(db.orm.em.fork())).toBe(true);
-      const nodes = await planOf(watchingBlocksSql, [blockTriggerTypes], { analyze: true });
+      expect(await networksWatchingBlocks(db.orm.em.fork(), networks)).toEqual(['default']);
+      const nodes = await planOf(watchingBlocksSql, [networks, blockTriggerTypes], { analyze: true });
       // A scan of the index or the table, stopped at the first watcher.
       const automations = nodes.filter((node) => node['Relation Name'] === 'automations');
       const rowsRead = automations.reduce(

@@ -35,6 +35,7 @@ async function automationWithRuns(afterFailures: number, count: number) {
     errorDetails: null,
     notify: [{ on: ['failure', 'recovery'], afterFailures, channel }],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const firings = Array.from({ length: count }, (_, index) => ({

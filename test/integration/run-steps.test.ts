@@ -48,6 +48,7 @@ async function firedRun(functionId: string, notify: Automation['notify'] = []) {
     errorDetails: null,
     notify,
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const [run] = await recordRuns(em, [{ automation, fireKey: 'manual:1', payload: { type: 'manual' } }]);

@@ -46,6 +46,7 @@ async function newAutomation(name: string) {
     errorDetails: null,
     notify: [{ on: ['error'], channel: { type: 'webhook', url: 'http://127.0.0.1:9/told', signingSecret: 'HOOK' } }],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   return automation;

@@ -23,6 +23,7 @@ export async function storeFiredRun(orm: MikroORM, accountId: string, action: Au
     errorDetails: null,
     notify: [],
     gasBelow: [],
+    network: 'default',
   });
   await em.flush();
   const [run] = await recordRuns(em, [{ automation, fireKey: `manual:${fires}`, payload: { type: 'manual' } }]);

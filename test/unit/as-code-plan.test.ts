@@ -42,6 +42,7 @@ const remote = (overrides: Partial<RemoteAutomation> = {}): RemoteAutomation => 
   id: 'auto_1',
   name: 'hourly',
   status: 'active',
+  network: 'mainnet',
   trigger: { type: 'schedule', cron: '0 * * * *' },
   action: { type: 'function', functionId: 'func_1', parameters: {} },
   ...masked({
@@ -142,6 +143,20 @@ describe('planChanges', () => {
       await plan(yamlOf('0 * * * *').replace('  - name: hourly\n', '  - name: hourly\n    status: inactive\n'))
     ).changes;
     expect(change!.body).toEqual({ status: 'inactive' });
+  });
+
+  it("compares a network only when the file gives one, refuses another than the automation's, and sends one to create", async () => {
+    const withNetwork = (network: string, name = 'hourly') =>
+      yamlOf('0 * * * *').replace('  - name: hourly\n', `  - name: ${name}\n    network: ${network}\n`);
+    expect((await plan(withNetwork('mainnet'))).changes).toEqual([]);
+    await expect(plan(withNetwork('testnet'))).rejects.toThrow(
+      /automation hourly is on the network mainnet and the file says testnet: an automation's network never changes/,
+    );
+    const env = { NEOFLOW_CREDENTIAL_HOOK_URL: hook };
+    const planned = await plan(withNetwork('testnet', 'hourly-testnet'), env);
+    const created = planned.changes.find(({ op }) => op === 'create');
+    expect(created!.body).toMatchObject({ name: 'hourly-testnet', network: 'testnet' });
+    expect(created!.fields).toContainEqual({ path: 'network', after: '"testnet"' });
   });
 
   it('with --prune, deletes what the file does not hold: automations first, secrets last', async () => {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
 import { AccountSlots } from '../../functions/account-slots.ts';
 import { findSigner } from '../../auth/signer.ts';
-import type { NeoRpc } from '../../chain/rpc.ts';
+import { requestNetworkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { FunctionDef } from '../../functions/function.entity.ts';
 import { sandboxServices } from '../../functions/sandbox-services.ts';
 import { functionFetch } from '../../functions/function-fetch.ts';
@@ -21,7 +21,8 @@ import { executionStatus, runErrorName } from '../../shared/outcomes.ts';
 
 export interface DryRunDeps {
   em: EntityManager;
-  neo: NeoRpc;
+  /** Every configured network: a dry run reads and test-invokes on its automation's. */
+  networks: NetworkNodes;
   masterKeys: MasterKeys;
   sandbox: { memoryLimitMb: number; serviceCalls: number };
   /** What a function's `fetch` may reach, as in its runs. */
@@ -68,12 +69,13 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
   const { action } = automation;
   const accountId = automation.account.id;
   if (action.type === 'webhook') return { type: 'webhook', sent: false };
+  const neo = requestNetworkOf(deps.networks, automation.network);
   const signer = (await findSigner(deps.em, accountId))?.scriptHash.slice(2);
   if (action.type === 'contract') {
     const { scriptHash, operation, args } = action;
     const calls = resolveCalls([{ scriptHash, operation, args }], fire);
     if (!Array.isArray(calls)) return { type: 'contract', error: calls };
-    return { type: 'contract', calls, testInvocation: await testInvoke(deps.neo, calls, signer) };
+    return { type: 'contract', calls, testInvocation: await testInvoke(neo, calls, signer) };
   }
   const fn = await deps.em.findOne(FunctionDef, { id: action.functionId, account: accountId });
   const version = fn && (await versionOf(deps.em, fn, action.functionVersion ?? fn.version));
@@ -100,7 +102,7 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
     execution: { id: 'exec_test', startedAt: new Date().toISOString(), functionId: fn.id },
     environment: version.environment,
     secrets,
-    services: sandboxServices(deps.neo, functionFetch(deps.egress, version.allowedHosts)),
+    services: sandboxServices(neo, functionFetch(deps.egress, version.allowedHosts)),
     timeoutMs: Math.min(version.timeout * 1000, dryRunTimeoutMs),
     memoryLimitMb: deps.sandbox.memoryLimitMb,
     maxServiceCalls: deps.sandbox.serviceCalls,
@@ -116,6 +118,6 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
     durationMs,
   };
   if (!action.execute) return ran;
-  const { decision } = await dryRunDecision(outcome.result, action.execute, fire, { neo: deps.neo, signer });
+  const { decision } = await dryRunDecision(outcome.result, action.execute, fire, { neo, signer });
   return { ...ran, decision };
 }

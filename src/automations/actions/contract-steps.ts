@@ -8,7 +8,8 @@ import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
 import { wallet } from '@cityofzion/neon-js';
 import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
 import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../../chain/contract-call.ts';
-import { NeoRpcError, type NeoRpc } from '../../chain/rpc.ts';
+import { NeoRpcError } from '../../chain/rpc.ts';
+import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { openSigner } from '../../auth/signer.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
@@ -30,7 +31,8 @@ import { platformTimeoutName, runErrorName, runStatus, type RunStatus } from '..
 
 export interface ChainDeps {
   em: EntityManager;
-  neo: NeoRpc;
+  /** Every configured network: a run reads, prices and sends on its own (`run.network`). */
+  networks: NetworkNodes;
   masterKeys: MasterKeys;
 }
 
@@ -68,7 +70,7 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
     const error = { name: runErrorName.NoSigner, message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);
   }
-  const priced = await priceContractCall(deps.neo, callsScript(calls), sender);
+  const priced = await priceContractCall(networkOf(deps.networks, run.network), callsScript(calls), sender);
   if ('fault' in priced) {
     const error = { name: runErrorName.ContractFault, message: priced.fault };
     return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
@@ -128,7 +130,7 @@ export async function relayContractRun(deps: ChainDeps, runId: string, onWait: (
   };
   const onRelayed = () => markRelayed(deps.em, runId);
   const options = { onWait, onTrouble, onRelayed, relayedBefore: run.txRelayed };
-  const result = await relayUntilFinal(deps.neo, call, options).catch((error: unknown) => {
+  const result = await relayUntilFinal(networkOf(deps.networks, run.network), call, options).catch((error: unknown) => {
     if (error instanceof TransactionRejectedError) return error;
     throw error;
   });

@@ -7,6 +7,8 @@ export const BlockCursor = defineEntity({
   properties: {
     /** The network's magic number. */
     network: p.string().length(32).primary(),
+    /** The network's configured name, written by its follower (migration 0031). */
+    name: p.string().length(32).nullable(),
     nextIndex: p.integer(),
     updatedAt: p.datetime(),
   },

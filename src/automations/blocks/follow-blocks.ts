@@ -8,33 +8,20 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changedContracts, readBlockNotifications, type EventAbiCache } from '../../chain/blocks.ts';
-import type { NeoRpc } from '../../chain/rpc.ts';
+import { changedContracts, readBlockNotifications } from '../../chain/blocks.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
 import { firingsOfBlock, withTransactions } from './block-matching.ts';
-import type { UndeployedContracts } from './undeployed-contracts.ts';
+import type { NetworkFollow } from './network-follows.ts';
 import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
 import { noteRunEnds } from '../notifications/run-end.ts';
 import { quarantine } from './quarantine.ts';
 import { recordRuns, type Firing, type FiredRun } from '../runs/fires.ts';
 import { capPerAccount, refusedByCap } from '../runs/run-cap.ts';
-import type { StateEvaluation, StateFollow } from './state-trigger-follow.ts';
+import type { StateEvaluation } from './state-trigger-follow.ts';
 import { saveMarks } from './state-trigger-mark.sql.ts';
-import type { WatcherIndex } from './watcher-index.ts';
 
-interface FollowDeps {
+interface FollowDeps extends NetworkFollow {
   em: EntityManager;
-  neo: NeoRpc;
-  /** The worker's event ABIs: current for the blocks it followed itself (see `followed`). */
-  abi: EventAbiCache;
-  /** The block after the last one this worker followed with `abi`, if any. */
-  followed: { next: number | null };
-  /** Moves the automations whose contract is not deployed to `error`. */
-  contracts: UndeployedContracts;
-  /** The active watchers, kept by the worker across rounds. */
-  watchers: WatcherIndex;
-  /** The state triggers' evaluation, kept by the worker across rounds. */
-  state: StateFollow;
   /** Called while waiting and after each block, so that a lost worker is noticed. */
   beat: () => void;
   /** NEOFLOW_ACCOUNT_RUNS_PER_READ: runs of one account a block starts (run-cap.ts). */
@@ -54,7 +41,8 @@ const idleRoundMs = 5_000;
 const isolatedAttempts = 2;
 
 /**
- * One round of the follower of `network`: waits for blocks past the cursor, then for each block
+ * One round of the follower of `network` (its magic, as text; `deps` its nodes and what the
+ * worker keeps of it, network-follows.ts): waits for blocks past the cursor, then for each block
  * records the runs it fires and moves the cursor past it in one transaction. A crash between two
  * blocks loses nothing and repeats nothing. At the head it starts evaluating the state triggers in
  * the background, where each evaluation done is recorded too, and each round takes the runs so
@@ -66,7 +54,7 @@ export async function followRound(deps: FollowDeps, network: string): Promise<Fi
   const at: { height?: number; next?: number } = {};
   noteFollowing(network);
   try {
-    const cursor = await readCursor(deps.em, network, () => deps.neo.getBlockCount());
+    const cursor = await readCursor(deps.em, { network, name: deps.name }, () => deps.neo.getBlockCount());
     noteFollowing(network, cursor.advancedAt);
     const next = cursor.nextIndex;
     at.next = next;
@@ -131,7 +119,7 @@ async function recordBlock(
     deps.em.transactional(async (em) => {
       const runs = isolated ? await recordIsolated(em, firings) : await recordFirings(em, firings);
       for (const state of states) await saveMarks(em, state.blockIndex, state.marks);
-      if (cursor) await advanceCursor(em, cursor.network, cursor.index);
+      if (cursor) await advanceCursor(em, { network: cursor.network, name: deps.name }, cursor.index);
       return runs;
     });
   try {

@@ -1,13 +1,16 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { nextFlight } from '../../chain/next-flight.ts';
+import type { NamedNodes } from '../../chain/network-of.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
+import { networksWatchingBlocks } from '../model/automation.sql.ts';
 import { followerTaskQueue } from '../../temporal/task-queues.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import type { BlockFollowerWorkflow } from '../../shared/workflow-signatures.ts';
 
 /**
- * The follower of the configured Neo network for this deployment: named after the network's
- * magic number and the task queue, as deployments sharing a Temporal namespace have their own.
+ * The follower of one configured Neo network of this deployment: named after the network's magic
+ * number and the task queue, as deployments sharing a Temporal namespace have their own.
  */
 export const followerId = (network: string, taskQueue: string) => `blocks_${network}_${taskQueue}`;
 
@@ -22,11 +25,11 @@ interface FollowerTarget {
 }
 
 /**
- * The network's block follower, kept running: one per network, however many automations watch
+ * A network's block follower, kept running: one per network, however many automations watch
  * it, on its own task queue. The process holds one, so that the requests that ask at once share
  * an ensure, and those of the next seconds take it as standing.
  */
-export class BlockFollower {
+class BlockFollower {
   readonly #target: FollowerTarget;
   /** The ensure of the follower, shared by the requests that ask at once (nextFlight). */
   readonly #ensure = nextFlight(() => this.#start());
@@ -74,5 +77,38 @@ export class BlockFollower {
       });
     const running = await start('USE_EXISTING');
     if ((await running.describe()).taskQueue !== followerTaskQueue(taskQueue)) await start('TERMINATE_EXISTING');
+  }
+}
+
+/** What the followers are started with: the deployment's Temporal, task queue and networks. */
+interface FollowersTarget {
+  client: Client;
+  taskQueue: string;
+  networks: readonly NamedNodes[];
+}
+
+/** Every configured network's follower, by the network's name. */
+export class BlockFollowers {
+  readonly #byName: Map<string, BlockFollower>;
+
+  constructor({ client, taskQueue, networks }: FollowersTarget) {
+    this.#byName = new Map(networks.map((neo) => [neo.name, new BlockFollower({ client, taskQueue, neo })]));
+  }
+
+  /** The follower of the network named (an automation's); none for a name not configured. */
+  of(network: string): BlockFollower | undefined {
+    return this.#byName.get(network);
+  }
+
+  /**
+   * Starts the follower of each configured network an active automation watches blocks of,
+   * unless it runs (the API at start, the reconciler's pass). A network whose follower cannot be
+   * started now does not keep the others from theirs; the first failure is thrown once all tried.
+   */
+  async ensureWatched(em: EntityManager): Promise<void> {
+    const watched = await networksWatchingBlocks(em, [...this.#byName.keys()]);
+    const ensured = await Promise.allSettled(watched.map((network) => this.#byName.get(network)!.ensure()));
+    const failed = ensured.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }

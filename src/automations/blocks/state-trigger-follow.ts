@@ -20,8 +20,8 @@ interface HeadBlock {
 }
 
 /**
- * The state triggers of one worker's follower. Each head block starts an evaluation in the
- * background, its rows read and then the node, each account in a lane of its own, while the
+ * The state triggers of one network's follower in one worker. Each head block starts an evaluation
+ * in the background, its rows read and then the node, each account in a lane of its own, while the
  * round records the block's events and the workflow starts their runs, so that no read, however
  * slow, holds back an event's run or another account's trigger. Each lane's evaluation, once
  * done, is recorded in the background too (its runs and marks together), and a later round takes
@@ -30,7 +30,7 @@ interface HeadBlock {
  * an evaluation, not a crossing: its triggers stay due and are read at a later head.
  */
 export class StateFollow {
-  readonly #index = new StateTriggerIndex();
+  readonly #index: StateTriggerIndex;
   readonly #reader: StateReader;
   /** The accounts whose lane is reading, or done and not yet recorded. */
   readonly #busy = new Set<string>();
@@ -42,7 +42,9 @@ export class StateFollow {
   /** Runs recorded from evaluations, not yet taken to be started. */
   #recorded: FiredRun[] = [];
 
-  constructor(neo: NeoRpc, limits?: StateReadLimits) {
+  /** `network`: the name of the network whose nodes `neo` are. */
+  constructor(network: string, neo: NeoRpc, limits?: StateReadLimits) {
+    this.#index = new StateTriggerIndex(network);
     this.#reader = new StateReader(neo, limits);
   }
 

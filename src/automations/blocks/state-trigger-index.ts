@@ -25,15 +25,21 @@ export interface StateCandidate {
 const reloadPage = 500;
 
 /**
- * The active state triggers, held in the worker's memory: each block reads every active row's
- * mark and version (a few dozen bytes), and the trigger itself only when its row changed, so that
- * the cost of a block does not grow with the size of what tenants wrote into their triggers.
+ * The active state triggers of one network (by name), held in the worker's memory: each block
+ * reads every active row's mark and version (a few dozen bytes), and the trigger itself only when
+ * its row changed, so that the cost of a block does not grow with the size of what tenants wrote
+ * into their triggers, nor with other networks' triggers.
  */
 export class StateTriggerIndex {
+  readonly #network: string;
   #triggers = new Map<string, IndexedStateTrigger>();
 
+  constructor(network: string) {
+    this.#network = network;
+  }
+
   async current(em: EntityManager): Promise<StateCandidate[]> {
-    const rows = await activeStateRows(em);
+    const rows = await activeStateRows(em, this.#network);
     const stale = rows.filter((row) => this.#triggers.get(row.id)?.version !== row.version).map((row) => row.id);
     for (let start = 0; start < stale.length; start += reloadPage) {
       for (const stored of await stateTriggersOf(em, stale.slice(start, start + reloadPage))) {

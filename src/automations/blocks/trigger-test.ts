@@ -2,6 +2,7 @@ import { readBlockTransactions, readOutcomes, type BlockTransaction } from '../.
 import { readBlockNotifications, type BlockNotification } from '../../chain/blocks.ts';
 import { rpcErrorCode, type NeoRpc } from '../../chain/rpc.ts';
 import { AppError } from '../../errors.ts';
+import { requestNetworkOf } from '../../chain/network-of.ts';
 import type { Automation } from '../model/automation.entity.ts';
 import type { BlockchainTrigger, TransactionTrigger } from '../model/trigger.schemas.ts';
 import type { TestAutomation } from './trigger-test.schemas.ts';
@@ -69,10 +70,9 @@ export async function testAutomation(
       { field: 'txHash' },
     );
   }
+  const neo = requestNetworkOf(deps.networks, automation.network);
   const found = await chainOrNotFound(input, () =>
-    trigger.type === 'blockchain'
-      ? notificationInputs(deps.neo, trigger, input)
-      : transactionInputs(deps.neo, trigger, input),
+    trigger.type === 'blockchain' ? notificationInputs(neo, trigger, input) : transactionInputs(neo, trigger, input),
   );
   const fire = found.find((one) => one.outcome.matched)?.fire;
   return {

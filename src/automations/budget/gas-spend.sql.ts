@@ -7,7 +7,8 @@ import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
  * what each automation and each account spent today (a UTC day, the database's) and in all, landed
  * and reserved; and `gas_reservations`, one per transaction a run's prepare priced; and the lock
  * of the run a reservation is for. Run inside the transactions of gas-spend.ts, which say in what
- * order.
+ * order. An account's counter is one network's (migration 0030: GAS of one network is not GAS of
+ * another), the network of the automation that spent, read with the run or the reservation.
  */
 
 const utcToday = `(now() at time zone 'UTC')::date`;
@@ -15,28 +16,34 @@ const utcToday = `(now() at time zone 'UTC')::date`;
 /** A UTC day's counter: what `today` holds once the day changed. */
 const todayOf = `case when "day" = ${utcToday} then "today" else 0 end`;
 
-/** Whose counter: an automation's or an account's. */
-type Counter = 'automation' | 'account';
+/** Whose counter: an automation's, or an account's on one network. */
+type CounterOf = { automation: string } | { account: string; network: string };
 
-const counters = {
-  automation: { table: 'automation_gas_spend', owner: 'automation_id' },
-  account: { table: 'account_gas_spend', owner: 'account_id' },
-} as const;
+/** The counter's table, its key's columns and their values, in the same order. */
+function counterKey(of: CounterOf) {
+  return 'automation' in of
+    ? { table: 'automation_gas_spend', columns: ['automation_id'], values: [of.automation] }
+    : { table: 'account_gas_spend', columns: ['account_id', 'network'], values: [of.account, of.network] };
+}
 
-const openCounterSql = (table: string, owner: string) =>
-  `insert into "${table}" ("${owner}", "day") values (?, ${utcToday}) on conflict ("${owner}") do nothing`;
+const quoted = (columns: string[]) => columns.map((column) => `"${column}"`).join(', ');
+const keyWhere = (columns: string[]) => columns.map((column) => `"${column}" = ?`).join(' and ');
 
-const addSql = (table: string, owner: string) => `update "${table}" set
-  "today" = ${todayOf} + ?, "day" = ${utcToday}, "total" = "total" + ? where "${owner}" = ?`;
+const openCounterSql = (table: string, columns: string[]) =>
+  `insert into "${table}" (${quoted(columns)}, "day") values (${columns.map(() => '?').join(', ')}, ${utcToday})
+    on conflict (${quoted(columns)}) do nothing`;
+
+const addSql = (table: string, columns: string[]) => `update "${table}" set
+  "today" = ${todayOf} + ?, "day" = ${utcToday}, "total" = "total" + ? where ${keyWhere(columns)}`;
 
 /** A change of a reservation made on `day`: today's counter moves only if that day is still today. */
-const changeSql = (table: string, owner: string) => `update "${table}" set
-  "today" = case when "day" = ?::date then "today" + ? else "today" end, "total" = "total" + ? where "${owner}" = ?`;
+const changeSql = (table: string, columns: string[]) => `update "${table}" set
+  "today" = case when "day" = ?::date then "today" + ? else "today" end, "total" = "total" + ? where ${keyWhere(columns)}`;
 
-/** Creates the counter of `id` unless it exists. */
-export async function openCounter(tx: EntityManager, counter: Counter, id: string) {
-  const { table, owner } = counters[counter];
-  await tx.execute(openCounterSql(table, owner), [id]);
+/** Creates the counter unless it exists. */
+export async function openCounter(tx: EntityManager, of: CounterOf) {
+  const { table, columns, values } = counterKey(of);
+  await tx.execute(openCounterSql(table, columns), values);
 }
 
 /** The automation's counter, its row locked: what it spent today and in all. */
@@ -48,22 +55,24 @@ export async function lockAutomationCounter(tx: EntityManager, automationId: str
   return { today: BigInt(counter!.today), total: BigInt(counter!.total) };
 }
 
-/** Adds `fee` to today's and the total of `id`'s counter. */
-export async function addToCounter(tx: EntityManager, counter: Counter, id: string, fee: bigint) {
-  const { table, owner } = counters[counter];
-  await tx.execute(addSql(table, owner), [fee, fee, id]);
+/** Adds `fee` to today's and the total of the counter. */
+export async function addToCounter(tx: EntityManager, of: CounterOf, fee: bigint) {
+  const { table, columns, values } = counterKey(of);
+  await tx.execute(addSql(table, columns), [fee, fee, ...values]);
 }
 
-/** Moves `id`'s counter by `change`, today's only if `day` is still today. */
-export async function changeCounter(tx: EntityManager, counter: Counter, id: string, day: string, change: bigint) {
-  const { table, owner } = counters[counter];
-  await tx.execute(changeSql(table, owner), [day, change, change, id]);
+/** Moves the counter by `change`, today's only if `day` is still today. */
+export async function changeCounter(tx: EntityManager, of: CounterOf, day: string, change: bigint) {
+  const { table, columns, values } = counterKey(of);
+  await tx.execute(changeSql(table, columns), [day, change, change, ...values]);
 }
 
 /** A run as a reservation of its GAS reads it, with the budgets of its automation and account. */
 interface RunToReserve {
   automation_id: string;
   account_id: string;
+  /** Its automation's: whose network's account counter it moves. */
+  network: string;
   status: RunStatus;
   sent: boolean;
   automation_budget: Budget | null;
@@ -71,7 +80,7 @@ interface RunToReserve {
 }
 
 /** The run, its row locked, with the budgets of its automation and account. */
-const lockRunSql = `select r."automation_id", r."account_id", r."status", r."tx_raw" is not null as "sent",
+const lockRunSql = `select r."automation_id", r."account_id", a."network", r."status", r."tx_raw" is not null as "sent",
   a."budget" as "automation_budget", acc."budget" as "account_budget"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
@@ -110,6 +119,8 @@ export interface ReservationRow {
   tx_hash: string;
   automation_id: string;
   account_id: string;
+  /** Its automation's network. */
+  network: string;
   amount: string;
   day: string;
   run_status: RunStatus | null;
@@ -120,9 +131,10 @@ export interface ReservationRow {
 }
 
 const reservationsSql = (where: string) => `select g."run_id", g."tx_hash", g."automation_id", g."account_id",
-  g."amount", g."day"::text as "day", r."status" as "run_status", r."tx_hash" as "run_tx_hash",
+  a."network", g."amount", g."day"::text as "day", r."status" as "run_status", r."tx_hash" as "run_tx_hash",
   r."system_fee", r."network_fee", r."error"->>'name' as "error_name"
-from "gas_reservations" g left join "automation_runs" r on r."id" = g."run_id"
+from "gas_reservations" g join "automations" a on a."id" = g."automation_id"
+  left join "automation_runs" r on r."id" = g."run_id"
 where g."state" = 'reserved' and ${where}
 order by g."run_id", g."tx_hash"
 for update of g`;
@@ -152,18 +164,27 @@ export async function endReservation(
   );
 }
 
-const spendSql = (table: string, owner: string) => `select
-  coalesce((select ${todayOf} from "${table}" where "${owner}" = ?), 0) as "today",
-  coalesce((select "total" from "${table}" where "${owner}" = ?), 0) as "total",
-  (select coalesce(sum("amount"), 0) from "gas_reservations" where "${owner}" = ? and "state" = 'reserved') as "reserved"`;
+/** What its reservations still hold: an automation's, or an account's of the network's automations. */
+const reservedSql = {
+  automation: `select coalesce(sum("amount"), 0) from "gas_reservations"
+    where "automation_id" = ? and "state" = 'reserved'`,
+  account: `select coalesce(sum(g."amount"), 0) from "gas_reservations" g
+    join "automations" a on a."id" = g."automation_id"
+    where g."account_id" = ? and g."state" = 'reserved' and a."network" = ?`,
+};
 
-/** What `id` spent today and in all, and holds reserved, in GAS fractions. */
-export async function spendRow(em: EntityManager, counter: Counter, id: string) {
-  const { table, owner } = counters[counter];
-  const [row] = await em.execute<{ today: string; total: string; reserved: string }[]>(spendSql(table, owner), [
-    id,
-    id,
-    id,
-  ]);
+const spendSql = (table: string, columns: string[], reserved: string) => `select
+  coalesce((select ${todayOf} from "${table}" where ${keyWhere(columns)}), 0) as "today",
+  coalesce((select "total" from "${table}" where ${keyWhere(columns)}), 0) as "total",
+  (${reserved}) as "reserved"`;
+
+/** What the counter's owner spent today and in all, and holds reserved, in GAS fractions. */
+export async function spendRow(em: EntityManager, of: CounterOf) {
+  const { table, columns, values } = counterKey(of);
+  const reserved = reservedSql['automation' in of ? 'automation' : 'account'];
+  const [row] = await em.execute<{ today: string; total: string; reserved: string }[]>(
+    spendSql(table, columns, reserved),
+    [...values, ...values, ...values],
+  );
   return { today: BigInt(row!.today), total: BigInt(row!.total), reserved: BigInt(row!.reserved) };
 }

@@ -54,7 +54,7 @@ export async function reserve(
     await releaseUnstored(tx, runId);
     // What ended runs still hold (their step ended before settling) is settled first: it may free room.
     await settle(tx, 'ofEndedRuns', run.automation_id);
-    await openCounter(tx, 'automation', run.automation_id);
+    await openCounter(tx, { automation: run.automation_id });
     const spent: Spent = await lockAutomationCounter(tx, run.automation_id);
     const budget = run.automation_budget ?? run.account_budget;
     const refusal = budget ? refusalOf(budget, spent, call.fee) : null;
@@ -62,9 +62,11 @@ export async function reserve(
       const from = run.automation_budget ? 'automation' : 'account';
       return { kind: 'refused', refusal, from, automationId: run.automation_id };
     }
-    await addToCounter(tx, 'automation', run.automation_id, call.fee);
-    await openCounter(tx, 'account', run.account_id);
-    await addToCounter(tx, 'account', run.account_id, call.fee);
+    await addToCounter(tx, { automation: run.automation_id }, call.fee);
+    // The account's counter of the automation's network: GAS of one network is not GAS of another.
+    const accountCounter = { account: run.account_id, network: run.network };
+    await openCounter(tx, accountCounter);
+    await addToCounter(tx, accountCounter, call.fee);
     const { automation_id: automationId, account_id: accountId } = run;
     await insertReservation(tx, { runId, txHash: call.hash, automationId, accountId, amount: call.fee });
     return { kind: 'reserved' };
@@ -103,8 +105,8 @@ async function endHeld(tx: EntityManager, row: ReservationRow, end: 'release' | 
   if (end === 'release') await endReservation(tx, row, 'released', row.amount);
   else await endReservation(tx, row, 'settled', end);
   if (change === 0n) return;
-  await changeCounter(tx, 'automation', row.automation_id, row.day, change);
-  await changeCounter(tx, 'account', row.account_id, row.day, change);
+  await changeCounter(tx, { automation: row.automation_id }, row.day, change);
+  await changeCounter(tx, { account: row.account_id, network: row.network }, row.day, change);
 }
 
 const besideOf = (row: ReservationRow): ReservationBeside => ({
@@ -126,7 +128,8 @@ interface SpendFigures extends Spent {
 }
 
 export const automationSpend = (em: EntityManager, automationId: string): Promise<SpendFigures> =>
-  spendRow(em, 'automation', automationId);
+  spendRow(em, { automation: automationId });
 
-export const accountSpend = (em: EntityManager, accountId: string): Promise<SpendFigures> =>
-  spendRow(em, 'account', accountId);
+/** What the account's automations of `network` spent and hold reserved. */
+export const accountSpend = (em: EntityManager, accountId: string, network: string): Promise<SpendFigures> =>
+  spendRow(em, { account: accountId, network });

@@ -16,7 +16,7 @@ import type { Budget } from '../../chain/gas-budget.ts';
 
 /** Why the service stopped an automation (status `error`), shown by GET. */
 interface ErrorDetails {
-  reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+  reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted' | 'network_unavailable';
   message: string;
   /** trigger_unavailable: when the trigger began to fail, and its last problem. */
   since?: string;

@@ -29,10 +29,10 @@ const limitReachedState = 'NF409';
 const insertAutomationSql = `
 with "limited" as (select set_config('neoflow.automations_per_account', ?, true) as "most"),
 "made" as (
-  insert into "automations" ("id", "account_id", "name", "status", "trigger_type", "trigger", "action",
+  insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
       "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
       "created_at", "updated_at")
-    values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
     returning "id"
 ), "sealed" as (
   insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
@@ -59,6 +59,7 @@ export async function insertAutomation(
       automation.id,
       automation.account.id,
       automation.name,
+      automation.network,
       automation.status,
       automation.triggerType,
       json(automation.trigger),
@@ -98,35 +99,43 @@ export async function accountIfActiveAt(em: EntityManager, automationId: string,
   return automation?.account_id;
 }
 
-/** The first block an active blockchain or transaction trigger watches from; null when none does. */
-export async function firstWatchedBlock(em: EntityManager): Promise<number | null> {
+/**
+ * The first block an active blockchain or transaction trigger of `network` (its name) watches
+ * from; null when none does.
+ */
+export async function firstWatchedBlock(em: EntityManager, network: string): Promise<number | null> {
   const [armed] = await em.execute<{ first: number | null }[]>(
     `select min("watch_from_block") as "first" from "automations"
-      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')`,
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction') and "network" = ?`,
+    [network],
   );
   return armed?.first ?? null;
 }
 
 /**
- * Whether any active automation watches blocks (`blockTriggerTypes`): the reconciler's pass asks
- * whether the follower must run, which the first entry of the partial index answers; counted,
- * PostgreSQL read every watcher's entry each pass (4,000 at 10k).
+ * Which of the networks named (the configured ones) an active automation watches blocks of
+ * (`blockTriggerTypes`): the reconciler's pass asks which followers must run, which the first
+ * entry of an index answers for each; counted, PostgreSQL read every watcher's entry each pass
+ * (4,000 at 10k).
  */
-export const watchingBlocksSql = `select exists(
-    select 1 from "automations" where "status" = 'active' and "trigger_type" = any(?::text[])
-  ) as "watching"`;
+export const watchingBlocksSql = `select "configured"."name" from unnest(?::text[]) as "configured"("name")
+  where exists(
+    select 1 from "automations" a
+      where a."network" = "configured"."name" and a."status" = 'active' and a."trigger_type" = any(?::text[])
+  )`;
 
-export async function watchingBlocks(em: EntityManager) {
-  const { rows } = await executeBound<{ watching: boolean }>(em, watchingBlocksSql, [blockTriggerTypes]);
-  return rows[0]?.watching === true;
+export async function networksWatchingBlocks(em: EntityManager, networks: string[]): Promise<string[]> {
+  const { rows } = await executeBound<{ name: string }>(em, watchingBlocksSql, [networks, blockTriggerTypes]);
+  return rows.map((row) => row.name);
 }
 
-/** Every active blockchain or transaction automation that watches from a block, as a plain row. */
-export async function activeWatcherRows(em: EntityManager) {
+/** Every active blockchain or transaction automation of `network` that watches from a block, as a plain row. */
+export async function activeWatcherRows(em: EntityManager, network: string) {
   return em.execute<{ id: string; account_id: string; trigger: FollowedTrigger; watch_from_block: number | null }[]>(
     `select "id", "account_id", "trigger", "watch_from_block" from "automations"
-      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction')
+      where "status" = 'active' and "trigger_type" in ('blockchain', 'transaction') and "network" = ?
         and "watch_from_block" is not null`,
+    [network],
   );
 }
 
@@ -153,13 +162,14 @@ export interface StateRow {
   failing: boolean | null;
 }
 
-/** Every active state trigger's row and mark, without the trigger: a few dozen bytes each. */
-export async function activeStateRows(em: EntityManager): Promise<StateRow[]> {
+/** Every active state trigger's row and mark of `network`, without the trigger: a few dozen bytes each. */
+export async function activeStateRows(em: EntityManager, network: string): Promise<StateRow[]> {
   return em.execute<StateRow[]>(
     `select a."id", a."account_id", a."xmin"::text as "version", a."watch_from_block",
         m."condition_key", m."armed", m."last_value", m."evaluated_block", m."failing"
       from "automations" a left join "state_trigger_marks" m on m."automation_id" = a."id"
-      where a."status" = 'active' and a."trigger_type" = 'state'`,
+      where a."status" = 'active' and a."trigger_type" = 'state' and a."network" = ?`,
+    [network],
   );
 }
 

@@ -3,22 +3,25 @@ import { findSigner } from '../../auth/signer.ts';
 import { Automation } from '../model/automation.entity.ts';
 import { gasText, gasUnits } from '../../chain/gas-amount.ts';
 import { AutomationRun } from '../model/run.entity.ts';
-import type { NeoRpc } from '../../chain/rpc.ts';
+import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { notificationsOf } from './notification.sql.ts';
 import { recordNotifications, rulesFor } from './record.ts';
 
 /**
- * After a contract run: reads the signer's GAS and records a low_gas notification for each rule
+ * After a contract run: reads the signer's GAS on the run's network and records a low_gas notification for each rule
  * whose threshold the balance has just gone under (once per crossing: a rule stays told until a
  * check finds the balance back at or over it). Returns the notifications of this check, also when
  * a repeated check found them already recorded.
  */
-export async function checkSignerGas(deps: { em: EntityManager; neo: NeoRpc }, runId: string): Promise<string[]> {
+export async function checkSignerGas(
+  deps: { em: EntityManager; networks: NetworkNodes },
+  runId: string,
+): Promise<string[]> {
   const run = await deps.em.findOne(AutomationRun, { id: runId });
   if (!run) return [];
   const signer = await findSigner(deps.em, run.accountId);
   if (!signer) return [];
-  const balance = BigInt((await deps.neo.getBalance(signer.address, 'GAS')).amount);
+  const balance = BigInt((await networkOf(deps.networks, run.network).getBalance(signer.address, 'GAS')).amount);
   const eventKey = `low_gas:${run.id}`;
   await deps.em.transactional(async (tx) => {
     const automation = await tx.findOne(

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, createEventAbiCache, readBlockNotifications } from '../../chain/blocks.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
+import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { firingsOfBlock, type Watcher } from '../blocks/block-matching.ts';
 import { noteRunEnds } from '../notifications/run-end.ts';
 import { recordRunsTold, type FiredRun, type Firing } from '../runs/fires.ts';
@@ -12,7 +13,8 @@ import { assertManifestsUnchanged } from './replay-manifests.ts';
 
 interface ReplayDeps {
   em: EntityManager;
-  neo: NeoRpc;
+  /** Every configured network: a replay reads its automation's. */
+  networks: NetworkNodes;
   /** Called after each block read, so that a lost worker is noticed. */
   beat: () => void;
   /** NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: the account's runs not yet ended past which a replay waits. */
@@ -55,26 +57,27 @@ const waitMs = 2_000;
 export async function replayPage(deps: ReplayDeps, replayId: string): Promise<ReplayStep> {
   const row = await readRunningReplay(deps.em, replayId);
   if (!row) return { kind: 'done', runs: [] };
-  if (await followerBehind(deps)) return { kind: 'wait', waitMs, runs: [] };
+  const neo = networkOf(deps.networks, row.network);
+  if (await followerBehind(deps.em, neo)) return { kind: 'wait', waitMs, runs: [] };
   // A dry run records no run, but it reads the same node and holds the same slots: it waits too.
   if ((await countRunsInFlight(deps.em, row.account_id)) >= deps.queuedRunsPerAccount) {
     return { kind: 'wait', waitMs, runs: [] };
   }
-  await assertManifestsUnchanged(deps.neo, row.trigger, row.next_block);
+  await assertManifestsUnchanged(neo, row.trigger, row.next_block);
   const watcher: Watcher = {
     id: row.automation_id,
     account: { id: row.account_id },
     trigger: row.trigger,
     watchFromBlock: 0,
   };
-  const abi = createEventAbiCache(deps.neo);
+  const abi = createEventAbiCache(neo);
   const firings: Firing[] = [];
   const began = Date.now();
   let last = Math.min(row.to_block, row.next_block + blocksPerPage - 1);
   for (let index = row.next_block; index <= last; index++) {
     const early = began + ((index - row.next_block) * 1000) / deps.blocksPerSecond - Date.now();
     if (early > 0) await sleep(early);
-    const block = await readBlockNotifications(deps.neo, index);
+    const block = await readBlockNotifications(neo, index);
     for (const contract of changedContracts(block)) abi.forget(contract);
     firings.push(...(await firingsOfBlock(block, [watcher], abi)));
     deps.beat();
@@ -118,12 +121,12 @@ const listedOf = (firing: Firing): ListedMatch => {
 };
 
 /**
- * Whether the network's follower is behind the chain by more than a replay may let it be. Only a
- * follower whose cursor moved lately counts: one not running (no automation watches) or stalled
- * (its own alerts tell) holds no replay back for ever.
+ * Whether the follower of the replay's network (`neo`) is behind its chain by more than a replay
+ * may let it be. Only a follower whose cursor moved lately counts: one not running (no automation
+ * watches) or stalled (its own alerts tell) holds no replay back for ever.
  */
-async function followerBehind(deps: ReplayDeps): Promise<boolean> {
-  const next = await movingCursorIndex(deps.em);
+async function followerBehind(em: EntityManager, neo: NeoRpc): Promise<boolean> {
+  const next = await movingCursorIndex(em, String(await neo.getNetworkMagic()));
   if (next === null) return false;
-  return (await deps.neo.getBlockCount()) - next > followerLagAllowed;
+  return (await neo.getBlockCount()) - next > followerLagAllowed;
 }

@@ -98,10 +98,12 @@ interface RunningReplayRow {
   dry_run: boolean;
   listed_count: number;
   trigger: BlockchainTrigger;
+  /** Its automation's network, by name: where its blocks are read. */
+  network: string;
 }
 
 const readSql = `select r."automation_id", r."account_id", r."next_block", r."to_block", r."dry_run",
-  jsonb_array_length(r."listed") as "listed_count", a."trigger"
+  jsonb_array_length(r."listed") as "listed_count", a."trigger", a."network"
 from "automation_replays" r join "automations" a on a."id" = r."automation_id"
 where r."id" = ? and r."status" = '${replayStatus.running}'`;
 

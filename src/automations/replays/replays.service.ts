@@ -36,11 +36,11 @@ const replayLimitReached = () =>
 /**
  * Records a replay of the automation's blocks `fromBlock`–`toBlock`, then starts its workflow; a
  * replay recorded whose workflow Temporal did not take is started by the reconciler. The range
- * must be on the chain already; the automation may be active or not.
+ * must be on the automation's network's chain already; the automation may be active or not.
  */
 export async function createReplay(
   em: EntityManager,
-  control: WorkflowStarter & { neo: NeoRpc },
+  control: WorkflowStarter & { chain(network: string): NeoRpc },
   automation: Automation,
   input: CreateReplay,
 ): Promise<ReplayView> {
@@ -49,7 +49,7 @@ export async function createReplay(
       field: 'trigger',
     });
   }
-  const height = await control.neo.getBlockCount();
+  const height = await control.chain(automation.network).getBlockCount();
   if (input.toBlock >= height) {
     throw new AppError('invalid_request', `"toBlock" must be a block the chain holds: at most ${height - 1}.`, {
       field: 'toBlock',

@@ -10,8 +10,11 @@ import type { NeoRpc } from '../../chain/rpc.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { runStatus } from '../../shared/outcomes.ts';
 
-/** What a manual run is started with: the process's Temporal, and its node to tell whether a retried run's transaction settled. */
-type RunStarter = WorkflowStarter & { neo: NeoRpc };
+/**
+ * What a manual run is started with: the process's Temporal, and the networks' nodes to tell
+ * whether a retried run's transaction settled (on the run's network).
+ */
+type RunStarter = WorkflowStarter & { chain(network: string): NeoRpc };
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
 export async function fireManually(em: EntityManager, control: RunStarter, automation: Automation) {
@@ -28,7 +31,7 @@ export async function retryRun(em: EntityManager, control: RunStarter, automatio
   if (previous.status !== runStatus.failure) {
     throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
   }
-  await assertTransactionSettled(control.neo, previous);
+  if (previous.txHash) await assertTransactionSettled(control.chain(previous.network), previous);
   return startRun(em, control, automation, previous.trigger, previous.id);
 }
 

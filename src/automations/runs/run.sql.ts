@@ -36,8 +36,12 @@ const actionFunctionOf = (run: string) => `(select f."id" from "automations" a
     join "functions" f on f."id" = a."action"->>'functionId' and f."account_id" = a."account_id"
     where a."id" = ${run}."automation_id" and a."action"->>'type' = 'function') as "function_id"`;
 
-/** A run records the network its automation follows when it fires (issue 45). */
-const networkOfAutomation = `(select "network" from "automations" where "id" = ?)`;
+/**
+ * A run records the network its automation follows (issue 45): where its chain steps go. Read from
+ * the automation's row as the run is inserted, by its primary key, so that no writer of a run can
+ * give it another; an automation gone meanwhile leaves it null, refused as the foreign key is.
+ */
+const networkOfAutomation = `(select a."network" from "automations" a where a."id" = ?)`;
 
 const insertRunSql = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",

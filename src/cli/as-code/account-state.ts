@@ -15,6 +15,7 @@ export interface RemoteFunction extends FunctionFields {
 export interface RemoteAutomation {
   id: string;
   name: string;
+  network: string;
   status: 'active' | 'inactive' | 'error';
   trigger: Trigger;
   action: Action;

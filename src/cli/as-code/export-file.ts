@@ -84,6 +84,8 @@ function automationEntry(
   const namedAction = action.type === 'function' ? withFunctionName(action, functionNames) : action;
   return {
     name: automation.name,
+    // Always written: applied to a deployment whose first network is another, the file still says its own.
+    network: automation.network,
     ...(automation.status === 'error' ? {} : { status: automation.status }),
     trigger: parts.trigger,
     action: namedAction,

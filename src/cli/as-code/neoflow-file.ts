@@ -100,6 +100,8 @@ interface DesiredCredential {
 
 export interface DesiredAutomation {
   name: string;
+  /** Unset: an automation created is on the deployment's first network, one that exists keeps its own. */
+  network: string | undefined;
   /** Unset: an automation created starts active, one that exists keeps its status. */
   status: 'active' | 'inactive' | undefined;
   trigger: Trigger;
@@ -247,7 +249,7 @@ async function loadAutomation(
       })),
     };
   }
-  const { name, trigger, notify, budget } = parsed.data;
+  const { name, network, trigger, notify, budget } = parsed.data;
   const credentials = new Map<string, DesiredCredential>();
   for (const { path, kind, value } of credentialsOf(parsed.data)) {
     const reference = references.get(path);
@@ -256,6 +258,7 @@ async function loadAutomation(
   }
   return {
     name,
+    network,
     status: entry.status === undefined ? undefined : parsed.data.status,
     trigger,
     action: namedAction(parsed.data.action, functionName),

@@ -235,6 +235,14 @@ function automationChange(
     return [];
   }
   const [current] = named;
+  if (current && automation.network !== undefined && automation.network !== current.network) {
+    problems.push(
+      `automation ${automation.name} is on the network ${current.network} and the file says ${automation.network}: ` +
+        "an automation's network never changes (its blocks, cursor and GAS spend are that network's own); " +
+        "give the file's automation another name to create it there, and delete this one (--prune)",
+    );
+    return [];
+  }
   const stored = new Map(current ? credentialsOf(current).map(({ path, value }) => [path, value]) : []);
   // Each credential as sent (its value, or the stored one's mask, which keeps it) and as shown.
   const sent = new Map<string, string>();
@@ -262,6 +270,7 @@ function automationChange(
   const sentParts = mapCredentials(parts, ({ path, value }) => sent.get(path) ?? value);
   const shownParts = mapCredentials(parts, ({ path, value }) => shownMasks.get(path) ?? value);
   const desired = {
+    ...(automation.network === undefined ? {} : { network: automation.network }),
     ...(automation.status === undefined ? {} : { status: automation.status }),
     ...shownParts,
     budget: automation.budget,
@@ -270,6 +279,7 @@ function automationChange(
     const fields = leafChanges(undefined, desired, writeOnlyLabels);
     const body = {
       name: automation.name,
+      ...(automation.network === undefined ? {} : { network: automation.network }),
       status: automation.status ?? 'active',
       ...sentParts,
       ...(automation.budget ? { budget: automation.budget } : {}),
@@ -277,6 +287,7 @@ function automationChange(
     return [{ kind: 'automation', op: 'create', name: automation.name, fields, body }];
   }
   const actual = {
+    ...(automation.network === undefined ? {} : { network: current.network }),
     ...(automation.status === undefined ? {} : { status: current.status }),
     trigger: current.trigger,
     action: namedRemoteAction(current.action, functionNamesById),

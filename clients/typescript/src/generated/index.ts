@@ -54,6 +54,7 @@ export {
 } from './sdk.gen.ts';
 export type {
   Account,
+  AccountNetwork,
   AccountUpdate,
   Action,
   ActionInput,

@@ -193,7 +193,7 @@ export const getLivez = <ThrowOnError extends boolean = true>(
 /**
  * Retrieve your account
  *
- * Returns the caller's account: its signer (the address that pays its transactions' GAS, and its balance, `null` when the node did not answer within 2 s), its default budget and what it spent. Any valid key may read it.
+ * Returns the caller's account: its signer (the address that pays its transactions' GAS on every network), its default budget, and per configured network (`networks`) the signer's GAS balance there (`null` when no node of it answered within 2 s) and what the account's automations there spent. `signer.gasBalance` and `spend` are the first network's. Any valid key may read it.
  */
 export const getAccount = <ThrowOnError extends boolean = true>(
   options?: Options<GetAccountData, ThrowOnError>,

@@ -18,7 +18,18 @@ export type Account = {
     total: string;
     reserved: string;
   };
+  networks: Array<AccountNetwork>;
   createdAt: string;
+};
+
+export type AccountNetwork = {
+  name: string;
+  gasBalance: string | null;
+  spend: {
+    today: string;
+    total: string;
+    reserved: string;
+  };
 };
 
 export type AccountUpdate = {
@@ -32,13 +43,14 @@ export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAct
 export type Automation = {
   id: string;
   name: string;
+  network: string;
   status: 'active' | 'inactive' | 'error';
   trigger: Trigger;
   action: Action;
   notify: Array<NotifyRule>;
   budget?: GasBudget;
   details?: {
-    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted' | 'network_unavailable';
     message: string;
     since?: string;
     lastError?: string;
@@ -49,6 +61,7 @@ export type Automation = {
 
 export type AutomationCreate = {
   name: string;
+  network?: string;
   status?: 'active' | 'inactive';
   trigger: TriggerInput;
   action: ActionInput;
@@ -59,13 +72,14 @@ export type AutomationCreate = {
 export type AutomationDetails = {
   id: string;
   name: string;
+  network: string;
   status: 'active' | 'inactive' | 'error';
   trigger: Trigger;
   action: Action;
   notify: Array<NotifyRule>;
   budget?: GasBudget;
   details?: {
-    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+    reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted' | 'network_unavailable';
     message: string;
     since?: string;
     lastError?: string;
@@ -83,6 +97,7 @@ export type AutomationPage = {
 
 export type AutomationRun = {
   id: string;
+  network: string;
   status: 'running' | 'success' | 'failure';
   startedAt: string;
   completedAt: string | null;
@@ -123,6 +138,7 @@ export type AutomationRun = {
 
 export type AutomationRunDetails = {
   id: string;
+  network: string;
   status: 'running' | 'success' | 'failure';
   startedAt: string;
   completedAt: string | null;
@@ -325,6 +341,7 @@ export type AutomationTestResult = {
 
 export type AutomationUpdate = {
   name?: string;
+  network?: string;
   status?: 'active' | 'inactive';
   trigger?: TriggerInput;
   action?: ActionInput;
@@ -3884,6 +3901,7 @@ export type GetAutomationsData = {
     offset?: number;
     status?: 'active' | 'inactive' | 'error';
     triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state';
+    network?: string;
   };
   url: '/v1/automations';
 };
@@ -4336,13 +4354,14 @@ export type PatchAutomationsByIdResponses = {
   200: {
     id: string;
     name: string;
+    network: string;
     status: 'active' | 'inactive' | 'error';
     trigger: Trigger;
     action: Action;
     notify: Array<NotifyRule>;
     budget?: GasBudget;
     details?: {
-      reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted';
+      reason: 'function_deleted' | 'trigger_unavailable' | 'budget_exhausted' | 'network_unavailable';
       message: string;
       since?: string;
       lastError?: string;

@@ -45,7 +45,6 @@ async function functionAndAutomation(name: string) {
   const em = db.orm.em.fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name,
     status: 'active',
     triggerType: 'schedule',

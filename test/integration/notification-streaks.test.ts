@@ -24,7 +24,6 @@ async function automationWithRuns(afterFailures: number, count: number) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: 'streaks',
     status: 'active',
     triggerType: 'schedule',

@@ -37,7 +37,6 @@ async function firedRun(functionId: string, notify: Automation['notify'] = []) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: `runs of ${functionId}`,
     status: 'active',
     triggerType: 'schedule',

@@ -35,7 +35,6 @@ async function newAutomation(name: string) {
   const em = fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name,
     status: 'active',
     triggerType: 'blockchain',

@@ -12,7 +12,6 @@ export async function storeFiredRun(orm: MikroORM, accountId: string, action: Au
   const em = orm.em.fork();
   const automation = em.create(Automation, {
     account: accountId,
-    network: 'default',
     name: `fired ${++fires}`,
     status: 'active',
     triggerType: 'schedule',

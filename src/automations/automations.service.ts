@@ -36,6 +36,7 @@ import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
 import { runStatus } from '../shared/outcomes.ts';
 import { insertAutomation } from './model/automation.sql.ts';
+import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -326,33 +327,6 @@ async function arm(control: TriggerControl, automation: Automation) {
  */
 async function heightToWatchFrom(control: TriggerControl, network: string, type: TriggerType, status: string) {
   return followsBlocks(type) && status === 'active' ? await control.chain(network).getBlockCount() : null;
-}
-
-/** A network the request names that the deployment lacks: a 400 naming `network`, listing those it has. */
-function assertNetworkConfigured(control: TriggerControl, network: string) {
-  if (control.networks.some(({ name }) => name === network)) return;
-  const names = control.networks.map(({ name }) => `"${name}"`).join(', ');
-  throw new AppError(
-    'invalid_request',
-    `No network "${network}" is configured; the networks configured are ${names}.`,
-    {
-      field: 'network',
-    },
-  );
-}
-
-/**
- * An automation's network is fixed at create: its blocks, its follower's cursor and its GAS spend
- * are that network's own, and moving it would leave its fire keys and budget meaningless there.
- * The same value may be sent again (a whole object sent back); another is refused.
- */
-function assertSameNetwork(automation: Automation, network: string | undefined) {
-  if (network === undefined || network === automation.network) return;
-  throw new AppError(
-    'invalid_request',
-    `An automation's network cannot change (this one's is "${automation.network}"): its blocks, cursor and GAS spend are that network's own. Create another automation on "${network}".`,
-    { field: 'network' },
-  );
 }
 
 /**

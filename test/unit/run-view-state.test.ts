@@ -5,6 +5,7 @@ import type { AutomationRun, FirePayload } from '../../src/automations/model/run
 const blockchainRun = (state: unknown) =>
   ({
     id: 'run_x',
+    network: 'default',
     status: 'success',
     startedAt: new Date(0),
     completedAt: new Date(5),

@@ -11,12 +11,12 @@ describe("a run's context.services.blockchain", () => {
     const find = vi.fn(() => Promise.resolve(nodes));
     const services = sandboxServices(find, http);
     expect(find).not.toHaveBeenCalled();
-    expect(await services.blockchain.getBlockCount()).toBe(42);
+    expect(await services.blockchain.getBlockCount(AbortSignal.timeout(1_000))).toBe(42);
     expect(find).toHaveBeenCalledOnce();
   });
 
   it("fails the code's call with why its network cannot be found", async () => {
     const services = sandboxServices(() => Promise.reject(new Error('The network "gone" is not configured')), http);
-    await expect(services.blockchain.getBlockCount()).rejects.toThrow(/"gone"/);
+    await expect(services.blockchain.getBlockCount(AbortSignal.timeout(1_000))).rejects.toThrow(/"gone"/);
   });
 });

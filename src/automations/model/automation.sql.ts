@@ -113,20 +113,25 @@ export async function firstWatchedBlock(em: EntityManager, network: string): Pro
 }
 
 /**
- * Which of the networks named (the configured ones) an active automation watches blocks of
- * (`blockTriggerTypes`): the reconciler's pass asks which followers must run, which the first
- * entry of an index answers for each; counted, PostgreSQL read every watcher's entry each pass
- * (4,000 at 10k).
+ * Whether an active automation of `network` (its name) watches blocks (`blockTriggerTypes`): the
+ * reconciler's pass asks whether that network's follower must run, which the first entry of the
+ * index of active automations by type and network answers; counted, PostgreSQL read every
+ * watcher's entry each pass (4,000 at 10k). One statement per network, its name a value the
+ * planner sees: asked of all at once, it read the other networks' watchers too.
  */
-export const watchingBlocksSql = `select "configured"."name" from unnest(?::text[]) as "configured"("name")
-  where exists(
-    select 1 from "automations" a
-      where a."network" = "configured"."name" and a."status" = 'active' and a."trigger_type" = any(?::text[])
-  )`;
+export const watchingBlocksSql = `select exists(
+    select 1 from "automations"
+      where "network" = ? and "status" = 'active' and "trigger_type" = any(?::text[])
+  ) as "watching"`;
 
+/** Which of the networks named (the configured ones) an active automation watches blocks of. */
 export async function networksWatchingBlocks(em: EntityManager, networks: string[]): Promise<string[]> {
-  const { rows } = await executeBound<{ name: string }>(em, watchingBlocksSql, [networks, blockTriggerTypes]);
-  return rows.map((row) => row.name);
+  const watched: string[] = [];
+  for (const network of networks) {
+    const { rows } = await executeBound<{ watching: boolean }>(em, watchingBlocksSql, [network, blockTriggerTypes]);
+    if (rows[0]?.watching === true) watched.push(network);
+  }
+  return watched;
 }
 
 /** Every active blockchain or transaction automation of `network` that watches from a block, as a plain row. */

@@ -7,6 +7,10 @@ import { Migration } from '@mikro-orm/migrations';
  * the furthest of every network's. The follower writes the name with each block it moves past;
  * the cursor of the one network followed until now is named `default` (NEO_RPC_URL's), as its
  * automations are (migration 0030). A name no cursor has yet leaves `watch_from_block`.
+ *
+ * Each follower reads its own network's active watchers and state triggers, and the reconciler
+ * asks which networks have any: the active automations' index by trigger type holds the network
+ * too, so that none of these reads passes over another network's automations.
  */
 export class CursorNetworkNames extends Migration {
   override up(): void {
@@ -20,5 +24,8 @@ export class CursorNetworkNames extends Migration {
           new."watch_from_block");
         return new;
       end $$;`);
+    this.addSql(`create index "automations_active_trigger_type_network_index"
+      on "automations" ("trigger_type", "network") where "status" = 'active';`);
+    this.addSql(`drop index "automations_active_trigger_type_index";`);
   }
 }

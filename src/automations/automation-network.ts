@@ -1,13 +1,12 @@
 import { AppError } from '../errors.ts';
 import type { Automation } from './model/automation.entity.ts';
-import type { TriggerControl } from './triggers.control.ts';
 
 /** What a request may say of an automation's network (issue 45), checked before anything is stored. */
 
 /** A network the request names that the deployment lacks: a 400 naming `network`, listing those it has. */
-export function assertNetworkConfigured(control: TriggerControl, network: string) {
-  if (control.networks.some(({ name }) => name === network)) return;
-  const names = control.networks.map(({ name }) => `"${name}"`).join(', ');
+export function assertNetworkConfigured(configured: readonly { name: string }[], network: string) {
+  if (configured.some(({ name }) => name === network)) return;
+  const names = configured.map(({ name }) => `"${name}"`).join(', ');
   throw new AppError(
     'invalid_request',
     `No network "${network}" is configured; the networks configured are ${names}.`,

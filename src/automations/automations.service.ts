@@ -66,7 +66,7 @@ export async function createAutomation(
   automationLimit: number,
 ) {
   const network = input.network ?? control.defaultNetwork;
-  assertNetworkConfigured(control, network);
+  assertNetworkConfigured(control.networks, network);
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);

@@ -25,9 +25,9 @@ interface HeadBlock {
  * round records the block's events and the workflow starts their runs, so that no read, however
  * slow, holds back an event's run or another account's trigger. Each lane's evaluation, once
  * done, is recorded in the background too (its runs and marks together), and a later round takes
- * the runs recorded to start them. An account is in one lane at
- * a time: until its evaluation is taken, later blocks leave it out. A worker lost meanwhile loses
- * an evaluation, not a crossing: its triggers stay due and are read at a later head.
+ * the runs recorded to start them. An account is in one lane at a time: until its evaluation is
+ * recorded, later blocks leave it out. A worker lost meanwhile loses an evaluation, not a
+ * crossing: its triggers stay due and are read at a later head.
  */
 export class StateFollow {
   readonly #index: StateTriggerIndex;

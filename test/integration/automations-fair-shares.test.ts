@@ -4,6 +4,7 @@ import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { automationsClient, gasHash } from '../support/automations.ts';
+import { deliveryDelays } from '../support/delivery-delays.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -97,21 +98,7 @@ describe("one account's slow webhooks", () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
-    const delays: number[] = [];
-    const began = Date.now();
-    while (Date.now() - began < 40_000) {
-      const firedAt = Date.now();
-      const fired = await other.call('POST', `/automations/${otherHook}/trigger`);
-      expect(fired.status).toBe(202);
-      const runId = fired.body.run.id as string;
-      const delivered = await until(
-        async () => fast.at('/fast').some((request) => request.headers['neoflow-delivery'] === runId),
-        (arrived) => arrived,
-        15_000,
-        50,
-      );
-      delays.push(delivered ? Date.now() - firedAt : Number.POSITIVE_INFINITY);
-    }
+    const delays = await deliveryDelays(other, otherHook, fast, '/fast', 40);
     watching.on = false;
     await watched;
     for (const id of hooks) await burner.call('PATCH', `/automations/${id}`, { status: 'inactive' });

@@ -13,6 +13,7 @@ import { automationsClient, gasHash, settled, type Loose } from '../support/auto
 import { callContract } from '../support/contracts.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
+import { evaluatedAt as evaluatedAtMark } from '../support/state-marks.ts';
 import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -73,19 +74,8 @@ const balanceTrigger = (address: string, condition: string, value?: bigint) => (
 
 const sql = () => api.database.orm.em.fork().getConnection();
 
-/** The block the follower last evaluated the trigger of `automationId` at, once at or past `block`. */
 const evaluatedAt = (automationId: string, block: number) =>
-  until(
-    async () => {
-      const [mark] = await sql().execute<{ evaluated_block: number }[]>(
-        `select "evaluated_block" from "state_trigger_marks" where "automation_id" = ?`,
-        [automationId],
-      );
-      return mark?.evaluated_block ?? -1;
-    },
-    (evaluated) => evaluated >= block,
-    90_000,
-  );
+  evaluatedAtMark(api.database.orm, automationId, block, 90_000);
 
 /** The latest block's index. */
 const head = async () => (await neo().getBlockCount()) - 1;

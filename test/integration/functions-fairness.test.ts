@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
+import { mostAtOnce } from '../support/spans.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
@@ -21,20 +22,6 @@ async function deploy(call: ApiCall, name: string, code: string, timeout = 30): 
   const created = await call('POST', '/functions', { name, runtime: 'node18', code, timeout });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data.id as string;
-}
-
-/** The most spans that overlap at any moment. */
-function mostAtOnce(spans: { start: number; end: number }[]): number {
-  const edges = spans.flatMap(({ start, end }) => [
-    { at: start, change: 1 },
-    { at: end, change: -1 },
-  ]);
-  // At equal times an end comes first: a run that starts as another ends is not beside it.
-  edges.sort((a, b) => a.at - b.at || a.change - b.change);
-  let running = 0;
-  let most = 0;
-  for (const { change } of edges) most = Math.max(most, (running += change));
-  return most;
 }
 
 describe('fair shares between accounts', () => {

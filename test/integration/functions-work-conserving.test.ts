@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
+import { mostAtOnce } from '../support/spans.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
@@ -60,26 +61,13 @@ async function spans(call: ApiCall, functionId: string, count: number): Promise<
   );
 }
 
-/** The most spans that overlap at any moment. */
-function mostAtOnce(list: Span[]): number {
-  const edges = list.flatMap(({ began, ended }) => [
-    { at: began, change: 1 },
-    { at: ended, change: -1 },
-  ]);
-  // At equal times an end comes first: a run that starts as another ends is not beside it.
-  edges.sort((a, b) => a.at - b.at || a.change - b.change);
-  let at = 0;
-  let most = 0;
-  for (const { change } of edges) most = Math.max(most, (at += change));
-  return most;
-}
-
 describe("the process's run slots, shared by the busy accounts", () => {
   it('are all but one an account alone may use: its burst runs on every other slot at once', async () => {
     const functionId = await deploy(first, 3_000);
     await burst(first, functionId, 2 * slots);
     // With a fixed share of 4 per account, 4 at most; the last slot is kept for an account running none.
-    expect(mostAtOnce(await spans(first, functionId, 2 * slots))).toBe(slots - 1);
+    const ran = (await spans(first, functionId, 2 * slots)).map(({ began, ended }) => ({ start: began, end: ended }));
+    expect(mostAtOnce(ran)).toBe(slots - 1);
   }, 180_000);
 
   it('are shared equally by two accounts bursting at once: each begins 40-60 % of the runs begun while both are busy', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { replaysPerAccount } from '../../src/automations/replays/replays.service.ts';
 import { automationsClient, gasHash, type Loose } from '../support/automations.ts';
+import { deliveryDelays } from '../support/delivery-delays.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -198,21 +199,7 @@ describe("an account's replays", () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
-    const delays: number[] = [];
-    const began = Date.now();
-    while (Date.now() - began < 30_000) {
-      const firedAt = Date.now();
-      const fired = await other.call('POST', `/automations/${otherHook}/trigger`);
-      expect(fired.status).toBe(202);
-      const runId = fired.body.run.id as string;
-      const delivered = await until(
-        async () => fast.at('/fast').some((request) => request.headers['neoflow-delivery'] === runId),
-        (arrived) => arrived,
-        15_000,
-        50,
-      );
-      delays.push(delivered ? Date.now() - firedAt : Number.POSITIVE_INFINITY);
-    }
+    const delays = await deliveryDelays(other, otherHook, fast, '/fast', 30);
     asked.on = false;
     await Promise.all([asking, watching]);
     console.log(

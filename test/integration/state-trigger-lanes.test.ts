@@ -11,6 +11,7 @@ import { automationsClient, gasHash, settled, type Loose } from '../support/auto
 import { compileContract, deployContract, fundedSender } from '../support/contracts.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
+import { evaluatedAt as evaluatedAtMark } from '../support/state-marks.ts';
 import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -65,19 +66,8 @@ const spinTrigger = (n: bigint) => ({
 
 const sql = () => api.database.orm.em.fork().getConnection();
 
-/** The block the follower last evaluated the trigger of `automationId` at, once at or past `block`. */
 const evaluatedAt = (automationId: string, block: number) =>
-  until(
-    async () => {
-      const [mark] = await sql().execute<{ evaluated_block: number }[]>(
-        `select "evaluated_block" from "state_trigger_marks" where "automation_id" = ?`,
-        [automationId],
-      );
-      return mark?.evaluated_block ?? -1;
-    },
-    (evaluated) => evaluated >= block,
-    60_000,
-  );
+  evaluatedAtMark(api.database.orm, automationId, block, 60_000);
 
 const endedRuns = (client: typeof other, id: string, count: number) =>
   until(

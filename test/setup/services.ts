@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
+import { ensureGoProgram, localKms } from '../../src/stack/binaries.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
 import { scratchDataDir, startScratchServices } from '../support/scratch-services.ts';
 
@@ -12,6 +13,8 @@ declare module 'vitest' {
     neoRpcUrl: string;
     devWallet: DevWallet;
     neoGoPath: string;
+    /** local-kms, the AWS KMS the custody tests sign with (test/support/local-kms.ts). */
+    localKmsPath: string;
   }
 }
 
@@ -25,15 +28,23 @@ export default async function setup(project: TestProject) {
   const config = loadConfig();
   const scratch = await scratchDataDir('neoflow-it-');
   const reuse = { postgresUrl: config.postgres.url, temporalAddress: config.temporal.address };
-  const services = await startScratchServices(scratch, progress, reuse).catch(async (error: unknown) => {
+  // Built beside the services starting (a fresh clone builds every Go program here, at once).
+  const [started, built] = await Promise.allSettled([
+    startScratchServices(scratch, progress, reuse),
+    ensureGoProgram(localKms, config.binDir, progress),
+  ]);
+  if (started.status === 'rejected' || built.status === 'rejected') {
+    if (started.status === 'fulfilled') await started.value.stop();
     await rm(scratch, { recursive: true, force: true });
-    throw error;
-  });
+    throw started.status === 'rejected' ? started.reason : (built as PromiseRejectedResult).reason;
+  }
+  const services = started.value;
   project.provide('adminDatabaseUrl', services.postgresUrl);
   project.provide('temporalAddress', services.temporalAddress);
   project.provide('neoRpcUrl', services.neoRpcUrl);
   project.provide('devWallet', services.devWallet);
   project.provide('neoGoPath', services.neoGoPath);
+  project.provide('localKmsPath', built.value);
   return async () => {
     await services.stop();
     await rm(scratch, { recursive: true, force: true });

@@ -2,8 +2,8 @@
  * nodes/: every configured Neo network (networks.ts) as a pool of nodes (this file) that the rest
  * of the service uses as one `NeoRpc`: probed at start and later (pool-probing.ts, node-probe.ts),
  * each URL's health kept (node-state.ts), failures classed (rpc-failure.ts), a C# node's blocks
- * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, each block's body
- * read ahead with the block before: read-ahead.ts), and blocks optionally agreed on by several
+ * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, planned so that a
+ * follower behind the tip reads many blocks a request: read-plan.ts, read-ahead.ts), and blocks optionally agreed on by several
  * nodes before they are followed (block-agreement.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,11 +11,12 @@ import type { tx } from '@cityofzion/neon-js';
 import type { Logger } from '../../log.ts';
 import { neoNodeFailures } from '../../metrics/neo-nodes.ts';
 import type { NetworkSetting } from '../../net/neo-networks.ts';
-import { NeoRpcError, type NeoRpc } from '../rpc.ts';
+import { NeoRpcError, type BlockNotificationLists, type NeoRpc } from '../rpc.ts';
 import { agreedBlockHash, AgreementWatch, type Disagreement } from './block-agreement.ts';
-import { bodyCall, notificationsFromLogs } from './log-notifications.ts';
+import { notificationsByPlan, notificationsFromLogs } from './log-notifications.ts';
 import { PoolProbing } from './pool-probing.ts';
-import { ReadAhead, type BlockBody } from './read-ahead.ts';
+import { ReadAhead } from './read-ahead.ts';
+import { bodyCall, planRead, type BlockBody } from './read-plan.ts';
 import { resultOf } from './rpc-batch.ts';
 import { abortedBy, classify } from './rpc-failure.ts';
 import { connectNode, NodeState, type NodeClient } from './node-state.ts';
@@ -236,27 +237,53 @@ export class NodePool implements NeoRpc {
   };
 
   /**
-   * neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it (one batch when the
-   * block's body was read ahead, asking for the next block's body too); never a node without logs.
+   * neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it (log-notifications.ts);
+   * never a node without logs.
    */
   readonly getBlockNotifications = (blockHash: string) => {
     return this.run(
       'getblocknotifications',
-      async (node) => {
-        if (node.kind !== 'csharp') return node.client.rpc.getBlockNotifications(blockHash);
-        const { lists, ahead } = await notificationsFromLogs(
-          node.client.batch,
-          blockHash,
-          this.readAhead.bodyOf(node, blockHash),
-        );
-        this.readAhead.read(blockHash);
-        if (ahead?.body) this.readAhead.keep(node, ahead.body);
-        else if (ahead) this.readAhead.want(node, ahead.index);
-        return lists;
-      },
+      (node) =>
+        node.kind === 'csharp' ? this.fromLogs(node, blockHash) : node.client.rpc.getBlockNotifications(blockHash),
       { can: (node) => node.kind !== 'csharp-no-logs' },
     );
   };
+
+  /**
+   * A C# node's block: as read ahead, else by plan when its body was read ahead (read-plan.ts: one
+   * request at the tip, one per several blocks behind it), else its body first. What a read brings
+   * for later blocks is kept; a log not answered is not, and is asked for again in its turn.
+   */
+  private async fromLogs(node: NodeState, blockHash: string): Promise<BlockNotificationLists> {
+    const ahead = this.readAhead;
+    const body = ahead.bodyOf(node, blockHash);
+    const kept = ahead.listsOf(node, blockHash);
+    if (body && kept) {
+      ahead.read(body);
+      return kept;
+    }
+    if (!body) {
+      const { block, lists, ahead: next } = await notificationsFromLogs(node.client.batch, blockHash);
+      if (next?.body) ahead.keep(node, next.body);
+      else if (next) ahead.want(node, next.index);
+      ahead.read(block);
+      return lists;
+    }
+    const plan = planRead({
+      block: body,
+      ahead: ahead.aheadOf(node, body.index),
+      count: node.height,
+      inOrder: ahead.inOrder(body.index),
+    });
+    const { blocks, bodies } = await notificationsByPlan(node.client.batch, plan);
+    for (const read of bodies) ahead.keep(node, read);
+    for (const { block, lists } of blocks.slice(1)) if (lists) ahead.keepLists(node, block, lists);
+    if (ahead.hashAt(node, body.index + 1) === undefined) ahead.want(node, body.index + 1);
+    const [{ lists, error }] = blocks as [(typeof blocks)[0]];
+    if (!lists) throw error;
+    ahead.read(body);
+    return lists;
+  }
 
   readonly getApplicationLog = (hash: string) => {
     return this.run('getapplicationlog', (node) => node.client.rpc.getApplicationLog(hash), {

@@ -336,7 +336,7 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
     }
   });
 
-  it('behind the tip, reads 40 blocks in order in 6 requests, each block`s notifications as read one by one', async () => {
+  it('behind the tip, reads 40 blocks in order in 6 requests, each block`s notifications as read one by one, then one a block at the tip', async () => {
     const node = csharp({ count: 100 });
     const { pool } = await poolOf([node]);
     await pool.getBlockCount();
@@ -348,6 +348,13 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
     // whose bodies the last request brought, with the next bodies up to the tip (100: not produced).
     expect(reads(node).map(count('getblock'))).toEqual([1, 1, 16, 16, 6, 1]);
     expect(reads(node).map(count('getapplicationlog'))).toEqual([0, 2, 2, 32, 32, 12]);
+    // Caught up: the next block is asked for with the height, and read in one request.
+    node.count = 101;
+    node.requests = [];
+    await pool.getBlockCount();
+    expect(node.requests).toEqual([['getblockcount', 'getblock']]);
+    expect(containersAndNames(await readBlockNotifications(pool, 100))).toEqual(notified(node, 100));
+    expect(reads(node)).toHaveLength(1);
   });
 
   it('keeps no read-ahead log that answered -32602: that block`s logs are asked again in its turn, and no block is skipped', async () => {

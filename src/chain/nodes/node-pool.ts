@@ -257,11 +257,6 @@ export class NodePool implements NeoRpc {
   private async fromLogs(node: NodeState, blockHash: string): Promise<BlockNotificationLists> {
     const ahead = this.readAhead;
     const body = ahead.bodyOf(node, blockHash);
-    const kept = ahead.listsOf(node, blockHash);
-    if (body && kept) {
-      ahead.read(body);
-      return kept;
-    }
     if (!body) {
       const { block, lists, ahead: next } = await notificationsFromLogs(node.client.batch, blockHash);
       if (next?.body) ahead.keep(node, next.body);
@@ -269,6 +264,15 @@ export class NodePool implements NeoRpc {
       ahead.read(block);
       return lists;
     }
+    const lists = ahead.listsOf(node, blockHash) ?? (await this.byPlan(node, body));
+    ahead.read(body);
+    // The next block was not produced when asked for: the next poll of the height asks for it.
+    if (ahead.hashAt(node, body.index + 1) === undefined) ahead.want(node, body.index + 1);
+    return lists;
+  }
+
+  private async byPlan(node: NodeState, body: BlockBody): Promise<BlockNotificationLists> {
+    const ahead = this.readAhead;
     const plan = planRead({
       block: body,
       ahead: ahead.aheadOf(node, body.index),
@@ -278,11 +282,9 @@ export class NodePool implements NeoRpc {
     const { blocks, bodies } = await notificationsByPlan(node.client.batch, plan);
     for (const read of bodies) ahead.keep(node, read);
     for (const { block, lists } of blocks.slice(1)) if (lists) ahead.keepLists(node, block, lists);
-    if (ahead.hashAt(node, body.index + 1) === undefined) ahead.want(node, body.index + 1);
-    const [{ lists, error }] = blocks as [(typeof blocks)[0]];
-    if (!lists) throw error;
-    ahead.read(body);
-    return lists;
+    const [first] = blocks;
+    if (!first?.lists) throw first?.error;
+    return first.lists;
   }
 
   readonly getApplicationLog = (hash: string) => {

@@ -6,7 +6,7 @@ import { transferCall } from '../../src/chain/nep17.ts';
 import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { createLogger } from '../../src/log.ts';
-import { automationsClient, gasHash, settled } from '../support/automations.ts';
+import { automationsClient, fireKeysOf, gasHash, settled } from '../support/automations.ts';
 import type { Sender } from '../../src/chain/transaction.ts';
 import { fundedSender, senderAddress, sendFaulting } from '../support/contracts.ts';
 import { issueKey } from '../support/keys.ts';
@@ -58,6 +58,12 @@ const cursor = async () =>
       .getConnection()
       .execute<{ next_index: number }[]>('select "next_index" from "block_cursors"')
   )[0]?.next_index ?? -1;
+const followerAtHead = () =>
+  until(
+    async () => (await cursor()) >= (await neoGo().getBlockCount()),
+    (atHead) => atHead,
+    60_000,
+  );
 /** Requests of `requests` that read blocks, the polls of the height left out. */
 const blockReadsOf = (requests: string[][]) =>
   requests.filter((methods) => !methods.includes('getblockcount') && methods.some((method) => blockReads.has(method)));
@@ -114,15 +120,19 @@ async function neoGoTransferKeys({ halted, faulted }: { halted: string[]; faulte
   return keys;
 }
 
-/** The fire keys of the automation's runs, sorted. */
-async function fireKeysOf(automationId: string) {
-  const rows = await api.database.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ fire_key: string }[]>('select "fire_key" from "automation_runs" where "automation_id" = ?', [
-      automationId,
-    ]);
-  return rows.map((row) => row.fire_key).sort();
+/** The watcher's runs, once settled, are one per HALTed transfer of `sent`, with the neo-go path's keys. */
+async function expectNeoGoKeys(
+  { client, automationId }: { client: ReturnType<typeof automationsClient>; automationId: string },
+  sent: { halted: string[]; faulted: string },
+) {
+  const expected = await neoGoTransferKeys(sent);
+  expect(expected).toHaveLength(3);
+  await until(
+    () => client.runs(automationId),
+    (runs) => runs.length >= 3 && settled(runs),
+    60_000,
+  );
+  expect(await fireKeysOf(api, automationId)).toEqual(expected.sort());
 }
 
 describe('a C# node (neo-cli with ApplicationLogs)', () => {
@@ -173,25 +183,14 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
 
   it('fires a watcher`s runs with the fire keys of the neo-go path, one per HALTed transfer, none for the FAULTed one', async () => {
     const { client, recipient, automationId } = await watchTransfers('csharp transfers');
-    const expected = await neoGoTransferKeys(await transfersWithAFault(recipient));
-    expect(expected).toHaveLength(3);
-    await until(
-      () => client.runs(automationId),
-      (runs) => runs.length >= 3 && settled(runs),
-      60_000,
-    );
-    expect(await fireKeysOf(automationId)).toEqual(expected.sort());
+    await expectNeoGoKeys({ client, automationId }, await transfersWithAFault(recipient));
   });
 
   it('reads each block at the head in one request to the node, the polls of its height counted apart', async () => {
     // Each newest block's log answered at once: its -32602 read again is the test above's.
     proxy.behaviour.lateLogs = false;
     const { client, recipient, automationId } = await watchTransfers('csharp round trips');
-    await until(
-      async () => (await cursor()) >= (await neoGo().getBlockCount()),
-      (atHead) => atHead,
-      60_000,
-    );
+    await followerAtHead();
     const [fromBlock, fromRequest] = [await cursor(), proxy.requests.length];
     const from = senderAddress(sender);
     const sent: string[] = [];
@@ -222,11 +221,7 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
     // The newest block's log answered -32602 once again: a block read ahead so is read in its turn.
     proxy.behaviour.lateLogs = true;
     const { client, recipient, automationId } = await watchTransfers('csharp catch-up');
-    await until(
-      async () => (await cursor()) >= (await neoGo().getBlockCount()),
-      (atHead) => atHead,
-      60_000,
-    );
+    await followerAtHead();
     await proxy.close();
     const behindFrom = await cursor();
     const sent = await transfersWithAFault(recipient);
@@ -253,13 +248,6 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
     expect(blocks).toBeGreaterThanOrEqual(behindBlocks);
     // About one request per 16 blocks behind the tip, one a block at it; one a block before.
     expect(reads.length).toBeLessThanOrEqual(Math.ceil(blocks / 4));
-    const expected = await neoGoTransferKeys(sent);
-    expect(expected).toHaveLength(3);
-    await until(
-      () => client.runs(automationId),
-      (runs) => runs.length >= 3 && settled(runs),
-      60_000,
-    );
-    expect(await fireKeysOf(automationId)).toEqual(expected.sort());
+    await expectNeoGoKeys({ client, automationId }, sent);
   }, 240_000);
 });

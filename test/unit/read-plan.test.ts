@@ -9,7 +9,7 @@ import {
   type ReadPlan,
 } from '../../src/chain/nodes/read-plan.ts';
 
-/** RpcServer's cap on a request's body (neo-cli's MaxRequestBodySize default). */
+/** RpcServer's cap on a request (issue 45). */
 const oneMiB = 1024 * 1024;
 
 const hashOf = (prefix: string, index: number, at = 0) =>

@@ -357,6 +357,21 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
     expect(reads(node)).toHaveLength(1);
   });
 
+  it('reads ahead for two readers going in order at once (the follower, a replay): 2 × 32 blocks in 10 requests', async () => {
+    const node = csharp({ count: 200 });
+    const { pool } = await poolOf([node]);
+    await pool.getBlockCount();
+    node.requests = [];
+    for (let offset = 0; offset < 32; offset++) {
+      for (const from of [100, 20]) {
+        const index = from + offset;
+        expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
+      }
+    }
+    // Each as if alone: its first body, its first two blocks' logs, then the logs of 16 blocks a request.
+    expect(reads(node)).toHaveLength(2 * 5);
+  });
+
   it('keeps no read-ahead log that answered -32602: that block`s logs are asked again in its turn, and no block is skipped', async () => {
     const node = csharp({ count: 100 });
     const { pool } = await poolOf([node]);

@@ -3,8 +3,8 @@
  * of the service uses as one `NeoRpc`: probed at start and later (pool-probing.ts, node-probe.ts),
  * each URL's health kept (node-state.ts), failures classed (rpc-failure.ts), a C# node's blocks
  * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, planned so that a
- * follower behind the tip reads many blocks a request: read-plan.ts, read-ahead.ts), and blocks optionally agreed on by several
- * nodes before they are followed (block-agreement.ts).
+ * follower behind the tip reads many blocks a request: read-plan.ts, read-ahead.ts), and blocks
+ * optionally agreed on by several nodes before they are followed (block-agreement.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { tx } from '@cityofzion/neon-js';
@@ -266,11 +266,12 @@ export class NodePool implements NeoRpc {
     }
     const lists = ahead.listsOf(node, blockHash) ?? (await this.byPlan(node, body));
     ahead.read(body);
-    // The next block was not produced when asked for: the next poll of the height asks for it.
+    // The next block not kept (not produced when last asked for): the next poll of the height asks for it.
     if (ahead.hashAt(node, body.index + 1) === undefined) ahead.want(node, body.index + 1);
     return lists;
   }
 
+  /** Reads block `body` by plan, keeping what the read brought for later blocks. */
   private async byPlan(node: NodeState, body: BlockBody): Promise<BlockNotificationLists> {
     const ahead = this.readAhead;
     const plan = planRead({

@@ -2,8 +2,10 @@ import type { BlockNotificationLists } from '../rpc.ts';
 import type { NodeState } from './node-state.ts';
 import { aheadBlocks, type AheadBlock, type BlockBody } from './read-plan.ts';
 
-/** Blocks kept at once: the follower's next ones, and as many for one more reader beside it (a replay). */
-const keptBlocks = 2 * aheadBlocks;
+/** Readers going through blocks in order at once that each read ahead: the follower and one more (a replay). */
+const readers = 2;
+/** Blocks kept at once: each reader's next ones. */
+const keptBlocks = readers * aheadBlocks;
 
 interface Kept {
   body: BlockBody;
@@ -25,7 +27,8 @@ export class ReadAhead {
   /** By index, oldest kept first. */
   private readonly blocks = new Map<number, Kept>();
   private wanted: number | undefined;
-  private lastRead: number | undefined;
+  /** The blocks read last, newest first: one per reader going in order. */
+  private readonly lastRead: number[] = [];
 
   /** Keeps what `node` gave of `body` (hashes in lower case); a body of another node than those kept drops them. */
   keep(node: NodeState, body: BlockBody) {
@@ -75,13 +78,14 @@ export class ReadAhead {
 
   /** Whether block `index` is read right after its predecessor. */
   inOrder(index: number): boolean {
-    return this.lastRead === index - 1;
+    return this.lastRead.includes(index - 1);
   }
 
   /** Block `body` was read: it is done with. */
   read(body: BlockBody) {
     if (this.blocks.get(body.index)?.body.hash === body.hash.toLowerCase()) this.blocks.delete(body.index);
-    this.lastRead = body.index;
+    this.lastRead.unshift(body.index);
+    this.lastRead.length = Math.min(this.lastRead.length, readers);
   }
 
   /** Block `index` is read next and `node` did not hold it yet: its next `getblockcount` asks for it. */

@@ -312,15 +312,20 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
     [txOf(index), 'Application'],
     [node.hashes(index), 'PostPersist'],
   ];
+  /** One C# node of `count` blocks, its height read (as the follower's poll does), its requests counted from then on. */
+  const poolAtHeight = async (count: number) => {
+    const node = csharp({ count });
+    const { pool } = await poolOf([node]);
+    await pool.getBlockCount();
+    node.requests = [];
+    return { node, pool };
+  };
   const count = (method: string) => (methods: string[]) => methods.filter((asked) => asked === method).length;
   const containersAndNames = (block: BlockNotifications) =>
     block.notifications.map((notification) => [notification.container, notification.eventName]);
 
   it('at the tip, reads each block in one request: the next block`s body asked with its logs, or with the height', async () => {
-    const node = csharp({ count: 91 });
-    const { pool } = await poolOf([node]);
-    await pool.getBlockCount();
-    node.requests = [];
+    const { node, pool } = await poolAtHeight(91);
     const first = await readBlockNotifications(pool, 90);
     expect(containersAndNames(first)).toEqual(notified(node, 90));
     // The first block: its body, then its logs with the next body (not produced yet).
@@ -337,10 +342,7 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
   });
 
   it('behind the tip, reads 40 blocks in order in 6 requests, each block`s notifications as read one by one, then one a block at the tip', async () => {
-    const node = csharp({ count: 100 });
-    const { pool } = await poolOf([node]);
-    await pool.getBlockCount();
-    node.requests = [];
+    const { node, pool } = await poolAtHeight(100);
     for (let index = 60; index < 100; index++) {
       expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
     }
@@ -358,10 +360,7 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
   });
 
   it('reads ahead for two readers going in order at once (the follower, a replay): 2 × 32 blocks in 10 requests', async () => {
-    const node = csharp({ count: 200 });
-    const { pool } = await poolOf([node]);
-    await pool.getBlockCount();
-    node.requests = [];
+    const { node, pool } = await poolAtHeight(200);
     for (let offset = 0; offset < 32; offset++) {
       for (const from of [100, 20]) {
         const index = from + offset;
@@ -373,9 +372,7 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
   });
 
   it('keeps no read-ahead log that answered -32602: that block`s logs are asked again in its turn, and no block is skipped', async () => {
-    const node = csharp({ count: 100 });
-    const { pool } = await poolOf([node]);
-    await pool.getBlockCount();
+    const { node, pool } = await poolAtHeight(100);
     await readBlockNotifications(pool, 60);
     await readBlockNotifications(pool, 61);
     // 62's read asks for the logs of 62 to 77: 70's log is not there yet.
@@ -391,9 +388,7 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
   });
 
   it('reads a block again after its log answered -32602, the bodies asked with it kept, never skipping it', async () => {
-    const node = csharp({ count: 100 });
-    const { pool } = await poolOf([node]);
-    await pool.getBlockCount();
+    const { node, pool } = await poolAtHeight(100);
     await readBlockNotifications(pool, 50);
     node.requests = [];
     node.logsNotYet = 1;

@@ -164,6 +164,20 @@ const settings = {
      * runs at once: what keeps one account's slow receivers from holding every activity slot.
      */
     activitiesPerAccount: read('NEOFLOW_ACCOUNT_ACTIVITIES', positiveInt.default(4)),
+    /**
+     * The PKCS#11 module (a path such as /usr/lib/softhsm/libsofthsm2.so) through which the worker
+     * opens `pkcs11` signers' keys, and its user's PIN: a secret, taken as given (not trimmed).
+     */
+    pkcs11: {
+      module: read('NEOFLOW_PKCS11_MODULE', optionalText),
+      pin: read(
+        'NEOFLOW_PKCS11_PIN',
+        z
+          .string()
+          .optional()
+          .transform((value) => (value === '' ? undefined : value)),
+      ),
+    },
   },
   neo: {
     rpcUrl: read('NEO_RPC_URL', optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332')),
@@ -318,6 +332,13 @@ const configSchema = z
         message: 'must differ from NEOFLOW_OPERATOR_TOKEN, which also decodes payloads',
       });
     }
+    if (env.NEOFLOW_PKCS11_MODULE !== undefined && env.NEOFLOW_PKCS11_PIN === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['NEOFLOW_PKCS11_PIN'],
+        message: 'must be set when NEOFLOW_PKCS11_MODULE is: the worker logs in to its tokens with it',
+      });
+    }
     for (const issue of neoSettingIssues(env.NEOFLOW_NETWORKS, env.NEO_RPC_URL, env.NEOFLOW_BLOCK_AGREEMENT))
       context.addIssue({ code: 'custom', ...issue });
     if (env.NEOFLOW_ENV !== 'production') return;
@@ -386,10 +407,10 @@ function temporalSecurity(env: Record<string, unknown>, context: z.RefinementCtx
   }
 }
 
-/** Keys, tokens and a database URL's password are never echoed back. */
+/** Keys, tokens, PINs and a database URL's password are never echoed back. */
 function redact(variable: string, value: string): string {
   if (variable === 'DATABASE_URL') return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  return /KEY|TOKEN/.test(variable) ? '***' : value;
+  return /KEY|TOKEN|PIN/.test(variable) ? '***' : value;
 }
 
 /** For processes that run against services started elsewhere (api, worker, migrate). */

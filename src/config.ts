@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { environmentShape, nested, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
@@ -60,45 +61,6 @@ const optionalOrigins = optionalText.refine((value) => value === undefined || li
 const toMs = (value: number) => value * 1000;
 /** A number of seconds in the environment, in milliseconds in the configuration. */
 const secondsAsMs = (fallback: number) => positiveInt.default(fallback).transform(toMs);
-
-/** A setting: the variable of the environment it is read from, and that variable's schema. */
-class Setting<V extends string, S extends z.ZodType> {
-  readonly variable: V;
-  readonly schema: S;
-
-  constructor(variable: V, schema: S) {
-    this.variable = variable;
-    this.schema = schema;
-  }
-}
-const read = <const V extends string, S extends z.ZodType>(variable: V, schema: S) => new Setting(variable, schema);
-
-interface Settings {
-  [key: string]: Setting<string, z.ZodType> | Settings;
-}
-type SettingOf<T> = T extends Setting<string, z.ZodType> ? T : { [K in keyof T]: SettingOf<T[K]> }[keyof T];
-/** The schema of the environment: each setting's variable, by its schema. */
-type EnvironmentShape<T> = {
-  [S in SettingOf<T> as S extends Setting<infer V, z.ZodType> ? V : never]: S extends Setting<string, infer Z>
-    ? Z
-    : never;
-};
-/** The configuration: the settings' own shape, each setting replaced by its variable's value. */
-type Nested<T> = T extends Setting<string, infer S> ? z.output<S> : { [K in keyof T]: Nested<T[K]> };
-
-const settingsIn = (tree: Settings): Setting<string, z.ZodType>[] =>
-  Object.values(tree).flatMap((node) => (node instanceof Setting ? [node] : settingsIn(node)));
-
-const environmentShape = <T extends Settings>(tree: T) =>
-  Object.fromEntries(settingsIn(tree).map(({ variable, schema }) => [variable, schema])) as EnvironmentShape<T>;
-
-function nested<T extends Settings>(tree: T, env: Record<string, unknown>): Nested<T> {
-  const entries = Object.entries(tree).map(([key, node]) => [
-    key,
-    node instanceof Setting ? env[node.variable] : nested(node, env),
-  ]);
-  return Object.fromEntries(entries) as Nested<T>;
-}
 
 const recoverySeconds = read('NEOFLOW_RECOVERY_SECONDS', secondsAsMs(30));
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs each argument as a shell command, all at once, each to its end; fails if any failed.
-# `npm test` runs the checks (ESLint, Prettier, tsc: one core each, one after another) beside the
-# unit tests (one test worker): two busy processes on a machine of two cores, where one after the
-# other left a core idle for the length of the shorter.
+# `npm run check` runs ESLint (the longest check, one core) beside Prettier, the import checks
+# and tsc (one core, one after another): on two cores, one after the other left a core idle.
+# Static checks only: tests, whose timeouts a busier machine can break, keep the cores to themselves.
 set -u
 pids=''
 for command in "$@"; do

@@ -46,6 +46,13 @@ export const apiTags = [
       'stored in clear text. Bodies and errors are bare, error codes upper-case.',
   },
   {
+    name: 'Signers',
+    description:
+      "The account's Neo N3 keys, by where each lives: generated or imported (sealed by Neoflow), in AWS KMS, or " +
+      'in a PKCS#11 token. Automations that send name theirs (`action.signer`, `default` when they name none). ' +
+      'Key material is never answered; docs/security.md says what each custody type protects against.',
+  },
+  {
     name: 'Account',
     description:
       "The caller's account: its Neo N3 signer (fund its address with the GAS its transactions cost), the " +
@@ -100,6 +107,7 @@ const pathParameters: Record<string, string> = {
   'functions/id': "The function's id, `func_…`.",
   'automations/id': "The automation's id, `auto_…`.",
   'secrets/id': "The secret's id, `sec_…`.",
+  'signers/id': "The signer's id, `sgn_…`.",
   executionId: "The execution's id, `exec_…`.",
   runId: "The run's id, `run_…`.",
   replayId: "The replay's id, `rpl_…`.",

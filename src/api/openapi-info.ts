@@ -94,7 +94,7 @@ export const apiInfo = (version: string) => ({
       'the first answer with `Idempotent-Replayed: true` and runs nothing. Each key has a rate limit ' +
       '(`RateLimit-*` headers; 429 with `Retry-After` over it).',
     '',
-    'Two error shapes: the functions area (and health, account) answers `{success: false, error: {code, ' +
+    'Two error shapes: the functions area (and health, account, signers) answers `{success: false, error: {code, ' +
       'message, details}}` with lower-case codes, automations and secrets `{error: {code, message, details}}` ' +
       'with upper-case codes; `details.field` names the field at fault. Every rule beyond this document is in ' +
       "docs/api.md of Neoflow's repository.",

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
 import { AccountSlots } from '../../functions/account-slots.ts';
-import { findSigner } from '../../auth/signer.ts';
+import { findSigner } from '../../signers/default-signer.ts';
 import { requestNetworkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { FunctionDef } from '../../functions/function.entity.ts';
 import { sandboxServices } from '../../functions/sandbox-services.ts';

@@ -10,7 +10,7 @@ import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
 import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../../chain/contract-call.ts';
 import { NeoRpcError } from '../../chain/rpc.ts';
 import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
-import { openSigner } from '../../auth/signer.ts';
+import { openSigner } from '../../signers/default-signer.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { findSigner } from '../../auth/signer.ts';
+import { findSigner } from '../../signers/default-signer.ts';
 import { Automation } from '../model/automation.entity.ts';
 import { gasText, gasUnits } from '../../chain/gas-amount.ts';
 import { AutomationRun } from '../model/run.entity.ts';

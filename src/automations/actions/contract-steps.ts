@@ -5,12 +5,13 @@
  * of a contract run, the signed transaction among them, are in run-contract.sql.ts.
  */
 import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
-import { wallet } from '@cityofzion/neon-js';
 import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
 import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../../chain/contract-call.ts';
 import { NeoRpcError } from '../../chain/rpc.ts';
 import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { openSigner } from '../../auth/signer.ts';
+import { keySender } from '../../chain/transaction.ts';
+import { localSigningKey } from '../../signers/local-key.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';
@@ -77,7 +78,7 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
   }
   // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
   if (!(await reserveRunGas(deps.em, run.id, priced))) return;
-  await storeTransaction(deps.em, run.id, priced.sign());
+  await storeTransaction(deps.em, run.id, await priced.sign());
 }
 
 /**
@@ -168,7 +169,5 @@ async function senderOf(deps: ChainDeps, accountId: string) {
     if (error instanceof NotFoundError) return null;
     throw error;
   });
-  if (privateKey === null) return null;
-  const key = new wallet.Account(privateKey);
-  return { privateKey: key.privateKey, verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey) };
+  return privateKey === null ? null : keySender(localSigningKey(privateKey));
 }

@@ -2,7 +2,7 @@ import { sc, wallet } from '@cityofzion/neon-js';
 import { keySender } from '../../src/chain/transaction.ts';
 import { localSigningKey } from '../../src/signers/local-key.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openSigner } from '../../src/auth/signer.ts';
+import { openSigner } from '../../src/signers/default-signer.ts';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
 import { accountSpend, automationSpend } from '../../src/automations/budget/gas-spend.ts';

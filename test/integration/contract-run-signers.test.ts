@@ -1,4 +1,4 @@
-import { wallet } from '@cityofzion/neon-js';
+import { tx, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Automation } from '../../src/automations/model/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
@@ -74,10 +74,10 @@ describe('a contract action signed by the signer its automation names', () => {
     expect(await gasOf(recipient)).toBe(4321n);
     expect(importedBefore - (await gasOf(imported.address))).toBe(4321n + fees);
     expect(await gasOf(defaultAddress)).toBe(defaultBefore);
-    const onChain = await neo().getTransaction(run.txHash!);
-    expect(onChain.sender).toBe(imported.address);
-    expect(onChain.witnesses[0]!.verification).toBe(
-      Buffer.from(wallet.getVerificationScriptFromPublicKey(imported.publicKey), 'hex').toString('base64'),
+    const sent = tx.Transaction.deserialize(run.txRaw!);
+    expect(sent.sender.toBigEndian()).toBe(imported.scriptHash);
+    expect(sent.witnesses[0]!.verificationScript.toBigEndian()).toBe(
+      wallet.getVerificationScriptFromPublicKey(imported.publicKey),
     );
     // Its fees count against that signer's spend on the network.
     expect(await signerSpend(fork(), signerId, 'default')).toEqual({ today: fees, total: fees, reserved: 0n });
@@ -107,15 +107,27 @@ describe('a contract action signed by the signer its automation names', () => {
     expect(await gasOf(recorded.address)).toBe(before);
   });
 
+  it('learns a migrated signer`s public key from its sealed key when that key is its address`s', async () => {
+    const sealed = newAccount();
+    const signerId = await importSigner(sealed);
+    // As migration 0032 left an account's signer of before: generated, its public key unknown.
+    await sql(`update "signers" set "type" = 'generated', "public_key" = null where "id" = ?`, [signerId]);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), sealed.address, 10n ** 8n);
+    const runId = await firedRunOf(signerId, sealed.address, newAccount().address, '1');
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    const [row] = await sql(`select "public_key" from "signers" where "id" = ?`, [signerId]);
+    expect(row).toEqual({ public_key: sealed.publicKey });
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+  });
+
   it('ends the run SignerMismatch before pricing when the sealed key is not the recorded address`s', async () => {
     const sealed = newAccount();
     const signerId = await importSigner(sealed);
     const stranger = newAccount();
-    await sql(`update "signers" set "public_key" = null, "address" = ?, "script_hash" = ? where "id" = ?`, [
-      stranger.address,
-      `0x${stranger.scriptHash}`,
-      signerId,
-    ]);
+    await sql(
+      `update "signers" set "type" = 'generated', "public_key" = null, "address" = ?, "script_hash" = ? where "id" = ?`,
+      [stranger.address, `0x${stranger.scriptHash}`, signerId],
+    );
     const runId = await firedRunOf(signerId, stranger.address, newAccount().address, '1');
     expect(await prepareContractRun(deps(), runId, signerAttempts)).toBe('failure');
     expect((await runRow(runId)).error).toEqual({

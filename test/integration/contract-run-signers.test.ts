@@ -6,6 +6,7 @@ import { signerAttempts } from '../../src/automations/actions/signing-steps.ts';
 import { signerSpend } from '../../src/automations/budget/gas-spend.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { Account } from '../../src/auth/account.entity.ts';
+import { gasText } from '../../src/chain/gas-amount.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { addSealedSigner } from '../../src/signers/default-signer.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
@@ -134,5 +135,29 @@ describe('a contract action signed by the signer its automation names', () => {
       name: 'SignerMismatch',
       message: `The signer's key is not that of its address ${stranger.address}.`,
     });
+  });
+});
+
+describe("a signer's budget", () => {
+  it("bounds the spend of all the automations naming the signer on the network, refusing the one past it", async () => {
+    const key = newAccount();
+    const signerId = await importSigner(key);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), key.address, 10n ** 8n);
+    const first = await firedRunOf(signerId, key.address, newAccount().address, '1');
+    const second = await firedRunOf(signerId, key.address, newAccount().address, '1');
+    expect(await prepareContractRun(deps(), first)).toBe('sent');
+    const { reserved: fee } = await signerSpend(fork(), signerId, 'default');
+    // Room for one and a half transfers: the other automation's, alone under any budget of its own, is one too many.
+    await sql(`update "signers" set "budget" = ? where "id" = ?`, [
+      JSON.stringify({ total: gasText(fee + fee / 2n) }),
+      signerId,
+    ]);
+
+    expect(await prepareContractRun(deps(), second)).toBe('failure');
+    const refused = await runRow(second);
+    expect(refused).toMatchObject({ status: 'failure', txRaw: null, error: { name: 'BudgetExceeded' } });
+    expect(refused.error!.message).toContain("the signer's budget (its spend on this network) allows");
+    expect(await signerSpend(fork(), signerId, 'default')).toEqual({ today: fee, total: fee, reserved: fee });
+    expect(await relayContractRun(deps(), first, () => undefined)).toBe('success');
   });
 });

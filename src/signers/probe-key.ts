@@ -23,7 +23,8 @@ export async function probeRemoteKey(input: ProbeSignerInput): Promise<ProbeSign
     }
     return { outcome: 'key', publicKey: key.publicKey };
   } catch (error) {
-    if (error instanceof SignerKeyRefusedError) return { outcome: 'refused', field: error.field, message: error.message };
+    if (error instanceof SignerKeyRefusedError)
+      return { outcome: 'refused', field: error.field, message: error.message };
     if (error instanceof MalformedKeyMaterialError) {
       return { outcome: 'refused', field: keyField(input), message: `The backend answered ${error.message}.` };
     }

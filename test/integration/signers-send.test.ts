@@ -1,7 +1,7 @@
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
-import { gasText } from '../../src/chain/gas-amount.ts';
+import { gasText, gasUnits } from '../../src/chain/gas-amount.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
 import { automationsClient, gasTransferAction, settled, type Loose } from '../support/automations.ts';
@@ -71,5 +71,34 @@ describe('an automation naming an imported signer', () => {
 
     const shown = (await client.call('GET', `/signers/${signer.id as string}`)).body;
     expect(shown.networks[0].spend).toEqual({ today: gasText(fees), total: gasText(fees), reserved: '0' });
+  });
+});
+
+describe('two signers on one account', () => {
+  it('send each from its own address, each spend counted against its own signer', async () => {
+    const key = new wallet.Account(wallet.generatePrivateKey());
+    const second = await importedSigner('second', key);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), defaultAddress, 10n ** 8n);
+    const [toDefault, toSecond] = [0, 1].map(() => new wallet.Account(wallet.generatePrivateKey()).address);
+    const automation = (name: string, action: object) =>
+      client.create({ name, status: 'inactive', trigger: { type: 'schedule', cron: '@yearly' }, action });
+    const byDefault = await automation('by default', gasTransferAction(defaultAddress, toDefault!, '11'));
+    const bySecond = await automation('by second', {
+      ...gasTransferAction(key.address, toSecond!, '22'),
+      signer: 'second',
+    });
+    const signers = (await client.call('GET', '/signers')).body.signers as Loose[];
+    const defaultSigner = signers.find((signer) => signer.name === 'default')!;
+    const spendOf = async (id: string) =>
+      (await client.call('GET', `/signers/${id}`)).body.networks[0].spend.total as string;
+    const [defaultSpent, secondSpent] = [await spendOf(defaultSigner.id as string), await spendOf(second.id as string)];
+
+    const [ranDefault, ranSecond] = [await firedRun(byDefault), await firedRun(bySecond)];
+    expect([ranDefault.status, ranSecond.status]).toEqual(['success', 'success']);
+    expect([await gasOf(toDefault!), await gasOf(toSecond!)]).toEqual([11n, 22n]);
+    const feesOf = (run: Loose) => BigInt(run.systemFee as string) + BigInt(run.networkFee as string);
+    const grew = async (id: string, before: string) => gasUnits(await spendOf(id)) - gasUnits(before);
+    expect(await grew(defaultSigner.id as string, defaultSpent)).toBe(feesOf(ranDefault));
+    expect(await grew(second.id as string, secondSpent)).toBe(feesOf(ranSecond));
   });
 });

@@ -3,7 +3,7 @@ import type { ProbeSignerInput, ProbeSignerResult } from '../shared/workflow-sig
 import { MalformedKeyMaterialError } from './ecdsa.ts';
 import { openRemoteKey } from './open-signing-key.ts';
 import { signatureVerifies } from './signature-check.ts';
-import { SignerKeyRefusedError, SignerUnavailableError } from './signing-key.ts';
+import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from './signing-key.ts';
 
 /** The field of the request that names the key: a refusal that is no backend's own names it. */
 const keyField = (input: ProbeSignerInput) => (input.type === 'aws-kms' ? 'keyId' : 'keyLabel');
@@ -12,10 +12,14 @@ const keyField = (input: ProbeSignerInput) => (input.type === 'aws-kms' ? 'keyId
  * Opens a new signer's remote key on the worker, as a send will, and has it sign a random digest:
  * a key that answers a public key but cannot sign, or signs as another key, is refused now rather
  * than at its first run. Answers what the API tells its client (201, 400 naming the field, 503).
+ * `open`: how the key is opened, openRemoteKey but where a test opens its own.
  */
-export async function probeRemoteKey(input: ProbeSignerInput): Promise<ProbeSignerResult> {
+export async function probeRemoteKey(
+  input: ProbeSignerInput,
+  open: (input: ProbeSignerInput) => Promise<SigningKey> = openRemoteKey,
+): Promise<ProbeSignerResult> {
   try {
-    const key = await openRemoteKey(input);
+    const key = await open(input);
     const digest = randomBytes(32);
     if (!signatureVerifies(digest, await key.signDigest(digest), key.publicKey)) {
       const message = 'The key signed a test digest with a signature its public key does not verify.';

@@ -11,6 +11,8 @@ import type { Signer } from '../../src/signers/signer.entity.ts';
 import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from '../../src/signers/signing-key.ts';
 import { MalformedKeyMaterialError } from '../../src/signers/ecdsa.ts';
 import { signerAttempts, signingEnd } from '../../src/automations/actions/signing-steps.ts';
+import { probeRemoteKey } from '../../src/signers/probe-key.ts';
+import type { ProbeSignerInput } from '../../src/shared/workflow-signatures.ts';
 import { testMasters } from '../support/keys.ts';
 
 const order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
@@ -147,5 +149,38 @@ describe('how a run ends when its signer cannot sign', () => {
       name: 'SignerMismatch',
     });
     expect(signingEnd(new Error('the database went away'), true)).toBeNull();
+  });
+});
+
+describe("the probe of a new remote signer's key", () => {
+  const kms: ProbeSignerInput = { type: 'aws-kms', backend: { keyId: 'alias/neo' } };
+  const opening = (key: SigningKey | Error) => async () => {
+    if (key instanceof Error) throw key;
+    return key;
+  };
+
+  it('answers the public key of a key that signs a test digest its public key verifies', async () => {
+    const key = localSigningKey(wallet.generatePrivateKey());
+    expect(await probeRemoteKey(kms, opening(key))).toEqual({ outcome: 'key', publicKey: key.publicKey });
+  });
+
+  it('refuses, naming the key field, a key whose signature its public key does not verify', async () => {
+    const signer = localSigningKey(wallet.generatePrivateKey());
+    const claimed = new wallet.Account(wallet.generatePrivateKey()).publicKey;
+    const liar: SigningKey = { publicKey: claimed, signDigest: (digest) => signer.signDigest(digest) };
+    expect(await probeRemoteKey(kms, opening(liar))).toMatchObject({ outcome: 'refused', field: 'keyId' });
+    const pkcs11: ProbeSignerInput = { type: 'pkcs11', backend: { keyLabel: 'neo' } };
+    expect(await probeRemoteKey(pkcs11, opening(liar))).toMatchObject({ outcome: 'refused', field: 'keyLabel' });
+  });
+
+  it("answers the backend's refusal with its field, and unavailable when it is not reachable now", async () => {
+    const refused = new SignerKeyRefusedError('the key is not ECC_NIST_P256', 'keyId');
+    expect(await probeRemoteKey(kms, opening(refused))).toEqual({
+      outcome: 'refused',
+      field: 'keyId',
+      message: 'the key is not ECC_NIST_P256',
+    });
+    const down = new SignerUnavailableError('KMS not reachable');
+    expect(await probeRemoteKey(kms, opening(down))).toEqual({ outcome: 'unavailable', message: 'KMS not reachable' });
   });
 });

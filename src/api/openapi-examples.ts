@@ -150,6 +150,27 @@ export const requestExamples: Record<string, Record<string, Example>> = {
   'PUT /v1/secrets/{id}': {
     rotate: { summary: 'Rotate the value', value: { value: 'whsec_9c4e7a2b5d8f1e3a6c9b2d5f8a1c4e7b' } },
   },
+  'POST /v1/signers': {
+    import: {
+      summary: 'Bring the operator key your contracts already know',
+      value: { name: 'operator', type: 'import', privateKey: 'KzwhAvGeTEr5anCaGgSEDR6SXLjyDdjQH65qHCfWiSJkEM3rBcgm' },
+    },
+    awsKms: {
+      summary: 'Sign with an AWS KMS key',
+      value: {
+        name: 'keeper',
+        type: 'aws-kms',
+        keyId: 'alias/neo-keeper',
+        region: 'eu-west-1',
+        budget: { perDay: '5' },
+      },
+    },
+    pkcs11: {
+      summary: 'Sign with a key of an HSM',
+      value: { name: 'oracle', type: 'pkcs11', tokenLabel: 'neoflow', keyLabel: 'oracle-p256' },
+    },
+    generated: { summary: 'A new key Neoflow keeps sealed', value: { name: 'hot-wallet', type: 'generated' } },
+  },
   'PATCH /v1/account': {
     budget: { summary: 'Bound what each automation spends', value: { budget: { perDay: '5', total: '100' } } },
     none: { summary: 'Remove the default budget', value: { budget: null } },

@@ -57,10 +57,9 @@ export function openSealedSigner(signer: Signer, masters: MasterKeys): string {
   return open({ ciphertext, wrappedKey, masterKeyId }, sealContexts.signer(signer.account.id), masters);
 }
 
-/** The default signer's WIF, to sign the account's contract calls; it stays in memory only. */
+/** The default signer's WIF, to sign the account's contract calls; it stays in memory only. NotFoundError without one. */
 export async function openSigner(em: EntityManager, masters: MasterKeys, accountId: string): Promise<string> {
-  const signer = await defaultSignerOf(em, accountId);
-  if (!signer) throw new Error(`Account ${accountId} has no default signer.`);
+  const signer = await em.findOneOrFail(Signer, { account: accountId, name: defaultSignerName });
   return openSealedSigner(signer, masters);
 }
 

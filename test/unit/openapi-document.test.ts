@@ -98,6 +98,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Storage',
       'Automations',
       'Secrets',
+      'Signers',
       'Account',
       'Health',
       'OpenAPI',

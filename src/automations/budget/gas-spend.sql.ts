@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Budget } from '../../chain/gas-budget.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
+import { defaultSignerName } from '../../signers/signer.sql.ts';
 
 /**
  * The statements of GAS spending (migration 0016): `automation_gas_spend` and `account_gas_spend`,
@@ -51,11 +52,16 @@ export async function openCounter(tx: EntityManager, of: CounterOf) {
   await tx.execute(openCounterSql(table, columns), values);
 }
 
-/** The automation's counter, its row locked: what it spent today and in all. */
-export async function lockAutomationCounter(tx: EntityManager, automationId: string) {
+const lockAutomationCounterSql = `select ${todayOf} as "today", "total" from "automation_gas_spend"
+  where "automation_id" = ? for update`;
+const lockAccountCounterSql = `select ${todayOf} as "today", "total" from "account_gas_spend"
+  where "account_id" = ? and "network" = ? and "signer_id" = ? for update`;
+
+/** The counter, its row locked: what its automation or signer spent today and in all. */
+export async function lockCounter(tx: EntityManager, of: CounterOf) {
   const [counter] = await tx.execute<{ today: string; total: string }[]>(
-    `select ${todayOf} as "today", "total" from "automation_gas_spend" where "automation_id" = ? for update`,
-    [automationId],
+    'automation' in of ? lockAutomationCounterSql : lockAccountCounterSql,
+    counterKey(of).values,
   );
   return { today: BigInt(counter!.today), total: BigInt(counter!.total) };
 }
@@ -78,25 +84,29 @@ interface RunToReserve {
   account_id: string;
   /** Its automation's: whose network's account counter it moves. */
   network: string;
-  /** The signer whose account counter it moves: the run's, else its automation's. */
+  /** The signer whose account counter it moves: the run's, else its automation's, else the account's default. */
   signer_id: string;
   status: RunStatus;
   sent: boolean;
   automation_budget: Budget | null;
   account_budget: Budget | null;
+  /** The signer's own, for its spend on each network. */
+  signer_budget: Budget | null;
 }
 
-/** The run, its row locked, with the budgets of its automation and account. */
-const lockRunSql = `select r."automation_id", r."account_id", a."network",
-  coalesce(r."signer_id", a."signer_id") as "signer_id", r."status", r."tx_raw" is not null as "sent",
-  a."budget" as "automation_budget", acc."budget" as "account_budget"
+/** The run, its row locked, with the budgets of its automation, account and signer (as signerOrDefault finds it). */
+const lockRunSql = `select r."automation_id", r."account_id", a."network", s."id" as "signer_id", r."status",
+  r."tx_raw" is not null as "sent",
+  a."budget" as "automation_budget", acc."budget" as "account_budget", s."budget" as "signer_budget"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
 join "accounts" acc on acc."id" = r."account_id"
+left join "signers" s on s."id" = coalesce(r."signer_id", a."signer_id")
+  or (r."signer_id" is null and a."signer_id" is null and s."account_id" = r."account_id" and s."name" = ?)
 where r."id" = ? for update of r`;
 
 export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {
-  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [runId]);
+  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [defaultSignerName, runId]);
   return run;
 }
 

@@ -164,8 +164,11 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     finishFunctionRun: (runId: string, outcome: ExecutionOutcome) => steps.finishFunctionRun(em(), runId, outcome),
     decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),
+    // The attempt tells the step when a signer's backend not reachable now has had its last (signing-steps.ts).
     prepareContractRun: async (runId: string) =>
-      inTurn(await accountOfRun(em(), runId), 0, () => contract.prepareContractRun(chain(), runId)),
+      inTurn(await accountOfRun(em(), runId), 0, () =>
+        contract.prepareContractRun(chain(), runId, Context.current().info.attempt),
+      ),
     relayContractRun: async (runId: string) => {
       const endsAt = Date.now() + deps.automations.relayAttemptMs;
       return inTurn(await accountOfRun(em(), runId), 0, () =>

@@ -13,6 +13,8 @@ import { RunTurns } from '../src/functions/run-turns.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 import { createAutomationActivities } from './automations.ts';
+import { probeRemoteKey } from '../src/signers/probe-key.ts';
+import type { ProbeSignerInput } from '../src/shared/workflow-signatures.ts';
 
 /** What activities need from the process that runs them. */
 export interface ActivityDeps {
@@ -92,6 +94,9 @@ export function createActivities(deps: ActivityDeps) {
   const isolates = new SpareIsolates(deps.memoryLimitMb, spareIsolates);
   return {
     ...createAutomationActivities(deps),
+
+    /** Opens a new remote signer's key and has it sign a test digest (workflows/probe-signer.ts). */
+    probeSignerKey: (input: ProbeSignerInput) => probeRemoteKey(input),
 
     /** Proves a worker is polling and can run activities; `neoflow up` calls it once at start. */
     async ping(): Promise<{ workerId: string }> {

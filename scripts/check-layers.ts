@@ -40,6 +40,8 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'sandbox', paths: [/^src\/sandbox\//] },
   { name: 'codec', paths: [/^src\/codec\//] },
   { name: 'secrets', paths: [/^src\/secrets\//] },
+  // An account's signers (issue 46): rows over accounts, the keys they open, and their custody backends.
+  { name: 'signers', paths: [/^src\/signers\//] },
   { name: 'account', paths: [/^src\/auth\//, /^src\/account\//] },
   { name: 'chain', paths: [/^src\/chain\//] },
   { name: 'foundation', paths: [/^src\//] },

@@ -9,7 +9,7 @@ import { Automation } from './automations/model/automation.entity.ts';
 import { AutomationCredential } from './automations/credentials/credential.entity.ts';
 import { BlockCursor } from './automations/blocks/block-cursor.entity.ts';
 import { AutomationRun } from './automations/model/run.entity.ts';
-import { AccountSigner } from './auth/signer.entity.ts';
+import { Signer } from './signers/signer.entity.ts';
 import { Execution, ExecutionResult } from './functions/execution.entity.ts';
 import { FunctionDef } from './functions/function.entity.ts';
 import { FunctionVersion } from './functions/function-version.entity.ts';
@@ -24,7 +24,7 @@ import type { MasterKeys } from './crypto/envelope.ts';
 export const entities = [
   Account,
   ApiKey,
-  AccountSigner,
+  Signer,
   Secret,
   SecretVersion,
   FunctionDef,

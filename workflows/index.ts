@@ -3,6 +3,7 @@ export { deliverNotification } from './deliver-notification.ts';
 export { executeFunction } from './execute-function.ts';
 export { pingWorkflow } from './ping.ts';
 export { priceSourcePoller } from './price-source-poller.ts';
+export { probeSigner } from './probe-signer.ts';
 export { recoveryLoop } from './recovery-loop.ts';
 export { recoverySweep } from './recovery-sweep.ts';
 export { replayBlocks } from './replay-blocks.ts';

@@ -7,7 +7,7 @@ import { budgetSchema } from '../chain/gas-budget.ts';
 import { accountSpend } from '../automations/budget/gas-spend.ts';
 import { gasText } from '../chain/gas-amount.ts';
 import type { NeoRpc } from '../chain/rpc.ts';
-import { findSigner, type SignerSummary } from '../auth/signer.ts';
+import { findSigner, type SignerSummary } from '../signers/default-signer.ts';
 import { Account } from '../auth/account.entity.ts';
 
 /** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */

@@ -3,7 +3,7 @@ import { Account } from './account.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey, keyHint } from './key-material.ts';
 import type { Scope } from './scopes.ts';
-import { addSigner, findSigner, type SignerSummary } from './signer.ts';
+import { addSigner, findSigner, type SignerSummary } from '../signers/default-signer.ts';
 import { newId } from '../ids.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';

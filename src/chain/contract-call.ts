@@ -91,7 +91,8 @@ export interface PricedCall {
   hash: string;
   /** Its system fee plus its network fee, in GAS fractions: what the sender pays once it is in a block. */
   fee: bigint;
-  sign(): PreparedCall;
+  /** Signs through the sender's key, checked against its public key (transaction.ts `sign`). */
+  sign(): Promise<PreparedCall>;
 }
 
 /**
@@ -104,8 +105,8 @@ export async function priceContractCall(neo: NeoRpc, script: string, sender: Sen
   return {
     hash: `0x${priced.transaction.hash()}`,
     fee: feeOf(priced.transaction),
-    sign: () => {
-      const signed = sign(priced, sender);
+    sign: async () => {
+      const signed = await sign(priced, sender);
       return {
         hash: `0x${signed.hash()}`,
         rawTransaction: signed.serialize(true),

@@ -1,16 +1,41 @@
+import { createHash } from 'node:crypto';
 import { sc, tx, u, wallet } from '@cityofzion/neon-js';
+import type { SigningKey } from '../signers/signing-key.ts';
+import { signatureVerifies } from '../signers/signature-check.ts';
+import { runErrorName } from '../shared/outcomes.ts';
 import type { NeoRpc } from './rpc.ts';
 
 type Transaction = InstanceType<typeof tx.Transaction>;
 
 /**
  * Who pays for and signs a transaction: an account whose verification script one signature of
- * `privateKey` satisfies (a single-key account, or a 1-of-n multisig account).
+ * `key` satisfies (a single-key account, or a 1-of-n multisig account). Where the key lives is
+ * the port's business (src/signers): nothing here knows.
  */
 export interface Sender {
-  privateKey: string;
+  key: SigningKey;
   /** Hex. */
   verificationScript: string;
+  /**
+   * The public key (compressed hex) a signature must verify against before the transaction may
+   * leave: the one the signer's record holds, so a key that signs as another is caught here.
+   */
+  publicKey: string;
+}
+
+/** The single-key account of `publicKey` (by default the key's own), signed for by `key`. */
+export const keySender = (key: SigningKey, publicKey = key.publicKey): Sender => ({
+  key,
+  verificationScript: wallet.getVerificationScriptFromPublicKey(publicKey),
+  publicKey,
+});
+
+/**
+ * The key's signature does not verify against the public key the signer's record holds: sent, it
+ * would be refused, or sign for someone else. Nothing is sent, and retrying signs no better.
+ */
+export class SignerMismatchError extends Error {
+  override readonly name = runErrorName.SignerMismatch;
 }
 
 /** Blocks until the transaction expires: long enough for a busy pool, short enough to give up. */
@@ -80,12 +105,21 @@ export async function testAndPrice(neo: NeoRpc, script: string, sender: Sender):
 export const feeOf = (transaction: Transaction): bigint =>
   BigInt(transaction.systemFee.toString()) + BigInt(transaction.networkFee.toString());
 
-/** Signs a priced transaction as `sender`. */
-export function sign({ transaction, magic }: Priced, sender: Sender): Transaction {
-  const signature = wallet.sign(transaction.getMessageForSigning(magic), sender.privateKey);
+/**
+ * Signs a priced transaction as `sender`: the key signs the digest Neo's witness covers,
+ * SHA-256(network magic ‖ transaction hash), and the signature is checked against the sender's
+ * public key before it is attached (SignerMismatchError otherwise). The key's own errors
+ * (SignerUnavailableError, SignerKeyRefusedError) pass through: nothing is signed then.
+ */
+export async function sign({ transaction, magic }: Priced, sender: Sender): Promise<Transaction> {
+  const digest = createHash('sha256').update(Buffer.from(transaction.getMessageForSigning(magic), 'hex')).digest();
+  const signature = await sender.key.signDigest(digest);
+  if (!signatureVerifies(digest, signature, sender.publicKey)) {
+    throw new SignerMismatchError("The signer's key signed a signature that its recorded public key does not verify.");
+  }
   transaction.witnesses = [
     new tx.Witness({
-      invocationScript: new sc.ScriptBuilder().emitHexString(signature).build(),
+      invocationScript: new sc.ScriptBuilder().emitHexString(Buffer.from(signature).toString('hex')).build(),
       verificationScript: sender.verificationScript,
     }),
   ];

@@ -15,7 +15,7 @@ export interface SealedTable {
 /** Every table holding a value sealed by envelope.ts belongs here. */
 export const sealedTables: SealedTable[] = [
   { table: 'secret_versions', key: ['id'] },
-  { table: 'account_signers', key: ['account_id'] },
+  { table: 'signers', key: ['id'] },
   { table: 'automation_credentials', key: ['id'] },
   { table: 'execution_results', key: ['execution_id'] },
   // Functions' stored values (src/functions/storage/).

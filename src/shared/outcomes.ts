@@ -109,6 +109,8 @@ export const runErrorName = named(
   'InputQuarantined',
   'NoCalls',
   'RunLimitExceeded',
+  'SignerUnavailable',
+  'SignerMismatch',
 );
 /** A name the service gives a failed run: its own, or `ExecutionLostError` it shares with executions. */
 export type RunErrorName = keyof typeof runErrorName | typeof executionErrorName.ExecutionLostError;

@@ -32,3 +32,20 @@ export type RecoveryLoopWorkflow = (intervalMs: number) => Promise<never>;
 
 /** A round trip through a worker: the id of the worker that answered. */
 export type PingWorkflow = () => Promise<{ workerId: string }>;
+
+/** Which remote key a new signer names (issue 46): the reference its row will hold. */
+export type ProbeSignerInput =
+  | { type: 'aws-kms'; backend: { keyId: string; region?: string } }
+  | { type: 'pkcs11'; backend: { tokenLabel?: string; slotLabel?: string; keyLabel: string } };
+
+/**
+ * What the worker found of it: the key's compressed public key once it signed a test digest that
+ * verifies; `refused`, the request's field at fault; `unavailable`, the backend not reachable now.
+ */
+export type ProbeSignerResult =
+  | { outcome: 'key'; publicKey: string }
+  | { outcome: 'refused'; field: string; message: string }
+  | { outcome: 'unavailable'; message: string };
+
+/** The probe of a new aws-kms or pkcs11 signer's key, on a worker (id `signer-probe-<signerId>`). */
+export type ProbeSignerWorkflow = (input: ProbeSignerInput) => Promise<ProbeSignerResult>;

@@ -1,3 +1,5 @@
+import { runErrorName } from '../shared/outcomes.ts';
+
 /**
  * The one signing port (issue 46): every custody type (a key sealed in the database, an AWS KMS
  * key, a PKCS#11 token key) answers the same two things, so building, pricing, budgeting and
@@ -19,7 +21,7 @@ export interface SigningKey {
  * nothing was signed, so nothing was sent, and a later attempt may succeed.
  */
 export class SignerUnavailableError extends Error {
-  override readonly name = 'SignerUnavailable';
+  override readonly name = runErrorName.SignerUnavailable;
 }
 
 /**

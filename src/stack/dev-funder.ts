@@ -5,6 +5,7 @@ import { createNeoRpc } from '../chain/rpc.ts';
 import { transferCall } from '../chain/nep17.ts';
 import { sendAndConfirm } from '../chain/contract-call.ts';
 import { reachable } from '../reachable.ts';
+import { localSigningKey } from '../signers/local-key.ts';
 import type { DevWallet } from './neo-devnet.ts';
 import { readValidatorWallet, unlockWif } from './neo-devnet-config.ts';
 
@@ -25,7 +26,7 @@ export function devCommittee(devWallet: Pick<DevWallet, 'wif'>) {
   const verificationScript = wallet.constructMultiSigVerificationScript(1, [validator.publicKey]);
   const committee = wallet.getScriptHashFromVerificationScript(verificationScript);
   return {
-    sender: { privateKey: validator.privateKey, verificationScript },
+    sender: { key: localSigningKey(validator.privateKey), verificationScript, publicKey: validator.publicKey },
     /** Sends `amount` GAS fractions to `toAddress`. */
     transferScript: (toAddress: string, amount: bigint) =>
       new sc.ScriptBuilder()

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Account } from '../../src/auth/account.entity.ts';
 import { createKey } from '../../src/auth/keys.service.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
-import { openSigner } from '../../src/auth/signer.ts';
-import { AccountSigner } from '../../src/auth/signer.entity.ts';
+import { openSigner } from '../../src/signers/default-signer.ts';
+import { Signer } from '../../src/signers/signer.entity.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { ensureValidatorWallet } from '../../src/stack/neo-devnet-config.ts';
 import { freePort } from '../../src/net/ports.ts';
@@ -53,8 +53,8 @@ describe('account signers', () => {
     const [mine, theirs] = [await issueKey(api.database.orm), await issueKey(api.database.orm)];
     const em = api.database.orm.em.fork();
     const [row, other] = await Promise.all([
-      em.findOneOrFail(AccountSigner, { account: mine.accountId }),
-      em.findOneOrFail(AccountSigner, { account: theirs.accountId }),
+      em.findOneOrFail(Signer, { account: mine.accountId }),
+      em.findOneOrFail(Signer, { account: theirs.accountId }),
     ]);
     Object.assign(other, { ciphertext: row.ciphertext, wrappedKey: row.wrappedKey, masterKeyId: row.masterKeyId });
     await em.flush();

@@ -277,7 +277,7 @@ describe('contract actions', () => {
       .getConnection()
       .execute<{ id: string }[]>('select id from accounts where name = ?', [account]);
     // An account made before signers existed, whose keys all predate them.
-    await orm.em.getConnection().execute('delete from account_signers where account_id = ?', [row!.id]);
+    await orm.em.getConnection().execute('delete from signers where account_id = ?', [row!.id]);
     const created = await call('POST', '/automations', body({ action: contractAction }), unsignedKey);
     expect(created.status).toBe(201);
     expect((await call('POST', `/automations/${created.body.id}/trigger`, undefined, unsignedKey)).status).toBe(202);

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sc, wallet } from '@cityofzion/neon-js';
+import { keySender } from '../../src/chain/transaction.ts';
+import { localSigningKey } from '../../src/signers/local-key.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
@@ -175,10 +177,7 @@ describe("an account's state triggers", () => {
 describe('a state trigger on a GAS balance above a value', () => {
   it('fires once per crossing: not while above, again after below and above, across worker restarts', async () => {
     const holder = new wallet.Account(wallet.generatePrivateKey());
-    const sender = {
-      privateKey: holder.privateKey,
-      verificationScript: wallet.getVerificationScriptFromPublicKey(holder.publicKey),
-    };
+    const sender = keySender(localSigningKey(holder.privateKey));
     const fund = (amount: bigint) =>
       fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), holder.address, amount);
     await fund(20n * gas);

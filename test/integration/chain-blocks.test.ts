@@ -1,4 +1,6 @@
 import { CONST, sc, u, wallet } from '@cityofzion/neon-js';
+import { keySender } from '../../src/chain/transaction.ts';
+import { localSigningKey } from '../../src/signers/local-key.ts';
 import { describe, expect, inject, it } from 'vitest';
 import { createEventAbiCache, readBlockNotifications, type BlockNotifications } from '../../src/chain/blocks.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
@@ -36,12 +38,11 @@ describe('readBlockNotifications', () => {
     const chain = createNeoRpc(inject('neoRpcUrl'));
     const from = await chain.getBlockCount();
     await fundFromDevWallet(chain.url, inject('devWallet'), alice.address, 10n ** 8n);
-    const verificationScript = wallet.getVerificationScriptFromPublicKey(alice.publicKey);
     const script = sc.createScript(
       transferCall('GAS', alice.address, bob.address, 1n),
       transferCall('GAS', alice.address, bob.address, 2n),
     );
-    const hash = await sendAndConfirm(chain, script, { privateKey: alice.privateKey, verificationScript });
+    const hash = await sendAndConfirm(chain, script, keySender(localSigningKey(alice.privateKey)));
     const { blockhash } = await chain.getTransaction(hash);
 
     // Read block after block, as a follower does, up to the transaction's.

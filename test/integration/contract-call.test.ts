@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { prepareContractCall, relayUntilFinal, type PreparedCall } from '../../src/chain/contract-call.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { transferCall } from '../../src/chain/nep17.ts';
-import type { Sender } from '../../src/chain/transaction.ts';
+import { keySender, type Sender } from '../../src/chain/transaction.ts';
+import { localSigningKey } from '../../src/signers/local-key.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
@@ -11,10 +12,7 @@ const gasOf = async (address: string) => BigInt((await neo().getBalance(address,
 
 function freshSender() {
   const account = new wallet.Account(wallet.generatePrivateKey());
-  const sender: Sender = {
-    privateKey: account.privateKey,
-    verificationScript: wallet.getVerificationScriptFromPublicKey(account.publicKey),
-  };
+  const sender = keySender(localSigningKey(account.privateKey));
   return { address: account.address, sender };
 }
 

@@ -1,6 +1,8 @@
 import { sc, wallet } from '@cityofzion/neon-js';
+import { keySender } from '../../src/chain/transaction.ts';
+import { localSigningKey } from '../../src/signers/local-key.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openSigner } from '../../src/auth/signer.ts';
+import { openSigner } from '../../src/signers/default-signer.ts';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
 import { accountSpend, automationSpend } from '../../src/automations/budget/gas-spend.ts';
@@ -48,10 +50,7 @@ const transfer = () => gasTransferAction(signerAddress, recipient, '1');
 /** What prepare reserves for one transfer now: its system fee plus its network fee, as the node prices them. */
 async function feeOfTransfer(): Promise<bigint> {
   const key = new wallet.Account(await openSigner(fork(), testMasters, accountId));
-  const sender = {
-    privateKey: key.privateKey,
-    verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey),
-  };
+  const sender = keySender(localSigningKey(key.privateKey));
   const action = transfer();
   const script = sc.createScript({
     scriptHash: action.scriptHash.slice(2),

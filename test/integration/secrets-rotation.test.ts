@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSigner } from '../../src/auth/signer.ts';
-import { AccountSigner } from '../../src/auth/signer.entity.ts';
+import { openSigner } from '../../src/signers/default-signer.ts';
+import { Signer } from '../../src/signers/signer.entity.ts';
 import { keyId } from '../../src/crypto/key-id.ts';
 import { open, seal } from '../../src/crypto/envelope.ts';
 import { readValue } from '../../src/functions/storage/storage-store.ts';
@@ -57,7 +57,7 @@ describe('secret store and master key rotation', () => {
 
     const stale = { masterKeyId: { $ne: keyId(newKey) } };
     expect(await db.orm.em.fork().count(SecretVersion, stale)).toBe(0);
-    expect(await db.orm.em.fork().count(AccountSigner, stale)).toBe(0);
+    expect(await db.orm.em.fork().count(Signer, stale)).toBe(0);
     const onlyNew = { current: newKey, previous: [] };
     const revealed = await revealSecrets(db.orm.em.fork(), onlyNew, accountId, names);
     expect(revealed.map((secret) => secret.value).sort()).toEqual(names.map((name) => `value-${name}`));

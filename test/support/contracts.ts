@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { CONST, experimental, sc, tx, u, wallet } from '@cityofzion/neon-js';
 import { relayUntilFinal, sendAndConfirm } from '../../src/chain/contract-call.ts';
 import type { NeoRpc } from '../../src/chain/rpc.ts';
-import { sign, signedBy, type Sender } from '../../src/chain/transaction.ts';
+import { keySender, sign, signedBy, type Sender } from '../../src/chain/transaction.ts';
+import { localSigningKey } from '../../src/signers/local-key.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
 
@@ -46,10 +47,7 @@ export async function compileContract(neoGoPath: string, name: string, config = 
 export async function fundedSender(rpcUrl: string, devWallet: DevWallet, gas: bigint): Promise<Sender> {
   const account = new wallet.Account(wallet.generatePrivateKey());
   await fundFromDevWallet(rpcUrl, devWallet, account.address, gas * 10n ** 8n);
-  return {
-    privateKey: account.privateKey,
-    verificationScript: wallet.getVerificationScriptFromPublicKey(account.publicKey),
-  };
+  return keySender(localSigningKey(account.privateKey));
 }
 
 const bytes = (buffer: Buffer) => sc.ContractParam.byteArray(u.HexString.fromHex(buffer.toString('hex'), true));
@@ -98,7 +96,7 @@ export async function sendFaulting(neo: NeoRpc, script: string, sender: Sender):
     witnesses: [{ invocationScript: '', verificationScript: sender.verificationScript }],
   });
   transaction.networkFee = u.BigInteger.fromNumber(await neo.calculateNetworkFee(transaction));
-  const signed = sign({ transaction, magic }, sender);
+  const signed = await sign({ transaction, magic }, sender);
   const call = { hash: `0x${signed.hash()}`, rawTransaction: signed.serialize(true), validUntilBlock: height + 100 };
   const result = await relayUntilFinal(neo, call, { pollMs: 200 });
   if (result.outcome === 'expired') throw new Error(`transaction ${call.hash} expired before a block included it`);

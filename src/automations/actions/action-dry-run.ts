@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
 import { AccountSlots } from '../../functions/account-slots.ts';
-import { findSigner } from '../../auth/signer.ts';
+import { signerOrDefault } from '../../signers/signer-or-default.ts';
 import { requestNetworkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { FunctionDef } from '../../functions/function.entity.ts';
 import { sandboxServices } from '../../functions/sandbox-services.ts';
@@ -62,7 +62,7 @@ export type DryRun =
 /**
  * Dry-runs `automation`'s action for `fire`: a function runs in the sandbox as a run's would, its
  * parameters the action's plus `trigger`, the fire with `type: 'test'` (so that code can tell);
- * its decided calls, or a contract action's calls, are test-invoked as the account's signer,
+ * its decided calls, or a contract action's calls, are test-invoked as the automation's signer,
  * never signed; a webhook is not posted. Nothing is stored: no execution, no run.
  */
 export async function dryRunAction(deps: DryRunDeps, automation: Automation, fire: FirePayload): Promise<DryRun> {
@@ -70,7 +70,8 @@ export async function dryRunAction(deps: DryRunDeps, automation: Automation, fir
   const accountId = automation.account.id;
   if (action.type === 'webhook') return { type: 'webhook', sent: false };
   const neo = requestNetworkOf(deps.networks, automation.network);
-  const signer = (await findSigner(deps.em, accountId))?.scriptHash.slice(2);
+  // As its runs will send: from the signer the automation names, else the account's default.
+  const signer = (await signerOrDefault(deps.em, accountId, automation.signerId ?? null))?.scriptHash.slice(2);
   if (action.type === 'contract') {
     const { scriptHash, operation, args } = action;
     const calls = resolveCalls([{ scriptHash, operation, args }], fire);

@@ -4,13 +4,14 @@
  * (decide-steps.ts, decision.ts), a webhook's POST (webhook-steps.ts), their dry runs; the writes
  * of a contract run, the signed transaction among them, are in run-contract.sql.ts.
  */
-import { NotFoundError, type EntityManager } from '@mikro-orm/postgresql';
-import { wallet } from '@cityofzion/neon-js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { callsScript, type ContractCall } from '../../chain/contract-calls.ts';
 import { priceContractCall, relayUntilFinal, TransactionRejectedError } from '../../chain/contract-call.ts';
 import { NeoRpcError } from '../../chain/rpc.ts';
 import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
-import { openSigner } from '../../auth/signer.ts';
+import { forgetSigningKey } from '../../signers/open-signing-key.ts';
+import { signerOrDefault } from '../../signers/signer-or-default.ts';
+import { senderOf, signerAttempts, signingEnd } from './signing-steps.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';
@@ -24,6 +25,7 @@ import {
   failUnsent,
   markRelayed,
   noteRelayError,
+  recordSigner,
   storeCalls,
   storeTransaction,
 } from './run-contract.sql.ts';
@@ -37,20 +39,22 @@ export interface ChainDeps {
 }
 
 /**
- * Test-invokes the contract call as the account's signer: a FAULT ends the run with the VM's
- * exception and nothing is sent, and so does a fee over the budget. Otherwise the signed transaction is stored before anything is
+ * Test-invokes the contract call as the run's signer (its automation's): a FAULT ends the run with
+ * the VM's exception and nothing is sent, and so does a fee over the budget, or a key that cannot
+ * sign (signing-steps.ts; `attempt`, this activity's, says when a key not reachable now has had its
+ * last). Otherwise the signed transaction is stored before anything is
  * relayed, and a repeated call finds it: one run, one transaction. Every write is conditional on
  * the run holding no transaction yet, and the answer is what the run holds after it: an attempt
  * that signed late (its activity retried meanwhile) neither replaces the stored transaction nor
  * fails the run that holds it.
  */
-export async function prepareContractRun(deps: ChainDeps, runId: string): Promise<RunStatus | 'sent'> {
+export async function prepareContractRun(deps: ChainDeps, runId: string, attempt = 1): Promise<RunStatus | 'sent'> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
   // A run deleted with its automation answers a failure: nothing left to do or to record.
   if (!run) return runStatus.failure;
   if (run.status !== runStatus.running) return run.status;
   if (run.txRaw) return 'sent';
-  await prepareOrEnd(deps, run);
+  await prepareOrEnd(deps, run, attempt >= signerAttempts);
   await settleReservationsOf(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
   if (!state) return runStatus.failure;
@@ -59,25 +63,37 @@ export async function prepareContractRun(deps: ChainDeps, runId: string): Promis
 
 /**
  * Stores the signed transaction on the run, or ends the run with what stops it: a template the
- * trigger cannot fill, a test run that faults, and an account without a signer (made before
- * signers existed, with no key since), ended now with its cause instead of being retried in vain.
+ * trigger cannot fill, a test run that faults, an account without a signer (made before signers
+ * existed, with no key since), and a key that cannot sign, ended now with its cause instead of
+ * being retried in vain. The signer is recorded on the run first: the one its automation names
+ * (else the account's default) when it first prepares, and the same for every later attempt.
  */
-async function prepareOrEnd(deps: ChainDeps, run: AutomationRun) {
+async function prepareOrEnd(deps: ChainDeps, run: AutomationRun, lastAttempt: boolean) {
   const calls = await callsOf(deps.em, run);
   if (!calls) return;
-  const sender = await senderOf(deps, run.accountId);
-  if (!sender) {
+  const signer = await signerOrDefault(deps.em, run.accountId, run.signerId ?? run.automation.signerId);
+  if (!signer) {
     const error = { name: runErrorName.NoSigner, message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);
   }
-  const priced = await priceContractCall(networkOf(deps.networks, run.network), callsScript(calls), sender);
-  if ('fault' in priced) {
-    const error = { name: runErrorName.ContractFault, message: priced.fault };
-    return failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
+  await recordSigner(deps.em, run.id, signer.id);
+  try {
+    const sender = await senderOf(deps, signer);
+    const priced = await priceContractCall(networkOf(deps.networks, run.network), callsScript(calls), sender);
+    if ('fault' in priced) {
+      const error = { name: runErrorName.ContractFault, message: priced.fault };
+      return await failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
+    }
+    // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
+    if (!(await reserveRunGas(deps.em, run.id, priced))) return;
+    await storeTransaction(deps.em, run.id, await priced.sign());
+  } catch (error) {
+    const end = signingEnd(error, lastAttempt);
+    if (!end) throw error;
+    // The key failed to open or sign: the next attempt, or run, opens it anew.
+    forgetSigningKey(signer.id);
+    await failUnsent(deps.em, run.id, end);
   }
-  // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
-  if (!(await reserveRunGas(deps.em, run.id, priced))) return;
-  await storeTransaction(deps.em, run.id, priced.sign());
 }
 
 /**
@@ -161,14 +177,4 @@ function troubleOf(error: unknown, call: { hash: string; validUntilBlock: number
   if (error instanceof NeoRpcError) return error.message;
   if (error instanceof Error && error.name === platformTimeoutName) return 'The Neo node did not answer in time.';
   return 'The Neo node could not be reached.';
-}
-
-async function senderOf(deps: ChainDeps, accountId: string) {
-  const privateKey = await openSigner(deps.em, deps.masterKeys, accountId).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return null;
-    throw error;
-  });
-  if (privateKey === null) return null;
-  const key = new wallet.Account(privateKey);
-  return { privateKey: key.privateKey, verificationScript: wallet.getVerificationScriptFromPublicKey(key.publicKey) };
 }

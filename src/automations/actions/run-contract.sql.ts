@@ -38,6 +38,19 @@ export async function storeCalls(
   return row?.calls ?? null;
 }
 
+/**
+ * Records the signer the run's transaction is prepared with, unless the run holds one already (an
+ * earlier attempt's: every attempt signs as the first chose) or has ended. Its spend counts against
+ * that signer (gas-spend.ts), and its `low_gas` check reads that signer's balance.
+ */
+export async function recordSigner(em: EntityManager, runId: string, signerId: string) {
+  await em.execute(
+    `update "automation_runs" set "signer_id" = ?
+      where "id" = ? and "signer_id" is null and "status" = '${runStatus.running}' and "tx_raw" is null`,
+    [signerId, runId],
+  );
+}
+
 const storeTransactionSql = `update "automation_runs" set "tx_hash" = ?, "tx_raw" = ?, "valid_until_block" = ?
 where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null
   and exists (select 1 from "gas_reservations" where "run_id" = ? and "tx_hash" = ? and "state" = 'reserved')`;

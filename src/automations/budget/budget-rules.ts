@@ -9,7 +9,20 @@ export function budgetInForce(own: Budget | null, accountDefault: Budget | null)
   return null;
 }
 
-/** What the automation spent (landed and reserved), in GAS fractions: today (a UTC day) and in all. */
+/**
+ * The budget a signer's spend on one network is held to, all its automations together: its own,
+ * else its account's, else none. It holds beside each automation's (budgetInForce).
+ */
+export function signerBudgetInForce(own: Budget | null, account: Budget | null) {
+  if (own) return { budget: own, from: 'signer' as const };
+  if (account) return { budget: account, from: 'accountPerSigner' as const };
+  return null;
+}
+
+/** Whose budget refused a fee: the automation's (its own, or its account's default), or its signer's. */
+export type BudgetFrom = 'automation' | 'account' | 'signer' | 'accountPerSigner';
+
+/** What an automation or a signer spent (landed and reserved), in GAS fractions: today (a UTC day) and in all. */
 export interface Spent {
   today: bigint;
   total: bigint;
@@ -38,19 +51,25 @@ export function refusalOf(budget: Budget, spent: Spent, fee: bigint): Refusal | 
   return null;
 }
 
-/** A refusal's perDay or total: the automation can send nothing more until its budget changes (or the day). */
+/** A refusal's perDay or total: the automation can send nothing more until the budget changes (or the day). */
 export const exhausts = (refusal: Refusal) => refusal.limit !== 'perRun';
 
 const limitNames: Record<Limit, string> = { perRun: 'per run', perDay: 'per day (UTC)', total: 'in total' };
 
+const whose: Record<BudgetFrom, string> = {
+  automation: "the automation's budget",
+  account: "the account's default budget",
+  signer: "the signer's budget (its spend on this network)",
+  accountPerSigner: "the account's budget for its signer's spend on this network",
+};
+
 /** The figures of a refusal, for the run's error and the automation's details. */
-export function refusalMessage(refusal: Refusal, from: 'automation' | 'account'): string {
-  const whose = from === 'automation' ? "the automation's budget" : "the account's default budget";
+export function refusalMessage(refusal: Refusal, from: BudgetFrom): string {
   const fee = `The transaction would cost ${gasText(refusal.fee)} GAS (system fee plus network fee)`;
-  if (refusal.limit === 'perRun') return `${fee}; ${whose} allows ${gasText(refusal.allowed)} GAS per run.`;
+  if (refusal.limit === 'perRun') return `${fee}; ${whose[from]} allows ${gasText(refusal.allowed)} GAS per run.`;
   const left = refusal.allowed > refusal.spent ? refusal.allowed - refusal.spent : 0n;
   return (
-    `${fee}; ${whose} allows ${gasText(refusal.allowed)} GAS ${limitNames[refusal.limit]}, ` +
+    `${fee}; ${whose[from]} allows ${gasText(refusal.allowed)} GAS ${limitNames[refusal.limit]}, ` +
     `of which ${gasText(refusal.spent)} GAS is spent or reserved: ${gasText(left)} GAS left.`
   );
 }

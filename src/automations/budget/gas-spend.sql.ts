@@ -8,7 +8,8 @@ import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
  * and reserved; and `gas_reservations`, one per transaction a run's prepare priced; and the lock
  * of the run a reservation is for. Run inside the transactions of gas-spend.ts, which say in what
  * order. An account's counter is one network's (migration 0030: GAS of one network is not GAS of
- * another), the network of the automation that spent, read with the run or the reservation.
+ * another), the network of the automation that spent, read with the run or the reservation; and
+ * one signer's (migration 0032): the run's, else its automation's, kept with the reservation.
  */
 
 const utcToday = `(now() at time zone 'UTC')::date`;
@@ -16,14 +17,18 @@ const utcToday = `(now() at time zone 'UTC')::date`;
 /** A UTC day's counter: what `today` holds once the day changed. */
 const todayOf = `case when "day" = ${utcToday} then "today" else 0 end`;
 
-/** Whose counter: an automation's, or an account's on one network. */
-type CounterOf = { automation: string } | { account: string; network: string };
+/** Whose counter: an automation's, or an account's signer's on one network. */
+type CounterOf = { automation: string } | { account: string; network: string; signer: string };
 
 /** The counter's table, its key's columns and their values, in the same order. */
 function counterKey(of: CounterOf) {
   return 'automation' in of
     ? { table: 'automation_gas_spend', columns: ['automation_id'], values: [of.automation] }
-    : { table: 'account_gas_spend', columns: ['account_id', 'network'], values: [of.account, of.network] };
+    : {
+        table: 'account_gas_spend',
+        columns: ['account_id', 'network', 'signer_id'],
+        values: [of.account, of.network, of.signer],
+      };
 }
 
 const quoted = (columns: string[]) => columns.map((column) => `"${column}"`).join(', ');
@@ -73,6 +78,8 @@ interface RunToReserve {
   account_id: string;
   /** Its automation's: whose network's account counter it moves. */
   network: string;
+  /** The signer whose account counter it moves: the run's, else its automation's. */
+  signer_id: string;
   status: RunStatus;
   sent: boolean;
   automation_budget: Budget | null;
@@ -80,7 +87,8 @@ interface RunToReserve {
 }
 
 /** The run, its row locked, with the budgets of its automation and account. */
-const lockRunSql = `select r."automation_id", r."account_id", a."network", r."status", r."tx_raw" is not null as "sent",
+const lockRunSql = `select r."automation_id", r."account_id", a."network",
+  coalesce(r."signer_id", a."signer_id") as "signer_id", r."status", r."tx_raw" is not null as "sent",
   a."budget" as "automation_budget", acc."budget" as "account_budget"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
@@ -103,13 +111,20 @@ export async function reservationHeld(tx: EntityManager, runId: string, txHash: 
 
 export async function insertReservation(
   tx: EntityManager,
-  reservation: { runId: string; txHash: string; automationId: string; accountId: string; amount: bigint },
+  reservation: {
+    runId: string;
+    txHash: string;
+    automationId: string;
+    accountId: string;
+    signerId: string;
+    amount: bigint;
+  },
 ) {
-  const { runId, txHash, automationId, accountId, amount } = reservation;
+  const { runId, txHash, automationId, accountId, signerId, amount } = reservation;
   await tx.execute(
-    `insert into "gas_reservations" ("run_id", "tx_hash", "automation_id", "account_id", "amount", "day")
-      values (?, ?, ?, ?, ?, ${utcToday})`,
-    [runId, txHash, automationId, accountId, amount],
+    `insert into "gas_reservations" ("run_id", "tx_hash", "automation_id", "account_id", "signer_id", "amount", "day")
+      values (?, ?, ?, ?, ?, ?, ${utcToday})`,
+    [runId, txHash, automationId, accountId, signerId, amount],
   );
 }
 
@@ -121,6 +136,8 @@ export interface ReservationRow {
   account_id: string;
   /** Its automation's network. */
   network: string;
+  /** Whose account counter it moved; null once that signer was deleted, its counters with it. */
+  signer_id: string | null;
   amount: string;
   day: string;
   run_status: RunStatus | null;
@@ -131,7 +148,7 @@ export interface ReservationRow {
 }
 
 const reservationsSql = (where: string) => `select g."run_id", g."tx_hash", g."automation_id", g."account_id",
-  a."network", g."amount", g."day"::text as "day", r."status" as "run_status", r."tx_hash" as "run_tx_hash",
+  a."network", g."signer_id", g."amount", g."day"::text as "day", r."status" as "run_status", r."tx_hash" as "run_tx_hash",
   r."system_fee", r."network_fee", r."error"->>'name' as "error_name"
 from "gas_reservations" g join "automations" a on a."id" = g."automation_id"
   left join "automation_runs" r on r."id" = g."run_id"
@@ -164,27 +181,36 @@ export async function endReservation(
   );
 }
 
-/** What its reservations still hold: an automation's, or an account's of the network's automations. */
-const reservedSql = {
-  automation: `select coalesce(sum("amount"), 0) from "gas_reservations"
-    where "automation_id" = ? and "state" = 'reserved'`,
-  account: `select coalesce(sum(g."amount"), 0) from "gas_reservations" g
-    join "automations" a on a."id" = g."automation_id"
-    where g."account_id" = ? and g."state" = 'reserved' and a."network" = ?`,
-};
+/** Whose spend a read sums: an automation's, an account's on one network, or one signer's there. */
+export type SpendOf =
+  { automation: string } | { account: string; network: string } | { signer: string; network: string };
 
-const spendSql = (table: string, columns: string[], reserved: string) => `select
-  coalesce((select ${todayOf} from "${table}" where ${keyWhere(columns)}), 0) as "today",
-  coalesce((select "total" from "${table}" where ${keyWhere(columns)}), 0) as "total",
-  (${reserved}) as "reserved"`;
+/** The counters' table and the columns a read of `of` filters on, the same for its reservations. */
+function spendKey(of: SpendOf) {
+  if ('automation' in of) return { table: 'automation_gas_spend', columns: ['automation_id'], values: [of.automation] };
+  return 'account' in of
+    ? { table: 'account_gas_spend', columns: ['account_id', 'network'], values: [of.account, of.network] }
+    : { table: 'account_gas_spend', columns: ['signer_id', 'network'], values: [of.signer, of.network] };
+}
 
-/** What the counter's owner spent today and in all, and holds reserved, in GAS fractions. */
-export async function spendRow(em: EntityManager, of: CounterOf) {
-  const { table, columns, values } = counterKey(of);
-  const reserved = reservedSql['automation' in of ? 'automation' : 'account'];
-  const [row] = await em.execute<{ today: string; total: string; reserved: string }[]>(
-    spendSql(table, columns, reserved),
-    [...values, ...values, ...values],
-  );
+/** What its reservations still hold: the network is the automation's, the rest the reservation's own. */
+const reservedSql = (columns: string[]) => `select coalesce(sum(g."amount"), 0) from "gas_reservations" g
+  join "automations" a on a."id" = g."automation_id"
+  where g."state" = 'reserved' and ${columns.map((column) => `${column === 'network' ? 'a' : 'g'}."${column}" = ?`).join(' and ')}`;
+
+/** Summed over the counters `of` covers: an account's are one per signer. */
+const spendSql = (table: string, columns: string[]) => `select
+  (select coalesce(sum(${todayOf}), 0) from "${table}" where ${keyWhere(columns)}) as "today",
+  (select coalesce(sum("total"), 0) from "${table}" where ${keyWhere(columns)}) as "total",
+  (${reservedSql(columns)}) as "reserved"`;
+
+/** What the owner of `of` spent today and in all, and holds reserved, in GAS fractions. */
+export async function spendRow(em: EntityManager, of: SpendOf) {
+  const { table, columns, values } = spendKey(of);
+  const [row] = await em.execute<{ today: string; total: string; reserved: string }[]>(spendSql(table, columns), [
+    ...values,
+    ...values,
+    ...values,
+  ]);
   return { today: BigInt(row!.today), total: BigInt(row!.total), reserved: BigInt(row!.reserved) };
 }

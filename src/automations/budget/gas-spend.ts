@@ -63,12 +63,12 @@ export async function reserve(
       return { kind: 'refused', refusal, from, automationId: run.automation_id };
     }
     await addToCounter(tx, { automation: run.automation_id }, call.fee);
-    // The account's counter of the automation's network: GAS of one network is not GAS of another.
-    const accountCounter = { account: run.account_id, network: run.network };
+    // The account's counter of the automation's network (GAS of one network is not GAS of another) and of its signer.
+    const accountCounter = { account: run.account_id, network: run.network, signer: run.signer_id };
     await openCounter(tx, accountCounter);
     await addToCounter(tx, accountCounter, call.fee);
-    const { automation_id: automationId, account_id: accountId } = run;
-    await insertReservation(tx, { runId, txHash: call.hash, automationId, accountId, amount: call.fee });
+    const { automation_id: automationId, account_id: accountId, signer_id: signerId } = run;
+    await insertReservation(tx, { runId, txHash: call.hash, automationId, accountId, signerId, amount: call.fee });
     return { kind: 'reserved' };
   });
 }
@@ -106,7 +106,8 @@ async function endHeld(tx: EntityManager, row: ReservationRow, end: 'release' | 
   else await endReservation(tx, row, 'settled', end);
   if (change === 0n) return;
   await changeCounter(tx, { automation: row.automation_id }, row.day, change);
-  await changeCounter(tx, { account: row.account_id, network: row.network }, row.day, change);
+  if (row.signer_id === null) return;
+  await changeCounter(tx, { account: row.account_id, network: row.network, signer: row.signer_id }, row.day, change);
 }
 
 const besideOf = (row: ReservationRow): ReservationBeside => ({
@@ -130,6 +131,10 @@ interface SpendFigures extends Spent {
 export const automationSpend = (em: EntityManager, automationId: string): Promise<SpendFigures> =>
   spendRow(em, { automation: automationId });
 
-/** What the account's automations of `network` spent and hold reserved. */
+/** What the account's automations of `network` spent and hold reserved, all its signers together. */
 export const accountSpend = (em: EntityManager, accountId: string, network: string): Promise<SpendFigures> =>
   spendRow(em, { account: accountId, network });
+
+/** What the signer's transactions on `network` cost and hold reserved. */
+export const signerSpend = (em: EntityManager, signerId: string, network: string): Promise<SpendFigures> =>
+  spendRow(em, { signer: signerId, network });

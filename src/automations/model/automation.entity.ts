@@ -40,6 +40,8 @@ export const Automation = defineEntity({
     action: p.json<Action>(),
     /** The function a function action runs, so that deleting it finds its automations. */
     functionId: p.string().nullable(),
+    /** The signer a sending action signs with (src/signers); null for an action that sends nothing. */
+    signerId: p.string().nullable(),
     /** Blockchain triggers match blocks from here on: the chain height when they were last activated. */
     watchFromBlock: p.integer().nullable(),
     /** A price trigger's source, by key (price-source-key.ts): the automations one poller reads. */

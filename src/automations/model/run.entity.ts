@@ -56,6 +56,8 @@ export const AutomationRun = defineEntity({
     accountId: p.string(),
     /** The network its automation followed when it fired: where its transaction goes. */
     network: p.string().length(32),
+    /** The signer its transaction was prepared with; null until then, or once that signer is deleted. */
+    signerId: p.string().nullable(),
     fireKey: p.string(),
     status: p.string().length(16).$type<RunStatus>(),
     trigger: p.type(StorableJson).$type<FirePayload>(),

@@ -8,7 +8,7 @@ import { runStatus } from '../../shared/outcomes.ts';
 export interface Cause {
   event: NotifyEvent;
   run: AutomationRun | null;
-  gas?: { address: string; balance: string; below: string };
+  gas?: { signer: string; address: string; balance: string; below: string };
   reason?: string;
   /** failure: how many runs failed in a row. */
   failures?: number;
@@ -56,6 +56,6 @@ function summary(message: NotificationMessage, cause: Cause): string {
     case 'error':
       return `was stopped by the service: ${quoted(cause.reason ?? 'unknown reason')}`;
     case 'low_gas':
-      return `cannot pay for long: its signer ${cause.gas?.address} holds ${cause.gas?.balance} GAS, less than ${cause.gas?.below}.`;
+      return `cannot pay for long: its signer ${cause.gas?.signer} (${cause.gas?.address}) holds ${cause.gas?.balance} GAS, less than ${cause.gas?.below}.`;
   }
 }

@@ -1,4 +1,4 @@
-import { wallet } from '@cityofzion/neon-js';
+import { tx, wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Automation } from '../../src/automations/model/automation.entity.ts';
 import { prepareContractRun, relayContractRun, type ChainDeps } from '../../src/automations/actions/contract-steps.ts';
@@ -6,6 +6,7 @@ import { signerAttempts } from '../../src/automations/actions/signing-steps.ts';
 import { signerSpend } from '../../src/automations/budget/gas-spend.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { Account } from '../../src/auth/account.entity.ts';
+import { gasText } from '../../src/chain/gas-amount.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { addSealedSigner } from '../../src/signers/default-signer.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
@@ -74,10 +75,10 @@ describe('a contract action signed by the signer its automation names', () => {
     expect(await gasOf(recipient)).toBe(4321n);
     expect(importedBefore - (await gasOf(imported.address))).toBe(4321n + fees);
     expect(await gasOf(defaultAddress)).toBe(defaultBefore);
-    const onChain = await neo().getTransaction(run.txHash!);
-    expect(onChain.sender).toBe(imported.address);
-    expect(onChain.witnesses[0]!.verification).toBe(
-      Buffer.from(wallet.getVerificationScriptFromPublicKey(imported.publicKey), 'hex').toString('base64'),
+    const sent = tx.Transaction.deserialize(run.txRaw!);
+    expect(sent.sender.toBigEndian()).toBe(imported.scriptHash);
+    expect(sent.witnesses[0]!.verificationScript.toBigEndian()).toBe(
+      wallet.getVerificationScriptFromPublicKey(imported.publicKey),
     );
     // Its fees count against that signer's spend on the network.
     expect(await signerSpend(fork(), signerId, 'default')).toEqual({ today: fees, total: fees, reserved: 0n });
@@ -107,20 +108,56 @@ describe('a contract action signed by the signer its automation names', () => {
     expect(await gasOf(recorded.address)).toBe(before);
   });
 
+  it('learns a migrated signer`s public key from its sealed key when that key is its address`s', async () => {
+    const sealed = newAccount();
+    const signerId = await importSigner(sealed);
+    // As migration 0032 left an account's signer of before: generated, its public key unknown.
+    await sql(`update "signers" set "type" = 'generated', "public_key" = null where "id" = ?`, [signerId]);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), sealed.address, 10n ** 8n);
+    const runId = await firedRunOf(signerId, sealed.address, newAccount().address, '1');
+    expect(await prepareContractRun(deps(), runId)).toBe('sent');
+    const [row] = await sql(`select "public_key" from "signers" where "id" = ?`, [signerId]);
+    expect(row).toEqual({ public_key: sealed.publicKey });
+    expect(await relayContractRun(deps(), runId, () => undefined)).toBe('success');
+  });
+
   it('ends the run SignerMismatch before pricing when the sealed key is not the recorded address`s', async () => {
     const sealed = newAccount();
     const signerId = await importSigner(sealed);
     const stranger = newAccount();
-    await sql(`update "signers" set "public_key" = null, "address" = ?, "script_hash" = ? where "id" = ?`, [
-      stranger.address,
-      `0x${stranger.scriptHash}`,
-      signerId,
-    ]);
+    await sql(
+      `update "signers" set "type" = 'generated', "public_key" = null, "address" = ?, "script_hash" = ? where "id" = ?`,
+      [stranger.address, `0x${stranger.scriptHash}`, signerId],
+    );
     const runId = await firedRunOf(signerId, stranger.address, newAccount().address, '1');
     expect(await prepareContractRun(deps(), runId, signerAttempts)).toBe('failure');
     expect((await runRow(runId)).error).toEqual({
       name: 'SignerMismatch',
       message: `The signer's key is not that of its address ${stranger.address}.`,
     });
+  });
+});
+
+describe("a signer's budget", () => {
+  it("bounds the spend of all the automations naming the signer on the network, refusing the one past it", async () => {
+    const key = newAccount();
+    const signerId = await importSigner(key);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), key.address, 10n ** 8n);
+    const first = await firedRunOf(signerId, key.address, newAccount().address, '1');
+    const second = await firedRunOf(signerId, key.address, newAccount().address, '1');
+    expect(await prepareContractRun(deps(), first)).toBe('sent');
+    const { reserved: fee } = await signerSpend(fork(), signerId, 'default');
+    // Room for one and a half transfers: the other automation's, alone under any budget of its own, is one too many.
+    await sql(`update "signers" set "budget" = ? where "id" = ?`, [
+      JSON.stringify({ total: gasText(fee + fee / 2n) }),
+      signerId,
+    ]);
+
+    expect(await prepareContractRun(deps(), second)).toBe('failure');
+    const refused = await runRow(second);
+    expect(refused).toMatchObject({ status: 'failure', txRaw: null, error: { name: 'BudgetExceeded' } });
+    expect(refused.error!.message).toContain("the signer's budget (its spend on this network) allows");
+    expect(await signerSpend(fork(), signerId, 'default')).toEqual({ today: fee, total: fee, reserved: fee });
+    expect(await relayContractRun(deps(), first, () => undefined)).toBe('success');
   });
 });

@@ -8,7 +8,9 @@ import { localSigningKey } from '../../src/signers/local-key.ts';
 import { forgetSigningKey, openSigningKey } from '../../src/signers/open-signing-key.ts';
 import { signatureVerifies } from '../../src/signers/signature-check.ts';
 import type { Signer } from '../../src/signers/signer.entity.ts';
-import type { SigningKey } from '../../src/signers/signing-key.ts';
+import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from '../../src/signers/signing-key.ts';
+import { MalformedKeyMaterialError } from '../../src/signers/ecdsa.ts';
+import { signerAttempts, signingEnd } from '../../src/automations/actions/signing-steps.ts';
 import { testMasters } from '../support/keys.ts';
 
 const order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
@@ -119,5 +121,29 @@ describe('opening a signer’s key', () => {
     const right = sealedSigner('sgn_moved', privateKey, 'acct_b');
     expect((await openSigningKey(right, { masterKeys: testMasters })).publicKey).toBe(new wallet.Account(privateKey).publicKey);
     forgetSigningKey('sgn_moved');
+  });
+});
+
+describe('how a run ends when its signer cannot sign', () => {
+  const unavailable = new SignerUnavailableError('the KMS at 10.0.0.5 did not answer');
+
+  it('retries a backend not reachable now until the last attempt, then ends SignerUnavailable without its words', () => {
+    expect(signingEnd(unavailable, false)).toBeNull();
+    const end = signingEnd(unavailable, true)!;
+    expect(end.name).toBe('SignerUnavailable');
+    expect(end.message).toContain(`in ${signerAttempts} attempts`);
+    expect(end.message).not.toContain('10.0.0.5');
+  });
+
+  it('ends at once a key that can never sign (SignerUnavailable) or signs wrongly (SignerMismatch), and leaves other errors to the retries', () => {
+    expect(signingEnd(new SignerKeyRefusedError('the key is disabled', 'keyId'), false)).toEqual({
+      name: 'SignerUnavailable',
+      message: "The signer's key cannot sign (the key is disabled); nothing was sent.",
+    });
+    expect(signingEnd(new SignerMismatchError('wrong'), false)).toEqual({ name: 'SignerMismatch', message: 'wrong' });
+    expect(signingEnd(new MalformedKeyMaterialError('a signature of 3 bytes, not 64'), false)).toMatchObject({
+      name: 'SignerMismatch',
+    });
+    expect(signingEnd(new Error('the database went away'), true)).toBeNull();
   });
 });

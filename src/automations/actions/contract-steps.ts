@@ -71,7 +71,7 @@ export async function prepareContractRun(deps: ChainDeps, runId: string, attempt
 async function prepareOrEnd(deps: ChainDeps, run: AutomationRun, lastAttempt: boolean) {
   const calls = await callsOf(deps.em, run);
   if (!calls) return;
-  const signer = await signerOrDefault(deps.em, run.accountId, run.signerId ?? run.automation.signerId);
+  const signer = await signerOrDefault(deps.em, run.accountId, run.signerId ?? run.automation.signerId ?? null);
   if (!signer) {
     const error = { name: runErrorName.NoSigner, message: 'This account has no signer to send the call.' };
     return failUnsent(deps.em, run.id, error);

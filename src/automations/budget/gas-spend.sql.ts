@@ -51,11 +51,16 @@ export async function openCounter(tx: EntityManager, of: CounterOf) {
   await tx.execute(openCounterSql(table, columns), values);
 }
 
-/** The automation's counter, its row locked: what it spent today and in all. */
-export async function lockAutomationCounter(tx: EntityManager, automationId: string) {
+const lockAutomationCounterSql = `select ${todayOf} as "today", "total" from "automation_gas_spend"
+  where "automation_id" = ? for update`;
+const lockAccountCounterSql = `select ${todayOf} as "today", "total" from "account_gas_spend"
+  where "account_id" = ? and "network" = ? and "signer_id" = ? for update`;
+
+/** The counter, its row locked: what its automation or signer spent today and in all. */
+export async function lockCounter(tx: EntityManager, of: CounterOf) {
   const [counter] = await tx.execute<{ today: string; total: string }[]>(
-    `select ${todayOf} as "today", "total" from "automation_gas_spend" where "automation_id" = ? for update`,
-    [automationId],
+    'automation' in of ? lockAutomationCounterSql : lockAccountCounterSql,
+    counterKey(of).values,
   );
   return { today: BigInt(counter!.today), total: BigInt(counter!.total) };
 }
@@ -84,15 +89,18 @@ interface RunToReserve {
   sent: boolean;
   automation_budget: Budget | null;
   account_budget: Budget | null;
+  /** The signer's own, for its spend on each network. */
+  signer_budget: Budget | null;
 }
 
-/** The run, its row locked, with the budgets of its automation and account. */
+/** The run, its row locked, with the budgets of its automation, account and signer. */
 const lockRunSql = `select r."automation_id", r."account_id", a."network",
   coalesce(r."signer_id", a."signer_id") as "signer_id", r."status", r."tx_raw" is not null as "sent",
-  a."budget" as "automation_budget", acc."budget" as "account_budget"
+  a."budget" as "automation_budget", acc."budget" as "account_budget", s."budget" as "signer_budget"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
 join "accounts" acc on acc."id" = r."account_id"
+left join "signers" s on s."id" = coalesce(r."signer_id", a."signer_id")
 where r."id" = ? for update of r`;
 
 export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {

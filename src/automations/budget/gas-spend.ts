@@ -4,13 +4,22 @@
  * row); gas-spend.sql.ts keeps the counters; budget.view.ts answers what may still be spent.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { fateOf, refusalOf, type Refusal, type ReservationBeside, type Spent } from './budget-rules.ts';
+import {
+  budgetInForce,
+  fateOf,
+  refusalOf,
+  signerBudgetInForce,
+  type BudgetFrom,
+  type Refusal,
+  type ReservationBeside,
+  type Spent,
+} from './budget-rules.ts';
 import {
   addToCounter,
   changeCounter,
   endReservation,
   insertReservation,
-  lockAutomationCounter,
+  lockCounter,
   lockReservations,
   lockRunToReserve,
   openCounter,
@@ -22,8 +31,9 @@ import { runStatus } from '../../shared/outcomes.ts';
 
 /**
  * GAS spending (the statements in gas-spend.sql.ts): a reservation and every change of it move
- * the counters in the same transaction, the automation's counter row locked first: of the
- * prepares of one automation at once, each sees what the ones before it reserved. No lock
+ * the counters in the same transaction, the automation's counter row locked first, its signer's
+ * (on the network) next: of the prepares of one automation, or of one signer's automations, at
+ * once, each sees what the ones before it reserved. No lock
  * outlives the statements here (no call to the chain or Temporal meanwhile).
  */
 
@@ -31,11 +41,13 @@ type Reserved =
   /** The run ended, or holds a transaction already: nothing was reserved. */
   | { kind: 'ended' }
   | { kind: 'reserved' }
-  | { kind: 'refused'; refusal: Refusal; from: 'automation' | 'account'; automationId: string };
+  | { kind: 'refused'; refusal: Refusal; from: BudgetFrom; automationId: string };
 
 /**
- * Reserves `call.fee` for the run's transaction `call.hash` against the budget in force (the
- * automation's, else its account's default), or answers the limit it would pass. A repeated
+ * Reserves `call.fee` for the run's transaction `call.hash` against the budgets in force (the
+ * automation's, else its account's default, over what the automation spent; and its signer's,
+ * else its account's, over what the signer spent on the network), or answers the first limit it
+ * would pass. A repeated
  * reservation of the same transaction reserves nothing more. A run holds one reservation: that of
  * an earlier attempt that priced another transaction and never stored it (it died, or timed out)
  * is released first, so it never counts against its own retry; storeTransaction stores only a
@@ -54,18 +66,19 @@ export async function reserve(
     await releaseUnstored(tx, runId);
     // What ended runs still hold (their step ended before settling) is settled first: it may free room.
     await settle(tx, 'ofEndedRuns', run.automation_id);
-    await openCounter(tx, { automation: run.automation_id });
-    const spent: Spent = await lockAutomationCounter(tx, run.automation_id);
-    const budget = run.automation_budget ?? run.account_budget;
-    const refusal = budget ? refusalOf(budget, spent, call.fee) : null;
-    if (refusal) {
-      const from = run.automation_budget ? 'automation' : 'account';
-      return { kind: 'refused', refusal, from, automationId: run.automation_id };
-    }
-    await addToCounter(tx, { automation: run.automation_id }, call.fee);
+    const automationCounter = { automation: run.automation_id };
     // The account's counter of the automation's network (GAS of one network is not GAS of another) and of its signer.
     const accountCounter = { account: run.account_id, network: run.network, signer: run.signer_id };
-    await openCounter(tx, accountCounter);
+    const limits = [
+      { counter: automationCounter, inForce: budgetInForce(run.automation_budget, run.account_budget) },
+      { counter: accountCounter, inForce: signerBudgetInForce(run.signer_budget, run.account_budget) },
+    ];
+    for (const { counter, inForce } of limits) {
+      await openCounter(tx, counter);
+      const refusal = inForce && refusalOf(inForce.budget, await lockCounter(tx, counter), call.fee);
+      if (refusal) return { kind: 'refused', refusal, from: inForce.from, automationId: run.automation_id };
+    }
+    await addToCounter(tx, automationCounter, call.fee);
     await addToCounter(tx, accountCounter, call.fee);
     const { automation_id: automationId, account_id: accountId, signer_id: signerId } = run;
     await insertReservation(tx, { runId, txHash: call.hash, automationId, accountId, signerId, amount: call.fee });

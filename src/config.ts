@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { environmentShape, nested, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
@@ -60,45 +61,6 @@ const optionalOrigins = optionalText.refine((value) => value === undefined || li
 const toMs = (value: number) => value * 1000;
 /** A number of seconds in the environment, in milliseconds in the configuration. */
 const secondsAsMs = (fallback: number) => positiveInt.default(fallback).transform(toMs);
-
-/** A setting: the variable of the environment it is read from, and that variable's schema. */
-class Setting<V extends string, S extends z.ZodType> {
-  readonly variable: V;
-  readonly schema: S;
-
-  constructor(variable: V, schema: S) {
-    this.variable = variable;
-    this.schema = schema;
-  }
-}
-const read = <const V extends string, S extends z.ZodType>(variable: V, schema: S) => new Setting(variable, schema);
-
-interface Settings {
-  [key: string]: Setting<string, z.ZodType> | Settings;
-}
-type SettingOf<T> = T extends Setting<string, z.ZodType> ? T : { [K in keyof T]: SettingOf<T[K]> }[keyof T];
-/** The schema of the environment: each setting's variable, by its schema. */
-type EnvironmentShape<T> = {
-  [S in SettingOf<T> as S extends Setting<infer V, z.ZodType> ? V : never]: S extends Setting<string, infer Z>
-    ? Z
-    : never;
-};
-/** The configuration: the settings' own shape, each setting replaced by its variable's value. */
-type Nested<T> = T extends Setting<string, infer S> ? z.output<S> : { [K in keyof T]: Nested<T[K]> };
-
-const settingsIn = (tree: Settings): Setting<string, z.ZodType>[] =>
-  Object.values(tree).flatMap((node) => (node instanceof Setting ? [node] : settingsIn(node)));
-
-const environmentShape = <T extends Settings>(tree: T) =>
-  Object.fromEntries(settingsIn(tree).map(({ variable, schema }) => [variable, schema])) as EnvironmentShape<T>;
-
-function nested<T extends Settings>(tree: T, env: Record<string, unknown>): Nested<T> {
-  const entries = Object.entries(tree).map(([key, node]) => [
-    key,
-    node instanceof Setting ? env[node.variable] : nested(node, env),
-  ]);
-  return Object.fromEntries(entries) as Nested<T>;
-}
 
 const recoverySeconds = read('NEOFLOW_RECOVERY_SECONDS', secondsAsMs(30));
 
@@ -164,6 +126,20 @@ const settings = {
      * runs at once: what keeps one account's slow receivers from holding every activity slot.
      */
     activitiesPerAccount: read('NEOFLOW_ACCOUNT_ACTIVITIES', positiveInt.default(4)),
+    /**
+     * The PKCS#11 module (a path such as /usr/lib/softhsm/libsofthsm2.so) through which the worker
+     * opens `pkcs11` signers' keys, and its user's PIN: a secret, taken as given (not trimmed).
+     */
+    pkcs11: {
+      module: read('NEOFLOW_PKCS11_MODULE', optionalText),
+      pin: read(
+        'NEOFLOW_PKCS11_PIN',
+        z
+          .string()
+          .optional()
+          .transform((value) => (value === '' ? undefined : value)),
+      ),
+    },
   },
   neo: {
     rpcUrl: read('NEO_RPC_URL', optionalUrl(['http:', 'https:'], 'http://127.0.0.1:20332')),
@@ -318,6 +294,13 @@ const configSchema = z
         message: 'must differ from NEOFLOW_OPERATOR_TOKEN, which also decodes payloads',
       });
     }
+    if (env.NEOFLOW_PKCS11_MODULE !== undefined && env.NEOFLOW_PKCS11_PIN === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['NEOFLOW_PKCS11_PIN'],
+        message: 'must be set when NEOFLOW_PKCS11_MODULE is: the worker logs in to its tokens with it',
+      });
+    }
     for (const issue of neoSettingIssues(env.NEOFLOW_NETWORKS, env.NEO_RPC_URL, env.NEOFLOW_BLOCK_AGREEMENT))
       context.addIssue({ code: 'custom', ...issue });
     if (env.NEOFLOW_ENV !== 'production') return;
@@ -386,10 +369,10 @@ function temporalSecurity(env: Record<string, unknown>, context: z.RefinementCtx
   }
 }
 
-/** Keys, tokens and a database URL's password are never echoed back. */
+/** Keys, tokens, PINs and a database URL's password are never echoed back. */
 function redact(variable: string, value: string): string {
   if (variable === 'DATABASE_URL') return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  return /KEY|TOKEN/.test(variable) ? '***' : value;
+  return /KEY|TOKEN|PIN/.test(variable) ? '***' : value;
 }
 
 /** For processes that run against services started elsewhere (api, worker, migrate). */

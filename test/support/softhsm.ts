@@ -45,7 +45,11 @@ export async function startSoftHsm(): Promise<SoftHsm> {
   await writeFile(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\n`);
   process.env.SOFTHSM2_CONF = conf;
   const env = { ...process.env, SOFTHSM2_CONF: conf, SOFTHSM_MODULE: softHsmModule };
-  const util = (...args: string[]) => run('softhsm2-util', args, { env });
+  const util = (...args: string[]) =>
+    run('softhsm2-util', args, { env }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new Error("softhsm2-util is missing: install Debian's softhsm2 (README, Quick start)");
+    });
   const token = async (pin: string, ...args: string[]) => {
     const { stdout } = await run(process.execPath, [tokenScript, ...args], { env: { ...env, SOFTHSM_TEST_PIN: pin } });
     return JSON.parse(stdout) as unknown;

@@ -51,6 +51,16 @@ describe('loadConfig secrets', () => {
     expect(attempt).not.toThrow(/c2hvcnQ/);
   });
 
+  it('reads the PKCS#11 module and its PIN as given, and wants the PIN whenever the module is set', () => {
+    const pin = ' 12 34 ';
+    const config = loadConfig({ NEOFLOW_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', NEOFLOW_PKCS11_PIN: pin });
+    expect(config.worker.pkcs11).toEqual({ module: '/usr/lib/softhsm/libsofthsm2.so', pin });
+    expect(loadConfig({}).worker.pkcs11).toEqual({ module: undefined, pin: undefined });
+    expect(() => loadConfig({ NEOFLOW_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so' })).toThrow(
+      /^NEOFLOW_PKCS11_PIN is invalid \(unset\): must be set when NEOFLOW_PKCS11_MODULE is/,
+    );
+  });
+
   it('reads previous master keys for rotation', () => {
     expect(loadConfig({ NEOFLOW_PREVIOUS_MASTER_KEYS: `${key}, ${key}` }).secrets.previousMasterKeys).toHaveLength(2);
   });

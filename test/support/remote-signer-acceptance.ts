@@ -1,7 +1,7 @@
 import { wallet } from '@cityofzion/neon-js';
 import { expect, inject } from 'vitest';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
-import { automationsClient, gasTransferAction, type Loose } from './automations.ts';
+import { type automationsClient, gasTransferAction, type Loose } from './automations.ts';
 import { endedRun, expectWitnessedBy, firedRun, gasOf } from './sent-transaction.ts';
 
 /** A key held outside Neoflow (a KMS, an HSM), as a test of its custody backend names it. */
@@ -71,5 +71,5 @@ export async function acceptsRemoteKey(client: Client, key: RemoteKey) {
   // Two transfers in all: the first run's and the retry's; the run that could not sign sent none.
   expect(await gasOf(recipient)).toBe(2n * amount);
   const runs = await client.runs(automationId);
-  expect(runs.map((run) => run.status).sort()).toEqual(['failure', 'success', 'success']);
+  expect(runs.map((run) => run.status as string).sort()).toEqual(['failure', 'success', 'success']);
 }

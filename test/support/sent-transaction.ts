@@ -17,7 +17,7 @@ export const gasOf = async (address: string) => BigInt((await neo().getBalance(a
 export async function expectWitnessedBy(txHash: string, publicKey: string) {
   const status = await neo().getTransaction(txHash);
   expect(status).toMatchObject({ blockhash: expect.any(String), vmstate: 'HALT' });
-  const raw = (await new rpc.RPCClient(inject('neoRpcUrl')).getRawTransaction(txHash, false)) as string;
+  const raw = await new rpc.RPCClient(inject('neoRpcUrl')).getRawTransaction(txHash, false);
   const sent = tx.Transaction.deserialize(Buffer.from(raw, 'base64').toString('hex'));
   expect(sent.witnesses).toHaveLength(1);
   const [witness] = sent.witnesses;

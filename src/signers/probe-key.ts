@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ProbeSignerInput, ProbeSignerResult } from '../shared/workflow-signatures.ts';
 import { MalformedKeyMaterialError } from './ecdsa.ts';
-import { openRemoteKey } from './open-signing-key.ts';
+import { openRemoteKey, type Pkcs11Module } from './open-signing-key.ts';
 import { signatureVerifies } from './signature-check.ts';
 import { SignerKeyRefusedError, SignerUnavailableError } from './signing-key.ts';
 
@@ -13,9 +13,9 @@ const keyField = (input: ProbeSignerInput) => (input.type === 'aws-kms' ? 'keyId
  * a key that answers a public key but cannot sign, or signs as another key, is refused now rather
  * than at its first run. Answers what the API tells its client (201, 400 naming the field, 503).
  */
-export async function probeRemoteKey(input: ProbeSignerInput): Promise<ProbeSignerResult> {
+export async function probeRemoteKey(input: ProbeSignerInput, pkcs11?: Pkcs11Module): Promise<ProbeSignerResult> {
   try {
-    const key = await openRemoteKey(input);
+    const key = await openRemoteKey(input, pkcs11);
     const digest = randomBytes(32);
     if (!signatureVerifies(digest, await key.signDigest(digest), key.publicKey)) {
       const message = 'The key signed a test digest with a signature its public key does not verify.';
@@ -23,7 +23,8 @@ export async function probeRemoteKey(input: ProbeSignerInput): Promise<ProbeSign
     }
     return { outcome: 'key', publicKey: key.publicKey };
   } catch (error) {
-    if (error instanceof SignerKeyRefusedError) return { outcome: 'refused', field: error.field, message: error.message };
+    if (error instanceof SignerKeyRefusedError)
+      return { outcome: 'refused', field: error.field, message: error.message };
     if (error instanceof MalformedKeyMaterialError) {
       return { outcome: 'refused', field: keyField(input), message: `The backend answered ${error.message}.` };
     }

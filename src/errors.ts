@@ -27,12 +27,14 @@ export const errorStatus = {
   replay_in_progress: 409,
   replay_limit_reached: 409,
   storage_quota_exceeded: 409,
+  signer_in_use: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
   execution_queue_full: 429,
   execution_error: 500,
   internal_error: 500,
   service_unavailable: 503,
+  signer_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

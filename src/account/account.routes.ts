@@ -5,13 +5,9 @@ import type { Resources } from '../resources.ts';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
 import { accountSpend } from '../automations/budget/gas-spend.ts';
-import { gasText } from '../chain/gas-amount.ts';
-import type { NeoRpc } from '../chain/rpc.ts';
-import { findSigner, type SignerSummary } from '../signers/default-signer.ts';
+import { findSigner } from '../signers/default-signer.ts';
+import { networkFiguresSchema, networkFigures, spendSchema } from '../signers/signer-networks.ts';
 import { Account } from '../auth/account.entity.ts';
-
-/** GAS its transactions cost, landed and reserved: today (the UTC day) and in all; `reserved` of it not yet in a block. */
-const spendSchema = z.strictObject({ today: z.string(), total: z.string(), reserved: z.string() });
 
 const accountSchema = z
   .strictObject({
@@ -30,16 +26,7 @@ const accountSchema = z
     /** What its automations of the first network spent (`networks[0].spend`). */
     spend: spendSchema,
     /** Per configured network, in the configured order: the signer's GAS there, and what the account's automations there spent. */
-    networks: z.array(
-      z
-        .strictObject({
-          name: z.string(),
-          /** null without a signer, or when no node of the network answered in time. */
-          gasBalance: z.string().nullable(),
-          spend: spendSchema,
-        })
-        .meta({ id: 'AccountNetwork' }),
-    ),
+    networks: z.array(networkFiguresSchema),
     createdAt: isoTime,
   })
   .meta({ id: 'Account' });
@@ -51,26 +38,6 @@ const updateAccountBody = z
   })
   .meta({ id: 'AccountUpdate' });
 
-/** How long GET /v1/account waits for the signer's balance on each network before answering without it. */
-const balanceWaitMs = 2_000;
-
-/** The signer's GAS, in GAS; null without a signer, or when the node cannot tell in time (the account still answers). */
-async function gasBalanceOf(neo: NeoRpc, signer: SignerSummary | null): Promise<string | null> {
-  if (!signer) return null;
-  try {
-    const balance = await neo.getBalance(signer.address, 'GAS', AbortSignal.timeout(balanceWaitMs));
-    return gasText(BigInt(balance.amount));
-  } catch {
-    return null;
-  }
-}
-
-const spendText = (spend: { today: bigint; total: bigint; reserved: bigint }) => ({
-  today: gasText(spend.today),
-  total: gasText(spend.total),
-  reserved: gasText(spend.reserved),
-});
-
 /**
  * GET /v1/account: the caller's own account; any valid key may read it. PATCH sets the account's
  * default budget (a key that may change automations).
@@ -80,15 +47,8 @@ export function accountRoutes(resources: Resources): Router {
     const em = resources.em();
     const account = await em.findOneOrFail(Account, { id: accountId });
     const signer = await findSigner(em, account.id);
-    // Every network's balance is asked at once, each bounded: one slow network delays none of the others.
-    const networks = await Promise.all(
-      resources.networks.pools.map(async (pool) => {
-        const [gasBalance, spend] = await Promise.all([
-          gasBalanceOf(pool, signer),
-          accountSpend(em.fork(), account.id, pool.name),
-        ]);
-        return { name: pool.name, gasBalance, spend: spendText(spend) };
-      }),
+    const networks = await networkFigures(resources.networks.pools, signer?.address ?? null, (network) =>
+      accountSpend(em.fork(), account.id, network),
     );
     // The first network's, as the account showed before it had several.
     const [first] = networks;

@@ -32,12 +32,16 @@ const meanings: Record<ErrorCode, string> = {
   replay_in_progress: 'a replay of this automation is running (`details.replayId`)',
   replay_limit_reached: 'the account runs as many replays at once as it may (`details.limit`)',
   storage_quota_exceeded: "the function's storage is full",
+  signer_in_use:
+    'automations sign with the signer (`details.automations`): name another signer in them, or delete them, first',
   payload_too_large: 'the body is over `details.limit` bytes',
   rate_limit_exceeded: 'over the rate limit: `Retry-After` says when to retry',
   execution_queue_full: 'the account has as many executions not yet ended as it may: `Retry-After` says when to retry',
   execution_error: 'the function failed: `details` holds its error and `executionId`',
   internal_error: 'an error on our side: quote `X-Request-Id`',
   service_unavailable: 'PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds',
+  signer_unavailable:
+    "the key's backend (AWS KMS, the PKCS#11 token) or a worker to reach it did not answer: retry later",
 };
 
 /**
@@ -89,6 +93,11 @@ const errorDetails: JsonSchema = {
     txHash: { type: 'string', description: 'The transaction of a run (`transaction_pending`).' },
     blockHash: { type: 'string', description: 'The block holding the transaction (`transaction_pending`).' },
     height: { type: 'integer', description: 'The chain’s height (`transaction_pending`).' },
+    automations: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The ids of the automations that sign with the signer (`signer_in_use`).',
+    },
   },
 };
 

@@ -46,6 +46,13 @@ export const apiTags = [
       'stored in clear text. Bodies and errors are bare, error codes upper-case.',
   },
   {
+    name: 'Signers',
+    description:
+      "The account's Neo N3 keys, by where each lives: generated or imported (sealed by Neoflow), in AWS KMS, or " +
+      'in a PKCS#11 token. Automations that send name theirs (`action.signer`, `default` when they name none). ' +
+      'Key material is never answered; docs/security.md says what each custody type protects against.',
+  },
+  {
     name: 'Account',
     description:
       "The caller's account: its Neo N3 signer (fund its address with the GAS its transactions cost), the " +
@@ -87,7 +94,7 @@ export const apiInfo = (version: string) => ({
       'the first answer with `Idempotent-Replayed: true` and runs nothing. Each key has a rate limit ' +
       '(`RateLimit-*` headers; 429 with `Retry-After` over it).',
     '',
-    'Two error shapes: the functions area (and health, account) answers `{success: false, error: {code, ' +
+    'Two error shapes: the functions area (and health, account, signers) answers `{success: false, error: {code, ' +
       'message, details}}` with lower-case codes, automations and secrets `{error: {code, message, details}}` ' +
       'with upper-case codes; `details.field` names the field at fault. Every rule beyond this document is in ' +
       "docs/api.md of Neoflow's repository.",
@@ -100,6 +107,7 @@ const pathParameters: Record<string, string> = {
   'functions/id': "The function's id, `func_…`.",
   'automations/id': "The automation's id, `auto_…`.",
   'secrets/id': "The secret's id, `sec_…`.",
+  'signers/id': "The signer's id, `sgn_…`.",
   executionId: "The execution's id, `exec_…`.",
   runId: "The run's id, `run_…`.",
   replayId: "The replay's id, `rpl_…`.",

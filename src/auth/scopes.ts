@@ -6,6 +6,8 @@ export const scopes = [
   'secrets:write',
   'automations:read',
   'automations:write',
+  'signers:read',
+  'signers:write',
   '*',
 ] as const;
 

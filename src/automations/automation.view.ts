@@ -5,6 +5,7 @@ import type { Notification } from './notifications/notification.entity.ts';
 import { notifyEvents, notifySchema } from './model/notify.schemas.ts';
 import { triggerSchema } from './model/trigger.schemas.ts';
 import { actionSchema } from './model/action.schemas.ts';
+import { shownAction } from './action-signer.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
 import { gasSchema } from './budget/budget.view.ts';
 import type { Automation } from './model/automation.entity.ts';
@@ -20,7 +21,7 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
     network: automation.network,
     status: automation.status,
     trigger: automation.trigger,
-    action: automation.action,
+    action: shownAction(automation.action, automation.signerId),
     notify: automation.notify,
     ...(automation.budget ? { budget: automation.budget } : {}),
     ...(automation.errorDetails ? { details: automation.errorDetails } : {}),

@@ -19,6 +19,7 @@ import { AutomationRun } from './model/run.entity.ts';
 import { templateRootProblem } from './model/arg-templates.ts';
 import type { Trigger, TriggerType } from './model/trigger.schemas.ts';
 import { sendsTransactions, type Action } from './model/action.schemas.ts';
+import { signerIdOf, storedAction, storedActionOf } from './action-signer.ts';
 import type { CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price/price-source.ts';
 import { priceSourceKey } from './price/price-source-key.ts';
@@ -70,11 +71,12 @@ export async function createAutomation(
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
   assertBudgetApplies(input.action, input.budget ?? null);
-  const [, , , watchFromBlock] = await firstFailureOf([
+  const [, , , watchFromBlock, signerId] = await firstFailureOf([
     assertTriggerNames(control.chain(network), input.trigger),
     assertActionRunnable(em, accountId, input.action),
     assertDeliveryTargets(em, control.egress, accountId, input.action, input.notify),
     heightToWatchFrom(control, network, input.trigger.type, input.status),
+    signerIdOf(em, accountId, input.action),
   ] as const);
   const automation = em.create(
     Automation,
@@ -85,8 +87,9 @@ export async function createAutomation(
       status: input.status,
       triggerType: input.trigger.type,
       trigger: input.trigger,
-      action: input.action,
+      action: storedAction(input.action),
       functionId: functionIdOf(input.action),
+      signerId,
       watchFromBlock,
       priceSource: null,
       errorDetails: null,
@@ -177,7 +180,7 @@ export async function updateAutomation(
     if (input.name !== undefined) automation.name = input.name;
     if (input.trigger?.type === 'state' && previousType !== 'state') await assertStateTriggerRoom(tx, accountId);
     if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
-    if (input.action) Object.assign(automation, { action: input.action, functionId: functionIdOf(input.action) });
+    if (input.action) Object.assign(automation, await storedActionOf(tx, accountId, input.action));
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
     if (input.trigger || input.action) assertTemplatesFit(automation.trigger, automation.action);
     // Rules are told by index: new rules start with no balance seen under their thresholds.

@@ -112,7 +112,9 @@ export const feeOf = (transaction: Transaction): bigint =>
  * (SignerUnavailableError, SignerKeyRefusedError) pass through: nothing is signed then.
  */
 export async function sign({ transaction, magic }: Priced, sender: Sender): Promise<Transaction> {
-  const digest = createHash('sha256').update(Buffer.from(transaction.getMessageForSigning(magic), 'hex')).digest();
+  const digest = createHash('sha256')
+    .update(Buffer.from(transaction.getMessageForSigning(magic), 'hex'))
+    .digest();
   const signature = await sender.key.signDigest(digest);
   if (!signatureVerifies(digest, signature, sender.publicKey)) {
     throw new SignerMismatchError("The signer's key signed a signature that its recorded public key does not verify.");

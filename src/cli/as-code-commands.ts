@@ -8,7 +8,7 @@ import { planText } from './as-code/plan-text.ts';
 import { planChanges } from './as-code/plan.ts';
 import type { AsCodeOptions } from './options.ts';
 
-const readScopes = 'functions:read, automations:read and secrets:read';
+const readScopes = 'functions:read, automations:read, secrets:read and signers:read';
 
 /** `neoflow export`: the key's account as a neoflow.yaml, on stdout. */
 export async function exportCommand(config: Config, account: string | undefined, options: AsCodeOptions) {

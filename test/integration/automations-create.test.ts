@@ -230,12 +230,15 @@ describe('POST /v1/automations', () => {
         { type: 'Any', value: null },
       ],
     };
-    expect((await create({ action })).action).toEqual(action);
+    // Signed by the account's default signer, answered by its id.
+    const signer = expect.stringMatching(/^sgn_/);
+    expect((await create({ action })).action).toEqual({ ...action, signer });
     expect((await create({ action: { type: 'contract', scriptHash: gas, operation: 'symbol' } })).action).toEqual({
       type: 'contract',
       scriptHash: gas,
       operation: 'symbol',
       args: [],
+      signer,
     });
   });
 });

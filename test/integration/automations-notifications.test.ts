@@ -310,7 +310,7 @@ describe('low_gas', () => {
     expect(told).toHaveLength(2);
     expect(told[0]).toMatchObject({
       event: 'low_gas',
-      gas: { address: signer.address, balance: expect.stringMatching(/^\d+(\.\d+)?$/), below: '5' },
+      gas: { signer: 'default', address: signer.address, balance: expect.stringMatching(/^\d+(\.\d+)?$/), below: '5' },
     });
     expect(Number(told[0]!.gas.balance)).toBeLessThan(5);
   });

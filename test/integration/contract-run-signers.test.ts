@@ -42,14 +42,22 @@ let imports = 0;
 async function importSigner(key: InstanceType<typeof wallet.Account>): Promise<string> {
   const em = fork();
   const account = await em.findOneOrFail(Account, { id: accountId });
-  const signer = addSealedSigner(em, testMasters, account, { name: `imported ${++imports}`, type: 'import', wif: key.WIF });
+  const signer = addSealedSigner(em, testMasters, account, {
+    name: `imported ${++imports}`,
+    type: 'import',
+    wif: key.WIF,
+  });
   await em.flush();
   return signer.id;
 }
 
 /** A contract automation that names signer `signerId` and sends `amount` GAS fractions from `from`, one run fired. */
 async function firedRunOf(signerId: string, from: string, recipient: string, amount: string): Promise<string> {
-  const runId = await storeFiredRun(db.orm, accountId, gasTransferAction(from, recipient, amount) as Automation['action']);
+  const runId = await storeFiredRun(
+    db.orm,
+    accountId,
+    gasTransferAction(from, recipient, amount) as Automation['action'],
+  );
   await sql(
     `update "automations" set "signer_id" = ? where "id" = (select "automation_id" from "automation_runs" where "id" = ?)`,
     [signerId, runId],
@@ -139,7 +147,7 @@ describe('a contract action signed by the signer its automation names', () => {
 });
 
 describe("a signer's budget", () => {
-  it("bounds the spend of all the automations naming the signer on the network, refusing the one past it", async () => {
+  it('bounds the spend of all the automations naming the signer on the network, refusing the one past it', async () => {
     const key = newAccount();
     const signerId = await importSigner(key);
     await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), key.address, 10n ** 8n);

@@ -4,6 +4,7 @@ import { seal } from '../../src/crypto/envelope.ts';
 import { sealContexts } from '../../src/crypto/seal-contexts.ts';
 import { openSealedSigner } from '../../src/signers/default-signer.ts';
 import { Signer } from '../../src/signers/signer.entity.ts';
+import { withPublicKey } from '../../src/signers/signers.service.ts';
 import { migrate } from '../../src/orm.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -74,8 +75,13 @@ describe('migration 0032 (signers)', () => {
     expect(await execute(`select to_regclass('account_signers') as "table"`)).toEqual([{ table: null }]);
   });
 
-  it('names the default signer in the automations that send, and no signer in those that do not', async () => {
+  it('names the default signer in the automations that send, and no signer in those that do not, their actions unchanged', async () => {
     const [signer] = await execute(`select "id" from "signers"`);
+    const actions = await execute(
+      `select "action"->>'type' as "type", "action" ? 'signer' as "named" from "automations"`,
+    );
+    expect(actions.filter((row) => row.named)).toEqual([]);
+    expect(actions).toHaveLength(4);
     const rows = await execute(`select "id", "signer_id" from "automations" order by "id"`);
     expect(rows).toEqual([
       { id: 'auto_contract', signer_id: signer!.id },
@@ -83,6 +89,18 @@ describe('migration 0032 (signers)', () => {
       { id: 'auto_function', signer_id: null },
       { id: 'auto_webhook', signer_id: null },
     ]);
+  });
+
+  it('learns the public key of a migrated signer from its seal, once, when the API first shows it', async () => {
+    const em = db.orm.em.fork();
+    const signer = await em.findOneOrFail(Signer, { name: 'default' });
+    expect((await withPublicKey(em, masterKeys, signer)).publicKey).toBe(key.publicKey);
+    expect(await execute(`select "public_key" from "signers"`)).toEqual([{ public_key: key.publicKey }]);
+    // Stored already: a reader without the master key is not asked to open the seal again.
+    const again = await db.orm.em.fork().findOneOrFail(Signer, { name: 'default' });
+    expect((await withPublicKey(em, { current: Buffer.alloc(32, 1), previous: [] }, again)).publicKey).toBe(
+      key.publicKey,
+    );
   });
 
   it("counts what the account spent as its default signer's", async () => {

@@ -53,6 +53,7 @@ const remote = (overrides: Partial<RemoteAutomation> = {}): RemoteAutomation => 
 const state = (automations: RemoteAutomation[] = [remote()]): AccountState => ({
   account: { id: 'acct_1', name: 'acme' },
   secrets: [{ id: 'sec_1', name: 'TOKEN', description: null }],
+  signers: [{ id: 'sgn_1', name: 'default', type: 'generated', backend: null, budget: null }],
   functions: [
     {
       id: 'func_1',

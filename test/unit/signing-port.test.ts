@@ -119,7 +119,9 @@ describe('opening a signer’s key', () => {
     const moved = { ...sealedSigner('sgn_moved', privateKey, 'acct_a'), account: { id: 'acct_b' } } as Signer;
     await expect(openSigningKey(moved, { masterKeys: testMasters })).rejects.toThrow();
     const right = sealedSigner('sgn_moved', privateKey, 'acct_b');
-    expect((await openSigningKey(right, { masterKeys: testMasters })).publicKey).toBe(new wallet.Account(privateKey).publicKey);
+    expect((await openSigningKey(right, { masterKeys: testMasters })).publicKey).toBe(
+      new wallet.Account(privateKey).publicKey,
+    );
     forgetSigningKey('sgn_moved');
   });
 });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Budget } from '../../chain/gas-budget.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
+import { defaultSignerName } from '../../signers/signer.sql.ts';
 
 /**
  * The statements of GAS spending (migration 0016): `automation_gas_spend` and `account_gas_spend`,
@@ -83,7 +84,7 @@ interface RunToReserve {
   account_id: string;
   /** Its automation's: whose network's account counter it moves. */
   network: string;
-  /** The signer whose account counter it moves: the run's, else its automation's. */
+  /** The signer whose account counter it moves: the run's, else its automation's, else the account's default. */
   signer_id: string;
   status: RunStatus;
   sent: boolean;
@@ -93,18 +94,19 @@ interface RunToReserve {
   signer_budget: Budget | null;
 }
 
-/** The run, its row locked, with the budgets of its automation, account and signer. */
-const lockRunSql = `select r."automation_id", r."account_id", a."network",
-  coalesce(r."signer_id", a."signer_id") as "signer_id", r."status", r."tx_raw" is not null as "sent",
+/** The run, its row locked, with the budgets of its automation, account and signer (as signerOrDefault finds it). */
+const lockRunSql = `select r."automation_id", r."account_id", a."network", s."id" as "signer_id", r."status",
+  r."tx_raw" is not null as "sent",
   a."budget" as "automation_budget", acc."budget" as "account_budget", s."budget" as "signer_budget"
 from "automation_runs" r
 join "automations" a on a."id" = r."automation_id"
 join "accounts" acc on acc."id" = r."account_id"
 left join "signers" s on s."id" = coalesce(r."signer_id", a."signer_id")
+  or (r."signer_id" is null and a."signer_id" is null and s."account_id" = r."account_id" and s."name" = ?)
 where r."id" = ? for update of r`;
 
 export async function lockRunToReserve(tx: EntityManager, runId: string): Promise<RunToReserve | undefined> {
-  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [runId]);
+  const [run] = await tx.execute<RunToReserve[]>(lockRunSql, [defaultSignerName, runId]);
   return run;
 }
 

@@ -9,6 +9,14 @@ const maxDecidedCalls = 16;
 const maxAllowedContracts = 16;
 
 /**
+ * The signer an action that sends signs with: a signer's name or id (src/signers), `default` when
+ * left out. Stored as the automation's `signerId`, not in its action; answered as the id.
+ */
+const signerRef = text(255).describe(
+  "The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.",
+);
+
+/**
  * What a function action may send: the calls its function decides (docs/functions.md), each to
  * one of `allowedContracts`, at most `maxCalls` of them, joined into one transaction.
  */
@@ -34,6 +42,8 @@ const functionAction = z
     functionVersion: integerIn(1, 999_999_999).optional(),
     parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
     execute: executeSchema.optional(),
+    /** Only with `execute`: a function that decides no calls signs nothing. */
+    signer: signerRef.optional(),
   })
   .meta({ id: 'FunctionAction' });
 
@@ -49,6 +59,7 @@ const contractAction = z
           'A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.',
       )
       .default([]),
+    signer: signerRef.optional(),
   })
   .meta({ id: 'ContractAction' });
 

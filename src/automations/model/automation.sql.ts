@@ -30,9 +30,9 @@ const insertAutomationSql = `
 with "limited" as (select set_config('neoflow.automations_per_account', ?, true) as "most"),
 "made" as (
   insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
-      "function_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
+      "function_id", "signer_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
       "created_at", "updated_at")
-    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
     returning "id"
 ), "sealed" as (
   insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
@@ -65,6 +65,7 @@ export async function insertAutomation(
       json(automation.trigger),
       json(automation.action),
       automation.functionId ?? null,
+      automation.signerId ?? null,
       automation.watchFromBlock ?? null,
       automation.priceSource ?? null,
       json(automation.notify),

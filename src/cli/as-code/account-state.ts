@@ -31,10 +31,20 @@ interface RemoteSecret {
   description: string | null;
 }
 
+/** A signer as the API shows it: where its key lives, never key material. */
+export interface RemoteSigner {
+  id: string;
+  name: string;
+  type: 'generated' | 'import' | 'aws-kms' | 'pkcs11';
+  backend: Record<string, string> | null;
+  budget: Budget | null;
+}
+
 /** What an account holds, as its key reads it through the API. */
 export interface AccountState {
   account: { id: string; name: string };
   secrets: RemoteSecret[];
+  signers: RemoteSigner[];
   functions: RemoteFunction[];
   automations: RemoteAutomation[];
 }
@@ -42,15 +52,16 @@ export interface AccountState {
 /** Requests in flight at once while reading one resource at a time. */
 const parallelReads = 8;
 
-/** The key's account with its secrets, functions (with their code) and automations. */
+/** The key's account with its secrets, signers, functions (with their code) and automations. */
 export async function readAccountState(api: Api): Promise<AccountState> {
   const account = (await expectStatus(api('GET', '/v1/account'), 200, 'GET /v1/account')) as AccountState['account'];
-  const [secrets, functions, automations] = await Promise.all([
+  const [secrets, signers, functions, automations] = await Promise.all([
     readSecrets(api),
+    listAll<RemoteSigner>(api, '/v1/signers', (body) => body.signers),
     readFunctions(api),
     listAll<RemoteAutomation>(api, '/v1/automations', (body) => body.automations),
   ]);
-  return { account: { id: account.id, name: account.name }, secrets, functions, automations };
+  return { account: { id: account.id, name: account.name }, secrets, signers, functions, automations };
 }
 
 async function readFunctions(api: Api): Promise<RemoteFunction[]> {

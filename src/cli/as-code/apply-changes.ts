@@ -3,11 +3,18 @@ import type { Change, Plan, ResourceKind } from './plan.ts';
 
 const paths: Record<ResourceKind, string> = {
   secret: '/v1/secrets',
+  signer: '/v1/signers',
   function: '/v1/functions',
   automation: '/v1/automations',
 };
 
-const updateMethods: Record<ResourceKind, string> = { secret: 'PUT', function: 'PUT', automation: 'PATCH' };
+// A signer is never updated (apply leaves one that exists): it has no update.
+const updateMethods: Record<ResourceKind, string> = {
+  secret: 'PUT',
+  signer: 'PUT',
+  function: 'PUT',
+  automation: 'PATCH',
+};
 
 /**
  * Applies a plan's changes through the API, in its order, reporting each on `out` as it is done.

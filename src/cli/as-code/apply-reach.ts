@@ -17,7 +17,7 @@ export interface ApplyReach {
 }
 
 /** The prefixes of the variables apply reads without `--allow-any-env` (docs/automations-as-code.md). */
-const applyEnvPrefixes = ['NEOFLOW_SECRET_', 'NEOFLOW_CREDENTIAL_'] as const;
+const applyEnvPrefixes = ['NEOFLOW_SECRET_', 'NEOFLOW_CREDENTIAL_', 'NEOFLOW_SIGNER_'] as const;
 
 /** The value of the environment variable `name`; throws for one apply may not read. */
 export function readableEnv(reach: ApplyReach, name: string): string | undefined {

@@ -6,6 +6,7 @@ import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import type { AccountState, RemoteAutomation, RemoteFunction } from './account-state.ts';
 import { credentialSlots } from './credential-slots.ts';
 import { envWords } from './references.ts';
+import { exported, signerEntry, signerNamesById, withSignerName } from './signer-names.ts';
 
 interface ExportOptions {
   /** Write each function's code to a file of this folder, named by `codeFile`, rather than inline. */
@@ -15,7 +16,8 @@ interface ExportOptions {
 const byName = <T extends { name: string }>(items: T[]) => [...items].sort((a, b) => a.name.localeCompare(b.name));
 
 /**
- * An account as a neoflow.yaml (docs/automations-as-code.md): its secrets' names, its functions
+ * An account as a neoflow.yaml (docs/automations-as-code.md): its secrets' names, its signers (never
+ * an imported key, only where apply would read it), its functions
  * and its automations, without anything the server owns (ids, versions, dates, statistics). No
  * value of a secret or a credential is in it: each is a reference to the environment variable
  * `neoflow apply` reads it from.
@@ -31,6 +33,8 @@ export async function exportFile(state: AccountState, options: ExportOptions): P
     return { env: name };
   };
   const functionNames = new Map(state.functions.map(({ id, name }) => [id, name]));
+  const signerNames = signerNamesById(state.signers);
+  const signers = byName(state.signers.filter(exported)).map((signer) => signerEntry(signer, uniqueEnv));
   const automations = byName(state.automations);
   const content = {
     version: 1,
@@ -40,8 +44,9 @@ export async function exportFile(state: AccountState, options: ExportOptions): P
       ...(description === null ? {} : { description }),
       value: uniqueEnv('NEOFLOW_SECRET', name),
     })),
+    ...(signers.length > 0 ? { signers } : {}),
     functions: await Promise.all(byName(state.functions).map((fn) => functionEntry(fn, options))),
-    automations: automations.map((automation) => automationEntry(automation, functionNames, uniqueEnv)),
+    automations: automations.map((automation) => automationEntry(automation, functionNames, signerNames, uniqueEnv)),
   };
   const doc = new Document(content);
   doc.commentBefore =
@@ -75,12 +80,13 @@ async function functionEntry(fn: RemoteFunction, options: ExportOptions) {
 function automationEntry(
   automation: RemoteAutomation,
   functionNames: Map<string, string>,
+  signerNames: Map<string, string>,
   uniqueEnv: (...words: string[]) => { env: string },
 ) {
   const parts = structuredClone({ trigger: automation.trigger, action: automation.action, notify: automation.notify });
   for (const slot of credentialSlots(parts))
     slot.holder[slot.key] = uniqueEnv('NEOFLOW_CREDENTIAL', automation.name, slot.path);
-  const { action } = parts;
+  const action = withSignerName(parts.action, signerNames);
   const namedAction = action.type === 'function' ? withFunctionName(action, functionNames) : action;
   return {
     name: automation.name,

@@ -11,6 +11,7 @@ import type { NotifyRule } from '../../automations/model/notify.schemas.ts';
 import type { Language } from '../../functions/function.entity.ts';
 import { createFunctionBody } from '../../functions/functions.schemas.ts';
 import { secretName } from '../../secrets/secrets.schemas.ts';
+import { createSignerBody, type CreateSigner } from '../../signers/signers.schemas.ts';
 import { readFunctionFile } from '../function-file.ts';
 import { fileBelow, type ApplyReach } from './apply-reach.ts';
 import { credentialSlots } from './credential-slots.ts';
@@ -53,6 +54,12 @@ const functionEntry = z
     message: 'must give its code as code or as codeFile, not both',
   });
 
+// Checked whole by the API's own schema (createSignerBody); an imported key only by reference, never in the file.
+const signerEntry = z.looseObject({
+  name: z.string({ error: 'must be a string' }),
+  privateKey: referenceSchema.optional(),
+});
+
 // Checked whole by the API's own schema once its function and credentials are read (createAutomationBody).
 const automationEntry = z.looseObject({ name: z.string({ error: 'must be a string' }) });
 
@@ -62,6 +69,7 @@ const fileSchema = z.strictObject({
   /** The account the file was exported from; apply refuses another unless --account names it. */
   account: z.string({ error: 'must be a string' }).min(1).max(128).optional(),
   secrets: z.array(secretEntry, { error: 'must be a list' }).max(1000).superRefine(uniqueNames).default([]),
+  signers: z.array(signerEntry, { error: 'must be a list' }).max(100).superRefine(uniqueNames).default([]),
   functions: z.array(functionEntry, { error: 'must be a list' }).max(1000).superRefine(uniqueNames).default([]),
   automations: z.array(automationEntry, { error: 'must be a list' }).max(10_000).superRefine(uniqueNames).default([]),
 });
@@ -70,6 +78,14 @@ export interface DesiredSecret {
   name: string;
   description: string | null;
   value: Resolved | undefined;
+}
+
+/** A signer to create unless the account has one of its name: the create's body, an imported key apart. */
+export interface DesiredSigner {
+  name: string;
+  body: Omit<CreateSigner, 'privateKey'>;
+  /** An imported key, read from where the file says: needed only to create the signer. */
+  privateKey: Resolved | undefined;
 }
 
 /** A function's fields as the API stores them (its defaults applied). */
@@ -115,6 +131,7 @@ export interface DesiredAutomation {
 export interface NeoflowFile {
   account: string | undefined;
   secrets: DesiredSecret[];
+  signers: DesiredSigner[];
   functions: DesiredFunction[];
   automations: DesiredAutomation[];
 }
@@ -183,8 +200,16 @@ export async function loadNeoflowFile(
       problems.push({ path: ['secrets', index, 'value'], message: (error as Error).message });
     }
   }
+  const signers: DesiredSigner[] = [];
+  for (const [index, entry] of parsed.data.signers.entries()) {
+    const loaded = await loadSigner(entry, reach).catch((error: Error) => ({
+      problems: [{ path: ['privateKey'] as Path, message: error.message }],
+    }));
+    if ('problems' in loaded) problems.push(...loaded.problems.map(prefixed(['signers', index])));
+    else signers.push(loaded);
+  }
   if (problems.length > 0) throw report(problems);
-  return { account: parsed.data.account, secrets, functions, automations };
+  return { account: parsed.data.account, secrets, signers, functions, automations };
 }
 
 const prefixed =
@@ -209,6 +234,24 @@ async function loadFunction(
   }
   const { name, description, ...rest } = parsed.data;
   return { name, fields: { ...rest, description: description ?? null } };
+}
+
+/** A key of the curve that stands in, while the file is checked, for an imported key not read (its variable unset). */
+const placeholderKey = '01'.repeat(32);
+
+async function loadSigner(
+  entry: z.infer<typeof signerEntry>,
+  reach: ApplyReach,
+): Promise<DesiredSigner | { problems: Problem[] }> {
+  const { privateKey: reference, ...fields } = entry;
+  const privateKey = reference && (await resolveReference(reference, reach));
+  const imported = fields.type === 'import' ? { privateKey: privateKey?.value ?? placeholderKey } : {};
+  const parsed = createSignerBody.safeParse({ ...fields, ...imported });
+  if (!parsed.success)
+    return { problems: parsed.error.issues.map(({ path, message }) => ({ path: path as Path, message })) };
+  const body = { ...parsed.data };
+  delete (body as { privateKey?: string }).privateKey;
+  return { name: parsed.data.name, body, privateKey };
 }
 
 async function loadAutomation(

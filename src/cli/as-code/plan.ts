@@ -2,16 +2,18 @@ import { credentialsOf, mapCredentials, maskOf } from '../../automations/credent
 import type { Action } from '../../automations/model/action.schemas.ts';
 import type { AccountState, RemoteAutomation, RemoteFunction } from './account-state.ts';
 import { flatten } from './flatten.ts';
+import { signerNamesById, withSignerName } from './signer-names.ts';
 import type {
   DesiredAutomation,
   DesiredFunction,
   DesiredSecret,
+  DesiredSigner,
   FunctionFields,
   NamedAction,
   NeoflowFile,
 } from './neoflow-file.ts';
 
-export type ResourceKind = 'secret' | 'function' | 'automation';
+export type ResourceKind = 'secret' | 'signer' | 'function' | 'automation';
 
 /** One field a change sets, as the plan shows it: values as JSON, write-only ones never. */
 export interface FieldChange {
@@ -75,14 +77,25 @@ export function planChanges(file: NeoflowFile, state: AccountState, options: Pla
     if (!secretNames.has(name)) problems.push(`${owner} names the secret ${name}, which ${nowhere}`);
   };
   for (const fn of file.functions) fn.fields.secrets.forEach((name) => needSecret(`function ${fn.name}`, name));
+  const signerNames = signerNamesById(state.signers);
+  // Signers are never deleted by apply: a deleted key is gone for good.
+  const knownSigners = new Set([
+    ...file.signers.map(({ name }) => name),
+    ...signerNames.keys(),
+    ...signerNames.values(),
+  ]);
   for (const automation of file.automations) {
     secretsNamedBy(automation).forEach((name) => needSecret(`automation ${automation.name}`, name));
     if (automation.action.type === 'function' && !functionNames.has(automation.action.function))
       problems.push(`automation ${automation.name} runs the function ${automation.action.function}, which ${nowhere}`);
+    const { signer } = withSignerName(automation.action, signerNames) as { signer?: string };
+    if (signer !== undefined && !knownSigners.has(signer))
+      problems.push(`automation ${automation.name} signs with ${signer}, which neither the file nor the account holds`);
   }
   const functionNamesById = new Map(state.functions.map(({ id, name }) => [id, name]));
   const upserts: Change[] = [
     ...file.secrets.flatMap((secret) => secretChange(secret, state, options, problems)),
+    ...file.signers.flatMap((signer) => signerChange(signer, state, problems)),
     ...file.functions.flatMap((fn) =>
       functionChange(
         fn,
@@ -90,7 +103,7 @@ export function planChanges(file: NeoflowFile, state: AccountState, options: Pla
       ),
     ),
     ...file.automations.flatMap((automation) =>
-      automationChange(automation, state.automations, functionNamesById, options, problems),
+      automationChange(automation, state.automations, { functionNamesById, signerNames }, options, problems),
     ),
   ];
   const absent = <T extends { name: string }>(listed: T[], wanted: { name: string }[]) => {
@@ -155,6 +168,27 @@ function secretChange(secret: DesiredSecret, state: AccountState, options: PlanO
     body.value = value;
   }
   return fields.length === 0 ? [] : [{ kind: 'secret', op: 'update', name: secret.name, id: current.id, fields, body }];
+}
+
+/**
+ * A signer the account lacks is created; one it has by name is left as it is, whatever the file
+ * says of it (a signer has no update, and its key cannot change). An imported key is needed only then.
+ */
+function signerChange(signer: DesiredSigner, state: AccountState, problems: string[]): Change[] {
+  if (state.signers.some(({ name }) => name === signer.name)) return [];
+  const fields = leafChanges(undefined, signer.body);
+  if (signer.body.type !== 'import')
+    return [{ kind: 'signer', op: 'create', name: signer.name, fields, body: signer.body }];
+  const value = signer.privateKey?.value;
+  if (value === undefined) {
+    const source = signer.privateKey
+      ? `${signer.privateKey.label} is unset`
+      : 'the file gives none: {env: NAME} or {file: PATH}';
+    problems.push(`signer ${signer.name} must be created, and its private key is needed: ${source}`);
+    return [];
+  }
+  fields.push({ path: 'privateKey', after: writeOnly(signer.privateKey!.label) });
+  return [{ kind: 'signer', op: 'create', name: signer.name, fields, body: { ...signer.body, privateKey: value } }];
 }
 
 const functionFieldsOf = (fn: RemoteFunction): FunctionFields => ({
@@ -222,7 +256,7 @@ function leafChanges(before: unknown, after: unknown, shown = new Map<string, st
 function automationChange(
   automation: DesiredAutomation,
   listed: RemoteAutomation[],
-  functionNamesById: Map<string, string>,
+  names: { functionNamesById: Map<string, string>; signerNames: Map<string, string> },
   options: PlanOptions,
   problems: string[],
 ): Change[] {
@@ -269,6 +303,8 @@ function automationChange(
   const parts = { trigger: automation.trigger, action: automation.action as Action, notify: automation.notify };
   const sentParts = mapCredentials(parts, ({ path, value }) => sent.get(path) ?? value);
   const shownParts = mapCredentials(parts, ({ path, value }) => shownMasks.get(path) ?? value);
+  // Compared by name, `default` left out on both sides: an action naming none signs with it.
+  shownParts.action = withSignerName(shownParts.action, names.signerNames);
   const desired = {
     ...(automation.network === undefined ? {} : { network: automation.network }),
     ...(automation.status === undefined ? {} : { status: automation.status }),
@@ -290,7 +326,7 @@ function automationChange(
     ...(automation.network === undefined ? {} : { network: current.network }),
     ...(automation.status === undefined ? {} : { status: current.status }),
     trigger: current.trigger,
-    action: namedRemoteAction(current.action, functionNamesById),
+    action: withSignerName(namedRemoteAction(current.action, names.functionNamesById), names.signerNames),
     notify: current.notify,
     budget: current.budget ?? null,
   };

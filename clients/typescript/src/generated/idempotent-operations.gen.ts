@@ -3,6 +3,7 @@
 /** The operations that take an `Idempotency-Key` header (docs/api.md, "Idempotency"). */
 export const idempotentOperations: ReadonlyArray<{ method: string; path: string }> = [
   { method: 'POST', path: '/v1/secrets' },
+  { method: 'POST', path: '/v1/signers' },
   { method: 'POST', path: '/v1/functions' },
   { method: 'POST', path: '/v1/functions/{id}/invoke' },
   { method: 'POST', path: '/v1/functions/{id}/executions/{executionId}/retry' },

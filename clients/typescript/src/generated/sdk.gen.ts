@@ -15,6 +15,9 @@ import type {
   DeleteSecretsByIdData,
   DeleteSecretsByIdErrors,
   DeleteSecretsByIdResponses,
+  DeleteSignersByIdData,
+  DeleteSignersByIdErrors,
+  DeleteSignersByIdResponses,
   GetAccountData,
   GetAccountErrors,
   GetAccountResponses,
@@ -75,6 +78,12 @@ import type {
   GetSecretsData,
   GetSecretsErrors,
   GetSecretsResponses,
+  GetSignersByIdData,
+  GetSignersByIdErrors,
+  GetSignersByIdResponses,
+  GetSignersData,
+  GetSignersErrors,
+  GetSignersResponses,
   OptionsCodecDecodeData,
   OptionsCodecDecodeErrors,
   OptionsCodecDecodeResponses,
@@ -135,6 +144,9 @@ import type {
   PostSecretsData,
   PostSecretsErrors,
   PostSecretsResponses,
+  PostSignersData,
+  PostSignersErrors,
+  PostSignersResponses,
   PutFunctionsByIdData,
   PutFunctionsByIdEnvironmentData,
   PutFunctionsByIdEnvironmentErrors,
@@ -319,6 +331,78 @@ export const putSecretsById = <ThrowOnError extends boolean = true>(
       'Content-Type': 'application/json',
       ...options.headers,
     },
+  });
+
+/**
+ * List signers
+ *
+ * Returns the account's signers, newest first: where each key lives, its address and public key, never key material.
+ */
+export const getSigners = <ThrowOnError extends boolean = true>(
+  options?: Options<GetSignersData, ThrowOnError>,
+): RequestResult<GetSignersResponses, GetSignersErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetSignersResponses, GetSignersErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/signers',
+    ...options,
+  });
+
+/**
+ * Create a signer
+ *
+ * Adds a key, named uniquely in the account (409 `conflict` otherwise), that automations sign with (`action.signer`): `generated` (a new key Neoflow keeps sealed), `import` (`privateKey`, a WIF or 64 hex digits: write-only, sealed, never answered), `aws-kms` (`keyId`, `region`: a key of spec ECC_NIST_P256) or `pkcs11` (`tokenLabel` or `slotLabel`, and `keyLabel`: an EC P-256 key). A remote key is opened by a worker, never by the API: a key that is absent, of another curve or may not sign is a 400 naming the field; a backend or worker that does not answer within 15 s, 503 `signer_unavailable`. The address is derived from the key's public key. Safe to repeat under an `Idempotency-Key`.
+ */
+export const postSigners = <ThrowOnError extends boolean = true>(
+  options: Options<PostSignersData, ThrowOnError>,
+): RequestResult<PostSignersResponses, PostSignersErrors, ThrowOnError> =>
+  (options.client ?? client).post<PostSignersResponses, PostSignersErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/signers',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
+  });
+
+/**
+ * Delete a signer
+ *
+ * Deletes the signer, and with it a sealed key Neoflow held (a remote key is left in its KMS or token). An automation that signs with it makes this a 409 `signer_in_use` listing them in `details.automations`.
+ */
+export const deleteSignersById = <ThrowOnError extends boolean = true>(
+  options: Options<DeleteSignersByIdData, ThrowOnError>,
+): RequestResult<DeleteSignersByIdResponses, DeleteSignersByIdErrors, ThrowOnError> =>
+  (options.client ?? client).delete<DeleteSignersByIdResponses, DeleteSignersByIdErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/signers/{id}',
+    ...options,
+  });
+
+/**
+ * Retrieve a signer
+ *
+ * Returns the signer with, per configured network, its GAS balance (`null` when no node answered within 2 s) and what its transactions there cost.
+ */
+export const getSignersById = <ThrowOnError extends boolean = true>(
+  options: Options<GetSignersByIdData, ThrowOnError>,
+): RequestResult<GetSignersByIdResponses, GetSignersByIdErrors, ThrowOnError> =>
+  (options.client ?? client).get<GetSignersByIdResponses, GetSignersByIdErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/signers/{id}',
+    ...options,
   });
 
 /**

@@ -350,6 +350,19 @@ export type AutomationUpdate = {
   resumeFrom?: 'lastProcessed' | 'current' | number;
 };
 
+export type AwsKmsBackend = {
+  keyId: string;
+  region?: string;
+};
+
+export type AwsKmsSignerCreate = {
+  type: 'aws-kms';
+  name: string;
+  budget?: GasBudget;
+  keyId: string;
+  region?: string;
+};
+
 export type BlockchainTrigger = {
   type: 'blockchain';
   scriptHash: string | Array<string>;
@@ -368,6 +381,10 @@ export type ContractAction = {
    * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any), of at most 4,096 bytes as JSON. A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
   args: Array<TemplatedContractArg>;
+  /**
+   * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
+   */
+  signer?: string;
 };
 
 export type ContractActionInput = {
@@ -378,6 +395,10 @@ export type ContractActionInput = {
    * At most 16 {type, value} arguments (Hash160, Integer, String, Boolean, ByteArray, Hash256, PublicKey, Array, Any), of at most 4,096 bytes as JSON. A value may be exactly a template {{trigger.<path>}} (e.g. {{trigger.state.amount}}), resolved against what fired the run and then checked as a static value; see docs/api.md.
    */
   args?: Array<TemplatedContractArg>;
+  /**
+   * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
+   */
+  signer?: string;
 };
 
 export type ContractArg =
@@ -590,6 +611,10 @@ export type FunctionAction = {
     [key: string]: unknown;
   };
   execute?: ExecuteRules;
+  /**
+   * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
+   */
+  signer?: string;
 };
 
 export type FunctionActionInput = {
@@ -600,6 +625,10 @@ export type FunctionActionInput = {
     [key: string]: unknown;
   };
   execute?: ExecuteRulesInput;
+  /**
+   * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
+   */
+  signer?: string;
 };
 
 export type FunctionCreate = {
@@ -712,6 +741,12 @@ export type GasBudget = {
   total?: string;
 };
 
+export type GeneratedSignerCreate = {
+  type: 'generated';
+  name: string;
+  budget?: GasBudget;
+};
+
 export type Health = {
   status: 'ok' | 'degraded';
   postgres: {
@@ -755,6 +790,12 @@ export type Health = {
   };
 };
 
+export type ImportSignerCreate = {
+  type: 'import';
+  name: string;
+  budget?: GasBudget;
+};
+
 export type InvokeRequest = {
   params?: {
     [key: string]: unknown;
@@ -780,6 +821,21 @@ export type Pagination = {
   limit: number;
   offset: number;
   hasMore: boolean;
+};
+
+export type Pkcs11Backend = {
+  tokenLabel?: string;
+  slotLabel?: string;
+  keyLabel: string;
+};
+
+export type Pkcs11SignerCreate = {
+  type: 'pkcs11';
+  name: string;
+  budget?: GasBudget;
+  tokenLabel?: string;
+  slotLabel?: string;
+  keyLabel: string;
 };
 
 export type PriceSource =
@@ -939,6 +995,38 @@ export type SecretSummary = {
 export type SecretUpdate = {
   value?: string;
   description?: string | null;
+};
+
+export type Signer = {
+  id: string;
+  name: string;
+  type: 'generated' | 'import' | 'aws-kms' | 'pkcs11';
+  address: string;
+  scriptHash: string;
+  publicKey: string;
+  backend: AwsKmsBackend | Pkcs11Backend | null;
+  budget: GasBudget | null;
+  createdAt: string;
+};
+
+export type SignerCreate = GeneratedSignerCreate | ImportSignerCreate | AwsKmsSignerCreate | Pkcs11SignerCreate;
+
+export type SignerDetails = {
+  id: string;
+  name: string;
+  type: 'generated' | 'import' | 'aws-kms' | 'pkcs11';
+  address: string;
+  scriptHash: string;
+  publicKey: string;
+  backend: AwsKmsBackend | Pkcs11Backend | null;
+  budget: GasBudget | null;
+  createdAt: string;
+  networks: Array<AccountNetwork>;
+};
+
+export type SignerPage = {
+  signers: Array<Signer>;
+  pagination: Pagination;
 };
 
 export type SlackChannel = {
@@ -1178,6 +1266,10 @@ export type ErrorDetails = {
    * The chain’s height (`transaction_pending`).
    */
   height?: number;
+  /**
+   * The ids of the automations that sign with the signer (`signer_in_use`).
+   */
+  automations?: Array<string>;
 };
 
 /**
@@ -1211,12 +1303,14 @@ export type FunctionsError = {
       | 'replay_in_progress'
       | 'replay_limit_reached'
       | 'storage_quota_exceeded'
+      | 'signer_in_use'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
       | 'execution_error'
       | 'internal_error'
-      | 'service_unavailable';
+      | 'service_unavailable'
+      | 'signer_unavailable';
     /**
      * One sentence for a human.
      */
@@ -1255,12 +1349,14 @@ export type AutomationsError = {
       | 'REPLAY_IN_PROGRESS'
       | 'REPLAY_LIMIT_REACHED'
       | 'STORAGE_QUOTA_EXCEEDED'
+      | 'SIGNER_IN_USE'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
       | 'EXECUTION_ERROR'
       | 'INTERNAL_ERROR'
-      | 'SERVICE_UNAVAILABLE';
+      | 'SERVICE_UNAVAILABLE'
+      | 'SIGNER_UNAVAILABLE';
     /**
      * One sentence for a human.
      */
@@ -1268,6 +1364,16 @@ export type AutomationsError = {
     details: ErrorDetails;
   };
 };
+
+export type ImportSignerCreateWritable = {
+  type: 'import';
+  name: string;
+  budget?: GasBudget;
+  privateKey: string;
+};
+
+export type SignerCreateWritable =
+  GeneratedSignerCreate | ImportSignerCreateWritable | AwsKmsSignerCreate | Pkcs11SignerCreate;
 
 export type GetHealthData = {
   body?: never;
@@ -1976,6 +2082,368 @@ export type PutSecretsByIdResponses = {
 };
 
 export type PutSecretsByIdResponse = PutSecretsByIdResponses[keyof PutSecretsByIdResponses];
+
+export type GetSignersData = {
+  body?: never;
+  path?: never;
+  query?: {
+    limit?: number;
+    offset?: number;
+  };
+  url: '/v1/signers';
+};
+
+export type GetSignersErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetSignersError = GetSignersErrors[keyof GetSignersErrors];
+
+export type GetSignersResponses = {
+  /**
+   * Done: `SignerPage`.
+   */
+  200: SignerPage;
+};
+
+export type GetSignersResponse = GetSignersResponses[keyof GetSignersResponses];
+
+export type PostSignersData = {
+  body: SignerCreateWritable;
+  headers?: {
+    /**
+     * Makes the request safe to repeat for 24 hours (docs/api.md).
+     */
+    'Idempotency-Key'?: string;
+  };
+  path?: never;
+  query?: never;
+  url: '/v1/signers';
+};
+
+export type PostSignersErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'conflict';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds. `signer_unavailable`: the key's backend (AWS KMS, the PKCS#11 token) or a worker to reach it did not answer: retry later.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable' | 'signer_unavailable';
+    };
+  };
+};
+
+export type PostSignersError = PostSignersErrors[keyof PostSignersErrors];
+
+export type PostSignersResponses = {
+  /**
+   * Created: `SignerDetails`.
+   */
+  201: SignerDetails;
+};
+
+export type PostSignersResponse = PostSignersResponses[keyof PostSignersResponses];
+
+export type DeleteSignersByIdData = {
+  body?: never;
+  path: {
+    /**
+     * The signer's id, `sgn_…`.
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/signers/{id}';
+};
+
+export type DeleteSignersByIdErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `not_found`: no such resource in this account (a secret, a transaction, a block).
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'not_found';
+    };
+  };
+  /**
+   * `signer_in_use`: automations sign with the signer (`details.automations`): name another signer in them, or delete them, first.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'signer_in_use';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type DeleteSignersByIdError = DeleteSignersByIdErrors[keyof DeleteSignersByIdErrors];
+
+export type DeleteSignersByIdResponses = {
+  /**
+   * Done.
+   */
+  200: {
+    success: true;
+    message: string;
+  };
+};
+
+export type DeleteSignersByIdResponse = DeleteSignersByIdResponses[keyof DeleteSignersByIdResponses];
+
+export type GetSignersByIdData = {
+  body?: never;
+  path: {
+    /**
+     * The signer's id, `sgn_…`.
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/signers/{id}';
+};
+
+export type GetSignersByIdErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `not_found`: no such resource in this account (a secret, a transaction, a block).
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'not_found';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetSignersByIdError = GetSignersByIdErrors[keyof GetSignersByIdErrors];
+
+export type GetSignersByIdResponses = {
+  /**
+   * Done: `SignerDetails`.
+   */
+  200: SignerDetails;
+};
+
+export type GetSignersByIdResponse = GetSignersByIdResponses[keyof GetSignersByIdResponses];
 
 export type GetFunctionsData = {
   body?: never;

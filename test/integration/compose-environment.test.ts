@@ -112,6 +112,18 @@ describe('docker-compose.yml, rendered by Docker Compose and started service by 
     }
   });
 
+  it('passes the PKCS#11 module and PIN from .env to the worker alone, and the worker reads them', async () => {
+    const pkcs11 = { NEOFLOW_PKCS11_MODULE: '/opt/hsm/libpkcs11.so', NEOFLOW_PKCS11_PIN: '482913' };
+    const { services } = await render({ ...filledEnv(), ...pkcs11 });
+    expect(services.worker!.environment).toMatchObject(pkcs11);
+    expect(loadConfig(services.worker!.environment).worker.pkcs11).toEqual({
+      module: pkcs11.NEOFLOW_PKCS11_MODULE,
+      pin: '482913',
+    });
+    for (const name of ['api', 'migrate'])
+      expect(Object.keys(services[name]!.environment!)).not.toContain('NEOFLOW_PKCS11_PIN');
+  });
+
   it('a command started without a secret the file gives it stops at once, naming it', async () => {
     const { services } = await render(filledEnv());
     const environment = onLoopback(services.api!.environment!, await freePort());

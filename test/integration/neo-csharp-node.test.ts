@@ -6,7 +6,7 @@ import { transferCall } from '../../src/chain/nep17.ts';
 import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { createLogger } from '../../src/log.ts';
-import { automationsClient, gasHash, settled } from '../support/automations.ts';
+import { automationsClient, fireKeysOf, gasHash, settled } from '../support/automations.ts';
 import type { Sender } from '../../src/chain/transaction.ts';
 import { fundedSender, senderAddress, sendFaulting } from '../support/contracts.ts';
 import { issueKey } from '../support/keys.ts';
@@ -45,8 +45,28 @@ afterAll(async () => {
 
 /** Transfers made one after another, each in a block, while the follower is at the chain's head. */
 const transfersAtHead = 8;
+/** How far the follower falls behind the chain while its node is down: a catch-up past one round's 20 blocks. */
+const behindBlocks = 25;
 /** Requests that read a block rather than the chain's height or a contract. */
 const blockReads = new Set(['getblockhash', 'getblock', 'getapplicationlog']);
+
+/** The follower's next block to read. */
+const cursor = async () =>
+  (
+    await api.database.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ next_index: number }[]>('select "next_index" from "block_cursors"')
+  )[0]?.next_index ?? -1;
+const followerAtHead = () =>
+  until(
+    async () => (await cursor()) >= (await neoGo().getBlockCount()),
+    (atHead) => atHead,
+    60_000,
+  );
+/** Requests of `requests` that read blocks, the polls of the height left out. */
+const blockReadsOf = (requests: string[][]) =>
+  requests.filter((methods) => !methods.includes('getblockcount') && methods.some((method) => blockReads.has(method)));
 
 const freshAddress = () => new wallet.Account(wallet.generatePrivateKey()).address;
 const fireKeys = (block: BlockNotifications) =>
@@ -83,6 +103,36 @@ async function watchTransfers(name: string) {
     action: { type: 'function', functionId },
   });
   return { client, recipient, automationId };
+}
+
+/** The fire keys the neo-go path gives the transactions' Transfers, read by getblocknotifications. */
+async function neoGoTransferKeys({ halted, faulted }: { halted: string[]; faulted: string }) {
+  const keys: string[] = [];
+  for (const hash of [...halted, faulted]) {
+    const { blockhash } = await neoGo().getTransaction(hash);
+    const block = await readBlockNotifications(neoGo(), (await neoGo().getBlock(blockhash!)).index);
+    keys.push(
+      ...block.notifications
+        .filter((notification) => notification.txHash === hash && notification.eventName === 'Transfer')
+        .map((notification) => `event:${notification.container}:${notification.notificationIndex}`),
+    );
+  }
+  return keys;
+}
+
+/** The watcher's runs, once settled, are one per HALTed transfer of `sent`, with the neo-go path's keys. */
+async function expectNeoGoKeys(
+  { client, automationId }: { client: ReturnType<typeof automationsClient>; automationId: string },
+  sent: { halted: string[]; faulted: string },
+) {
+  const expected = await neoGoTransferKeys(sent);
+  expect(expected).toHaveLength(3);
+  await until(
+    () => client.runs(automationId),
+    (runs) => runs.length >= 3 && settled(runs),
+    60_000,
+  );
+  expect(await fireKeysOf(api, automationId)).toEqual(expected.sort());
 }
 
 describe('a C# node (neo-cli with ApplicationLogs)', () => {
@@ -133,45 +183,14 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
 
   it('fires a watcher`s runs with the fire keys of the neo-go path, one per HALTed transfer, none for the FAULTed one', async () => {
     const { client, recipient, automationId } = await watchTransfers('csharp transfers');
-    const { halted, faulted } = await transfersWithAFault(recipient);
-    // The keys the neo-go path gives: each Transfer to the recipient, read by getblocknotifications.
-    const expected: string[] = [];
-    for (const hash of [...halted, faulted]) {
-      const { blockhash } = await neoGo().getTransaction(hash);
-      const block = await readBlockNotifications(neoGo(), (await neoGo().getBlock(blockhash!)).index);
-      expected.push(
-        ...block.notifications
-          .filter((notification) => notification.txHash === hash && notification.eventName === 'Transfer')
-          .map((notification) => `event:${notification.container}:${notification.notificationIndex}`),
-      );
-    }
-    expect(expected).toHaveLength(3);
-    await until(
-      () => client.runs(automationId),
-      (runs) => runs.length >= 3 && settled(runs),
-      60_000,
-    );
-    const rows = await api.database.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ fire_key: string }[]>('select "fire_key" from "automation_runs" where "automation_id" = ?', [
-        automationId,
-      ]);
-    expect(rows.map((row) => row.fire_key).sort()).toEqual(expected.sort());
+    await expectNeoGoKeys({ client, automationId }, await transfersWithAFault(recipient));
   });
 
   it('reads each block at the head in one request to the node, the polls of its height counted apart', async () => {
     // Each newest block's log answered at once: its -32602 read again is the test above's.
     proxy.behaviour.lateLogs = false;
     const { client, recipient, automationId } = await watchTransfers('csharp round trips');
-    const sql = api.database.orm.em.fork().getConnection();
-    const cursor = async () =>
-      (await sql.execute<{ next_index: number }[]>('select "next_index" from "block_cursors"'))[0]?.next_index ?? -1;
-    await until(
-      async () => (await cursor()) >= (await neoGo().getBlockCount()),
-      (atHead) => atHead,
-      60_000,
-    );
+    await followerAtHead();
     const [fromBlock, fromRequest] = [await cursor(), proxy.requests.length];
     const from = senderAddress(sender);
     const sent: string[] = [];
@@ -183,9 +202,7 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
     const [toBlock, requests] = [await cursor(), proxy.requests.slice(fromRequest)];
     const blocks = toBlock - fromBlock;
     const polls = requests.filter((methods) => methods.includes('getblockcount'));
-    const reads = requests.filter(
-      (methods) => !methods.includes('getblockcount') && methods.some((method) => blockReads.has(method)),
-    );
+    const reads = blockReadsOf(requests);
     console.log(
       `C# node at the head: ${blocks} blocks (${transfersAtHead} with a transfer) read in ${reads.length} requests ` +
         `(${(reads.length / blocks).toFixed(2)} a block), ${polls.length} polls of the height`,
@@ -199,4 +216,38 @@ describe('a C# node (neo-cli with ApplicationLogs)', () => {
     );
     expect(runs).toHaveLength(transfersAtHead);
   }, 120_000);
+
+  it('catches up 25 blocks behind after its node was down in far fewer requests than blocks, with the neo-go path`s runs and keys', async () => {
+    // The newest block's log answered -32602 once again: a block read ahead so is read in its turn.
+    proxy.behaviour.lateLogs = true;
+    const { client, recipient, automationId } = await watchTransfers('csharp catch-up');
+    await followerAtHead();
+    await proxy.close();
+    const behindFrom = await cursor();
+    const sent = await transfersWithAFault(recipient);
+    await until(
+      () => neoGo().getBlockCount(),
+      (height) => height >= behindFrom + behindBlocks,
+      60_000,
+    );
+    const fromRequest = proxy.requests.length;
+    await proxy.reopen();
+    const tip = await neoGo().getBlockCount();
+    // Requests counted up to the moment the follower is seen at the tip it had to reach.
+    const caughtUp = await until(
+      async () => ({ next: await cursor(), requests: proxy.requests.length }),
+      ({ next }) => next >= tip,
+      90_000,
+    );
+    const blocks = caughtUp.next - behindFrom;
+    const reads = blockReadsOf(proxy.requests.slice(fromRequest, caughtUp.requests));
+    console.log(
+      `C# node, catching up: ${blocks} blocks read in ${reads.length} requests ` +
+        `(${(reads.length / blocks).toFixed(2)} a block; ${Math.max(...reads.map((methods) => methods.length))} calls in the largest)`,
+    );
+    expect(blocks).toBeGreaterThanOrEqual(behindBlocks);
+    // About one request per 16 blocks behind the tip, one a block at it; one a block before.
+    expect(reads.length).toBeLessThanOrEqual(Math.ceil(blocks / 4));
+    await expectNeoGoKeys({ client, automationId }, sent);
+  }, 240_000);
 });

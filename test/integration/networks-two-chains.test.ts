@@ -5,7 +5,7 @@ import { gasText } from '../../src/chain/gas-amount.ts';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
-import { automationsClient, gasHash, gasTransferAction, settled } from '../support/automations.ts';
+import { automationsClient, fireKeysOf, gasHash, gasTransferAction, settled } from '../support/automations.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import {
@@ -69,16 +69,6 @@ const cursors = async () => {
     .execute<{ network: string; next_index: number }[]>('select "network", "next_index" from "block_cursors"');
   return new Map(rows.map((row) => [row.network, Number(row.next_index)]));
 };
-/** The fire keys of `automationId`'s runs, as recorded. */
-const fireKeysOf = async (automationId: string) => {
-  const rows = await api.database.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ fire_key: string }[]>('select "fire_key" from "automation_runs" where "automation_id" = ?', [
-      automationId,
-    ]);
-  return rows.map((row) => row.fire_key).sort();
-};
 
 describe('two private networks of different magics in one deployment', () => {
   it('runs both chains, each with its own magic, the signer funded on both, and /v1/health lists both networks', async () => {
@@ -126,8 +116,8 @@ describe('two private networks of different magics in one deployment', () => {
       (lists) => lists.every((listed) => listed.length >= 2 && settled(listed)),
       20_000,
     );
-    expect(await fireKeysOf(watchers.alpha)).toEqual(onAlpha.map((hash) => `event:${hash}:0`).sort());
-    expect(await fireKeysOf(watchers.beta)).toEqual(onBeta.map((hash) => `event:${hash}:0`).sort());
+    expect(await fireKeysOf(api, watchers.alpha)).toEqual(onAlpha.map((hash) => `event:${hash}:0`).sort());
+    expect(await fireKeysOf(api, watchers.beta)).toEqual(onBeta.map((hash) => `event:${hash}:0`).sort());
     const ranOn = (network: string) => ({ status: 'success', network });
     expect(runs).toMatchObject([
       [ranOn('alpha'), ranOn('alpha')],

@@ -17,6 +17,7 @@ beforeAll(async () => {
   for (const token of ['neoflow', 'locked', 'removable']) await hsm.initToken(token, pin);
   await hsm.generateKey('neoflow', pin, 'operator', 'P-256');
   await hsm.generateKey('neoflow', pin, 'bitcoin-style', 'secp256k1');
+  await hsm.generateKey('neoflow', pin, 'rotated', 'P-256');
   await hsm.generateKey('locked', pin, 'operator', 'P-256');
   await hsm.generateKey('removable', pin, 'operator', 'P-256');
 });
@@ -101,6 +102,19 @@ describe('a PKCS#11 key generated inside SoftHSM2 as a Neo signer', () => {
     ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SignerUnavailableError);
     expect((error as Error).message).not.toContain(pin);
+  });
+
+  it("never signs with another key put under the opened key's label: refused once the key is found again", async () => {
+    const key = await openPkcs11Key({ tokenLabel: 'neoflow', keyLabel: 'rotated' }, module);
+    await hsm.destroyKey('neoflow', pin, 'rotated');
+    await hsm.generateKey('neoflow', pin, 'rotated', 'P-256');
+    const attempts: unknown[] = [];
+    for (let attempt = 0; attempt < 2; attempt++)
+      attempts.push(await key.signDigest(Buffer.alloc(32, 2)).catch((error: unknown) => error));
+    // The handle opened is stale (nothing signed, the session renewed); found again, the key is another.
+    expect(attempts[0]).toBeInstanceOf(SignerUnavailableError);
+    expect(attempts[1]).toBeInstanceOf(SignerKeyRefusedError);
+    expect((attempts[1] as SignerKeyRefusedError).field).toBe('keyLabel');
   });
 
   it('answers a token removed after the key was opened as unavailable at sign time', async () => {

@@ -1,5 +1,6 @@
 import { CONST } from '@cityofzion/neon-js';
 import { expect } from 'vitest';
+import type { TestApi } from './api.ts';
 import { testApi } from './http.ts';
 
 export const gasHash = `0x${CONST.NATIVE_CONTRACT_HASH.GasToken}`;
@@ -76,3 +77,14 @@ export function automationsClient(baseUrl: string, key: string) {
 }
 
 export const settled = (runs: Loose[]) => runs.every((run) => run.status !== 'running');
+
+/** The fire keys of `automationId`'s runs as recorded, sorted. */
+export async function fireKeysOf(api: TestApi, automationId: string): Promise<string[]> {
+  const rows = await api.database.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ fire_key: string }[]>('select "fire_key" from "automation_runs" where "automation_id" = ?', [
+      automationId,
+    ]);
+  return rows.map((row) => row.fire_key).sort();
+}

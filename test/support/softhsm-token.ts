@@ -4,6 +4,7 @@
  * (and one login state per token) per process. Run by softhsm.ts:
  *   node softhsm-token.ts generate <token> <key label> <P-256|secp256k1>
  *   node softhsm-token.ts inspect <token> <key label>
+ *   node softhsm-token.ts destroy <token> <key label>
  * with SOFTHSM2_CONF, and the user PIN in SOFTHSM_TEST_PIN; answers JSON on stdout.
  */
 import pkcs11js from 'pkcs11js';
@@ -22,7 +23,8 @@ try {
   if (!slot) throw new Error(`no token ${tokenLabel}`);
   const session = pkcs11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
   pkcs11.C_Login(session, pkcs11js.CKU_USER, process.env.SOFTHSM_TEST_PIN);
-  const answer = command === 'generate' ? generate(session) : inspect(session, slot);
+  const commands = { generate, inspect, destroy } as Record<string, (session: Buffer, slot: Buffer) => object>;
+  const answer = commands[command!]!(session, slot);
   process.stdout.write(JSON.stringify(answer));
 } finally {
   pkcs11.C_Finalize();
@@ -53,6 +55,13 @@ function generate(session: Buffer) {
     ],
   );
   return { generated: keyLabel };
+}
+
+/** Both halves of the key pair, deleted from the token. */
+function destroy(session: Buffer) {
+  for (const objectClass of [pkcs11js.CKO_PRIVATE_KEY, pkcs11js.CKO_PUBLIC_KEY])
+    pkcs11.C_DestroyObject(session, one(session, objectClass));
+  return { destroyed: keyLabel };
 }
 
 function one(session: Buffer, objectClass: number): Buffer {

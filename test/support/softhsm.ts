@@ -28,6 +28,7 @@ export interface SoftHsm {
   /** A key pair generated inside the token (C_GenerateKeyPair), its private half non-extractable. */
   generateKey(token: string, pin: string, keyLabel: string, curve: 'P-256' | 'secp256k1'): Promise<void>;
   inspectKey(token: string, pin: string, keyLabel: string): Promise<TokenKeyView>;
+  destroyKey(token: string, pin: string, keyLabel: string): Promise<void>;
   deleteToken(label: string): Promise<void>;
   /** Deletes the tokens and the configuration. */
   stop(): Promise<void>;
@@ -63,6 +64,9 @@ export async function startSoftHsm(): Promise<SoftHsm> {
     },
     async inspectKey(tokenLabel, pin, keyLabel) {
       return (await token(pin, 'inspect', tokenLabel, keyLabel)) as TokenKeyView;
+    },
+    async destroyKey(tokenLabel, pin, keyLabel) {
+      await token(pin, 'destroy', tokenLabel, keyLabel);
     },
     async deleteToken(label) {
       await util('--delete-token', '--token', label);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBlockNotifications } from '../../src/chain/blocks.ts';
+import { readBlockNotifications, type BlockNotifications } from '../../src/chain/blocks.ts';
 import { BlockDisagreementError } from '../../src/chain/nodes/block-agreement.ts';
 import { openNetworks, type Networks } from '../../src/chain/nodes/networks.ts';
 import type { NodeClient } from '../../src/chain/nodes/node-state.ts';
@@ -22,6 +22,8 @@ interface FakeNode {
   notYet: number;
   /** A C# node's answers of a block's getapplicationlog before a real one, as -32602. */
   logsNotYet: number;
+  /** Blocks whose own getapplicationlog answers -32602 once (each taken out when so answered). */
+  logsNotYetOf: Set<number>;
   /** Each request's methods, a batch's together. */
   requests: string[][];
 }
@@ -36,6 +38,7 @@ const fakeNode = (fields: Partial<FakeNode> = {}): FakeNode => ({
   sent: [],
   notYet: 0,
   logsNotYet: 0,
+  logsNotYetOf: new Set(),
   requests: [],
   ...fields,
 });
@@ -69,7 +72,8 @@ function clientOf(node: FakeNode): NodeClient {
       case 'getapplicationlog': {
         const hash = call.params[0] as string;
         const index = indexOf(hash);
-        if (index !== undefined && node.logsNotYet-- > 0) throw new NeoRpcError(call.method, 'Invalid params', -32602);
+        if (index !== undefined && (node.logsNotYet-- > 0 || node.logsNotYetOf.delete(index)))
+          throw new NeoRpcError(call.method, 'Invalid params', -32602);
         const execution = (trigger: string) => ({
           trigger,
           vmstate: 'HALT',
@@ -302,49 +306,99 @@ describe('node pool: a C# node`s blocks, read ahead', () => {
   /** Requests other than the height's. */
   const reads = (node: FakeNode) => node.requests.filter((methods) => !methods.includes('getblockcount'));
 
-  it('reads each block in order in one request, the next block`s body asked with its logs, and waits at the tip with the height', async () => {
-    const node = csharp({ count: 100 });
+  /** What a block of the fake C# node notifies: its OnPersist, its one transaction's, its PostPersist. */
+  const notified = (node: FakeNode, index: number) => [
+    [node.hashes(index), 'OnPersist'],
+    [txOf(index), 'Application'],
+    [node.hashes(index), 'PostPersist'],
+  ];
+  /** One C# node of `count` blocks, its height read (as the follower's poll does), its requests counted from then on. */
+  const poolAtHeight = async (count: number) => {
+    const node = csharp({ count });
     const { pool } = await poolOf([node]);
+    await pool.getBlockCount();
     node.requests = [];
+    return { node, pool };
+  };
+  const count = (method: string) => (methods: string[]) => methods.filter((asked) => asked === method).length;
+  const containersAndNames = (block: BlockNotifications) =>
+    block.notifications.map((notification) => [notification.container, notification.eventName]);
+
+  it('at the tip, reads each block in one request: the next block`s body asked with its logs, or with the height', async () => {
+    const { node, pool } = await poolAtHeight(91);
     const first = await readBlockNotifications(pool, 90);
-    expect(first.notifications.map((notification) => [notification.container, notification.eventName])).toEqual([
-      [node.hashes(90), 'OnPersist'],
-      [txOf(90), 'Application'],
-      [node.hashes(90), 'PostPersist'],
-    ]);
-    // The first block: its body, then its logs with the next body.
+    expect(containersAndNames(first)).toEqual(notified(node, 90));
+    // The first block: its body, then its logs with the next body (not produced yet).
     expect(reads(node)).toEqual([['getblock'], ['getapplicationlog', 'getapplicationlog', 'getblock']]);
-    node.requests = [];
     for (let index = 91; index < 100; index++) {
-      expect((await readBlockNotifications(pool, index)).blockHash).toBe(node.hashes(index));
+      node.count = index + 1;
+      node.requests = [];
+      // The follower's poll of the height brings the body the last read could not have.
+      await pool.getBlockCount();
+      expect(node.requests).toEqual([['getblockcount', 'getblock']]);
+      expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
+      expect(reads(node)).toEqual([['getapplicationlog', 'getapplicationlog', 'getblock']]);
     }
-    expect(reads(node)).toHaveLength(9);
-    // Block 100 is not produced when 99 is read: the height asks for it, then its read is one request.
+  });
+
+  it('behind the tip, reads 40 blocks in order in 6 requests, each block`s notifications as read one by one, then one a block at the tip', async () => {
+    const { node, pool } = await poolAtHeight(100);
+    for (let index = 60; index < 100; index++) {
+      expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
+    }
+    // 60's body; 60's logs with 61's body; 61's logs with 16 bodies; then the logs of the blocks
+    // whose bodies the last request brought, with the next bodies up to the tip (100: not produced).
+    expect(reads(node).map(count('getblock'))).toEqual([1, 1, 16, 16, 6, 1]);
+    expect(reads(node).map(count('getapplicationlog'))).toEqual([0, 2, 2, 32, 32, 12]);
+    // Caught up: the next block is asked for with the height, and read in one request.
     node.count = 101;
     node.requests = [];
-    expect(await pool.getBlockCount()).toBe(101);
+    await pool.getBlockCount();
     expect(node.requests).toEqual([['getblockcount', 'getblock']]);
-    const newest = await readBlockNotifications(pool, 100);
-    expect(newest.notifications.map((notification) => notification.container)).toEqual([
-      node.hashes(100),
-      txOf(100),
-      node.hashes(100),
-    ]);
+    expect(containersAndNames(await readBlockNotifications(pool, 100))).toEqual(notified(node, 100));
     expect(reads(node)).toHaveLength(1);
   });
 
-  it('reads a block again after its log answered -32602, its body kept, never skipping it', async () => {
-    const node = csharp({ count: 100 });
-    const { pool } = await poolOf([node]);
+  it('reads ahead for two readers going in order at once (the follower, a replay): 2 × 32 blocks in 10 requests', async () => {
+    const { node, pool } = await poolAtHeight(200);
+    for (let offset = 0; offset < 32; offset++) {
+      for (const from of [100, 20]) {
+        const index = from + offset;
+        expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
+      }
+    }
+    // Each as if alone: its first body, its first two blocks' logs, then the logs of 16 blocks a request.
+    expect(reads(node)).toHaveLength(2 * 5);
+  });
+
+  it('keeps no read-ahead log that answered -32602: that block`s logs are asked again in its turn, and no block is skipped', async () => {
+    const { node, pool } = await poolAtHeight(100);
+    await readBlockNotifications(pool, 60);
+    await readBlockNotifications(pool, 61);
+    // 62's read asks for the logs of 62 to 77: 70's log is not there yet.
+    node.logsNotYetOf.add(70);
+    node.requests = [];
+    for (let index = 62; index < 78; index++) {
+      expect(containersAndNames(await readBlockNotifications(pool, index))).toEqual(notified(node, index));
+    }
+    expect(node.logsNotYetOf.size).toBe(0);
+    // 62 to 77 read ahead with 78 to 93's bodies; in its turn, 70's logs asked again, with 78 to 93's.
+    expect(reads(node).map(count('getapplicationlog'))).toEqual([32, 2 + 32]);
+    expect(reads(node).map(count('getblock'))).toEqual([16, 6]);
+  });
+
+  it('reads a block again after its log answered -32602, the bodies asked with it kept, never skipping it', async () => {
+    const { node, pool } = await poolAtHeight(100);
     await readBlockNotifications(pool, 50);
     node.requests = [];
     node.logsNotYet = 1;
     const block = await readBlockNotifications(pool, 51);
-    expect(block.notifications).toHaveLength(3);
-    expect(reads(node)).toEqual([
-      ['getapplicationlog', 'getapplicationlog', 'getblock'],
-      ['getapplicationlog', 'getapplicationlog', 'getblock'],
-    ]);
+    expect(containersAndNames(block)).toEqual(notified(node, 51));
+    const [refused, again, ...more] = reads(node);
+    expect(more).toEqual([]);
+    expect(count('getblock')(refused!)).toBe(16);
+    // Asked again: 51's logs, with those of the 16 blocks whose bodies came with the refusal.
+    expect(count('getapplicationlog')(again!)).toBe(2 * 17);
   });
 
   it('drops what it read ahead from a node that fails: the next block is read whole from the other', async () => {

@@ -2,20 +2,21 @@
  * nodes/: every configured Neo network (networks.ts) as a pool of nodes (this file) that the rest
  * of the service uses as one `NeoRpc`: probed at start and later (pool-probing.ts, node-probe.ts),
  * each URL's health kept (node-state.ts), failures classed (rpc-failure.ts), a C# node's blocks
- * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, each block's body
- * read ahead with the block before: read-ahead.ts), and blocks optionally agreed on by several
- * nodes before they are followed (block-agreement.ts).
+ * read from its ApplicationLogs (log-notifications.ts, in batches: rpc-batch.ts, planned so that a
+ * follower behind the tip reads many blocks a request: read-plan.ts, read-ahead.ts), and blocks
+ * optionally agreed on by several nodes before they are followed (block-agreement.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { tx } from '@cityofzion/neon-js';
 import type { Logger } from '../../log.ts';
 import { neoNodeFailures } from '../../metrics/neo-nodes.ts';
 import type { NetworkSetting } from '../../net/neo-networks.ts';
-import { NeoRpcError, type NeoRpc } from '../rpc.ts';
+import { NeoRpcError, type BlockNotificationLists, type NeoRpc } from '../rpc.ts';
 import { agreedBlockHash, AgreementWatch, type Disagreement } from './block-agreement.ts';
-import { bodyCall, notificationsFromLogs } from './log-notifications.ts';
+import { notificationsByPlan, notificationsFromLogs } from './log-notifications.ts';
 import { PoolProbing } from './pool-probing.ts';
-import { ReadAhead, type BlockBody } from './read-ahead.ts';
+import { ReadAhead } from './read-ahead.ts';
+import { bodyCall, planRead, type BlockBody } from './read-plan.ts';
 import { resultOf } from './rpc-batch.ts';
 import { abortedBy, classify } from './rpc-failure.ts';
 import { connectNode, NodeState, type NodeClient } from './node-state.ts';
@@ -236,27 +237,56 @@ export class NodePool implements NeoRpc {
   };
 
   /**
-   * neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it (one batch when the
-   * block's body was read ahead, asking for the next block's body too); never a node without logs.
+   * neo-go's `getblocknotifications`, or a C# node's ApplicationLogs read as it (log-notifications.ts);
+   * never a node without logs.
    */
   readonly getBlockNotifications = (blockHash: string) => {
     return this.run(
       'getblocknotifications',
-      async (node) => {
-        if (node.kind !== 'csharp') return node.client.rpc.getBlockNotifications(blockHash);
-        const { lists, ahead } = await notificationsFromLogs(
-          node.client.batch,
-          blockHash,
-          this.readAhead.bodyOf(node, blockHash),
-        );
-        this.readAhead.read(blockHash);
-        if (ahead?.body) this.readAhead.keep(node, ahead.body);
-        else if (ahead) this.readAhead.want(node, ahead.index);
-        return lists;
-      },
+      (node) =>
+        node.kind === 'csharp' ? this.fromLogs(node, blockHash) : node.client.rpc.getBlockNotifications(blockHash),
       { can: (node) => node.kind !== 'csharp-no-logs' },
     );
   };
+
+  /**
+   * A C# node's block: as read ahead, else by plan when its body was read ahead (read-plan.ts: one
+   * request at the tip, one per several blocks behind it), else its body first. What a read brings
+   * for later blocks is kept; a log not answered is not, and is asked for again in its turn.
+   */
+  private async fromLogs(node: NodeState, blockHash: string): Promise<BlockNotificationLists> {
+    const ahead = this.readAhead;
+    const body = ahead.bodyOf(node, blockHash);
+    if (!body) {
+      const { block, lists, ahead: next } = await notificationsFromLogs(node.client.batch, blockHash);
+      if (next?.body) ahead.keep(node, next.body);
+      else if (next) ahead.want(node, next.index);
+      ahead.read(block);
+      return lists;
+    }
+    const lists = ahead.listsOf(node, blockHash) ?? (await this.byPlan(node, body));
+    ahead.read(body);
+    // The next block not kept (not produced when last asked for): the next poll of the height asks for it.
+    if (ahead.hashAt(node, body.index + 1) === undefined) ahead.want(node, body.index + 1);
+    return lists;
+  }
+
+  /** Reads block `body` by plan, keeping what the read brought for later blocks. */
+  private async byPlan(node: NodeState, body: BlockBody): Promise<BlockNotificationLists> {
+    const ahead = this.readAhead;
+    const plan = planRead({
+      block: body,
+      ahead: ahead.aheadOf(node, body.index),
+      count: node.height,
+      inOrder: ahead.inOrder(body.index),
+    });
+    const { blocks, bodies } = await notificationsByPlan(node.client.batch, plan);
+    for (const read of bodies) ahead.keep(node, read);
+    for (const { block, lists } of blocks.slice(1)) if (lists) ahead.keepLists(node, block, lists);
+    const [first] = blocks;
+    if (!first?.lists) throw first?.error;
+    return first.lists;
+  }
 
   readonly getApplicationLog = (hash: string) => {
     return this.run('getapplicationlog', (node) => node.client.rpc.getApplicationLog(hash), {

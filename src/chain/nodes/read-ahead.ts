@@ -1,56 +1,91 @@
+import type { BlockNotificationLists } from '../rpc.ts';
 import type { NodeState } from './node-state.ts';
+import { aheadBlocks, type AheadBlock, type BlockBody } from './read-plan.ts';
 
-/** What a C# node's `getblock(index, true)` answers that its logs are read by. */
-export interface BlockBody {
-  hash: string;
-  index: number;
-  tx: { hash: string }[];
+/** Readers going through blocks in order at once that each read ahead: the follower and one more (a replay). */
+const readers = 2;
+/** Blocks kept at once: each reader's next ones. */
+const keptBlocks = readers * aheadBlocks;
+
+interface Kept {
+  body: BlockBody;
+  /** Set once the block's logs were read ahead, all of them answered. */
+  lists?: BlockNotificationLists;
 }
 
-/** Bodies kept at once: the follower's next block, and a few more read beside it (a replay). */
-const keptBodies = 4;
-
 /**
- * Block bodies a C# node gave before their block was read (issue 45: one round trip per block).
- * Reading block i's logs asks for block i+1's body in the same batch; when i+1 is not produced
- * yet, the next `getblockcount` asks for it (`wantedFrom`). A body serves only calls to the node
- * that gave it: a call to another node (a failover) drops them all. Blocks are final (dBFT), so a
- * body kept is never stale; one read that does not match a body's index and hash simply misses.
+ * Block bodies a C# node gave before their block was read, and the notifications of those whose
+ * logs were read ahead too (issue 45: one round trip per block at the tip, far fewer behind it:
+ * read-plan.ts). When the next block is not produced yet, the next `getblockcount` asks for its
+ * body (`wantedFrom`). What is kept serves only calls to the node that gave it: a call to another
+ * node (a failover) drops it all. Blocks are final (dBFT), so nothing kept is ever stale; a log
+ * the node did not hold yet (-32602) is never kept, and its block's logs are read again. A block
+ * is dropped once read; at most `keptBlocks` are kept, the oldest kept dropped first.
  */
 export class ReadAhead {
   private node: NodeState | undefined;
-  /** By lower-case hash, oldest first. */
-  private readonly bodies = new Map<string, BlockBody>();
+  /** By index, oldest kept first. */
+  private readonly blocks = new Map<number, Kept>();
   private wanted: number | undefined;
+  /** The blocks read last, newest first: one per reader going in order. */
+  private readonly lastRead: number[] = [];
 
-  /** Keeps `body` as `node` gave it; a body of another node than those kept drops them. */
+  /** Keeps what `node` gave of `body` (hashes in lower case); a body of another node than those kept drops them. */
   keep(node: NodeState, body: BlockBody) {
     this.from(node);
     const hash = body.hash.toLowerCase();
-    this.bodies.delete(hash);
-    this.bodies.set(hash, { ...body, hash });
-    for (const oldest of this.bodies.keys()) {
-      if (this.bodies.size <= keptBodies) break;
-      this.bodies.delete(oldest);
+    const tx = body.tx.map((transaction) => ({ hash: transaction.hash.toLowerCase() }));
+    this.blocks.delete(body.index);
+    this.blocks.set(body.index, { body: { hash, index: body.index, tx } });
+    for (const oldest of this.blocks.keys()) {
+      if (this.blocks.size <= keptBlocks) break;
+      this.blocks.delete(oldest);
     }
     if (this.wanted === body.index) this.wanted = undefined;
+  }
+
+  /** Keeps the notifications of block `body`, read from `node`'s logs before their turn. */
+  keepLists(node: NodeState, body: BlockBody, lists: BlockNotificationLists) {
+    const kept = this.keptOf(node, body.hash);
+    if (kept) kept.lists = lists;
   }
 
   /** The hash of block `index` if `node` gave its body. */
   hashAt(node: NodeState | undefined, index: number): string | undefined {
     if (node === undefined || !this.from(node)) return undefined;
-    for (const body of this.bodies.values()) if (body.index === index) return body.hash;
-    return undefined;
+    return this.blocks.get(index)?.body.hash;
   }
 
   /** The body of block `hash` if `node` gave it; kept until `read`, so that a "not yet" reads it again. */
   bodyOf(node: NodeState, hash: string): BlockBody | undefined {
-    return this.from(node) ? this.bodies.get(hash.toLowerCase()) : undefined;
+    return this.keptOf(node, hash)?.body;
   }
 
-  /** Block `hash` was read: its body is done with. */
-  read(hash: string) {
-    this.bodies.delete(hash.toLowerCase());
+  /** The notifications of block `hash` if they were read ahead from `node`. */
+  listsOf(node: NodeState, hash: string): BlockNotificationLists | undefined {
+    return this.keptOf(node, hash)?.lists;
+  }
+
+  /** The blocks kept after block `index`, consecutive from `index + 1`. */
+  aheadOf(node: NodeState, index: number): AheadBlock[] {
+    const ahead: AheadBlock[] = [];
+    if (!this.from(node)) return ahead;
+    for (let kept = this.blocks.get(index + 1); kept; kept = this.blocks.get(index + 1 + ahead.length)) {
+      ahead.push({ body: kept.body, listed: kept.lists !== undefined });
+    }
+    return ahead;
+  }
+
+  /** Whether block `index` is read right after its predecessor. */
+  inOrder(index: number): boolean {
+    return this.lastRead.includes(index - 1);
+  }
+
+  /** Block `body` was read: it is done with. */
+  read(body: BlockBody) {
+    if (this.blocks.get(body.index)?.body.hash === body.hash.toLowerCase()) this.blocks.delete(body.index);
+    this.lastRead.unshift(body.index);
+    this.lastRead.length = Math.min(this.lastRead.length, readers);
   }
 
   /** Block `index` is read next and `node` did not hold it yet: its next `getblockcount` asks for it. */
@@ -64,11 +99,18 @@ export class ReadAhead {
     return this.node === node ? this.wanted : undefined;
   }
 
+  private keptOf(node: NodeState, hash: string): Kept | undefined {
+    if (!this.from(node)) return undefined;
+    const lower = hash.toLowerCase();
+    for (const kept of this.blocks.values()) if (kept.body.hash === lower) return kept;
+    return undefined;
+  }
+
   /** Whether what is kept is `node`'s; if another node's, it is dropped and `node` keeps from now on. */
   private from(node: NodeState): boolean {
     if (this.node === node) return true;
     this.node = node;
-    this.bodies.clear();
+    this.blocks.clear();
     this.wanted = undefined;
     return false;
   }

@@ -10,7 +10,7 @@ export interface BatchCall {
 export type BatchAnswer = { result: unknown } | { error: NeoRpcError };
 
 /** A C# node refuses a request over 1 MiB; a batch is cut below it, with room for the envelope. */
-const requestCapBytes = 1024 * 1024 - 4096;
+export const requestCapBytes = 1024 * 1024 - 4096;
 
 /** Sends `calls` to `url` in as few batched requests as the cap allows, one after another. */
 export type BatchCaller = (calls: BatchCall[], signal?: AbortSignal) => Promise<BatchAnswer[]>;
@@ -18,7 +18,7 @@ export type BatchCaller = (calls: BatchCall[], signal?: AbortSignal) => Promise<
 export function createBatchCaller(url: string, timeoutMs = 10_000): BatchCaller {
   return async (calls, signal) => {
     const answers: BatchAnswer[] = [];
-    for (const chunk of chunksUnderCap(calls)) {
+    for (const chunk of cutUnderCap(calls)) {
       const timeout = AbortSignal.timeout(timeoutMs);
       answers.push(...(await postBatch(url, chunk, signal ? AbortSignal.any([timeout, signal]) : timeout)));
     }
@@ -26,13 +26,14 @@ export function createBatchCaller(url: string, timeoutMs = 10_000): BatchCaller 
   };
 }
 
-function chunksUnderCap(calls: BatchCall[]): BatchCall[][] {
+/** `calls` in order, cut into requests under the cap of at most `maxCalls` calls each. */
+export function cutUnderCap(calls: BatchCall[], maxCalls = Infinity): BatchCall[][] {
   const chunks: BatchCall[][] = [];
   let chunk: BatchCall[] = [];
   let bytes = 0;
   for (const call of calls) {
     const size = Buffer.byteLength(JSON.stringify(call.params)) + call.method.length + 64;
-    if (chunk.length > 0 && bytes + size > requestCapBytes) {
+    if (chunk.length > 0 && (bytes + size > requestCapBytes || chunk.length >= maxCalls)) {
       chunks.push(chunk);
       chunk = [];
       bytes = 0;

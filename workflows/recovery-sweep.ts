@@ -1,4 +1,4 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { Keyset, ReconcilerActivities } from '../src/recovery/reconciler-activities.ts';
 import { executeFunction } from './execute-function.ts';
 import { replayBlocks } from './replay-blocks.ts';
@@ -8,6 +8,7 @@ import { startOnce } from './start-once.ts';
 
 /** Each page asks Temporal about up to 100 workflows or schedules, a few at a time. */
 const {
+  stopRemovedNetworks,
   sweepAutomations,
   sweepTriggerRemovals,
   convergeBlockFollower,
@@ -23,10 +24,14 @@ const {
 
 const firstKeyset: Keyset = { at: '-infinity', id: '' };
 
+/** A loop that began its pass on code without this step replays it without (the patch's marker). */
+const removedNetworksStopped = 'removed-networks-stopped';
+
 /**
  * One pass of the reconciler (recoveryLoop): rows are the truth, and Temporal is made to
  * match them, every row in turn, page by page over an index.
- * - Automations: each one's schedule as its row says, the triggers of deleted or retyped
+ * - Automations: those of a network no longer configured moved to `error` (as the API does at its
+ *   start), each one's schedule as its row says, the triggers of deleted or retyped
  *   automations stopped, the block follower running while any automation watches blocks, one
  *   price poller running for each source active automations read.
  * - Running runs and executions, in the order they started, each held against its workflow (the
@@ -36,6 +41,7 @@ const firstKeyset: Keyset = { at: '-infinity', id: '' };
  * - Replays running on their rows: started again if their workflow is gone, failed if it closed.
  */
 export async function recoverySweep(): Promise<void> {
+  if (patched(removedNetworksStopped)) await stopRemovedNetworks();
   for (let after: string | null = ''; after !== null;) after = await sweepAutomations(after);
   await sweepTriggerRemovals();
   await convergeBlockFollower();

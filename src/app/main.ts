@@ -1,6 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { resumeBlockFollower } from '../automations/automations.service.ts';
-import { stopAutomationsOfRemovedNetworks } from '../automations/network-removal.service.ts';
+import { stopAutomationsOfRemovedNetworks } from '../automations/network-removal.control.ts';
 import { triggerControlOf } from '../automations/trigger-control.service.ts';
 import type { Config } from '../config.ts';
 import { LocalRuns } from '../functions/local-runs.ts';

@@ -31,7 +31,8 @@ const resources: Record<string, Resource> = {
     items: (body) => body.automations,
     line: (automation) => {
       const { trigger, action } = automation as unknown as { trigger: { type: string }; action: { type: string } };
-      return `${automation.id}  ${automation.name}  ${String(automation.status)}  ${trigger.type} → ${action.type}`;
+      // Its network beside its status: the chain it follows and sends on (docs/deployment.md).
+      return `${automation.id}  ${automation.name}  ${String(automation.status)}  ${String(automation.network)}  ${trigger.type} → ${action.type}`;
     },
     one: (body) => body,
   },

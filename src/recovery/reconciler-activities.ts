@@ -1,6 +1,7 @@
 /**
  * recovery/: the reconciler, which makes Temporal match the rows. Every API start asks
  * recovery-loop.ts to start its loop workflow; each pass of the loop runs these activities: the
+ * automations of networks no longer configured moved to `error` (network-removal.control.ts), the
  * automations' schedules, pollers and follower converged with their rows (sweep-automations.ts,
  * converge-price-pollers.ts), and the executions, runs, replays and notifications whose workflow
  * never started or has closed finished (sweep-*.ts over row-sweep.ts), a page at a time.
@@ -8,6 +9,7 @@
 import { log } from '@temporalio/activity';
 import type { Logger } from '../log.ts';
 import { TriggerControl } from '../automations/triggers.control.ts';
+import { stopAutomationsOfRemovedNetworks } from '../automations/network-removal.control.ts';
 import type { Keyset } from './keyset.ts';
 import { sweepAutomations, sweepTriggerRemovals } from './sweep-automations.ts';
 import { convergePricePollers } from './converge-price-pollers.ts';
@@ -60,6 +62,11 @@ export function createReconcilerActivities(deps: ReconcilerDeps, given?: Reconci
     sweepReplays: (after: Keyset) => sweepReplays(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
     sweepNotifications: (after: Keyset) =>
       sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
+
+    async stopRemovedNetworks() {
+      const stopped = await stopAutomationsOfRemovedNetworks(em(), control);
+      if (stopped > 0) log.warn('automations of networks no longer configured moved to error', { stopped });
+    },
 
     async sweepAutomations(after: string) {
       const page = await sweepAutomations(em(), control, after);

@@ -278,7 +278,10 @@ describe('neoflow apply', () => {
 describe('neoflow functions|automations|secrets list|get', () => {
   it('lists and shows by name, a secret without its value', async () => {
     expect((await cli(['functions', 'list'])).stdout).toMatch(/^func_\S+ {2}greet {2}node18/m);
-    expect((await cli(['automations', 'list'])).stdout).toMatch(/ {2}hourly {2}active {2}schedule → function\n/);
+    // Each automation's network (issue 45) beside its status.
+    expect((await cli(['automations', 'list'])).stdout).toMatch(
+      / {2}hourly {2}active {2}default {2}schedule → function\n/,
+    );
     const fn = await cli(['functions', 'get', 'greet']);
     expect(JSON.parse(fn.stdout)).toMatchObject({ name: 'greet', environment: { MODE: 'one' } });
     const automation = await cli(['automations', 'get', 'hourly']);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { reserve } from '../../src/automations/budget/gas-spend.ts';
-import { stopAutomationsOfRemovedNetworks } from '../../src/automations/network-removal.service.ts';
+import { stopAutomationsOfRemovedNetworks } from '../../src/automations/network-removal.control.ts';
 import {
   api,
   call,

@@ -124,6 +124,25 @@ describe('docker-compose.yml, rendered by Docker Compose and started service by 
       expect(Object.keys(services[name]!.environment!)).not.toContain('NEOFLOW_PKCS11_PIN');
   });
 
+  it("passes the AWS SDK's standard variables from .env to the worker alone, empty when unset", async () => {
+    const aws = {
+      AWS_REGION: 'eu-central-1',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEKEY',
+      AWS_SECRET_ACCESS_KEY: 'example-secret-access-key',
+      AWS_SESSION_TOKEN: 'example-session-token',
+      AWS_ENDPOINT_URL_KMS: 'https://kms.example:4443',
+    };
+    const set = await render({ ...filledEnv(), ...aws });
+    const unset = await render(filledEnv());
+    expect(set.services.worker!.environment).toMatchObject(aws);
+    // Empty, the SDK looks further (credentials: an instance or task role; endpoint: the region's).
+    expect(unset.services.worker!.environment).toMatchObject(
+      Object.fromEntries(Object.keys(aws).map((name) => [name, ''])),
+    );
+    for (const name of ['api', 'migrate'])
+      expect(Object.keys(set.services[name]!.environment!).filter((key) => key.startsWith('AWS_'))).toEqual([]);
+  });
+
   it('a command started without a secret the file gives it stops at once, naming it', async () => {
     const { services } = await render(filledEnv());
     const environment = onLoopback(services.api!.environment!, await freePort());

@@ -200,6 +200,56 @@ describe('the recovery sweep', () => {
     }
   });
 
+  it('moves at a pass the active automations of a network no longer configured to error (network_unavailable), not only at the API start, and leaves them in error once it is configured again', async () => {
+    const automation = async (status: 'active' | 'inactive') => {
+      const created = await call('POST', '/automations', {
+        name: `on a removed network ${randomBytes(3).toString('hex')}`,
+        status,
+        trigger: { type: 'schedule', cron: '@yearly' },
+        action: { type: 'contract', scriptHash: `0x${'cd'.repeat(20)}`, operation: 'go', args: [] },
+        notify: [{ on: ['error'], channel: { type: 'slack', url: 'http://127.0.0.1:9/told' } }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body as unknown as { id: string; network: string };
+    };
+    const [gone, goneInactive, later] = await Promise.all([
+      automation('active'),
+      automation('inactive'),
+      automation('active'),
+    ]);
+    const configured = gone.network;
+    const em = () => api.database.orm.em.fork();
+    // As when the worker's configuration no longer names the network these rows were made on: the
+    // API started before, so only the reconciler's pass can see it.
+    await em().nativeUpdate(Automation, { id: { $in: [gone.id, goneInactive.id] } }, { network: 'gone' });
+
+    const stopped = await until(
+      () => em().findOneOrFail(Automation, { id: gone.id }),
+      (row) => row.status === 'error',
+    );
+    expect(stopped.errorDetails).toMatchObject({ reason: 'network_unavailable' });
+    expect(stopped.errorDetails?.message).toContain('"gone"');
+    expect(await em().count(Notification, { automation: gone.id, event: 'error' })).toBe(1);
+    const schedule = await until(
+      () => api.services.temporal.client.schedule.getHandle(gone.id).describe(),
+      (described) => described.state.paused,
+    );
+    expect(schedule.state.paused).toBe(true);
+    expect((await em().findOneOrFail(Automation, { id: goneInactive.id })).status).toBe('inactive');
+
+    // The network listed again: a later pass (it stops `later`, moved after) leaves `gone` in error,
+    // told once, until it is activated, as after the API's start.
+    await em().nativeUpdate(Automation, { id: gone.id }, { network: configured });
+    await em().nativeUpdate(Automation, { id: later.id }, { network: 'gone' });
+    await until(
+      () => em().findOneOrFail(Automation, { id: later.id }),
+      (row) => row.status === 'error',
+    );
+    expect((await em().findOneOrFail(Automation, { id: gone.id })).status).toBe('error');
+    expect(await em().count(Notification, { automation: gone.id, event: 'error' })).toBe(1);
+    expect((await call('PATCH', `/automations/${gone.id}`, { status: 'active' })).status).toBe(200);
+  });
+
   describe('rows whose workflow closed, or that wait behind many that cannot be healed', () => {
     // Workflows started on a queue no worker polls: they run (or close) without touching a row.
     const nobodyPolls = `nobody-${randomBytes(4).toString('hex')}`;

@@ -10,11 +10,15 @@ const pageSize = 100;
 
 /**
  * The active automations of a network no longer configured (removed from NEOFLOW_NETWORKS) can
- * neither follow nor send: at the API's start each moves to `error` (`network_unavailable`, the
- * message naming the network) rather than stay active and silently idle, its `error` rules are
- * told, and its trigger stops as for any move to `error`. Inactive ones stay inactive; activating
- * one is refused while its network is missing (automations.service.ts). Returns how many were
- * found active (a PATCH meanwhile may have made one inactive instead).
+ * neither follow nor send: each moves to `error` (`network_unavailable`, the message naming the
+ * network) rather than stay active and silently idle, its `error` rules are told, and its trigger
+ * stops as for any move to `error`. The API does this at its start and the reconciler at each pass
+ * (with the worker's configuration: a deployment that restarts only its workers, or has no API of
+ * its own, is covered too); when nothing is to move, a pass costs the one query below. Inactive
+ * ones stay inactive, and none comes back by itself when its network is configured again:
+ * activating one is refused while its network is missing (automations.service.ts), allowed once
+ * it is listed again. Returns how many were found active (a PATCH meanwhile may have made one
+ * inactive instead).
  */
 export async function stopAutomationsOfRemovedNetworks(em: EntityManager, control: TriggerControl): Promise<number> {
   const configured = control.networks.map(({ name }) => name);

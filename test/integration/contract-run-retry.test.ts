@@ -6,7 +6,7 @@ import { failRun } from '../../src/automations/runs/run-steps.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
 import { recordRuns } from '../../src/automations/runs/fires.ts';
 import { relayUntilFinal } from '../../src/chain/contract-call.ts';
-import { createNeoRpc } from '../../src/chain/rpc.ts';
+import { createNeoRpc, type NeoRpc } from '../../src/chain/rpc.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
 import { automationsClient, gasTransferAction, type Loose } from '../support/automations.ts';
@@ -37,11 +37,21 @@ const fork = () => api.database.orm.em.fork();
 const gasOf = async (address: string) => BigInt((await neo().getBalance(address, 'GAS')).amount);
 
 /**
+ * The test's node, its height read `blocks` lower: a transaction priced through it is valid until
+ * that many blocks sooner than a run's (100 blocks ahead, src/chain/transaction.ts), signed so and
+ * stored so, and the chain proves it expired that much sooner.
+ */
+const nodeBehindBy = (blocks: number): NeoRpc => {
+  const node = neo();
+  return { ...node, getBlockCount: async (signal) => (await node.getBlockCount(signal)) - blocks };
+};
+
+/**
  * A run of a new GAS transfer automation that failed while holding its signed transaction, unsent:
  * what an older version recorded for a run cancelled by an operator between its prepare and its
  * relay (a run holding a transaction is no longer ended but from the chain's answer).
  */
-async function failedHoldingTransaction(recipient: string, amount: string) {
+async function failedHoldingTransaction(recipient: string, amount: string, node: NeoRpc = neo()) {
   const automationId = await client.create({
     name: `retry ${recipient}`,
     status: 'inactive',
@@ -53,7 +63,7 @@ async function failedHoldingTransaction(recipient: string, amount: string) {
   const [fired] = await recordRuns(em, [{ automation, fireKey: 'manual:held', payload: { type: 'manual' } }]);
   const runId = fired!.runId;
   expect(
-    await prepareContractRun({ em: fork(), networks: new Map([['default', neo()]]), masterKeys: testMasters }, runId),
+    await prepareContractRun({ em: fork(), networks: new Map([['default', node]]), masterKeys: testMasters }, runId),
   ).toBe('sent');
   await fork()
     .getConnection()
@@ -102,7 +112,8 @@ describe('ending a contract run that holds its signed transaction', () => {
 describe('retrying a contract run', () => {
   it('is refused while the failed run`s transaction may still land, and allowed once the chain proves it expired', async () => {
     const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
-    const { automationId, run } = await failedHoldingTransaction(recipient, '5555');
+    // Valid for 20 blocks, not 100: still ample to be refused first, and expired 80 blocks sooner.
+    const { automationId, run } = await failedHoldingTransaction(recipient, '5555', nodeBehindBy(80));
 
     // Refused under a key, that keeps nothing: the same key works once the transaction expired.
     const refused = await retry(automationId, run.id, `retry-${run.id}`);

@@ -4,11 +4,14 @@ import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, localKms } from '../../src/stack/binaries.ts';
 import type { DevWallet } from '../../src/stack/neo-devnet.ts';
 import { scratchDataDir, startScratchServices } from '../support/scratch-services.ts';
+import { createTemplateDatabase } from '../support/template-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A database URL whose user may create databases (one per test file). */
     adminDatabaseUrl: string;
+    /** The migrated database each test file's own is copied from (test/support/database.ts). */
+    templateDatabase: string;
     temporalAddress: string;
     neoRpcUrl: string;
     devWallet: DevWallet;
@@ -39,13 +42,20 @@ export default async function setup(project: TestProject) {
     throw started.status === 'rejected' ? started.reason : (built as PromiseRejectedResult).reason;
   }
   const services = started.value;
+  const template = await createTemplateDatabase(services.postgresUrl).catch(async (error: unknown) => {
+    await services.stop();
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  });
   project.provide('adminDatabaseUrl', services.postgresUrl);
+  project.provide('templateDatabase', template.name);
   project.provide('temporalAddress', services.temporalAddress);
   project.provide('neoRpcUrl', services.neoRpcUrl);
   project.provide('devWallet', services.devWallet);
   project.provide('neoGoPath', services.neoGoPath);
   project.provide('localKmsPath', built.value);
   return async () => {
+    await template.drop();
     await services.stop();
     await rm(scratch, { recursive: true, force: true });
   };

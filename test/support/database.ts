@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { executeOnce } from '../../src/db/execute-once.ts';
-import { migrate, openOrm } from '../../src/orm.ts';
+import { openOrm } from '../../src/orm.ts';
+import { databaseUrl } from './template-database.ts';
 
 export interface TestDatabase {
   url: string;
@@ -10,17 +11,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database of its own for one test file, migrated unless told otherwise. */
+/**
+ * A fresh database of its own for one test file: migrated (a copy of the run's migrated template,
+ * test/setup/services.ts) unless told otherwise.
+ */
 export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `neoflow_test_${randomBytes(6).toString('hex')}`;
-  await executeOnce(adminUrl, `create database "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const orm = await openOrm(url.toString());
-  if (migrated) await migrate(orm);
+  const template = migrated ? ` template "${inject('templateDatabase')}"` : '';
+  await executeOnce(adminUrl, `create database "${name}"${template}`);
+  const url = databaseUrl(adminUrl, name);
+  const orm = await openOrm(url);
   return {
-    url: url.toString(),
+    url,
     orm,
     drop: async () => {
       await orm.close();

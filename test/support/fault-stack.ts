@@ -10,6 +10,7 @@ import { startEmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
 import { startNeoDevnet, type DevWallet } from '../../src/stack/neo-devnet.ts';
 import { startTemporalDev } from '../../src/stack/temporal-dev.ts';
 import { startApiProcess, type ApiProcess } from './api-process.ts';
+import { withSharedBundleCache } from './bundle-cache.ts';
 import { testEgressEnv, testSecretsEnv } from './temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
 
@@ -92,7 +93,7 @@ export async function startFaultStack(scratch: string): Promise<FaultStack> {
       TEMPORAL_ADDRESS: temporalServer.address,
       NEO_RPC_URL: node.rpcUrl,
       DATABASE_URL: databaseUrl,
-      NEOFLOW_DATA_DIR: join(scratch, 'data'),
+      NEOFLOW_DATA_DIR: await withSharedBundleCache(join(scratch, 'data')),
       // The reconciler's sweep is what heals the faults: every few seconds here, not every minute.
       NEOFLOW_RECOVERY_SECONDS: '3',
       ...testSecretsEnv,

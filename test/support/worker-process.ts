@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { waitFor, type ManagedProcess } from '../../src/stack/process.ts';
+import { withSharedBundleCache } from './bundle-cache.ts';
 import { spawnNeoflow } from './neoflow-command.ts';
 import { testWorkerEnv } from './temporal.ts';
 
@@ -28,13 +29,13 @@ export async function startWorkerProcess(
       ...env,
       DATABASE_URL: databaseUrl,
       NEOFLOW_TASK_QUEUE: taskQueue,
-      NEOFLOW_DATA_DIR: dataDir,
+      NEOFLOW_DATA_DIR: await withSharedBundleCache(dataDir),
     },
     logFile,
   );
   const log = () => readFile(logFile, 'utf8').catch(() => '');
   try {
-    // The first start bundles the workflows (cached in dataDir for the next one): be generous.
+    // A worker that finds no bundle of the current workflows builds it (seconds): be generous.
     await waitFor(
       `neoflow worker (log ${logFile})`,
       async () => ((await log()).includes('"msg":"polling"') ? true : undefined),

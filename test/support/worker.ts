@@ -6,6 +6,7 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startTestApi, type TestApi } from './api.ts';
+import { withSharedBundleCache } from './bundle-cache.ts';
 import { runInProcessWorker } from './in-process-worker.ts';
 import { testWorkerEnv } from './temporal.ts';
 
@@ -15,7 +16,7 @@ export interface RunningWorker {
 
 /** A real worker over `databaseUrl`, on `taskQueue`, running until stopped. */
 export async function startTestWorker(databaseUrl: string, taskQueue: string, env: Record<string, string> = {}) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
+  const dataDir = await withSharedBundleCache(await mkdtemp(join(tmpdir(), 'neoflow-worker-')));
   const worker = await runInProcessWorker(
     loadConfig(testWorkerEnv(databaseUrl, { NEOFLOW_TASK_QUEUE: taskQueue, NEOFLOW_DATA_DIR: dataDir, ...env })),
   );

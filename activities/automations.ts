@@ -25,6 +25,7 @@ import { noteRunEnd } from '../src/automations/notifications/run-end.ts';
 import { failNotification, sendNotification } from '../src/automations/notifications/send.ts';
 import type { ExecutionOutcome } from '../src/shared/outcomes.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
+import type { Pkcs11Module } from '../src/signers/open-signing-key.ts';
 
 export type { FiredRun } from '../src/automations/runs/fires.ts';
 export type { ReplayStep } from '../src/automations/replays/replay-steps.ts';
@@ -35,6 +36,8 @@ interface AutomationDeps {
   temporal: Client;
   taskQueue: string;
   masterKeys: MasterKeys;
+  /** NEOFLOW_PKCS11_MODULE and its PIN: what `pkcs11` signers' keys are opened with. */
+  pkcs11?: Pkcs11Module;
   /** Every configured network: a run's steps use its network's nodes, a follower its own. */
   networks: Networks;
   automations: Config['automations'];
@@ -75,7 +78,7 @@ function settled<T>(outcome: T | { retry: string }): T {
 /** The automations' activities: thin, each step lives in src/automations and may be repeated. */
 export function createAutomationActivities(deps: AutomationDeps) {
   const em = () => deps.orm.em.fork();
-  const chain = () => ({ em: em(), networks: deps.networks, masterKeys: deps.masterKeys });
+  const chain = () => ({ em: em(), networks: deps.networks, masterKeys: deps.masterKeys, pkcs11: deps.pkcs11 });
   // Each network's follow, by the magic its follower is keyed by: one follower's round reads
   // and matches its own network's automations only.
   const follows = new NetworkFollows(deps.networks.pools, deps.automations);

@@ -14,6 +14,7 @@ import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 import { createAutomationActivities } from './automations.ts';
 import { probeRemoteKey } from '../src/signers/probe-key.ts';
+import { openRemoteKey, type Pkcs11Module } from '../src/signers/open-signing-key.ts';
 import type { ProbeSignerInput } from '../src/shared/workflow-signatures.ts';
 
 /** What activities need from the process that runs them. */
@@ -30,6 +31,8 @@ export interface ActivityDeps {
   recovery: Config['recovery'];
   egress: EgressPolicy;
   masterKeys: MasterKeys;
+  /** NEOFLOW_PKCS11_MODULE and its PIN: what `pkcs11` signers' keys are opened with. */
+  pkcs11?: Pkcs11Module;
   /** Every configured network (NEOFLOW_NETWORKS): what a run or a follower reads and sends on is its network's. */
   networks: Networks;
   memoryLimitMb: number;
@@ -96,7 +99,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAutomationActivities(deps),
 
     /** Opens a new remote signer's key and has it sign a test digest (workflows/probe-signer.ts). */
-    probeSignerKey: (input: ProbeSignerInput) => probeRemoteKey(input),
+    probeSignerKey: (input: ProbeSignerInput) => probeRemoteKey(input, (probed) => openRemoteKey(probed, deps.pkcs11)),
 
     /** Proves a worker is polling and can run activities; `neoflow up` calls it once at start. */
     async ping(): Promise<{ workerId: string }> {

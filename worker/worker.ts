@@ -45,6 +45,10 @@ interface SharedState {
 }
 
 /** What a process's workers share: the activities (one set of isolates, caches) and the connection. */
+/** The PKCS#11 module `pkcs11` signers open their keys with, when configured (its PIN then required by config). */
+const pkcs11ModuleOf = ({ worker: { pkcs11 } }: Config) =>
+  pkcs11.module ? { path: pkcs11.module, pin: pkcs11.pin! } : undefined;
+
 async function workerBasics(
   { config, orm, masterKeys, networks, temporal, payloadKeys }: Resources,
   { control, localRuns }: SharedState = {},
@@ -54,6 +58,7 @@ async function workerBasics(
     workerId: defaultWorkerId(),
     orm,
     masterKeys,
+    pkcs11: pkcs11ModuleOf(config),
     networks,
     memoryLimitMb: config.worker.sandboxMemoryMb,
     serviceCallsPerRun: config.worker.sandboxServiceCalls,

@@ -1,13 +1,23 @@
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { openLocalKey } from './local-key.ts';
+import { openAwsKmsKey } from './backends/aws-kms.ts';
+import { openPkcs11Key } from './backends/pkcs11.ts';
 import type { AwsKmsBackend, Pkcs11Backend, Signer } from './signer.entity.ts';
-import { SignerKeyRefusedError, type SigningKey } from './signing-key.ts';
+import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from './signing-key.ts';
 
 /** A remote key's type and reference: what a signer's row holds of it, and what a probe is given. */
 export type RemoteKeyRef = { type: 'aws-kms'; backend: AwsKmsBackend } | { type: 'pkcs11'; backend: Pkcs11Backend };
 
+/** The worker's PKCS#11 module and its user's PIN (NEOFLOW_PKCS11_MODULE, NEOFLOW_PKCS11_PIN). */
+export interface Pkcs11Module {
+  path: string;
+  pin: string;
+}
+
 export interface OpenKeyDeps {
   masterKeys: MasterKeys;
+  /** Unset on a worker configured without one: its `pkcs11` keys are unavailable there. */
+  pkcs11?: Pkcs11Module;
 }
 
 /**
@@ -50,14 +60,16 @@ async function openByType(signer: Signer, deps: OpenKeyDeps): Promise<SigningKey
     }
     return openLocalKey({ ciphertext, wrappedKey, masterKeyId }, signer.account.id, deps.masterKeys);
   }
-  return openRemoteKey({ type: signer.type, backend: signer.backend } as RemoteKeyRef);
+  return openRemoteKey({ type: signer.type, backend: signer.backend } as RemoteKeyRef, deps.pkcs11);
 }
 
 /**
  * A remote key by its reference, uncached: what a signer's key is opened with, and what the probe
  * of a new signer opens (workflows/probe-signer.ts) before its row exists.
  */
-export async function openRemoteKey(ref: RemoteKeyRef): Promise<SigningKey> {
-  // The backends (src/signers/backends/) are wired here when they are merged.
-  throw new SignerKeyRefusedError(`This worker has no ${ref.type} backend.`, 'type');
+export async function openRemoteKey(ref: RemoteKeyRef, pkcs11?: Pkcs11Module): Promise<SigningKey> {
+  if (ref.type === 'aws-kms') return openAwsKmsKey(ref.backend);
+  // A worker configured otherwise may have one: not reachable here, rather than refused.
+  if (!pkcs11) throw new SignerUnavailableError('This worker has no PKCS#11 module (NEOFLOW_PKCS11_MODULE).');
+  return openPkcs11Key(ref.backend, pkcs11);
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ProbeSignerInput, ProbeSignerResult } from '../shared/workflow-signatures.ts';
 import { MalformedKeyMaterialError } from './ecdsa.ts';
-import { openRemoteKey } from './open-signing-key.ts';
 import { signatureVerifies } from './signature-check.ts';
 import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from './signing-key.ts';
 
@@ -12,11 +11,11 @@ const keyField = (input: ProbeSignerInput) => (input.type === 'aws-kms' ? 'keyId
  * Opens a new signer's remote key on the worker, as a send will, and has it sign a random digest:
  * a key that answers a public key but cannot sign, or signs as another key, is refused now rather
  * than at its first run. Answers what the API tells its client (201, 400 naming the field, 503).
- * `open`: how the key is opened, openRemoteKey but where a test opens its own.
+ * `open`: how the key is opened (openRemoteKey on a worker; a test opens its own).
  */
 export async function probeRemoteKey(
   input: ProbeSignerInput,
-  open: (input: ProbeSignerInput) => Promise<SigningKey> = openRemoteKey,
+  open: (input: ProbeSignerInput) => Promise<SigningKey>,
 ): Promise<ProbeSignerResult> {
   try {
     const key = await open(input);

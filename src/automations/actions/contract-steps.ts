@@ -12,6 +12,7 @@ import { networkOf, type NetworkNodes } from '../../chain/network-of.ts';
 import { forgetSigningKey } from '../../signers/open-signing-key.ts';
 import { signerOrDefault } from '../../signers/signer-or-default.ts';
 import { senderOf, signerAttempts, signingEnd } from './signing-steps.ts';
+import type { Pkcs11Module } from '../../signers/open-signing-key.ts';
 import type { MasterKeys } from '../../crypto/envelope.ts';
 import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';
@@ -36,6 +37,7 @@ export interface ChainDeps {
   /** Every configured network: a run reads, prices and sends on its own (`run.network`). */
   networks: NetworkNodes;
   masterKeys: MasterKeys;
+  pkcs11?: Pkcs11Module;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { AwsKmsBackend, Pkcs11Backend, Signer } from './signer.entity.ts';
 import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from './signing-key.ts';
 
 /** A remote key's type and reference: what a signer's row holds of it, and what a probe is given. */
-export type RemoteKeyRef = { type: 'aws-kms'; backend: AwsKmsBackend } | { type: 'pkcs11'; backend: Pkcs11Backend };
+type RemoteKeyRef = { type: 'aws-kms'; backend: AwsKmsBackend } | { type: 'pkcs11'; backend: Pkcs11Backend };
 
 /** The worker's PKCS#11 module and its user's PIN (NEOFLOW_PKCS11_MODULE, NEOFLOW_PKCS11_PIN). */
 export interface Pkcs11Module {

@@ -7,9 +7,6 @@ import type { Budget } from '../chain/gas-budget.ts';
 export const signerTypes = ['generated', 'import', 'aws-kms', 'pkcs11'] as const;
 export type SignerType = (typeof signerTypes)[number];
 
-/** The custody types whose private key Neoflow holds, sealed like a secret (envelope.ts). */
-export const sealedSignerTypes: readonly SignerType[] = ['generated', 'import'];
-
 /** Which KMS key signs: its id or ARN, and its region when not the worker's AWS_REGION. */
 export interface AwsKmsBackend {
   keyId: string;

@@ -3,7 +3,7 @@ import { Signer } from './signer.entity.ts';
 
 /**
  * The reads and writes of the `signers` table (migration 0032) that the API and the worker share:
- * a signer by id, an account's default, one an automation names, and those an account lists.
+ * a signer by id, an account's default and one an automation names.
  */
 
 /** The name every account's first signer has, and automations that name none sign with. */
@@ -22,15 +22,6 @@ export async function defaultSignerOf(em: EntityManager, accountId: string): Pro
 /** The account's signer that `ref` names: its id (`sgn_…`) or its name. */
 export async function signerNamed(em: EntityManager, accountId: string, ref: string): Promise<Signer | null> {
   return em.findOne(Signer, { account: accountId, ...(ref.startsWith('sgn_') ? { id: ref } : { name: ref }) });
-}
-
-/** A page of the account's signers, newest first, after the cursor signer's id when given. */
-export async function signersPage(em: EntityManager, accountId: string, limit: number, after?: string) {
-  return em.find(
-    Signer,
-    { account: accountId, ...(after ? { id: { $lt: after } } : {}) },
-    { orderBy: { id: 'desc' }, limit },
-  );
 }
 
 /** The ids of the automations that name the signer, in id order. */

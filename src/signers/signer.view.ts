@@ -26,7 +26,7 @@ const backendSchema = z
   ])
   .nullable();
 
-export const signerSchema = z
+const signerSchema = z
   .strictObject({
     id: z.string(),
     /** How automations name it (`action.signer`), as its id does. */

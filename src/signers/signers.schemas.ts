@@ -10,7 +10,7 @@ const text = (max: number) =>
  * A signer's name, how automations name it (`action.signer`): never of an id's shape, so that a
  * name and an id cannot be read as each other.
  */
-export const signerName = z
+const signerName = z
   .string({ error: 'must be a string' })
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,

@@ -15,7 +15,7 @@ import { automationsNaming, deleteUnnamedSigner, storePublicKey } from './signer
 import { wifOf, type CreateSigner, type RemoteSignerCreate } from './signers.schemas.ts';
 
 /** What creating a signer needs: the database, the master keys a local key is sealed under, and Temporal for a remote key's probe. */
-export interface SignerDeps {
+interface SignerDeps {
   em: EntityManager;
   masterKeys: MasterKeys;
   starter: Omit<WorkflowStarter, 'log'>;

@@ -192,8 +192,7 @@ export async function endReservation(
 }
 
 /** Whose spend a read sums: an automation's, an account's on one network, or one signer's there. */
-export type SpendOf =
-  { automation: string } | { account: string; network: string } | { signer: string; network: string };
+type SpendOf = { automation: string } | { account: string; network: string } | { signer: string; network: string };
 
 /** The counters' table and the columns a read of `of` filters on, the same for its reservations. */
 function spendKey(of: SpendOf) {

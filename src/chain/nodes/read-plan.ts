@@ -23,7 +23,7 @@ export interface AheadBlock {
   listed: boolean;
 }
 
-export interface ReadInput {
+interface ReadInput {
   /** The block to read, its body known. */
   block: BlockBody;
   /** The blocks kept after it, consecutive from `block.index + 1`. */

@@ -10,7 +10,7 @@ export interface BatchCall {
 export type BatchAnswer = { result: unknown } | { error: NeoRpcError };
 
 /** A C# node refuses a request over 1 MiB; a batch is cut below it, with room for the envelope. */
-export const requestCapBytes = 1024 * 1024 - 4096;
+const requestCapBytes = 1024 * 1024 - 4096;
 
 /** Sends `calls` to `url` in as few batched requests as the cap allows, one after another. */
 export type BatchCaller = (calls: BatchCall[], signal?: AbortSignal) => Promise<BatchAnswer[]>;

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { codePointText } from './code-point-text.ts';
 
 /** Text PostgreSQL, JSON or a parser might choke on, beside whatever fast-check makes up. */
 const awkwardTexts = [
@@ -22,7 +23,7 @@ const awkwardTexts = [
 
 /** Strings of any code unit, lone surrogates and NUL included. */
 export const anyText = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 3, arbitrary: codePointText(40) },
   {
     weight: 2,
     arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)) }),
@@ -80,7 +81,7 @@ export const rawBodyText = fc.oneof(
     '{"a":1,"a":2}',
     '\ufeff{}',
   ),
-  fc.string({ unit: 'binary', maxLength: 60 }),
+  codePointText(60),
 );
 
 /** Percent-encodes each byte, so any byte sequence (invalid UTF-8, NUL, `/`) fits in a URL. */

@@ -40,7 +40,7 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'sandbox', paths: [/^src\/sandbox\//] },
   { name: 'codec', paths: [/^src\/codec\//] },
   { name: 'secrets', paths: [/^src\/secrets\//] },
-  { name: 'account', paths: [/^src\/auth\//, /^src\/account\//] },
+  { name: 'account', paths: [/^src\/auth\//, /^src\/account\//, /^src\/keys\//] },
   { name: 'chain', paths: [/^src\/chain\//] },
   { name: 'foundation', paths: [/^src\//] },
 ];

@@ -52,6 +52,12 @@ export const apiTags = [
       'default GAS budget of its automations, and what it spent.',
   },
   {
+    name: 'Keys',
+    description:
+      "The account's API keys, managed by a key holding `keys:admin`: made with a role or scopes (never more than " +
+      'the making key holds), answered once, listed by prefix, revoked at once. docs/api.md, "Keys and roles".',
+  },
+  {
     name: 'Health',
     description: 'Readiness and liveness of an API process, for load balancers and container checks. No key needed.',
   },
@@ -100,6 +106,7 @@ const pathParameters: Record<string, string> = {
   'functions/id': "The function's id, `func_…`.",
   'automations/id': "The automation's id, `auto_…`.",
   'secrets/id': "The secret's id, `sec_…`.",
+  'keys/id': "The API key's id, `key_…` (not the key itself).",
   executionId: "The execution's id, `exec_…`.",
   runId: "The run's id, `run_…`.",
   replayId: "The replay's id, `rpl_…`.",

@@ -13,6 +13,7 @@ import { versionsRoutes } from '../functions/versions.routes.ts';
 import { storageRoutes } from '../functions/storage/storage.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
+import { keysRoutes } from '../keys/keys.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
 import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
@@ -78,6 +79,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     healthRoutes(resources),
     livenessRoutes(),
     accountRoutes(resources),
+    keysRoutes(resources),
     secretsRoutes(resources),
     functionsRoutes(resources, {
       functionDeleted: (functionId) => stopAutomationsOfFunction(resources.em(), triggerControl, functionId),

@@ -99,6 +99,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Automations',
       'Secrets',
       'Account',
+      'Keys',
       'Health',
       'OpenAPI',
       'Codec',

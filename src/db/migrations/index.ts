@@ -30,6 +30,7 @@ import { RelayedTransactions } from './0028-relayed-transactions.ts';
 import { ReplaysPerAccount } from './0029-replays-per-account.ts';
 import { Networks } from './0030-networks.ts';
 import { CursorNetworkNames } from './0031-cursor-network-names.ts';
+import { ManagedKeys } from './0033-managed-keys.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -66,6 +67,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0029-replays-per-account', class: ReplaysPerAccount },
   { name: '0030-networks', class: Networks },
   { name: '0031-cursor-network-names', class: CursorNetworkNames },
+  { name: '0033-managed-keys', class: ManagedKeys },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

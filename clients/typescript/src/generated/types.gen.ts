@@ -430,6 +430,19 @@ export type ContractArg =
       value: null | '';
     };
 
+export type CreatedKey = {
+  id: string;
+  name: string | null;
+  prefix: string;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  key: string;
+};
+
 export type DiscordChannel = {
   type: 'discord';
   /**
@@ -760,6 +773,43 @@ export type InvokeRequest = {
     [key: string]: unknown;
   };
   async?: boolean;
+};
+
+export type Key = {
+  id: string;
+  name: string | null;
+  prefix: string;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+};
+
+export type KeyCreate = {
+  name: string;
+  role?: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer';
+  scopes?: Array<
+    | 'functions:read'
+    | 'functions:write'
+    | 'functions:invoke'
+    | 'secrets:read'
+    | 'secrets:write'
+    | 'automations:read'
+    | 'automations:write'
+    | 'automations:operate'
+    | 'approvals:write'
+    | 'audit:read'
+    | 'keys:admin'
+    | '*'
+  >;
+  expiresAt?: string;
+};
+
+export type KeyList = {
+  keys: Array<Key>;
+  pagination: Pagination;
 };
 
 export type LogLine = {
@@ -1201,6 +1251,7 @@ export type FunctionsError = {
       | 'automation_not_found'
       | 'run_not_found'
       | 'replay_not_found'
+      | 'key_not_found'
       | 'storage_key_not_found'
       | 'contract_not_found'
       | 'method_not_allowed'
@@ -1210,6 +1261,7 @@ export type FunctionsError = {
       | 'function_limit_reached'
       | 'replay_in_progress'
       | 'replay_limit_reached'
+      | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
@@ -1245,6 +1297,7 @@ export type AutomationsError = {
       | 'AUTOMATION_NOT_FOUND'
       | 'RUN_NOT_FOUND'
       | 'REPLAY_NOT_FOUND'
+      | 'KEY_NOT_FOUND'
       | 'STORAGE_KEY_NOT_FOUND'
       | 'CONTRACT_NOT_FOUND'
       | 'METHOD_NOT_ALLOWED'
@@ -1254,6 +1307,7 @@ export type AutomationsError = {
       | 'FUNCTION_LIMIT_REACHED'
       | 'REPLAY_IN_PROGRESS'
       | 'REPLAY_LIMIT_REACHED'
+      | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
@@ -1473,7 +1527,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -1525,6 +1579,264 @@ export type PatchAccountResponses = {
 
 export type PatchAccountResponse = PatchAccountResponses[keyof PatchAccountResponses];
 
+export type GetKeysData = {
+  body?: never;
+  path?: never;
+  query?: {
+    limit?: number;
+    offset?: number;
+  };
+  url: '/v1/keys';
+};
+
+export type GetKeysErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetKeysError = GetKeysErrors[keyof GetKeysErrors];
+
+export type GetKeysResponses = {
+  /**
+   * Done: `KeyList`.
+   */
+  200: KeyList;
+};
+
+export type GetKeysResponse = GetKeysResponses[keyof GetKeysResponses];
+
+export type PostKeysData = {
+  body: KeyCreate;
+  path?: never;
+  query?: never;
+  url: '/v1/keys';
+};
+
+export type PostKeysErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostKeysError = PostKeysErrors[keyof PostKeysErrors];
+
+export type PostKeysResponses = {
+  /**
+   * Created: `CreatedKey`.
+   */
+  201: CreatedKey;
+};
+
+export type PostKeysResponse = PostKeysResponses[keyof PostKeysResponses];
+
+export type DeleteKeysByIdData = {
+  body?: never;
+  path: {
+    /**
+     * The API key's id, `key_…` (not the key itself).
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/keys/{id}';
+};
+
+export type DeleteKeysByIdErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `key_not_found`: no such unrevoked key in this account.
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'key_not_found';
+    };
+  };
+  /**
+   * `last_key_manager`: the account's last key that can manage keys, or its last `*` key: make another first.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'last_key_manager';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type DeleteKeysByIdError = DeleteKeysByIdErrors[keyof DeleteKeysByIdErrors];
+
+export type DeleteKeysByIdResponses = {
+  /**
+   * Done.
+   */
+  200: {
+    success: true;
+    message: string;
+  };
+};
+
+export type DeleteKeysByIdResponse = DeleteKeysByIdResponses[keyof DeleteKeysByIdResponses];
+
 export type GetSecretsData = {
   body?: never;
   path?: never;
@@ -1553,7 +1865,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1636,7 +1948,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1726,7 +2038,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1819,7 +2131,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1909,7 +2221,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2016,7 +2328,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2099,7 +2411,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2192,7 +2504,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2290,7 +2602,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2383,7 +2695,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2484,7 +2796,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2583,7 +2895,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2682,7 +2994,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2783,7 +3095,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2902,7 +3214,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2997,7 +3309,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3106,7 +3418,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3214,7 +3526,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3311,7 +3623,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3412,7 +3724,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3511,7 +3823,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3607,7 +3919,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3717,7 +4029,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3816,7 +4128,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3924,7 +4236,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4007,7 +4319,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4105,7 +4417,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4198,7 +4510,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4288,7 +4600,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4414,7 +4726,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4513,7 +4825,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4615,7 +4927,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4709,7 +5021,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4813,7 +5125,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4919,7 +5231,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5022,7 +5334,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5101,7 +5413,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5177,7 +5489,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5245,7 +5557,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5321,7 +5633,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5394,7 +5706,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5477,7 +5789,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5552,7 +5864,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5635,7 +5947,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {

@@ -28,7 +28,7 @@ export function keyView(key: ApiKey) {
  * names the ones it would.
  */
 export async function createManagedKey(em: EntityManager, caller: Caller, body: CreateKey) {
-  const wanted = body.role ? [...roles[body.role]] : [...new Set(body.scopes!)];
+  const wanted = body.role ? [...roles[body.role]] : [...new Set(body.scopes)];
   const lacking = scopesLacking(caller.scopes, wanted);
   if (lacking.length > 0) {
     throw new AppError('forbidden', `This API key cannot grant scopes it does not hold: ${lacking.join(', ')}.`, {

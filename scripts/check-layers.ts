@@ -42,7 +42,7 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'secrets', paths: [/^src\/secrets\//] },
   // An account's signers (issue 46): rows over accounts, the keys they open, and their custody backends.
   { name: 'signers', paths: [/^src\/signers\/(?!signing-key\.ts$|signature-check\.ts$)/] },
-  { name: 'account', paths: [/^src\/auth\//, /^src\/account\//] },
+  { name: 'account', paths: [/^src\/auth\//, /^src\/account\//, /^src\/keys\//] },
   { name: 'chain', paths: [/^src\/chain\//] },
   // The signing port: what signs a transaction, and the check of what it signed, below the chain that signs through it.
   { name: 'signing port', paths: [/^src\/signers\/(signing-key|signature-check)\.ts$/] },

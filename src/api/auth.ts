@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
-const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account', '/v1/signers'];
+const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account', '/v1/signers', '/v1/keys'];
 
 const unauthorized = () =>
   new AppError('unauthorized', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key: <key>).');

@@ -13,7 +13,8 @@ const meanings: Record<ErrorCode, string> = {
   invalid_script_hash: 'a contract hash is not a 0x-prefixed 40-digit hex (`details.field`)',
   interval_too_short: 'the schedule runs more often than allowed (`details.shortestSeconds`)',
   unauthorized: 'no valid API key (or operator token)',
-  forbidden: 'the key lacks the scope in `details.requiredScope`, or the origin is not allowed',
+  forbidden:
+    'the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed',
   not_found: 'no such resource in this account (a secret, a transaction, a block)',
   function_not_found: 'no such function in this account',
   execution_not_found: 'no such execution of this function',
@@ -21,6 +22,7 @@ const meanings: Record<ErrorCode, string> = {
   automation_not_found: 'no such automation in this account',
   run_not_found: 'no such run of this automation',
   replay_not_found: 'no such replay of this automation',
+  key_not_found: 'no such unrevoked key in this account',
   storage_key_not_found: "no such key in the function's storage",
   contract_not_found: 'no such contract deployed on this network (`details.field`)',
   method_not_allowed: 'the path does not take this method: `Allow` lists those it takes',
@@ -31,6 +33,7 @@ const meanings: Record<ErrorCode, string> = {
   function_limit_reached: 'the account has as many functions as it may (`details.limit`)',
   replay_in_progress: 'a replay of this automation is running (`details.replayId`)',
   replay_limit_reached: 'the account runs as many replays at once as it may (`details.limit`)',
+  last_key_manager: "the account's last key that can manage keys, or its last `*` key: make another first",
   storage_quota_exceeded: "the function's storage is full",
   signer_in_use:
     'automations sign with the signer (`details.automations`): name another signer in them, or delete them, first',

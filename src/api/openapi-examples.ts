@@ -175,6 +175,17 @@ export const requestExamples: Record<string, Record<string, Example>> = {
     budget: { summary: 'Bound what each automation spends', value: { budget: { perDay: '5', total: '100' } } },
     none: { summary: 'Remove the default budget', value: { budget: null } },
   },
+  'POST /v1/keys': {
+    viewer: { summary: 'A read-only key for a colleague', value: { name: 'dashboard', role: 'viewer' } },
+    scopes: {
+      summary: 'A key that fires automations until the end of the year',
+      value: {
+        name: 'ci-fire',
+        scopes: ['automations:read', 'automations:operate'],
+        expiresAt: '2026-12-31T23:59:59Z',
+      },
+    },
+  },
   'POST /v1/codec/encode': { payload: plainPayload },
   'POST /v1/codec/decode': { payload: plainPayload },
   'POST /v1/codec/ui/{capability}/encode': { payload: plainPayload },

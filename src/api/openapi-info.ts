@@ -59,6 +59,12 @@ export const apiTags = [
       'default GAS budget of its automations, and what it spent.',
   },
   {
+    name: 'Keys',
+    description:
+      "The account's API keys, managed by a key holding `keys:admin`: made with a role or scopes (never more than " +
+      'the making key holds), answered once, listed by prefix, revoked at once. docs/api.md, "Keys and roles".',
+  },
+  {
     name: 'Health',
     description: 'Readiness and liveness of an API process, for load balancers and container checks. No key needed.',
   },
@@ -108,6 +114,7 @@ const pathParameters: Record<string, string> = {
   'automations/id': "The automation's id, `auto_…`.",
   'secrets/id': "The secret's id, `sec_…`.",
   'signers/id': "The signer's id, `sgn_…`.",
+  'keys/id': "The API key's id, `key_…` (not the key itself).",
   executionId: "The execution's id, `exec_…`.",
   runId: "The run's id, `run_…`.",
   replayId: "The replay's id, `rpl_…`.",

@@ -14,6 +14,7 @@ import { storageRoutes } from '../functions/storage/storage.routes.ts';
 import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { signersRoutes } from '../signers/signers.routes.ts';
+import { keysRoutes } from '../keys/keys.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
 import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
@@ -79,6 +80,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     healthRoutes(resources),
     livenessRoutes(),
     accountRoutes(resources),
+    keysRoutes(resources),
     secretsRoutes(resources),
     signersRoutes(resources),
     functionsRoutes(resources, {

@@ -8,6 +8,10 @@ export const scopes = [
   'automations:write',
   'signers:read',
   'signers:write',
+  'automations:operate',
+  'approvals:write',
+  'audit:read',
+  'keys:admin',
   '*',
 ] as const;
 
@@ -17,8 +21,12 @@ function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
 
+/** A scope that a wider one grants too: whoever may change automations may fire, retry and pause them. */
+const impliedBy: Partial<Record<Scope, Scope>> = { 'automations:operate': 'automations:write' };
+
 export function grants(held: readonly string[], needed: Scope): boolean {
-  return held.includes('*') || held.includes(needed);
+  const wider = impliedBy[needed];
+  return held.includes('*') || held.includes(needed) || (wider !== undefined && held.includes(wider));
 }
 
 /** Parses `a,b,c`; throws naming the first unknown scope. */

@@ -47,6 +47,10 @@ import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
 
+/** Pausing or resuming an automation: what `automations:operate` may change (the rest needs `automations:write`). */
+const changesStatusOnly = (body: object) =>
+  Object.keys(body).every((field) => field === 'status' || field === 'resumeFrom');
+
 /**
  * The automations area: bare responses and upper-case error codes. `control`: the process's one
  * (src/app/main.ts).
@@ -168,12 +172,13 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       ],
       summary: 'Update an automation',
       description:
-        'Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger\'s `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value.',
+        'Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger\'s `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value. Pausing and resuming (`status`, `resumeFrom` alone) needs `automations:operate`; any other field `automations:write`.',
       tag: 'Automations',
-      scope: 'automations:write',
+      scope: 'automations:operate',
       body: updateAutomationBody,
       responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
-      handle: async ({ accountId, params, body }) => {
+      handle: async ({ ctx, accountId, params, body }) => {
+        if (!changesStatusOnly(body)) assertScope(ctx.state, 'automations:write');
         if (body.trigger) refuseFrequentTrigger(body.trigger);
         const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
@@ -206,9 +211,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       errors: ['automation_not_found', 'conflict'],
       summary: 'Fire an automation',
       description:
-        "Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.",
+        "Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`. Needs `automations:operate` (or `automations:write`).",
       tag: 'Automations',
-      scope: 'automations:write',
+      scope: 'automations:operate',
       ...startsRun,
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
@@ -275,9 +280,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       errors: ['automation_not_found', 'run_not_found', 'conflict', 'transaction_pending'],
       summary: 'Retry a failed run',
       description:
-        "Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.",
+        "Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`. Needs `automations:operate` (or `automations:write`).",
       tag: 'Automations',
-      scope: 'automations:write',
+      scope: 'automations:operate',
       ...startsRun,
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
@@ -290,9 +295,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       errors: ['automation_not_found', 'replay_in_progress', 'replay_limit_reached'],
       summary: 'Replay past blocks',
       description:
-        "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`).",
+        "Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`). Needs `automations:operate` (or `automations:write`).",
       tag: 'Automations',
-      scope: 'automations:write',
+      scope: 'automations:operate',
       idempotency: keyed,
       body: createReplayBody,
       responses: { 202: replaySchema },

@@ -101,6 +101,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Secrets',
       'Signers',
       'Account',
+      'Keys',
       'Health',
       'OpenAPI',
       'Codec',

@@ -31,6 +31,7 @@ import { ReplaysPerAccount } from './0029-replays-per-account.ts';
 import { Networks } from './0030-networks.ts';
 import { CursorNetworkNames } from './0031-cursor-network-names.ts';
 import { Signers } from './0032-signers.ts';
+import { ManagedKeys } from './0033-managed-keys.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -68,6 +69,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0030-networks', class: Networks },
   { name: '0031-cursor-network-names', class: CursorNetworkNames },
   { name: '0032-signers', class: Signers },
+  { name: '0033-managed-keys', class: ManagedKeys },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

@@ -12,6 +12,9 @@ import type {
   DeleteFunctionsByIdStorageByKeyData,
   DeleteFunctionsByIdStorageByKeyErrors,
   DeleteFunctionsByIdStorageByKeyResponses,
+  DeleteKeysByIdData,
+  DeleteKeysByIdErrors,
+  DeleteKeysByIdResponses,
   DeleteSecretsByIdData,
   DeleteSecretsByIdErrors,
   DeleteSecretsByIdResponses,
@@ -66,6 +69,9 @@ import type {
   GetHealthData,
   GetHealthErrors,
   GetHealthResponses,
+  GetKeysData,
+  GetKeysErrors,
+  GetKeysResponses,
   GetLivezData,
   GetLivezErrors,
   GetLivezResponses,
@@ -141,6 +147,9 @@ import type {
   PostFunctionsData,
   PostFunctionsErrors,
   PostFunctionsResponses,
+  PostKeysData,
+  PostKeysErrors,
+  PostKeysResponses,
   PostSecretsData,
   PostSecretsErrors,
   PostSecretsResponses,
@@ -238,6 +247,61 @@ export const patchAccount = <ThrowOnError extends boolean = true>(
       'Content-Type': 'application/json',
       ...options.headers,
     },
+  });
+
+/**
+ * List keys
+ *
+ * Returns the account's keys not revoked, newest first (expired ones too, by `expiresAt`): names, prefixes, roles and scopes, never a key. Needs `keys:admin`.
+ */
+export const getKeys = <ThrowOnError extends boolean = true>(
+  options?: Options<GetKeysData, ThrowOnError>,
+): RequestResult<GetKeysResponses, GetKeysErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetKeysResponses, GetKeysErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/keys',
+    ...options,
+  });
+
+/**
+ * Create a key
+ *
+ * Makes a key of the account with a `role` or a list of `scopes` (docs/api.md, "Keys and roles"), and answers it once in `key`: it is stored only as its hash. A key cannot grant a scope it does not hold (403 `forbidden`, `details.missingScopes`). Needs `keys:admin`.
+ */
+export const postKeys = <ThrowOnError extends boolean = true>(
+  options: Options<PostKeysData, ThrowOnError>,
+): RequestResult<PostKeysResponses, PostKeysErrors, ThrowOnError> =>
+  (options.client ?? client).post<PostKeysResponses, PostKeysErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/keys',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
+  });
+
+/**
+ * Revoke a key
+ *
+ * Revokes the key at once: its next request, to any API process, gets the 401 of an unknown key. The account's last usable key holding `keys:admin` or `*`, and its last `*` key, cannot be revoked (409 `last_key_manager`). Needs `keys:admin`.
+ */
+export const deleteKeysById = <ThrowOnError extends boolean = true>(
+  options: Options<DeleteKeysByIdData, ThrowOnError>,
+): RequestResult<DeleteKeysByIdResponses, DeleteKeysByIdErrors, ThrowOnError> =>
+  (options.client ?? client).delete<DeleteKeysByIdResponses, DeleteKeysByIdErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/keys/{id}',
+    ...options,
   });
 
 /**
@@ -879,7 +943,7 @@ export const getAutomationsById = <ThrowOnError extends boolean = true>(
 /**
  * Update an automation
  *
- * Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger's `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value.
+ * Changes the fields sent; `trigger` and `action` are replaced whole. `status: "active"` re-arms the trigger and leaves `error`; with it, a blockchain trigger's `resumeFrom` replays the blocks missed. A credential sent back masked keeps its stored value. Pausing and resuming (`status`, `resumeFrom` alone) needs `automations:operate`; any other field `automations:write`.
  */
 export const patchAutomationsById = <ThrowOnError extends boolean = true>(
   options: Options<PatchAutomationsByIdData, ThrowOnError>,
@@ -900,7 +964,7 @@ export const patchAutomationsById = <ThrowOnError extends boolean = true>(
 /**
  * Fire an automation
  *
- * Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`.
+ * Runs the automation's action now, as a `manual` run, whatever its status, and answers 202 with the run. Safe to repeat under an `Idempotency-Key`. Needs `automations:operate` (or `automations:write`).
  */
 export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdTriggerData, ThrowOnError>,
@@ -980,7 +1044,7 @@ export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = tru
 /**
  * Retry a failed run
  *
- * Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`.
+ * Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`. Needs `automations:operate` (or `automations:write`).
  */
 export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdRunsByRunIdRetryData, ThrowOnError>,
@@ -1009,7 +1073,7 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
 /**
  * Replay past blocks
  *
- * Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`).
+ * Matches a range of past blocks (at most 100,000) with the automation's blockchain trigger and runs the action on each match that never fired it before; `dryRun: true` lists the matches and runs nothing. Answers 202 with the replay; one runs at a time per automation (409 `REPLAY_IN_PROGRESS`) and 10 at a time per account (409 `REPLAY_LIMIT_REACHED`). Needs `automations:operate` (or `automations:write`).
  */
 export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
   options: Options<PostAutomationsByIdReplaysData, ThrowOnError>,

@@ -451,6 +451,19 @@ export type ContractArg =
       value: null | '';
     };
 
+export type CreatedKey = {
+  id: string;
+  name: string | null;
+  prefix: string;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  key: string;
+};
+
 export type DiscordChannel = {
   type: 'discord';
   /**
@@ -801,6 +814,45 @@ export type InvokeRequest = {
     [key: string]: unknown;
   };
   async?: boolean;
+};
+
+export type Key = {
+  id: string;
+  name: string | null;
+  prefix: string;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+};
+
+export type KeyCreate = {
+  name: string;
+  role?: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer';
+  scopes?: Array<
+    | 'functions:read'
+    | 'functions:write'
+    | 'functions:invoke'
+    | 'secrets:read'
+    | 'secrets:write'
+    | 'automations:read'
+    | 'automations:write'
+    | 'signers:read'
+    | 'signers:write'
+    | 'automations:operate'
+    | 'approvals:write'
+    | 'audit:read'
+    | 'keys:admin'
+    | '*'
+  >;
+  expiresAt?: string;
+};
+
+export type KeyList = {
+  keys: Array<Key>;
+  pagination: Pagination;
 };
 
 export type LogLine = {
@@ -1293,6 +1345,7 @@ export type FunctionsError = {
       | 'automation_not_found'
       | 'run_not_found'
       | 'replay_not_found'
+      | 'key_not_found'
       | 'storage_key_not_found'
       | 'contract_not_found'
       | 'method_not_allowed'
@@ -1302,6 +1355,7 @@ export type FunctionsError = {
       | 'function_limit_reached'
       | 'replay_in_progress'
       | 'replay_limit_reached'
+      | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'signer_in_use'
       | 'payload_too_large'
@@ -1339,6 +1393,7 @@ export type AutomationsError = {
       | 'AUTOMATION_NOT_FOUND'
       | 'RUN_NOT_FOUND'
       | 'REPLAY_NOT_FOUND'
+      | 'KEY_NOT_FOUND'
       | 'STORAGE_KEY_NOT_FOUND'
       | 'CONTRACT_NOT_FOUND'
       | 'METHOD_NOT_ALLOWED'
@@ -1348,6 +1403,7 @@ export type AutomationsError = {
       | 'FUNCTION_LIMIT_REACHED'
       | 'REPLAY_IN_PROGRESS'
       | 'REPLAY_LIMIT_REACHED'
+      | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'SIGNER_IN_USE'
       | 'PAYLOAD_TOO_LARGE'
@@ -1579,7 +1635,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -1631,6 +1687,264 @@ export type PatchAccountResponses = {
 
 export type PatchAccountResponse = PatchAccountResponses[keyof PatchAccountResponses];
 
+export type GetKeysData = {
+  body?: never;
+  path?: never;
+  query?: {
+    limit?: number;
+    offset?: number;
+  };
+  url: '/v1/keys';
+};
+
+export type GetKeysErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetKeysError = GetKeysErrors[keyof GetKeysErrors];
+
+export type GetKeysResponses = {
+  /**
+   * Done: `KeyList`.
+   */
+  200: KeyList;
+};
+
+export type GetKeysResponse = GetKeysResponses[keyof GetKeysResponses];
+
+export type PostKeysData = {
+  body: KeyCreate;
+  path?: never;
+  query?: never;
+  url: '/v1/keys';
+};
+
+export type PostKeysErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostKeysError = PostKeysErrors[keyof PostKeysErrors];
+
+export type PostKeysResponses = {
+  /**
+   * Created: `CreatedKey`.
+   */
+  201: CreatedKey;
+};
+
+export type PostKeysResponse = PostKeysResponses[keyof PostKeysResponses];
+
+export type DeleteKeysByIdData = {
+  body?: never;
+  path: {
+    /**
+     * The API key's id, `key_…` (not the key itself).
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/keys/{id}';
+};
+
+export type DeleteKeysByIdErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `key_not_found`: no such unrevoked key in this account.
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'key_not_found';
+    };
+  };
+  /**
+   * `last_key_manager`: the account's last key that can manage keys, or its last `*` key: make another first.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'last_key_manager';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type DeleteKeysByIdError = DeleteKeysByIdErrors[keyof DeleteKeysByIdErrors];
+
+export type DeleteKeysByIdResponses = {
+  /**
+   * Done.
+   */
+  200: {
+    success: true;
+    message: string;
+  };
+};
+
+export type DeleteKeysByIdResponse = DeleteKeysByIdResponses[keyof DeleteKeysByIdResponses];
+
 export type GetSecretsData = {
   body?: never;
   path?: never;
@@ -1659,7 +1973,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1742,7 +2056,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1832,7 +2146,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -1925,7 +2239,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2015,7 +2329,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2111,7 +2425,7 @@ export type GetSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2194,7 +2508,7 @@ export type PostSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2284,7 +2598,7 @@ export type DeleteSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2385,7 +2699,7 @@ export type GetSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2484,7 +2798,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2567,7 +2881,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2660,7 +2974,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2758,7 +3072,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2851,7 +3165,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2952,7 +3266,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3051,7 +3365,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3150,7 +3464,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3251,7 +3565,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3370,7 +3684,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3465,7 +3779,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3574,7 +3888,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3682,7 +3996,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3779,7 +4093,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3880,7 +4194,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3979,7 +4293,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4075,7 +4389,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4185,7 +4499,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4284,7 +4598,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4392,7 +4706,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4475,7 +4789,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4573,7 +4887,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4666,7 +4980,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4756,7 +5070,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4882,7 +5196,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4981,7 +5295,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5083,7 +5397,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5177,7 +5491,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5281,7 +5595,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5387,7 +5701,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5490,7 +5804,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5569,7 +5883,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5645,7 +5959,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5713,7 +6027,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5789,7 +6103,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5862,7 +6176,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -5945,7 +6259,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6020,7 +6334,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6103,7 +6417,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {

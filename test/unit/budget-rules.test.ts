@@ -35,19 +35,14 @@ describe('a GAS budget', () => {
     expect(leftOf(undefined, 0n)).toBeNull();
   });
 
-  it("holds a signer's spend to its own budget, else its account's, and names which in a refusal", () => {
+  it("holds a signer's spend to its own budget only (the account's default is no pool), and names it in a refusal", () => {
     const own = { total: '1' };
-    const account = { perDay: '0.25' };
-    expect(signerBudgetInForce(own, account)).toEqual({ budget: own, from: 'signer' });
-    expect(signerBudgetInForce(null, account)).toEqual({ budget: account, from: 'accountPerSigner' });
-    expect(signerBudgetInForce(null, null)).toBeNull();
+    expect(signerBudgetInForce(own)).toEqual({ budget: own, from: 'signer' });
+    expect(signerBudgetInForce(null)).toBeNull();
     const refusal = refusalOf(own, { today: 0n, total: 95_000_000n }, 10_000_000n)!;
     expect(refusalMessage(refusal, 'signer')).toBe(
       "The transaction would cost 0.1 GAS (system fee plus network fee); the signer's budget (its spend on this network) " +
         'allows 1 GAS in total, of which 0.95 GAS is spent or reserved: 0.05 GAS left.',
-    );
-    expect(refusalMessage(refusalOf(account, { today: 0n, total: 0n }, 30_000_000n)!, 'accountPerSigner')).toContain(
-      "the account's budget for its signer's spend on this network allows 0.25 GAS per day (UTC)",
     );
   });
 

@@ -10,17 +10,16 @@ export function budgetInForce(own: Budget | null, accountDefault: Budget | null)
 }
 
 /**
- * The budget a signer's spend on one network is held to, all its automations together: its own,
- * else its account's, else none. It holds beside each automation's (budgetInForce).
+ * The budget a signer's spend on one network is held to, all its automations together: its own, or
+ * none. It holds beside each automation's (budgetInForce). The account's default is never a pool:
+ * it stays a bound of each automation's own spend, as it was before signers.
  */
-export function signerBudgetInForce(own: Budget | null, account: Budget | null) {
-  if (own) return { budget: own, from: 'signer' as const };
-  if (account) return { budget: account, from: 'accountPerSigner' as const };
-  return null;
+export function signerBudgetInForce(own: Budget | null) {
+  return own ? { budget: own, from: 'signer' as const } : null;
 }
 
 /** Whose budget refused a fee: the automation's (its own, or its account's default), or its signer's. */
-export type BudgetFrom = 'automation' | 'account' | 'signer' | 'accountPerSigner';
+export type BudgetFrom = 'automation' | 'account' | 'signer';
 
 /** What an automation or a signer spent (landed and reserved), in GAS fractions: today (a UTC day) and in all. */
 export interface Spent {
@@ -60,7 +59,6 @@ const whose: Record<BudgetFrom, string> = {
   automation: "the automation's budget",
   account: "the account's default budget",
   signer: "the signer's budget (its spend on this network)",
-  accountPerSigner: "the account's budget for its signer's spend on this network",
 };
 
 /** The figures of a refusal, for the run's error and the automation's details. */

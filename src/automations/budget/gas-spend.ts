@@ -71,7 +71,7 @@ export async function reserve(
     const accountCounter = { account: run.account_id, network: run.network, signer: run.signer_id };
     const limits = [
       { counter: automationCounter, inForce: budgetInForce(run.automation_budget, run.account_budget) },
-      { counter: accountCounter, inForce: signerBudgetInForce(run.signer_budget, run.account_budget) },
+      { counter: accountCounter, inForce: signerBudgetInForce(run.signer_budget) },
     ];
     for (const { counter, inForce } of limits) {
       await openCounter(tx, counter);

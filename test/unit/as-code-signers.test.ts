@@ -96,3 +96,24 @@ ${signers}automations:
     );
   });
 });
+
+describe('export and apply by a key that may not read signers (made before they existed)', () => {
+  const unread: AccountState = { ...state, signers: null };
+
+  it("exports no signers and keeps each automation's signer id, which applies back unchanged", async () => {
+    const text = await exportFile(unread, { codeDir: undefined });
+    expect(text).not.toContain('signers:');
+    expect(text).toContain('signer: sgn_default');
+    expect(text).toContain('signer: sgn_ops');
+    const planned = planChanges(await loadNeoflowFile(await fileOf(text), {}), unread, options);
+    expect(planned.changes).toEqual([]);
+  });
+
+  it('plans a file with signers as a problem naming the scope, not a failed read', async () => {
+    const text = `version: 1\nsigners:\n  - { name: ops, type: generated }\n`;
+    const file = await loadNeoflowFile(await fileOf(text), {});
+    expect(() => planChanges(file, unread, options)).toThrow(
+      /signer ops: this key may not read the account's signers \(it lacks signers:read\)/,
+    );
+  });
+});

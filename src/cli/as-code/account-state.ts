@@ -44,7 +44,8 @@ export interface RemoteSigner {
 export interface AccountState {
   account: { id: string; name: string };
   secrets: RemoteSecret[];
-  signers: RemoteSigner[];
+  /** null when the key may not read them: a key made before signers existed lacks `signers:read`. */
+  signers: RemoteSigner[] | null;
   functions: RemoteFunction[];
   automations: RemoteAutomation[];
 }
@@ -57,11 +58,20 @@ export async function readAccountState(api: Api): Promise<AccountState> {
   const account = (await expectStatus(api('GET', '/v1/account'), 200, 'GET /v1/account')) as AccountState['account'];
   const [secrets, signers, functions, automations] = await Promise.all([
     readSecrets(api),
-    listAll<RemoteSigner>(api, '/v1/signers', (body) => body.signers),
+    readSigners(api),
     readFunctions(api),
     listAll<RemoteAutomation>(api, '/v1/automations', (body) => body.automations),
   ]);
   return { account: { id: account.id, name: account.name }, secrets, signers, functions, automations };
+}
+
+/**
+ * The account's signers, or null when the key may not read them: export and apply of what such a
+ * key could handle before signers existed go on without them, rather than failing on a 403.
+ */
+async function readSigners(api: Api): Promise<RemoteSigner[] | null> {
+  if ((await api('GET', '/v1/signers?limit=1')).status === 403) return null;
+  return listAll<RemoteSigner>(api, '/v1/signers', (body) => body.signers);
 }
 
 async function readFunctions(api: Api): Promise<RemoteFunction[]> {

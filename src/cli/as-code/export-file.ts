@@ -33,8 +33,9 @@ export async function exportFile(state: AccountState, options: ExportOptions): P
     return { env: name };
   };
   const functionNames = new Map(state.functions.map(({ id, name }) => [id, name]));
-  const signerNames = signerNamesById(state.signers);
-  const signers = byName(state.signers.filter(exported)).map((signer) => signerEntry(signer, uniqueEnv));
+  // Without its signers (a key lacking signers:read), an automation keeps its signer's id, valid on this account.
+  const signerNames = signerNamesById(state.signers ?? []);
+  const signers = byName((state.signers ?? []).filter(exported)).map((signer) => signerEntry(signer, uniqueEnv));
   const automations = byName(state.automations);
   const content = {
     version: 1,

@@ -77,7 +77,7 @@ export function planChanges(file: NeoflowFile, state: AccountState, options: Pla
     if (!secretNames.has(name)) problems.push(`${owner} names the secret ${name}, which ${nowhere}`);
   };
   for (const fn of file.functions) fn.fields.secrets.forEach((name) => needSecret(`function ${fn.name}`, name));
-  const signerNames = signerNamesById(state.signers);
+  const signerNames = signerNamesById(state.signers ?? []);
   // Signers are never deleted by apply: a deleted key is gone for good.
   const knownSigners = new Set([
     ...file.signers.map(({ name }) => name),
@@ -89,7 +89,8 @@ export function planChanges(file: NeoflowFile, state: AccountState, options: Pla
     if (automation.action.type === 'function' && !functionNames.has(automation.action.function))
       problems.push(`automation ${automation.name} runs the function ${automation.action.function}, which ${nowhere}`);
     const { signer } = withSignerName(automation.action, signerNames) as { signer?: string };
-    if (signer !== undefined && !knownSigners.has(signer))
+    // A key that may not read signers leaves the check to the API, which answers a 400 naming action.signer.
+    if (signer !== undefined && state.signers !== null && !knownSigners.has(signer))
       problems.push(`automation ${automation.name} signs with ${signer}, which neither the file nor the account holds`);
   }
   const functionNamesById = new Map(state.functions.map(({ id, name }) => [id, name]));
@@ -175,6 +176,10 @@ function secretChange(secret: DesiredSecret, state: AccountState, options: PlanO
  * says of it (a signer has no update, and its key cannot change). An imported key is needed only then.
  */
 function signerChange(signer: DesiredSigner, state: AccountState, problems: string[]): Change[] {
+  if (state.signers === null) {
+    problems.push(`signer ${signer.name}: this key may not read the account's signers (it lacks signers:read)`);
+    return [];
+  }
   if (state.signers.some(({ name }) => name === signer.name)) return [];
   const fields = leafChanges(undefined, signer.body);
   if (signer.body.type !== 'import')

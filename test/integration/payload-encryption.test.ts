@@ -18,6 +18,7 @@ import { prebuiltWorkflowBundle } from '../../worker/bundle.ts';
 import { openWorker } from '../../worker/worker.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { testOperatorToken, testPayloadKey, testWorkerEnv } from '../support/temporal.ts';
+import { payloadsIn } from '../support/canary.ts';
 import { rawHistory } from '../support/worker.ts';
 
 const { History } = proto.temporal.api.history.v1;
@@ -56,14 +57,6 @@ async function decodeOverHttp(payloads: Payload[]): Promise<unknown[]> {
   expect(response.status).toBe(200);
   const body = (await response.json()) as { payloads: Parameters<typeof fromJson>[0][] };
   return body.payloads.map((json) => defaultPayloadConverter.fromPayload(fromJson(json)));
-}
-
-/** Every payload anywhere in the events: anything carrying an `encoding` in its metadata. */
-function payloadsIn(value: unknown): Payload[] {
-  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return [];
-  const payload = value as Payload;
-  if (payload.metadata?.encoding) return [payload];
-  return Object.values(value).flatMap(payloadsIn);
 }
 
 /** Runs pingWorkflow, with a recognisable argument and memo, on a worker of its own. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api.ts';
 import { testApi, type ApiCall } from '../support/http.ts';
+import { captureOutput, databaseDump } from '../support/canary.ts';
 import { issueKey } from '../support/keys.ts';
 import { rawHistoryBytes, startApiWithWorker, type RunningWorker } from '../support/worker.ts';
 
@@ -34,22 +35,6 @@ async function call(method: string, path: string, body?: unknown) {
   const response = await send(method, path, body);
   responses.push(response.body);
   return response;
-}
-
-function captureOutput(into: string[]): () => void {
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  const tap = (write: typeof stdout) =>
-    ((chunk: string | Uint8Array, ...rest: never[]) => {
-      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      return write(chunk, ...rest);
-    }) as typeof stdout;
-  process.stdout.write = tap(stdout);
-  process.stderr.write = tap(stderr);
-  return () => {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  };
 }
 
 const grantedCode = `module.exports = async (context) => {
@@ -95,8 +80,8 @@ describe('a secret value never leaks', () => {
     delete returned.body.data.result;
     delete details.body.data.result;
     expect(JSON.stringify(responses)).not.toContain(canary);
-    expect(await databaseDump()).not.toContain(canary);
-    expect(await databaseDump()).not.toContain(Buffer.from(canary).toString('hex'));
+    expect(await databaseDump(api)).not.toContain(canary);
+    expect(await databaseDump(api)).not.toContain(Buffer.from(canary).toString('hex'));
     expect(output.join('')).not.toContain(canary);
     for (const id of [returnedId, thrownId]) expect((await rawHistoryBytes(api, id)).includes(canary)).toBe(false);
   });
@@ -110,18 +95,3 @@ describe('a secret value never leaks', () => {
     });
   });
 });
-
-/** Every row of every table of this file's database, as text (bytea shows as hex). */
-async function databaseDump(): Promise<string> {
-  const connection = api.database.orm.em.getConnection();
-  const tables = await connection.execute<{ table_name: string }[]>(
-    `select table_name from information_schema.tables where table_schema = 'public'`,
-  );
-  const rows: string[] = [];
-  for (const { table_name: table } of tables) {
-    const dump = await connection.execute<{ row: string }[]>(`select row_to_json(t)::text as row from "${table}" t`);
-    rows.push(...dump.map((entry) => entry.row));
-  }
-  expect(rows.length).toBeGreaterThan(5);
-  return rows.join('\n');
-}

@@ -5,6 +5,7 @@ import { gasText, gasUnits } from '../../src/chain/gas-amount.ts';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import type { TestApi } from '../support/api.ts';
 import { automationsClient, gasTransferAction, settled, type Loose } from '../support/automations.ts';
+import { captureOutput, databaseDump, decodedHistoryText } from '../support/canary.ts';
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
@@ -14,13 +15,18 @@ let api: TestApi;
 let worker: RunningWorker;
 let client: ReturnType<typeof automationsClient>;
 let defaultAddress: string;
+let taskQueue: string;
+const output: string[] = [];
+let restoreOutput: () => void;
 beforeAll(async () => {
-  ({ api, worker } = await startApiWithWorker());
+  restoreOutput = captureOutput(output);
+  ({ api, worker, taskQueue } = await startApiWithWorker());
   const issued = await issueKey(api.database.orm);
   defaultAddress = issued.signer.address;
   client = automationsClient(api.url, issued.key);
 });
 afterAll(async () => {
+  restoreOutput();
   await worker?.stop();
   await api?.close();
 });
@@ -100,5 +106,59 @@ describe('two signers on one account', () => {
     const grew = async (id: string, before: string) => gasUnits(await spendOf(id)) - gasUnits(before);
     expect(await grew(defaultSigner.id as string, defaultSpent)).toBe(feesOf(ranDefault));
     expect(await grew(second.id as string, secondSpent)).toBe(feesOf(ranSecond));
+  });
+});
+
+describe('an imported key afterwards', () => {
+  it('is in no API answer, log line, opened Temporal payload or database row, as WIF or hex', async () => {
+    const key = new wallet.Account(wallet.generatePrivateKey());
+    const created = await client.call('POST', '/signers', {
+      name: 'canary',
+      type: 'import',
+      privateKey: `0x${key.privateKey}`,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), key.address, 10n ** 8n);
+    const recipient = new wallet.Account(wallet.generatePrivateKey()).address;
+    const automationId = await client.create({
+      name: 'signs with the canary',
+      status: 'inactive',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action: { ...gasTransferAction(key.address, recipient, '7'), signer: 'canary' },
+    });
+    expect(await firedRun(automationId)).toMatchObject({ status: 'success', vmState: 'HALT' });
+
+    const answers = [created.body];
+    for (const path of [
+      '/signers',
+      `/signers/${created.body.id as string}`,
+      '/account',
+      `/automations/${automationId}`,
+    ])
+      answers.push((await client.call('GET', path)).body);
+    answers.push(await client.runs(automationId));
+    // Listed once visible: the run's own workflow (its input names the automation) among them.
+    const histories = await until(
+      async () => {
+        const texts: string[] = [];
+        for await (const workflow of api.services.temporal.client.workflow.list({
+          query: `TaskQueue = "${taskQueue}"`,
+        }))
+          texts.push(await decodedHistoryText(api, workflow.workflowId));
+        return texts;
+      },
+      (texts) => texts.join('\n').includes(automationId),
+      20_000,
+    );
+
+    const forms = [key.WIF, key.privateKey, key.privateKey.toUpperCase()];
+    const places = {
+      answers: JSON.stringify(answers),
+      output: output.join(''),
+      histories: histories.join('\n'),
+      rows: await databaseDump(api),
+    };
+    for (const [place, text] of Object.entries(places))
+      for (const form of forms) expect(text.includes(form), `${place} holds the key`).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { openLocalKey } from './local-key.ts';
 import { openAwsKmsKey } from './backends/aws-kms.ts';
-import { openPkcs11Key } from './backends/pkcs11.ts';
+import { openPkcs11Key, Pkcs11TokenAbsentError } from './backends/pkcs11.ts';
 import type { AwsKmsBackend, Pkcs11Backend, Signer } from './signer.entity.ts';
 import { SignerKeyRefusedError, SignerUnavailableError, type SigningKey } from './signing-key.ts';
 
@@ -60,7 +60,16 @@ async function openByType(signer: Signer, deps: OpenKeyDeps): Promise<SigningKey
     }
     return openLocalKey({ ciphertext, wrappedKey, masterKeyId }, signer.account.id, deps.masterKeys);
   }
-  return openRemoteKey({ type: signer.type, backend: signer.backend } as RemoteKeyRef, deps.pkcs11);
+  return openRemoteKey({ type: signer.type, backend: signer.backend } as RemoteKeyRef, deps.pkcs11).catch(
+    (error: unknown) => {
+      // Its token was there when the signer was accepted: absent now is an HSM offline, or a token
+      // this worker's module has not listed since it started, so "not now". A key missing from a
+      // token that is there stays refused: a destroyed object does not come back.
+      if (error instanceof Pkcs11TokenAbsentError)
+        throw new SignerUnavailableError(`${error.message} (its HSM offline, or not listed since the worker started)`);
+      throw error;
+    },
+  );
 }
 
 /**

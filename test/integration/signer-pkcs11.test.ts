@@ -2,7 +2,11 @@ import { createHash, ECDH } from 'node:crypto';
 import { wallet } from '@cityofzion/neon-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPkcs11Key } from '../../src/signers/backends/pkcs11.ts';
+import { openRemoteKey, openSigningKey } from '../../src/signers/open-signing-key.ts';
+import { probeRemoteKey } from '../../src/signers/probe-key.ts';
+import type { Signer } from '../../src/signers/signer.entity.ts';
 import { SignerKeyRefusedError, SignerUnavailableError } from '../../src/signers/signing-key.ts';
+import { testMasters } from '../support/keys.ts';
 import { softHsmModule, startSoftHsm, type SoftHsm } from '../support/softhsm.ts';
 
 const pin = '482913';
@@ -14,12 +18,13 @@ let hsm: SoftHsm;
 beforeAll(async () => {
   hsm = await startSoftHsm();
   // SoftHSM lists the tokens it finds when the module initialises: every token is made first.
-  for (const token of ['neoflow', 'locked', 'removable']) await hsm.initToken(token, pin);
+  for (const token of ['neoflow', 'locked', 'removable', 'offline']) await hsm.initToken(token, pin);
   await hsm.generateKey('neoflow', pin, 'operator', 'P-256');
   await hsm.generateKey('neoflow', pin, 'bitcoin-style', 'secp256k1');
   await hsm.generateKey('neoflow', pin, 'rotated', 'P-256');
   await hsm.generateKey('locked', pin, 'operator', 'P-256');
   await hsm.generateKey('removable', pin, 'operator', 'P-256');
+  await hsm.generateKey('offline', pin, 'operator', 'P-256');
 });
 
 afterAll(async () => {
@@ -123,5 +128,25 @@ describe('a PKCS#11 key generated inside SoftHSM2 as a Neo signer', () => {
     await hsm.deleteToken('removable');
     for (let attempt = 0; attempt < 2; attempt++)
       await expect(key.signDigest(Buffer.alloc(32, 1))).rejects.toBeInstanceOf(SignerUnavailableError);
+  });
+
+  it('answers a token absent at send as unavailable for a signer accepted at create, a refusal naming tokenLabel at create', async () => {
+    const backend = { tokenLabel: 'offline', keyLabel: 'operator' };
+    const probe = () => probeRemoteKey({ type: 'pkcs11', backend }, (input) => openRemoteKey(input, module));
+    expect(await probe()).toMatchObject({ outcome: 'key' });
+    // As a worker reads the row of a signer accepted at create: a fresh id, nothing opened yet.
+    const accepted = (id: string, ref: typeof backend) => ({ id, type: 'pkcs11', backend: ref }) as unknown as Signer;
+    const worker = { masterKeys: testMasters, pkcs11: module };
+    await hsm.deleteToken('offline');
+
+    expect(await probe()).toMatchObject({ outcome: 'refused', field: 'tokenLabel' });
+    const atSend = await openSigningKey(accepted('sgn_offline', backend), worker).catch((error: unknown) => error);
+    expect(atSend).toBeInstanceOf(SignerUnavailableError);
+    expect((atSend as Error).message).toMatch(/offline/);
+    // A key deleted from a token that is there is gone for good: still refused at send.
+    const deleted = accepted('sgn_deleted', { tokenLabel: 'neoflow', keyLabel: 'no-such-key' });
+    const gone = await openSigningKey(deleted, worker).catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(SignerKeyRefusedError);
+    expect((gone as SignerKeyRefusedError).field).toBe('keyLabel');
   });
 });

@@ -73,8 +73,13 @@ describe('a PKCS#11 key (SoftHSM2) generated inside the token as a signer (issue
     await acceptsRemoteKey(client, {
       body: { type: 'pkcs11', name: 'hsm-treasury', tokenLabel: 'neoflow', keyLabel: 'treasury' },
       publicKey,
-      // The token's directory moved away: the module finds no token of that label.
-      cutOff: () => rename(join(tokens, tokenDir!), away),
+      // The token's directory moved away, and the worker restarted meanwhile: it opens the key
+      // afresh, finds no token of that label, and must take it for an outage (the signer was accepted).
+      cutOff: async () => {
+        await rename(join(tokens, tokenDir!), away);
+        await worker!.stop();
+        await startWorker();
+      },
       // SoftHSM2 lists its tokens when the module initialises: the HSM back is its worker restarted.
       restore: async () => {
         await rename(away, join(tokens, tokenDir!));

@@ -2,6 +2,7 @@ import { wallet } from '@cityofzion/neon-js';
 import { expect, inject } from 'vitest';
 import { fundFromDevWallet } from '../../src/stack/dev-funder.ts';
 import { type automationsClient, gasTransferAction, type Loose } from './automations.ts';
+import { signerAttempts } from '../../src/automations/actions/signing-steps.ts';
 import { endedRun, expectWitnessedBy, firedRun, gasOf } from './sent-transaction.ts';
 
 /** A key held outside Neoflow (a KMS, an HSM), as a test of its custody backend names it. */
@@ -59,6 +60,8 @@ export async function acceptsRemoteKey(client: Client, key: RemoteKey) {
   const balance = await gasOf(address);
   const unavailable = await firedRun(client.call, automationId);
   expect(unavailable).toMatchObject({ status: 'failure', error: { name: 'SignerUnavailable' } });
+  // Ended after the activity's attempts, as "not now": not at once, as a key refused for good.
+  expect(unavailable.error.message).toContain(`in ${signerAttempts} attempts`);
   expect(unavailable.txHash ?? null).toBeNull();
   expect(await gasOf(address)).toBe(balance);
 

@@ -28,6 +28,12 @@ const p256Params = Buffer.from('06082a8648ce3d030107', 'hex');
 /** Return values that mean the key itself may not sign this way, whenever it is asked. */
 const refusals = new Set(['CKR_KEY_FUNCTION_NOT_PERMITTED', 'CKR_KEY_TYPE_INCONSISTENT', 'CKR_MECHANISM_INVALID']);
 
+/**
+ * No slot holds the token (or slot) a ref names: a refusal when a signer is created, but for one
+ * accepted earlier an HSM offline or a token its module does not list (open-signing-key.ts).
+ */
+export class Pkcs11TokenAbsentError extends SignerKeyRefusedError {}
+
 /** The private key found, and the session generation its handle belongs to. */
 interface Located {
   handle: Handle;
@@ -37,10 +43,11 @@ interface Located {
 
 /**
  * The P-256 private key labelled `ref.keyLabel` in the token `ref` names, as a signing key. Throws
- * SignerKeyRefusedError naming the field at fault (no such token or slot, no such key, another
- * curve, a key that may not sign) or SignerUnavailableError (the module cannot be loaded, the PIN
- * is refused, the token is gone); the PIN is in no message. A key found through a session that
- * has since been replaced is found again at its next signature, and must be the same key.
+ * SignerKeyRefusedError naming the field at fault (no such token or slot, as the subclass
+ * Pkcs11TokenAbsentError; no such key, another curve, a key that may not sign) or
+ * SignerUnavailableError (the module cannot be loaded, the PIN is refused, the token gone once
+ * opened); the PIN is in no message. A key found through a session that has since been replaced
+ * is found again at its next signature, and must be the same key.
  */
 export async function openPkcs11Key(ref: Pkcs11KeyRef, module: Pkcs11Module): Promise<SigningKey> {
   const cryptoki = await loadModule(module.path);
@@ -117,7 +124,7 @@ function findToken(cryptoki: Cryptoki, ref: Pkcs11KeyRef): Token {
   );
   const field = tokenLabel !== undefined ? 'tokenLabel' : 'slotLabel';
   const named = tokenLabel !== undefined ? `a token labelled ${tokenLabel}` : `a token in a slot labelled ${slotLabel}`;
-  if (found.length === 0) throw new SignerKeyRefusedError(`no slot holds ${named}`, field);
+  if (found.length === 0) throw new Pkcs11TokenAbsentError(`no slot holds ${named}`, field);
   if (found.length > 1) throw new SignerKeyRefusedError(`${found.length} slots hold ${named}`, field);
   const description = tokenLabel !== undefined ? `the PKCS#11 token ${tokenLabel}` : `the PKCS#11 slot ${slotLabel}`;
   return tokenOf(cryptoki, found[0]!.slot, description);

@@ -172,10 +172,12 @@ export function createAutomationActivities(deps: AutomationDeps) {
       inTurn(await accountOfRun(em(), runId), 0, () =>
         contract.prepareContractRun(chain(), runId, Context.current().info.attempt),
       ),
-    relayContractRun: async (runId: string) => {
+    relayContractRun: (runId: string) => {
       const endsAt = Date.now() + deps.automations.relayAttemptMs;
-      return inTurn(await accountOfRun(em(), runId), 0, () =>
-        contract.relayContractRun(chain(), runId, () => relayBeat(endsAt)),
+      return beatingSteadily(async () =>
+        inTurn(await accountOfRun(em(), runId), 0, () =>
+          contract.relayContractRun(chain(), runId, () => endIfPast(endsAt)),
+        ),
       );
     },
     failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
@@ -201,14 +203,31 @@ export function createAutomationActivities(deps: AutomationDeps) {
   };
 }
 
+/** Between a relay's heartbeats: four fit in the heartbeat timeout workflows/run-action.ts gives it. */
+const relayBeatMs = 5_000;
+
 /**
- * Each look of a relay heartbeats. Past its window the attempt ends with a retryable failure, and
- * Temporal retries the relay without limit (the run keeps its transaction and keeps looking): an
- * attempt never runs into the activity's timeout, and however long the chain is away, no number
- * of attempts ends the run.
+ * Runs `step` heartbeating every relayBeatMs from its start to its end, whatever it is waiting on:
+ * one look at the chain may sit through several 10 s RPC timeouts, and a beat only per look would
+ * need a heartbeat timeout long enough for the slowest, so a lost worker would be noticed that late.
+ * The beats carry no details: a relay's progress is on its run's row (`tx_relayed`), not here.
  */
-function relayBeat(endsAt: number) {
-  heartbeat();
+async function beatingSteadily<T>(step: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), relayBeatMs);
+  try {
+    return await step();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Past its window a relay attempt ends with a retryable failure, and Temporal retries the relay
+ * without limit (the run keeps its transaction and keeps looking): an attempt never runs into the
+ * activity's timeout, and however long the chain is away, no number of attempts ends the run.
+ */
+function endIfPast(endsAt: number) {
   if (Date.now() > endsAt) {
     throw ApplicationFailure.retryable(
       'The relay attempt ended; the next attempt goes on looking.',

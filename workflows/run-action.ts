@@ -46,14 +46,16 @@ const { deliverRunWebhook } = proxyActivities<Activities>({
 
 /**
  * Relaying waits for a block, at most until the transaction's validUntilBlock passes (about 100
- * blocks); heartbeats notice a lost worker within a minute, and the retry re-sends the same
- * stored transaction. An outage of the chain does not fail it (it keeps looking), and no number
- * of attempts gives up either: while the transaction may land, only the chain's answer (in a
- * block, or expired) ends the run.
+ * blocks); the retry re-sends the same stored transaction. The activity heartbeats every 5 s on a
+ * timer, whatever it waits on (one look at the chain may sit through several 10 s RPC timeouts),
+ * so 20 s is four missed beats: a lost worker is noticed within 20 s, not after the slowest look.
+ * An outage of the chain does not fail it (it keeps looking), and no number of attempts gives up
+ * either: while the transaction may land, only the chain's answer (in a block, or expired) ends
+ * the run.
  */
 const { relayContractRun } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 

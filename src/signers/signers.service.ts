@@ -100,7 +100,9 @@ async function probe(starter: SignerDeps['starter'], signerId: string, input: Pr
   if (result.outcome === 'refused') {
     throw new AppError('invalid_request', `"${result.field}" ${result.message}`, { field: result.field });
   }
-  return unavailable(result.message);
+  // The backend's own words may name the operator's endpoint (a refused connection's address): a
+  // tenant is told only that it is down now; the worker's probe history keeps the words.
+  return unavailable('a worker tried and could not reach it.');
 }
 
 function unavailable(message: string): never {

@@ -140,10 +140,12 @@ describe('how a run ends when its signer cannot sign', () => {
   });
 
   it('ends at once a key that can never sign (SignerUnavailable) or signs wrongly (SignerMismatch), and leaves other errors to the retries', () => {
-    expect(signingEnd(new SignerKeyRefusedError('the key is disabled', 'keyId'), false)).toEqual({
-      name: 'SignerUnavailable',
-      message: "The signer's key cannot sign (the key is disabled); nothing was sent.",
-    });
+    const refused = signingEnd(
+      new SignerKeyRefusedError('denied to arn:aws:iam::123456789012:role/worker', 'keyId'),
+      false,
+    );
+    expect(refused).toMatchObject({ name: 'SignerUnavailable', message: expect.stringContaining('`keyId`') as string });
+    expect(refused!.message).not.toContain('arn:aws');
     expect(signingEnd(new SignerMismatchError('wrong'), false)).toEqual({ name: 'SignerMismatch', message: 'wrong' });
     expect(signingEnd(new MalformedKeyMaterialError('a signature of 3 bytes, not 64'), false)).toMatchObject({
       name: 'SignerMismatch',

@@ -44,7 +44,8 @@ export function signingEnd(error: unknown, lastAttempt: boolean): RunError | nul
     return { name: runErrorName.SignerMismatch, message };
   }
   if (error instanceof SignerKeyRefusedError) {
-    const message = `The signer's key cannot sign (${error.message}); nothing was sent.`;
+    // The backend's words may name the worker's own identity (an IAM role in an access denial).
+    const message = `The signer's key cannot sign: its backend refused it (\`${error.field}\` names a key that is gone, of another kind, or not permitted to this worker); nothing was sent.`;
     return { name: runErrorName.SignerUnavailable, message };
   }
   if (error instanceof SignerUnavailableError && lastAttempt) {

@@ -35,6 +35,8 @@ export function wifOf(privateKey: string): string | null {
 /** Write-only: its value is never answered, logged or put in a workflow; the message never quotes it. */
 const privateKey = z
   .string({ error: 'must be a string' })
+  // Bounded before it is decoded: a WIF is 52 characters, hex 66 with its 0x; base58 of a long text costs quadratic time.
+  .max(128, { message: 'must be a WIF or 64 hexadecimal characters (0x optional) of a secp256r1 key', abort: true })
   .refine(
     (value) => wifOf(value) !== null,
     'must be a WIF or 64 hexadecimal characters (0x optional) of a secp256r1 key',

@@ -15,12 +15,23 @@ export const commandUsages: { command: string; usage: string }[] = [
   { command: 'migrate', usage: 'migrate                 apply pending database migrations' },
   {
     command: 'keys create',
-    usage: `keys create --account <name> [--scopes a,b] [--rate 100/10s]
-                          create an API key (the key alone is the last line of output);
+    usage: `keys create --name <name> (--role <role> | --scopes a,b) [--expires <ISO time>]
+                          create a key of NEOFLOW_API_KEY's account through the API (needs keys:admin;
+                          the key alone is the last line of output)
+       keys create --account <name> [--scopes a,b] [--rate 100/10s]
+                          create an account's first key in the server's database (DATABASE_URL);
                           --rate overrides NEOFLOW_RATE_LIMIT for this key`,
   },
-  { command: 'keys list', usage: 'keys list --account <name>' },
-  { command: 'keys revoke', usage: 'keys revoke <keyId>' },
+  {
+    command: 'keys list',
+    usage: `keys list [--account <name>]
+                          the account's keys through the API, or with --account from the database`,
+  },
+  {
+    command: 'keys revoke',
+    usage: `keys revoke <keyId>     revoke a key through the API with NEOFLOW_API_KEY, or in the database
+                          when NEOFLOW_API_KEY is unset`,
+  },
   {
     command: 'secrets rotate-master',
     usage: `secrets rotate-master   re-wrap the data keys of secrets, signers, results, stored values and kept
@@ -88,6 +99,16 @@ export function usageOf(words: string[]): string {
   return `Usage: neoflow <command>\n\n${named.map(({ usage }) => `  ${usage}\n`).join('')}`;
 }
 
+/**
+ * `keys` works through the API (scoped by the caller's key, recorded by the API) unless `--account`
+ * names an account in the server's database: how an operator makes an account's first key. A revoke
+ * names no account, so it goes through the API when a key is set.
+ */
+function keysThroughApi(config: Config, action: string | undefined, options: Options): boolean {
+  if (options.account !== undefined) return false;
+  return action !== 'revoke' || config.client.apiKey !== undefined;
+}
+
 export async function runCommand(config: Config, [command, ...rest]: string[], options: Options) {
   switch (command) {
     case 'up':
@@ -99,7 +120,9 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'migrate':
       return runMigrate(config);
     case 'keys':
-      return (await import('./keys.ts')).keysCommand(config, rest, options);
+      return keysThroughApi(config, rest[0], options)
+        ? (await import('./keys-api.ts')).keysOverApi(config, rest, options.keys)
+        : (await import('./keys.ts')).keysCommand(config, rest, options);
     case 'secrets':
       if (rest[0] === 'list' || rest[0] === 'get')
         return (await import('./resources.ts')).resourceCommand(config, command, rest);

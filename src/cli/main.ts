@@ -12,6 +12,8 @@ async function main(argv: string[]) {
       account: { type: 'string' },
       scopes: { type: 'string' },
       rate: { type: 'string' },
+      role: { type: 'string' },
+      expires: { type: 'string' },
       params: { type: 'string' },
       env: { type: 'string', multiple: true },
       secret: { type: 'string', multiple: true },
@@ -55,7 +57,8 @@ async function main(argv: string[]) {
     anyEnv: values['allow-any-env'] ?? false,
     codeDir: values['code-dir'],
   };
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy, asCode });
+  const keys = { name: values.name, role: values.role, scopes, expiresAt: values.expires };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, keys, fn, deploy, asCode });
 }
 
 main(process.argv.slice(2)).then(

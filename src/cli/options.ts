@@ -3,9 +3,20 @@ export interface Options {
   account: string | undefined;
   scopes: string | undefined;
   rate: string | undefined;
+  keys: KeysOptions;
   fn: FnRunOptions;
   deploy: FnDeployOptions;
   asCode: AsCodeOptions;
+}
+
+/** `neoflow keys create`'s flags for a key made through the API (src/cli/keys-api.ts). */
+export interface KeysOptions {
+  name: string | undefined;
+  role: string | undefined;
+  /** Comma-separated scopes, when no role is given. */
+  scopes: string | undefined;
+  /** An ISO 8601 time after which the key is refused. */
+  expiresAt: string | undefined;
 }
 
 /** `neoflow export` and `neoflow apply`'s flags (docs/automations-as-code.md). */

@@ -10,6 +10,7 @@ import {
   startAutomationsApi,
   stopAutomationsApi,
 } from '../support/automations-api.ts';
+import { neoflow } from '../support/cli.ts';
 import { uniqueAccountName } from '../support/keys.ts';
 
 // Keys managed over HTTP (issue 47): made with a role or scopes, listed, revoked; what each role may do.
@@ -180,5 +181,45 @@ describe('the last key that manages keys', () => {
     expect(listed.body.keys).toContainEqual(
       expect.objectContaining({ name: null, role: null, scopes: ['*'], createdBy: null }),
     );
+  });
+});
+
+describe('neoflow keys through the API', () => {
+  const cli = (args: string[], apiKey: string) =>
+    neoflow(['keys', ...args], { NEOFLOW_API_URL: api.url, NEOFLOW_API_KEY: apiKey });
+
+  it('creates a named key with a role, lists it without the key, and revokes it, as the caller may', async () => {
+    const { key: admin } = await makeKey(ownerKey, { name: 'cli-admin', role: 'admin' });
+    const created = await cli(
+      ['create', '--name', 'ci', '--role', 'operator', '--expires', '2999-01-01T00:00:00Z'],
+      admin,
+    );
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const made = created.stdout.trimEnd().split('\n').at(-1)!;
+    expect(made).toMatch(/^nf_[A-Za-z0-9_-]{43}$/);
+    const keyId = /key id (key_\S+),/.exec(created.stdout)![1]!;
+    expect(created.stdout).toContain('role operator, expires 2999-01-01T00:00:00.000Z');
+    expect((await call('GET', '/automations', undefined, made)).status).toBe(200);
+
+    const listed = await cli(['list'], admin);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${keyId}  \\S+  ci  role operator  created `, 'm'));
+    expect(listed.stdout).not.toContain(made);
+
+    expect(await cli(['revoke', keyId], admin)).toMatchObject({ code: 0, stdout: `revoked ${keyId}\n` });
+    expect((await call('GET', '/automations', undefined, made)).status).toBe(401);
+  });
+
+  it('says what the API refused: a scope the caller lacks, a key without keys:admin, a missing name', async () => {
+    const { key: developer } = await makeKey(ownerKey, { name: 'cli-dev', role: 'developer' });
+    const refusedByRole = await cli(['create', '--name', 'x', '--role', 'viewer'], developer);
+    expect(refusedByRole).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^neoflow: create a key: forbidden: /),
+    });
+    const unnamed = await cli(['create', '--role', 'viewer'], ownerKey);
+    expect(unnamed).toMatchObject({ code: 1, stderr: expect.stringContaining('missing --name <name>') });
+    const both = await cli(['create', '--name', 'x', '--role', 'viewer', '--scopes', 'audit:read'], ownerKey);
+    expect(both).toMatchObject({ code: 1, stderr: expect.stringContaining('exactly one of --role and --scopes') });
   });
 });

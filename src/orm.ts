@@ -15,6 +15,7 @@ import { FunctionDef } from './functions/function.entity.ts';
 import { FunctionVersion } from './functions/function-version.entity.ts';
 import { Notification } from './automations/notifications/notification.entity.ts';
 import { Secret, SecretVersion } from './secrets/secret.entity.ts';
+import { AuditEvent } from './audit/audit-event.entity.ts';
 import { reachable } from './reachable.ts';
 import { migrations, migrationsWith } from './db/migrations/index.ts';
 import { ping } from './db/ping.sql.ts';
@@ -36,6 +37,7 @@ export const entities = [
   AutomationRun,
   BlockCursor,
   Notification,
+  AuditEvent,
 ];
 
 export function ormOptions(databaseUrl: string): Options {

@@ -4,10 +4,12 @@ import { storedRate, type Rate } from '../ratelimit/rate.ts';
 import { admissionRow, type OwnedRead } from './api-key.sql.ts';
 import { hashKey, looksLikeKey, sameHash } from './key-material.ts';
 
-/** Who calls: the key a request presented, and its account. */
+/** Who calls: the key a request presented (its id, name and role), and its account. */
 export interface Caller {
   accountId: string;
   keyId: string;
+  keyName: string | null;
+  role: string | null;
   scopes: readonly string[];
 }
 
@@ -38,7 +40,7 @@ export async function admit(
   const own = storedRate(row.rate_requests, row.rate_window_seconds);
   const rate = own ?? defaultRate;
   return {
-    caller: { accountId: row.account_id, keyId: row.id, scopes: row.scopes },
+    caller: { accountId: row.account_id, keyId: row.id, keyName: row.name, role: row.role, scopes: row.scopes },
     rate,
     decision: decide(rate, row.allowed, row.tokens),
     ...(alongside && { owned: row.owned ?? null }),

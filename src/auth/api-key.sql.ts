@@ -16,6 +16,8 @@ export interface OwnedRead {
 interface AdmissionRow {
   id: string;
   account_id: string;
+  name: string | null;
+  role: string | null;
   hash: string;
   scopes: string[];
   rate_requests: number | null;
@@ -34,7 +36,7 @@ interface AdmissionRow {
  */
 const admitSql = (alongside = '') => `
 with "key" as (
-  select "id", "account_id", "hash", "scopes", "rate_requests", "rate_window_seconds", "last_used_at"
+  select "id", "account_id", "name", "role", "hash", "scopes", "rate_requests", "rate_window_seconds", "last_used_at"
   from "api_keys"
   where "hash" = ? and "revoked_at" is null and ("expires_at" is null or "expires_at" > clock_timestamp())
 ), "used" as (

@@ -132,3 +132,10 @@ export const codeChecks = new Counter({
   labelNames: ['runtime'] as const,
   registers: [registry],
 });
+
+export const auditEventsWritten = new Counter({
+  name: 'neoflow_audit_events_total',
+  help: 'Audit events written, by action (docs/api.md, "Audit log").',
+  labelNames: ['action'] as const,
+  registers: [registry],
+});

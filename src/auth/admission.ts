@@ -1,14 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decide, type Decision } from '../ratelimit/decision.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
-import { admissionRow, type OwnedRead } from './api-key.sql.ts';
-import { hashKey, looksLikeKey, sameHash } from './key-material.ts';
+import { admissionRow, sessionAdmissionRow, type OwnedRead } from './api-key.sql.ts';
+import { hashKey, looksLikeKey, looksLikeSessionToken, sameHash } from './key-material.ts';
 
 /** Who calls: the key a request presented, and its account. */
 export interface Caller {
   accountId: string;
   keyId: string;
   scopes: readonly string[];
+  /** The console session that presented the key, when one did (src/auth/console-session.ts). */
+  sessionId?: string;
 }
 
 /** A request let in by its key: who calls, at which rate (its own or the default), and what its bucket said. */
@@ -42,5 +44,27 @@ export async function admit(
     rate,
     decision: decide(rate, row.allowed, row.tokens),
     ...(alongside && { owned: row.owned ?? null }),
+  };
+}
+
+/**
+ * The key of a console session's token, admitted exactly as that key would be (its scopes, its
+ * bucket); null for a malformed, unknown, idle, ended or revoked-key session.
+ */
+export async function admitSession(
+  em: EntityManager,
+  token: string,
+  idleSeconds: number,
+  defaultRate: Rate,
+): Promise<Admission | null> {
+  if (!looksLikeSessionToken(token)) return null;
+  const hash = hashKey(token);
+  const row = await sessionAdmissionRow(em, hash, idleSeconds, defaultRate);
+  if (!row?.session_id || !sameHash(row.hash, hash)) return null;
+  const rate = storedRate(row.rate_requests, row.rate_window_seconds) ?? defaultRate;
+  return {
+    caller: { accountId: row.account_id, keyId: row.id, scopes: row.scopes, sessionId: row.session_id },
+    rate,
+    decision: decide(rate, row.allowed, row.tokens),
   };
 }

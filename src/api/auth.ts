@@ -76,7 +76,6 @@ export function admitCallers(
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
     const alongside = alongsideOf(ctx.method, ctx.path);
     const session = key === undefined ? presentedSession(ctx.get('Cookie')) : undefined;
-    if (session !== undefined) refuseCrossSite(ctx);
     const admission =
       key !== undefined
         ? await admit(services.em(), key, services.config.rateLimit, alongside)
@@ -91,6 +90,7 @@ export function admitCallers(
       rateLimited.inc();
       throw tooManyRequests(admission.rate, admission.decision);
     }
+    if (admission.caller.sessionId !== undefined) refuseCrossSite(ctx);
     await next();
   };
 }

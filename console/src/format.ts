@@ -39,7 +39,10 @@ export function localTime(iso: string, locale?: string, timeZone?: string): stri
 
 /** The same time in UTC, ISO-like, for the hover. */
 export function utcTime(iso: string): string {
-  return `${new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  return `${new Date(iso)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
 }
 
 interface Trigger {

@@ -2,9 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 export type Loaded<T> =
-  | { state: 'loading' }
-  | { state: 'failed'; error: ApiError | Error }
-  | { state: 'done'; value: T };
+  { state: 'loading' } | { state: 'failed'; error: ApiError | Error } | { state: 'done'; value: T };
 
 /**
  * Loads what `load` answers, again whenever `keys` change, and every `pollMs` while the page is

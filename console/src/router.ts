@@ -19,7 +19,10 @@ const idPart = '([A-Za-z0-9_-]{1,64})';
 const patterns: [RegExp, (match: string[]) => Route][] = [
   [new RegExp(`^/automations/${idPart}/runs/${idPart}$`), (m) => ({ page: 'run', id: m[1]!, runId: m[2]! })],
   [new RegExp(`^/automations/${idPart}$`), (m) => ({ page: 'automation', id: m[1]! })],
-  [new RegExp(`^/functions/${idPart}/executions/${idPart}$`), (m) => ({ page: 'execution', id: m[1]!, executionId: m[2]! })],
+  [
+    new RegExp(`^/functions/${idPart}/executions/${idPart}$`),
+    (m) => ({ page: 'execution', id: m[1]!, executionId: m[2]! }),
+  ],
   [new RegExp(`^/functions/${idPart}$`), (m) => ({ page: 'function', id: m[1]! })],
   [/^\/functions$/, () => ({ page: 'functions' })],
   [/^\/signers$/, () => ({ page: 'signers' })],

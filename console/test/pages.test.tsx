@@ -12,7 +12,10 @@ function fakeApi(answers: Record<string, { status?: number; body: unknown }>) {
     vi.fn((url: string, init: RequestInit = {}) => {
       const method = init.method ?? 'GET';
       sent.push({ method, url, headers: (init.headers ?? {}) as Record<string, string> });
-      const answer = answers[`${method} ${url}`] ?? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'no' } } };
+      const answer = answers[`${method} ${url}`] ?? {
+        status: 404,
+        body: { error: { code: 'NOT_FOUND', message: 'no' } },
+      };
       return Promise.resolve(
         new Response(JSON.stringify(answer.body), {
           status: answer.status ?? 200,
@@ -71,7 +74,10 @@ describe('the console page', () => {
 
   it('logs in with the key in a header only, keeps it nowhere, and shows the empty state with the command to run', async () => {
     const sent = fakeApi({
-      'GET /v1/console/session': { status: 401, body: { success: false, error: { code: 'unauthorized', message: 'no' } } },
+      'GET /v1/console/session': {
+        status: 401,
+        body: { success: false, error: { code: 'unauthorized', message: 'no' } },
+      },
       'POST /v1/console/session': { status: 201, body: session(['*'], 'owner') },
       'GET /v1/automations?limit=20': {
         body: { automations: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } },

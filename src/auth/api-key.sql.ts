@@ -117,15 +117,17 @@ export async function sessionAdmissionRow(
 ): Promise<AdmissionRow | undefined> {
   const rows = await em
     .getConnection()
-    .execute<
-      AdmissionRow[]
-    >(sessionAdmitSql, [tokenHash, idleSeconds, defaultRate.requests, defaultRate.windowSeconds]);
+    .execute<AdmissionRow[]>(sessionAdmitSql, [
+      tokenHash,
+      idleSeconds,
+      defaultRate.requests,
+      defaultRate.windowSeconds,
+    ]);
   return rows[0];
 }
 
 /** Taken before a key of the account is revoked: two revocations never both leave it without a manager. */
 const lockAccountKeysSql = `select pg_advisory_xact_lock(hashtextextended('api_keys:' || ?, 0))`;
-
 
 const othersUsableSql = `select
     count(*) filter (where "scopes" && array['*', 'keys:admin']::text[])::int as "managers",

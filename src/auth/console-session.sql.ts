@@ -20,9 +20,14 @@ export async function insertSession(
 ): Promise<Date> {
   const [row] = await em
     .getConnection()
-    .execute<
-      { expires_at: Date }[]
-    >(insertSql, [session.keyId, session.idleSeconds, session.id, session.keyId, session.tokenHash, session.lifetimeSeconds]);
+    .execute<{ expires_at: Date }[]>(insertSql, [
+      session.keyId,
+      session.idleSeconds,
+      session.id,
+      session.keyId,
+      session.tokenHash,
+      session.lifetimeSeconds,
+    ]);
   return new Date(row!.expires_at);
 }
 

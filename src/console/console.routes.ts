@@ -58,7 +58,7 @@ export function consoleRoutes(resources: Resources): Router {
       path: '/session',
       summary: 'Open a console session',
       description:
-        'Exchanges the key sent in `Authorization` (or `X-API-Key`) for a session of the web console at `/console`: answers the session and sets it in an `HttpOnly; SameSite=Strict` cookie (`Secure` over TLS). The session acts with exactly its key\'s scopes, ends after 30 minutes unused or 12 hours in all, and with its key. A session cannot open another (403).',
+        "Exchanges the key sent in `Authorization` (or `X-API-Key`) for a session of the web console at `/console`: answers the session and sets it in an `HttpOnly; SameSite=Strict` cookie (`Secure` over TLS). The session acts with exactly its key's scopes, ends after 30 minutes unused or 12 hours in all, and with its key. A session cannot open another (403).",
       tag: 'Console',
       body: emptyBody,
       bodyOptional: true,
@@ -80,7 +80,7 @@ export function consoleRoutes(resources: Resources): Router {
       path: '/session',
       summary: 'Retrieve the console session',
       description:
-        "Answers the session of the cookie sent (or, for a key, what a session of it would be): its account, role and scopes, which the console uses to show only the buttons they allow (the API refuses the others anyway).",
+        'Answers the session of the cookie sent (or, for a key, what a session of it would be): its account, role and scopes, which the console uses to show only the buttons they allow (the API refuses the others anyway).',
       tag: 'Console',
       responses: { 200: sessionSchema },
       handle: async ({ ctx }) => {

@@ -31,7 +31,9 @@ describe('console sessions', () => {
   it('exchange a key for an HttpOnly, SameSite=Strict cookie holding a token stored only as its hash', async () => {
     const { key, keyId, accountId } = await issueKey(api.database.orm, [...roles.viewer]);
     const { cookie, setCookie, body } = await login(key);
-    expect(setCookie).toMatch(/^neoflow_session=nfs_[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(
+      /^neoflow_session=nfs_[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+    );
     expect(setCookie).not.toContain(key);
     expect(JSON.stringify(body)).not.toContain(key);
     expect(body).toMatchObject({ accountId, keyId, scopes: [...roles.viewer], idleTimeoutSeconds: 1800 });
@@ -77,7 +79,7 @@ describe('console sessions', () => {
         headers: { 'Content-Type': 'application/json', ...headers },
         body: '{}',
       });
-    const refused = [
+    const refused: Record<string, string>[] = [
       {},
       { Origin: 'https://evil.example' },
       { 'X-Neoflow-Console': '1', Origin: 'https://evil.example' },
@@ -126,7 +128,9 @@ describe('console sessions', () => {
       headers: { 'X-Neoflow-Console': '1' },
     });
     expect(logout.status).toBe(200);
-    expect(logout.headers.get('set-cookie')).toMatch(/^neoflow_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/);
+    expect(logout.headers.get('set-cookie')).toMatch(
+      /^neoflow_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/,
+    );
     expect((await withCookie(live.cookie, '/v1/account')).status).toBe(401);
     // The idle session was swept when this key logged in again; the logged-out one was deleted.
     expect(await sql(`select "id" from "console_sessions" where "key_id" = ?`, [keyId])).toEqual([]);

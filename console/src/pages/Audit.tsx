@@ -47,7 +47,9 @@ export function AuditPage() {
                     </td>
                     <td>{named(event.actor, 'keyName', 'keyId', 'role') || named(event.actorKeyId)}</td>
                     <td>{event.action}</td>
-                    <td>{named(event.resource, 'type', 'id') || named(event.resourceType) + ' ' + named(event.resourceId)}</td>
+                    <td>
+                      {named(event.resource, 'type', 'id') || named(event.resourceType) + ' ' + named(event.resourceId)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -60,7 +60,7 @@ export function AutomationPage({ id }: { id: string }) {
               )}
             </dl>
             {operates && (
-              <div class="actions" role="group" aria-label="Actions">
+              <div class="actions">
                 <Action
                   label="Fire now"
                   run={async () => {

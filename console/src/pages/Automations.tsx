@@ -38,8 +38,13 @@ curl -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\
   "trigger":{"type":"schedule","cron":"* * * * *"},
   "action":{"type":"function","functionId":"func_…"}}'`;
 
-function budgetLeft(automation: Automation): string | null {
-  return automation.gas?.leftToday ?? automation.gas?.leftTotal ?? null;
+/** What an automation that sends may still spend: today's limit first, else its total's. */
+function BudgetLeft({ automation }: { automation: Automation }) {
+  const { gas } = automation;
+  if (!gas) return <>sends nothing</>;
+  if (gas.leftToday !== null) return <Gas decimal={gas.leftToday} />;
+  if (gas.leftTotal !== null) return <Gas decimal={gas.leftTotal} />;
+  return <>no limit</>;
 }
 
 export function AutomationsPage() {
@@ -51,8 +56,8 @@ export function AutomationsPage() {
         {({ rows, pagination }) =>
           rows.length === 0 ? (
             <Empty title="No automations yet" command={createCommand}>
-              An automation runs an action (a function, a contract call, a webhook) when its trigger fires. Create
-              the first one:
+              An automation runs an action (a function, a contract call, a webhook) when its trigger fires. Create the
+              first one:
             </Empty>
           ) : (
             <>
@@ -83,7 +88,9 @@ export function AutomationsPage() {
                         <Time iso={automation.executionStats?.nextExecution} />
                       </td>
                       <td>{failures >= streakWindow ? `${streakWindow}+` : failures}</td>
-                      <td>{automation.gas ? <Gas decimal={budgetLeft(automation)} /> : 'sends nothing'}</td>
+                      <td>
+                        <BudgetLeft automation={automation} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -44,8 +44,8 @@ export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) 
             />
           </label>
           <small id="key-help">
-            Made with <code>neoflow keys create</code> or <code>POST /v1/keys</code>. It is exchanged for a session of at
-            most 12 hours and not kept by this page.
+            Made with <code>neoflow keys create</code> or <code>POST /v1/keys</code>. It is exchanged for a session of
+            at most 12 hours and not kept by this page.
           </small>
           {error && (
             <p role="alert" class="error">

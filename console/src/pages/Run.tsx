@@ -64,7 +64,7 @@ function ApprovalPanel({ approval, path, onChange }: { approval: Approval; path:
         </p>
       )}
       {approval.status === 'pending' && may(session, 'approvals:write') && (
-        <div class="actions" role="group" aria-label="Approve or reject">
+        <div class="actions">
           <Action label="Approve" run={decide('approve')} />
           <Action label="Reject" variant="secondary" run={decide('reject')} />
         </div>
@@ -142,12 +142,13 @@ export function RunPage({ id, runId }: { id: string; runId: string }) {
               <article class="run-error" aria-label="Error">
                 <h2>Error</h2>
                 <p>
-                  <strong class="error-name">{run.error.name}</strong>: <span class="error-message">{run.error.message}</span>
+                  <strong class="error-name">{run.error.name}</strong>:{' '}
+                  <span class="error-message">{run.error.message}</span>
                 </p>
               </article>
             )}
             {run.status === 'failure' && may(session, 'automations:operate') && (
-              <div class="actions" role="group" aria-label="Actions">
+              <div class="actions">
                 <Action label="Retry" run={retry} />
               </div>
             )}

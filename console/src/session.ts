@@ -1,17 +1,9 @@
+import type { Session } from './types.ts';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
 /** What the API said of the session: who it is and what its key may do. */
-export interface Session {
-  accountId: string;
-  keyId: string;
-  keyName: string | null;
-  role: string | null;
-  scopes: string[];
-  expiresAt: string;
-  idleTimeoutSeconds: number;
-  explorerUrl: string | null;
-}
+export type { Session };
 
 /** Scopes a wider one grants too (src/auth/scopes.ts): whoever may change automations may operate them. */
 const impliedBy: Record<string, string> = { 'automations:operate': 'automations:write' };

@@ -11,7 +11,7 @@ const distDir = fileURLToPath(new URL('../../console/dist/', import.meta.url));
  * Nothing but this origin, and no inline code of any kind: the page is one script and one
  * stylesheet, built files only. Pico CSS draws its icons from data: URLs, hence `img-src data:`.
  */
-export const consolePolicy = [
+const consolePolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -7,11 +7,11 @@ import { deleteSession, insertSession } from './console-session.sql.ts';
  * A console session: the browser's stand-in for the key it logged in with, held in an HttpOnly
  * cookie so that no script of the page (nor one injected into it) can read it or the key.
  */
-export const sessionCookieName = 'neoflow_session';
+const sessionCookieName = 'neoflow_session';
 /** Unused this long, a session ends: a console left open on a shared screen stops acting. */
 export const sessionIdleSeconds = 30 * 60;
 /** However used, a session ends this long after its login. */
-export const sessionLifetimeSeconds = 12 * 60 * 60;
+const sessionLifetimeSeconds = 12 * 60 * 60;
 /**
  * The header the console sends with every change. A cross-site form cannot set it, and a
  * cross-site script cannot either without a CORS preflight, which the API never grants.

@@ -5,7 +5,7 @@ import { triggerInWords } from '../format.ts';
 import { useLoad } from '../load.ts';
 import { href } from '../router.ts';
 import { may, useSession } from '../session.ts';
-import type { Automation, Run } from '../types.ts';
+import type { Automation, Replay, Run } from '../types.ts';
 
 /** How often the run list is read again: a new run shows within this, without reloading. */
 export const runsPollMs = 2_000;
@@ -127,15 +127,6 @@ export function AutomationPage({ id }: { id: string }) {
   );
 }
 
-interface Replay {
-  id: string;
-  status: string;
-  blocksDone: number;
-  blocksTotal: number;
-  matchCount: number;
-  matches?: { blockIndex: number; txHash: string | null; notificationIndex: number }[];
-}
-
 /** A dry-run replay: which past blocks would have fired the trigger, running nothing. */
 function DryRunReplay({ id }: { id: string }) {
   const [fromBlock, setFrom] = useState('');
@@ -148,7 +139,7 @@ function DryRunReplay({ id }: { id: string }) {
     });
     setReplay(started);
     let current = started;
-    while (current.status === 'running' || current.status === 'pending') {
+    while (current.status === 'running') {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       current = await api<Replay>(`/automations/${id}/replays/${started.id}`);
       setReplay(current);

@@ -4,10 +4,10 @@ import { Action, Gas, Hash, Loading, Status, Table, Time, TxHash } from '../comp
 import { useLoad } from '../load.ts';
 import { href } from '../router.ts';
 import { may, useSession } from '../session.ts';
-import type { Approval, Run, Trigger } from '../types.ts';
+import type { Approval, Run } from '../types.ts';
 
 /** What fired a run, with the event's values: every field of its trigger but the type. */
-function FiredBy({ trigger }: { trigger: Trigger }) {
+function FiredBy({ trigger }: { trigger: Run['trigger'] }) {
   const { type, ...fields } = trigger;
   return (
     <>

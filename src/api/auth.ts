@@ -55,7 +55,9 @@ interface ReadAlongside extends OwnedRead {
  * client learns nothing about which paths exist: missing, malformed, unknown and revoked keys get
  * one identical 401. Every authenticated request, invocations included, takes one token from its
  * key's bucket in the same statement. The `RateLimit-*` headers are set before the request goes
- * on, so they stay on its response even when a later middleware or route fails.
+ * on, so they stay on its response even when a later middleware or route fails. A request with no
+ * key may present a console session's cookie instead, which stands for the key it was opened with
+ * (its scopes, its bucket; docs/api.md, "Console sessions").
  */
 export function admitCallers(
   services: { config: Pick<Config, 'rateLimit'>; em: () => EntityManager },

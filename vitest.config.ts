@@ -12,6 +12,15 @@ export default defineConfig({
           execArgv: ['--no-node-snapshot'],
         },
       },
+      // The console's own logic (console/), in a DOM of happy-dom, its JSX compiled for Preact.
+      {
+        oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+        test: {
+          name: 'console',
+          include: ['console/test/**/*.test.{ts,tsx}'],
+          environment: 'happy-dom',
+        },
+      },
       {
         test: {
           name: 'integration',

@@ -85,6 +85,10 @@ const settings = {
     host: read('NEOFLOW_API_HOST', z.string().min(1).default('127.0.0.1')),
     port: read('NEOFLOW_API_PORT', port.default(8080)),
   },
+  /** The web console (docs/console.md): where it links a transaction, the hash appended. */
+  console: {
+    explorerUrl: read('NEOFLOW_EXPLORER_URL', optionalUrl(['http:', 'https:'], 'https://explorer.example.com/tx/')),
+  },
   /** Where `neoflow fn deploy` sends its requests (unset, this API), and the API key it sends them with. */
   client: {
     apiUrl: read('NEOFLOW_API_URL', optionalUrl(['http:', 'https:'], 'https://neoflow.example.com')),

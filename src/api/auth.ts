@@ -1,6 +1,7 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.ts';
-import { admit, type Caller } from '../auth/admission.ts';
+import { admit, admitSession, type Caller } from '../auth/admission.ts';
+import { consoleHeader, presentedSession, sessionIdleSeconds } from '../auth/console-session.ts';
 import type { OwnedRead, OwnedTable } from '../auth/api-key.sql.ts';
 import { grants, type Scope } from '../auth/scopes.ts';
 import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
@@ -9,7 +10,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
-const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account', '/v1/signers', '/v1/keys'];
+const protectedPrefixes = [
+  '/v1/functions',
+  '/v1/secrets',
+  '/v1/automations',
+  '/v1/account',
+  '/v1/signers',
+  '/v1/keys',
+  '/v1/console',
+];
 
 const unauthorized = () =>
   new AppError('unauthorized', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key: <key>).');
@@ -46,7 +55,9 @@ interface ReadAlongside extends OwnedRead {
  * client learns nothing about which paths exist: missing, malformed, unknown and revoked keys get
  * one identical 401. Every authenticated request, invocations included, takes one token from its
  * key's bucket in the same statement. The `RateLimit-*` headers are set before the request goes
- * on, so they stay on its response even when a later middleware or route fails.
+ * on, so they stay on its response even when a later middleware or route fails. A request with no
+ * key may present a console session's cookie instead, which stands for the key it was opened with
+ * (its scopes, its bucket; docs/api.md, "Console sessions").
  */
 export function admitCallers(
   services: { config: Pick<Config, 'rateLimit'>; em: () => EntityManager },
@@ -66,7 +77,13 @@ export function admitCallers(
     }
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
     const alongside = alongsideOf(ctx.method, ctx.path);
-    const admission = key === undefined ? null : await admit(services.em(), key, services.config.rateLimit, alongside);
+    const session = key === undefined ? presentedSession(ctx.get('Cookie')) : undefined;
+    const admission =
+      key !== undefined
+        ? await admit(services.em(), key, services.config.rateLimit, alongside)
+        : session !== undefined
+          ? await admitSession(services.em(), session, sessionIdleSeconds, services.config.rateLimit)
+          : null;
     if (!admission) throw unauthorized();
     ctx.state.caller = admission.caller;
     if (alongside) ctx.state.readAlongside = { ...alongside, row: admission.owned ?? null } satisfies ReadAlongside;
@@ -75,8 +92,38 @@ export function admitCallers(
       rateLimited.inc();
       throw tooManyRequests(admission.rate, admission.decision);
     }
+    if (admission.caller.sessionId !== undefined) refuseCrossSite(ctx);
     await next();
   };
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A browser sends the session cookie with any request to this origin, a forged one from another
+ * site's page too (but for SameSite=Strict, which old browsers ignore): a change made with a
+ * session must carry the console's own header, which no cross-site form can send, and come from
+ * this origin when the browser says where it comes from.
+ */
+function refuseCrossSite(ctx: Context) {
+  if (safeMethods.has(ctx.method)) return;
+  const site = ctx.get('Sec-Fetch-Site');
+  const origin = ctx.get('Origin');
+  const sameOrigin = origin === '' || hostOf(origin) === ctx.host;
+  if (ctx.get(consoleHeader) !== '1' || !sameOrigin || (site !== '' && site !== 'same-origin')) {
+    throw new AppError(
+      'forbidden',
+      `A change made with a console session must come from the console: this origin, with the header ${consoleHeader}: 1.`,
+    );
+  }
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Route guard: the authenticated key must hold `scope` (or `*`). */

@@ -65,6 +65,13 @@ export const apiTags = [
       'the making key holds), answered once, listed by prefix, revoked at once. docs/api.md, "Keys and roles".',
   },
   {
+    name: 'Console',
+    description:
+      'The web console at `/console`: a key exchanged for a short-lived session cookie that then acts with exactly ' +
+      "the key's scopes. Changes made with the cookie need the header `X-Neoflow-Console: 1` and this origin. " +
+      'docs/console.md.',
+  },
+  {
     name: 'Health',
     description: 'Readiness and liveness of an API process, for load balancers and container checks. No key needed.',
   },

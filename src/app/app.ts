@@ -23,6 +23,8 @@ import { jsonBody } from '../api/json-body.ts';
 import { requestId } from '../api/request-id.ts';
 import { requestLog } from '../api/request-log.ts';
 import { docsPage } from '../api/docs-page.ts';
+import { consolePage } from '../api/console-page.ts';
+import { consoleRoutes } from '../console/console.routes.ts';
 import { httpMetrics, metricsRoutes } from '../api/http-metrics.ts';
 import { metricsToken } from '../auth/operator-token.ts';
 import { openApiRoutes } from '../api/openapi.routes.ts';
@@ -91,8 +93,10 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     storageRoutes(resources),
     automationsRoutes(resources, triggerControl),
     codecRoutes(resources),
+    consoleRoutes(resources),
     openApiRoutes((): Router[] => areas),
     docsPage(),
+    consolePage(),
     metricsRoutes(metricsToken(resources.config.secrets)),
     ...extraAreas,
   ];

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decide, type Decision } from '../ratelimit/decision.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
-import { admissionRow, type OwnedRead } from './api-key.sql.ts';
-import { hashKey, looksLikeKey, sameHash } from './key-material.ts';
+import { admissionRow, sessionAdmissionRow, type AdmissionRow, type OwnedRead } from './api-key.sql.ts';
+import { hashKey, looksLikeKey, looksLikeSessionToken, sameHash } from './key-material.ts';
 
 /** Who calls: the key a request presented (its id, name and role), and its account. */
 export interface Caller {
@@ -11,6 +11,8 @@ export interface Caller {
   keyName: string | null;
   role: string | null;
   scopes: readonly string[];
+  /** The console session that presented the key, when one did (src/auth/console-session.ts). */
+  sessionId?: string;
 }
 
 /** A request let in by its key: who calls, at which rate (its own or the default), and what its bucket said. */
@@ -37,12 +39,33 @@ export async function admit(
   const hash = hashKey(presented);
   const row = await admissionRow(em, hash, defaultRate, alongside);
   if (!row || !sameHash(row.hash, hash)) return null;
-  const own = storedRate(row.rate_requests, row.rate_window_seconds);
-  const rate = own ?? defaultRate;
+  return { ...admissionOf(row, defaultRate), ...(alongside && { owned: row.owned ?? null }) };
+}
+
+/**
+ * The key of a console session's token, admitted exactly as that key would be (its scopes, its
+ * bucket); null for a malformed, unknown, idle, ended or revoked-key session.
+ */
+export async function admitSession(
+  em: EntityManager,
+  token: string,
+  idleSeconds: number,
+  defaultRate: Rate,
+): Promise<Admission | null> {
+  if (!looksLikeSessionToken(token)) return null;
+  const hash = hashKey(token);
+  const row = await sessionAdmissionRow(em, hash, idleSeconds, defaultRate);
+  if (!row?.session_id || !sameHash(row.hash, hash)) return null;
+  const admission = admissionOf(row, defaultRate);
+  return { ...admission, caller: { ...admission.caller, sessionId: row.session_id } };
+}
+
+/** The caller and its bucket's decision at the key's own rate (`--rate`) or the default. */
+function admissionOf(row: AdmissionRow, defaultRate: Rate): Admission {
+  const rate = storedRate(row.rate_requests, row.rate_window_seconds) ?? defaultRate;
   return {
     caller: { accountId: row.account_id, keyId: row.id, keyName: row.name, role: row.role, scopes: row.scopes },
     rate,
     decision: decide(rate, row.allowed, row.tokens),
-    ...(alongside && { owned: row.owned ?? null }),
   };
 }

@@ -7,6 +7,17 @@ export function generateKey(): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
+const sessionPrefix = 'nfs_';
+
+/** A console session's token: `nfs_` and 32 random bytes in base64url, stored only as its hash. */
+export function generateSessionToken(): string {
+  return sessionPrefix + randomBytes(32).toString('base64url');
+}
+
+export function looksLikeSessionToken(value: string): boolean {
+  return value.startsWith(sessionPrefix) && /^[A-Za-z0-9_-]{47}$/.test(value);
+}
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

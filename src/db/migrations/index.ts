@@ -33,6 +33,7 @@ import { CursorNetworkNames } from './0031-cursor-network-names.ts';
 import { Signers } from './0032-signers.ts';
 import { ManagedKeys } from './0033-managed-keys.ts';
 import { AuditEvents } from './0034-audit-events.ts';
+import { ConsoleSessions } from './0037-console-sessions.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -72,6 +73,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0032-signers', class: Signers },
   { name: '0033-managed-keys', class: ManagedKeys },
   { name: '0034-audit-events', class: AuditEvents },
+  { name: '0037-console-sessions', class: ConsoleSessions },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

@@ -6,6 +6,9 @@ import type {
   DeleteAutomationsByIdData,
   DeleteAutomationsByIdErrors,
   DeleteAutomationsByIdResponses,
+  DeleteConsoleSessionData,
+  DeleteConsoleSessionErrors,
+  DeleteConsoleSessionResponses,
   DeleteFunctionsByIdData,
   DeleteFunctionsByIdErrors,
   DeleteFunctionsByIdResponses,
@@ -39,6 +42,9 @@ import type {
   GetAutomationsData,
   GetAutomationsErrors,
   GetAutomationsResponses,
+  GetConsoleSessionData,
+  GetConsoleSessionErrors,
+  GetConsoleSessionResponses,
   GetFunctionsByIdData,
   GetFunctionsByIdEnvironmentData,
   GetFunctionsByIdEnvironmentErrors,
@@ -135,6 +141,9 @@ import type {
   PostCodecUiByCapabilityEncodeData,
   PostCodecUiByCapabilityEncodeErrors,
   PostCodecUiByCapabilityEncodeResponses,
+  PostConsoleSessionData,
+  PostConsoleSessionErrors,
+  PostConsoleSessionResponses,
   PostFunctionsByIdExecutionsByExecutionIdRetryData,
   PostFunctionsByIdExecutionsByExecutionIdRetryErrors,
   PostFunctionsByIdExecutionsByExecutionIdRetryResponses,
@@ -1243,6 +1252,61 @@ export const postCodecUiByCapabilityEncode = <ThrowOnError extends boolean = tru
     headers: {
       'Content-Type': 'application/json',
       ...options.headers,
+    },
+  });
+
+/**
+ * Log out of the console
+ *
+ * Ends the session of the cookie sent, at once, and clears the cookie.
+ */
+export const deleteConsoleSession = <ThrowOnError extends boolean = true>(
+  options?: Options<DeleteConsoleSessionData, ThrowOnError>,
+): RequestResult<DeleteConsoleSessionResponses, DeleteConsoleSessionErrors, ThrowOnError> =>
+  (options?.client ?? client).delete<DeleteConsoleSessionResponses, DeleteConsoleSessionErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/console/session',
+    ...options,
+  });
+
+/**
+ * Retrieve the console session
+ *
+ * Answers the session of the cookie sent (or, for a key, what a session of it would be): its account, role and scopes, which the console uses to show only the buttons they allow (the API refuses the others anyway).
+ */
+export const getConsoleSession = <ThrowOnError extends boolean = true>(
+  options?: Options<GetConsoleSessionData, ThrowOnError>,
+): RequestResult<GetConsoleSessionResponses, GetConsoleSessionErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetConsoleSessionResponses, GetConsoleSessionErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/console/session',
+    ...options,
+  });
+
+/**
+ * Open a console session
+ *
+ * Exchanges the key sent in `Authorization` (or `X-API-Key`) for a session of the web console at `/console`: answers the session and sets it in an `HttpOnly; SameSite=Strict` cookie (`Secure` over TLS). The session acts with exactly its key's scopes, ends after 30 minutes unused or 12 hours in all, and with its key. A session cannot open another (403).
+ */
+export const postConsoleSession = <ThrowOnError extends boolean = true>(
+  options?: Options<PostConsoleSessionData, ThrowOnError>,
+): RequestResult<PostConsoleSessionResponses, PostConsoleSessionErrors, ThrowOnError> =>
+  (options?.client ?? client).post<PostConsoleSessionResponses, PostConsoleSessionErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/console/session',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options?.headers,
     },
   });
 

@@ -373,6 +373,17 @@ export type BlockchainTrigger = {
 
 export type Channel = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel;
 
+export type ConsoleSession = {
+  accountId: string;
+  keyId: string;
+  keyName: string | null;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  expiresAt: string;
+  idleTimeoutSeconds: number;
+  explorerUrl: string | null;
+};
+
 export type ContractAction = {
   type: 'contract';
   scriptHash: string;
@@ -6469,6 +6480,226 @@ export type PostCodecUiByCapabilityEncodeResponses = {
 
 export type PostCodecUiByCapabilityEncodeResponse =
   PostCodecUiByCapabilityEncodeResponses[keyof PostCodecUiByCapabilityEncodeResponses];
+
+export type DeleteConsoleSessionData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type DeleteConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type DeleteConsoleSessionError = DeleteConsoleSessionErrors[keyof DeleteConsoleSessionErrors];
+
+export type DeleteConsoleSessionResponses = {
+  /**
+   * Done.
+   */
+  200: {
+    success: true;
+    message: string;
+  };
+};
+
+export type DeleteConsoleSessionResponse = DeleteConsoleSessionResponses[keyof DeleteConsoleSessionResponses];
+
+export type GetConsoleSessionData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type GetConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetConsoleSessionError = GetConsoleSessionErrors[keyof GetConsoleSessionErrors];
+
+export type GetConsoleSessionResponses = {
+  /**
+   * Done: `ConsoleSession`.
+   */
+  200: ConsoleSession;
+};
+
+export type GetConsoleSessionResponse = GetConsoleSessionResponses[keyof GetConsoleSessionResponses];
+
+export type PostConsoleSessionData = {
+  body?: {
+    [key: string]: never;
+  };
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type PostConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostConsoleSessionError = PostConsoleSessionErrors[keyof PostConsoleSessionErrors];
+
+export type PostConsoleSessionResponses = {
+  /**
+   * Created: `ConsoleSession`.
+   */
+  201: ConsoleSession;
+};
+
+export type PostConsoleSessionResponse = PostConsoleSessionResponses[keyof PostConsoleSessionResponses];
 
 export type GetOpenapiJsonData = {
   body?: never;

@@ -4,6 +4,7 @@
  * workflow is declared with its signature, so the two cannot drift apart unnoticed by the
  * typecheck. Types only, over the vocabulary of outcomes.
  */
+import type { SearchAttributePair } from '@temporalio/common';
 import type { EndedReplayStatus, ExecutionOutcome, RunStatus } from './outcomes.ts';
 
 /** One execution of a function: its id in, how it ended out. */
@@ -15,8 +16,15 @@ export type RunActionWorkflow = (runId: string) => Promise<RunStatus>;
 /** One fire of a schedule trigger; the schedule passes the automation's id. */
 export type ScheduledFireWorkflow = (automationId: string) => Promise<void>;
 
-/** The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run. */
-export type BlockFollowerWorkflow = (network: string, actionQueue?: string) => Promise<void>;
+/**
+ * The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run;
+ * `carried`: the runs its run before recorded last, which it starts (given by continue-as-new).
+ */
+export type BlockFollowerWorkflow = (
+  network: string,
+  actionQueue?: string,
+  carried?: { runId: string; labels: SearchAttributePair[] }[],
+) => Promise<void>;
 
 /** The poller of one price source, by its key. */
 export type PriceSourcePollerWorkflow = (source: string) => Promise<void>;

@@ -27,7 +27,7 @@ import type { ExecutionOutcome } from '../src/shared/outcomes.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 import type { Pkcs11Module } from '../src/signers/open-signing-key.ts';
 
-export type { FiredRun } from '../src/automations/runs/fires.ts';
+export type { FiredRun, ScheduledFire } from '../src/automations/runs/fires.ts';
 export type { ReplayStep } from '../src/automations/replays/replay-steps.ts';
 
 interface AutomationDeps {

@@ -13,8 +13,14 @@ export type ExecuteFunctionWorkflow = (executionId: string) => Promise<Execution
 /** One run's action: the run's id in, its status out (`running` while a transaction may land). */
 export type RunActionWorkflow = (runId: string) => Promise<RunStatus>;
 
-/** One fire of a schedule trigger; the schedule passes the automation's id. */
+/** One fire of a schedule trigger, as schedules written before issue 50 start it: the automation's id in. */
 export type ScheduledFireWorkflow = (automationId: string) => Promise<void>;
+
+/**
+ * One fire of a schedule trigger and its run (the workflow id is the run's id): the automation's id
+ * in, the run's status out; null when the fire recorded no run.
+ */
+export type ScheduledRunWorkflow = (automationId: string) => Promise<RunStatus | null>;
 
 /**
  * The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run;

@@ -112,13 +112,13 @@ describe('POST /v1/automations', () => {
     expect([created.status, created.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
   });
 
-  it('makes one Temporal Schedule per schedule automation: skip overlaps, a 60 s catch-up window, labelled fires', async () => {
+  it('makes one Temporal Schedule per schedule automation, whose fires are their runs` workflows: overlaps allowed, a 60 s catch-up window, labelled fires', async () => {
     const created = await create({ status: 'active', trigger: { type: 'schedule', cron: '0 0 1 1 *' } });
     const schedule = await scheduleOf(created.id);
-    expect(schedule.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 60_000 });
+    expect(schedule.policies).toMatchObject({ overlap: 'ALLOW_ALL', catchupWindow: 60_000 });
     expect(schedule.action).toMatchObject({
-      workflowType: 'scheduledFire',
-      workflowId: created.id,
+      workflowType: 'scheduledRun',
+      workflowId: created.id.replace(/^auto_/, 'run_'),
       args: [created.id],
     });
     const labels = Object.fromEntries(

@@ -131,6 +131,15 @@ describe('POST /v1/automations', () => {
       NeoflowAutomationId: created.id,
       NeoflowTrigger: 'schedule',
     });
+    // A function action's fires start labelled with its function: the run upserts no label of its own.
+    const runsCode = await create({
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    const labelled = (await scheduleOf(runsCode.id)).action as { typedSearchAttributes: TypedSearchAttributes };
+    expect(labelled.typedSearchAttributes.getAll().find(({ key }) => key.name === 'NeoflowFunctionId')?.value).toBe(
+      echoFn,
+    );
   });
 
   it.each(['active', 'inactive'])(

@@ -11,12 +11,19 @@ import type { DesiredSchedule } from './schedule-drift.ts';
  * What a schedule is written from: an automation's entity, or the reconciler's plain row of it
  * (automation.sql.ts, scheduleRowsPage).
  */
-export type ScheduledAutomation = Pick<Automation, 'id' | 'status' | 'trigger' | 'triggerType' | 'updatedAt'> & {
+export type ScheduledAutomation = Pick<
+  Automation,
+  'id' | 'status' | 'trigger' | 'triggerType' | 'updatedAt' | 'action'
+> & {
   account: { id: string };
 };
 
-/** The schedule a row asks for, with the account its fires are labelled with. */
-export type WrittenSchedule = DesiredSchedule & { accountId: string };
+/**
+ * The schedule a row asks for, with the account its fires are labelled with and the function its
+ * action runs, if any: a fire, the run's own workflow, starts labelled with it (its run upserts
+ * the label only when it differs, as when the function changed while Temporal was down).
+ */
+export type WrittenSchedule = DesiredSchedule & { accountId: string; functionId?: string };
 
 /** Where and how a deployment's schedules start their fires. */
 export interface ScheduleTarget {
@@ -55,6 +62,7 @@ export function desiredSchedule(target: ScheduleTarget, automation: ScheduledAut
     overlap: scheduleOverlap,
     catchupWindowMs: target.catchupWindowMs,
     accountId: automation.account.id,
+    ...(automation.action.type === 'function' ? { functionId: automation.action.functionId } : {}),
   };
 }
 
@@ -77,7 +85,12 @@ export function scheduleOptions(desired: WrittenSchedule) {
     workflowId: desired.workflowId,
     taskQueue: desired.taskQueue,
     args: [automationId],
-    typedSearchAttributes: labelAttributes({ accountId: desired.accountId, automationId, trigger: 'schedule' }),
+    typedSearchAttributes: labelAttributes({
+      accountId: desired.accountId,
+      automationId,
+      trigger: 'schedule',
+      functionId: desired.functionId,
+    }),
   };
   return {
     spec: { cronExpressions: [scheduleCron(desired.cron)], timezone: desired.timezone },

@@ -17,7 +17,7 @@ import { accountOfReplay, failReplay } from '../src/automations/replays/replay.s
 import { NetworkFollows } from '../src/automations/blocks/network-follows.ts';
 import { checkPriceSource, type PriceSourceCheckInput } from '../src/automations/price/price-check.ts';
 import { recordScheduledRun, type FiredRun } from '../src/automations/runs/fires.ts';
-import { startRuns } from '../src/automations/runs/start-runs.ts';
+import { inAccountTurns, startRuns } from '../src/automations/runs/start-runs.ts';
 import { deliverRunWebhook } from '../src/automations/actions/webhook-steps.ts';
 import { deliveryAttempts } from '../src/shared/delivery-policy.ts';
 import { checkSignerGas } from '../src/automations/notifications/low-gas.ts';
@@ -27,7 +27,7 @@ import type { ExecutionOutcome } from '../src/shared/outcomes.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
 import type { Pkcs11Module } from '../src/signers/open-signing-key.ts';
 
-export type { FiredRun } from '../src/automations/runs/fires.ts';
+export type { FiredRun, ScheduledFire } from '../src/automations/runs/fires.ts';
 export type { ReplayStep } from '../src/automations/replays/replay-steps.ts';
 
 interface AutomationDeps {
@@ -108,16 +108,36 @@ export function createAutomationActivities(deps: AutomationDeps) {
     recordScheduledRun: (automationId: string, scheduledAt: string): Promise<FiredRun | null> =>
       recordScheduledRun(em(), automationId, scheduledAt),
 
-    async followBlocks(network: string): Promise<FiredRun[]> {
-      return followRound(
-        {
-          ...(await follows.of(network)),
-          em: em(),
-          beat: () => heartbeat(),
-          runsPerAccount: deps.automations.runsPerRead,
-        },
-        network,
-      );
+    /**
+     * One round of the follower of `network`, which returns the runs it recorded. `toStart`: the
+     * runs the round before returned, started here on `actionQueue` (the deployment's by default)
+     * while this round reads, so that a round is the follower's only activity and wakes it once
+     * (workflows/block-follower.ts). A round retried starts them again: the run id is the workflow
+     * id, so a start repeated is the same start. A start Temporal refuses leaves its run to the
+     * reconciler, which starts every run recorded and not started: the round goes on.
+     */
+    async followBlocks(network: string, toStart: FiredRun[] = [], actionQueue?: string): Promise<FiredRun[]> {
+      const target = {
+        client: deps.temporal,
+        taskQueue: actionQueue ?? deps.taskQueue,
+        reuse: 'REJECT_DUPLICATE' as const,
+      };
+      const starting = startRuns(target, inAccountTurns(toStart), () => heartbeat()).catch((error: unknown) => {
+        log.warn('runs recorded, their start left to the reconciler', { runs: toStart.length, error: String(error) });
+      });
+      try {
+        return await followRound(
+          {
+            ...(await follows.of(network)),
+            em: em(),
+            beat: () => heartbeat(),
+            runsPerAccount: deps.automations.runsPerRead,
+          },
+          network,
+        );
+      } finally {
+        await starting;
+      }
     },
 
     /**
@@ -153,8 +173,14 @@ export function createAutomationActivities(deps: AutomationDeps) {
       ),
     failReplay: (replayId: string, message: string) => failReplay(em(), replayId, message),
 
-    checkPriceSource: (input: PriceSourceCheckInput) =>
-      checkPriceSource(
+    /**
+     * One poll of a price source. With `startRuns` (workflows/price-source-poller.ts), the runs it
+     * fired are started here, in the poll's own local activity, and none is returned: the poller
+     * is woken by its timer alone. A start refused fails the poll, which is retried under the same
+     * poll key: it records nothing again and starts again the runs it recorded.
+     */
+    checkPriceSource: async (input: PriceSourceCheckInput & { startRuns?: boolean }) => {
+      const check = await checkPriceSource(
         {
           em: em(),
           defaults: deps.automations,
@@ -163,7 +189,12 @@ export function createAutomationActivities(deps: AutomationDeps) {
           warn: (automationId, problem) => void log.warn('price not read', { automationId, problem }),
         },
         input,
-      ),
+      );
+      if (!input.startRuns || check.kind !== 'checked') return check;
+      const target = { client: deps.temporal, taskQueue: deps.taskQueue, reuse: 'REJECT_DUPLICATE' as const };
+      await startRuns(target, inAccountTurns(check.runs));
+      return { ...check, runs: [] };
+    },
 
     finishFunctionRun: (runId: string, outcome: ExecutionOutcome) => steps.finishFunctionRun(em(), runId, outcome),
     decideRun: (runId: string) => decideRun({ em: em(), masterKeys: deps.masterKeys }, runId),

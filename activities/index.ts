@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Context, log } from '@temporalio/activity';
 import { beginAndRun } from '../src/automations/runs/run-steps.ts';
+import type { ScheduledFire } from '../src/automations/runs/fires.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config.ts';
@@ -110,7 +111,7 @@ export function createActivities(deps: ActivityDeps) {
      * A run's first step (a local activity): begins it and, for a function action, runs its code in
      * the sandbox and ends it (src/automations/runs/run-steps.ts).
      */
-    async beginRun(runId: string) {
+    async beginRun(runId: string, fire?: ScheduledFire) {
       const signal = Context.current().cancellationSignal;
       const run = (executionId: string) =>
         runExecution({ ...deps, em: deps.orm.em.fork(), signal, slots, turns, isolates }, executionId);
@@ -118,7 +119,11 @@ export function createActivities(deps: ActivityDeps) {
         const message = error instanceof Error ? error.message : String(error);
         log.warn('run step left to its workflow', { runId, step, error: message });
       };
-      return beginAndRun(() => deps.orm.em.fork(), runId, run, warn);
+      // A schedule's fire is recorded by this step, unless later than the schedule's catchup window.
+      const toRecord = fire && { ...fire, lateAfterMs: deps.automations.catchupWindowMs };
+      const step = await beginAndRun(() => deps.orm.em.fork(), runId, run, warn, toRecord);
+      if (step.kind === 'unrecorded' && step.late) log.warn('schedule fire too late to record, dropped', { runId });
+      return step;
     },
 
     /** Runs one function execution in the sandbox and stores its outcome (a local activity). */

@@ -6,6 +6,7 @@ import type { Resources } from '../src/resources.ts';
 import type { LocalRuns } from '../src/functions/local-runs.ts';
 import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
+import type { FiredRun } from '../activities/automations.ts';
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
@@ -113,9 +114,11 @@ function followerWorker(config: Config, { activities, options, networks }: Worke
   return UnwatchedWorker.create({
     ...options,
     taskQueue: followerTaskQueue(config.temporal.taskQueue),
-    // startRuns: the follower's starts of the runs its rounds recorded, in slots of their own.
+    // A round starts the runs of the round before (workflows/block-follower.ts); startRuns: the
+    // starts of a follower that began on the code before, in slots of their own.
     activities: {
-      followBlocks: (network: string) => activities.followBlocks(network),
+      followBlocks: (network: string, toStart?: FiredRun[], actionQueue?: string) =>
+        activities.followBlocks(network, toStart, actionQueue),
       startRuns: activities.startRuns,
     },
     maxConcurrentActivityTaskExecutions: followerSlots + runStartsInFlight,

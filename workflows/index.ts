@@ -9,3 +9,4 @@ export { recoverySweep } from './recovery-sweep.ts';
 export { replayBlocks } from './replay-blocks.ts';
 export { runAction } from './run-action.ts';
 export { scheduledFire } from './scheduled-fire.ts';
+export { scheduledRun } from './scheduled-run.ts';

@@ -2,6 +2,7 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  patched,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -23,6 +24,13 @@ const { checkPriceSource } = proxyLocalActivities<Activities>({
 /** An automation joined the source (created, changed or activated): poll now, not at the next timer. */
 const wakeSignal = defineSignal('wake');
 
+/**
+ * Names the change that made a poll start the runs it fired in its own local activity (then it
+ * returns none): a poller is woken by its timer (or a wake) alone, not by start activities'
+ * ends. Histories recorded before it replay as they ran (RunStarter).
+ */
+const runsStartedInPoll = 'price-poll-starts-runs';
+
 /** Polls between continue-as-new: keeps the history short whatever the interval. */
 const pollsPerRun = 500;
 /** When a check could not run at all (its database unreachable): soon, but not in a tight loop. */
@@ -42,10 +50,13 @@ export const priceSourcePoller: PriceSourcePollerWorkflow = async (source) => {
     woken = true;
   });
   const { runId } = workflowInfo();
+  // A poller that began on code before the change replays, and goes on, starting runs as it did.
+  const startsInPoll = patched(runsStartedInPoll);
   const starter = new RunStarter();
   for (let poll = 0; poll < pollsPerRun; poll++) {
     woken = false;
-    const check = await checkPriceSource({ source, pollKey: `price:${runId}:${poll}` }).catch(() => null);
+    const input = { source, pollKey: `price:${runId}:${poll}` };
+    const check = await checkPriceSource(startsInPoll ? { ...input, startRuns: true } : input).catch(() => null);
     // An automation that joined while the poll found none is read at once, not left without a poller.
     if (check?.kind === 'idle' && !woken) return starter.drain();
     if (check?.kind === 'checked') await starter.add(check.runs);

@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
+import type { ScheduledFire } from '../activities/automations.ts';
 import { deliveryAttemptTimeout, deliveryRetry } from '../src/shared/delivery-policy.ts';
 import { endStatus } from '../src/shared/workflow-attributes.ts';
 import { inTurn } from './in-turn.ts';
@@ -66,19 +67,30 @@ const { relayContractRun } = proxyActivities<Activities>({
  * calls its function decided as a contract action's. How it ended is also set on
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
-export const runAction: RunActionWorkflow = async (runId) => {
+export const runAction: RunActionWorkflow = async (runId) => (await actOnRun(runId))!;
+
+/**
+ * The run `runId` from its first step to its end. `fire`: a schedule's, which the first step records
+ * as this run (workflows/scheduled-run.ts); null when it recorded none.
+ */
+export async function actOnRun(runId: string, fire?: ScheduledFire): Promise<RunStatus | null> {
   const run = { notify: false, holdsTransaction: false };
-  const status = await act(runId, run);
-  if (status === runStatus.running) return status;
+  const status = await act(runId, run, fire);
+  if (status === null || status === runStatus.running) return status;
   upsertSearchAttributes([endStatus(status)]);
   if (run.notify) await tell(runId);
   return status;
-};
+}
 
-async function act(runId: string, run: { notify: boolean; holdsTransaction: boolean }): Promise<RunStatus> {
+async function act(
+  runId: string,
+  run: { notify: boolean; holdsTransaction: boolean },
+  fire?: ScheduledFire,
+): Promise<RunStatus | null> {
   try {
-    const plan = await beginRun(runId);
+    const plan = await (fire ? beginRun(runId, fire) : beginRun(runId));
     run.notify = plan.notify;
+    if (plan.kind === 'unrecorded') return null;
     if (plan.kind === 'ended') return plan.status;
     if (plan.kind === 'function') {
       if (!labelled(plan.labels)) upsertSearchAttributes(plan.labels);

@@ -1,6 +1,6 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import { scheduledTime } from './scheduled-time.ts';
 import { startAction } from './start-action.ts';
 import type { ScheduledFireWorkflow } from '../src/shared/workflow-signatures.ts';
 
@@ -10,18 +10,14 @@ const { recordScheduledRun } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 10, initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });
 
-/** Set by Temporal on every workflow a schedule starts. */
-const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
-
 /**
- * One fire of a schedule trigger (the schedule's id is the automation's). The scheduled time
- * names the run, so a fire recorded twice is still one run. The fire ends once its action has
- * started: the schedule's overlap policy (skip) keeps fires from piling up behind a slow worker,
- * while a long action never costs the next fire.
+ * One fire of a schedule trigger as schedules written before issue 50 started it (the schedule's
+ * id is the automation's): it records the run, starts its action as a child (`runAction`) and ends.
+ * Schedules start `scheduledRun` now, one workflow a fire; this one stays for the fires in flight
+ * when a deployment changes (the reconciler rewrites each schedule, sweep-automations.ts), and
+ * their histories replay on it (test/integration/scheduled-fire-replay.test.ts).
  */
 export const scheduledFire: ScheduledFireWorkflow = async (automationId) => {
-  const info = workflowInfo();
-  const scheduledAt = (info.typedSearchAttributes.get(scheduledStartTime) ?? info.startTime).toISOString();
-  const run = await recordScheduledRun(automationId, scheduledAt);
+  const run = await recordScheduledRun(automationId, scheduledTime());
   if (run) await startAction(run);
 };

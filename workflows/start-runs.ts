@@ -33,8 +33,9 @@ const accountOf = (run: FiredRun) =>
   String(run.labels.find(({ key }) => key.name === attributeKeys.account.name)?.value ?? '');
 
 /**
- * Starts the actions of runs a loop every account shares fired (the follower, a price poller, the
- * reconciler, a replay). They are no children of the loop: Temporal counts a parent's children
+ * Starts the actions of runs a loop every account shares fired (the reconciler, a replay; the
+ * follower and a price poller that began on code before they started their runs in their own
+ * activities: workflows/block-follower.ts, workflows/price-source-poller.ts). They are no children of the loop: Temporal counts a parent's children
  * until each closes and refuses a start past `limit.numPendingChildExecutions.error` (2,000 by
  * default), which would stall the loop behind one account's long runs (docs/deployment.md). The
  * loop does not wait for them either: they wait here, each account in its turn, and at most

@@ -4,6 +4,7 @@
  * workflow is declared with its signature, so the two cannot drift apart unnoticed by the
  * typecheck. Types only, over the vocabulary of outcomes.
  */
+import type { SearchAttributePair } from '@temporalio/common';
 import type { EndedReplayStatus, ExecutionOutcome, RunStatus } from './outcomes.ts';
 
 /** One execution of a function: its id in, how it ended out. */
@@ -12,11 +13,24 @@ export type ExecuteFunctionWorkflow = (executionId: string) => Promise<Execution
 /** One run's action: the run's id in, its status out (`running` while a transaction may land). */
 export type RunActionWorkflow = (runId: string) => Promise<RunStatus>;
 
-/** One fire of a schedule trigger; the schedule passes the automation's id. */
+/** One fire of a schedule trigger, as schedules written before issue 50 start it: the automation's id in. */
 export type ScheduledFireWorkflow = (automationId: string) => Promise<void>;
 
-/** The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run. */
-export type BlockFollowerWorkflow = (network: string, actionQueue?: string) => Promise<void>;
+/**
+ * One fire of a schedule trigger and its run (the workflow id is the run's id): the automation's id
+ * in, the run's status out; null when the fire recorded no run.
+ */
+export type ScheduledRunWorkflow = (automationId: string) => Promise<RunStatus | null>;
+
+/**
+ * The follower of one Neo network's blocks; `actionQueue`: where the actions it starts run;
+ * `carried`: the runs its run before recorded last, which it starts (given by continue-as-new).
+ */
+export type BlockFollowerWorkflow = (
+  network: string,
+  actionQueue?: string,
+  carried?: { runId: string; labels: SearchAttributePair[] }[],
+) => Promise<void>;
 
 /** The poller of one price source, by its key. */
 export type PriceSourcePollerWorkflow = (source: string) => Promise<void>;

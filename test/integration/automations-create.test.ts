@@ -112,13 +112,13 @@ describe('POST /v1/automations', () => {
     expect([created.status, created.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
   });
 
-  it('makes one Temporal Schedule per schedule automation: skip overlaps, a 60 s catch-up window, labelled fires', async () => {
+  it('makes one Temporal Schedule per schedule automation, whose fires are their runs` workflows: overlaps allowed, a 60 s catch-up window, labelled fires', async () => {
     const created = await create({ status: 'active', trigger: { type: 'schedule', cron: '0 0 1 1 *' } });
     const schedule = await scheduleOf(created.id);
-    expect(schedule.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 60_000 });
+    expect(schedule.policies).toMatchObject({ overlap: 'ALLOW_ALL', catchupWindow: 60_000 });
     expect(schedule.action).toMatchObject({
-      workflowType: 'scheduledFire',
-      workflowId: created.id,
+      workflowType: 'scheduledRun',
+      workflowId: created.id.replace(/^auto_/, 'run_'),
       args: [created.id],
     });
     const labels = Object.fromEntries(
@@ -131,6 +131,15 @@ describe('POST /v1/automations', () => {
       NeoflowAutomationId: created.id,
       NeoflowTrigger: 'schedule',
     });
+    // A function action's fires start labelled with its function: the run upserts no label of its own.
+    const runsCode = await create({
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      action: { type: 'function', functionId: echoFn },
+    });
+    const labelled = (await scheduleOf(runsCode.id)).action as { typedSearchAttributes: TypedSearchAttributes };
+    expect(labelled.typedSearchAttributes.getAll().find(({ key }) => key.name === 'NeoflowFunctionId')?.value).toBe(
+      echoFn,
+    );
   });
 
   it.each(['active', 'inactive'])(

@@ -8,7 +8,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { firedRun, type FiredRun } from '../../src/automations/runs/fires.ts';
-import { startRuns } from '../../src/automations/runs/start-runs.ts';
+import { inAccountTurns, startRuns } from '../../src/automations/runs/start-runs.ts';
 import { freePort } from '../../src/net/ports.ts';
 import { ensureGoProgram, temporalCli } from '../../src/stack/binaries.ts';
 import { startTemporalDev, type TemporalDevServer } from '../../src/stack/temporal-dev.ts';
@@ -28,7 +28,8 @@ import { testPayloadKey } from '../support/temporal.ts';
  * The real follower workflow runs on a worker of its own, its block reads stood in for (each round
  * a "block"): its first block fires every run of one account, whose actions go to a task queue
  * nobody polls, so that each stays running as a long run would; a later block fires one run of
- * another account. Its starts are the real ones (src/automations/runs/start-runs.ts).
+ * another account. Its starts are the real ones (src/automations/runs/start-runs.ts), made by the
+ * next round as the real round makes them; it is woken once a round, whatever it starts.
  */
 const pendingChildrenLimit = 200;
 const burst = 250;
@@ -80,11 +81,18 @@ describe('the block follower, shared by every account', () => {
     const burner = Array.from({ length: burst }, (_, n) => run('burner', n));
     const other = run('other', 0);
     let rounds = 0;
-    const followBlocks = async (): Promise<FiredRun[]> => {
+    // As the real round does (activities/automations.ts): it starts the runs the round before fired.
+    const followBlocks = async (_network: string, toStart: FiredRun[] = [], actionQueue?: string) => {
+      const target = {
+        client: temporal.client,
+        taskQueue: actionQueue ?? nobodyPolls,
+        reuse: 'REJECT_DUPLICATE' as const,
+      };
+      const starting = startRuns(target, inAccountTurns(toStart));
       rounds += 1;
-      if (rounds === 1) return burner;
-      await sleep(100);
-      return rounds === 3 ? [other] : [];
+      if (rounds > 1) await sleep(100);
+      await starting;
+      return rounds === 1 ? burner : rounds === 3 ? [other] : [];
     };
     const worker = await Worker.create({
       connection: temporal.connection,
@@ -94,8 +102,6 @@ describe('the block follower, shared by every account', () => {
       workflowBundle: { codePath },
       activities: {
         followBlocks,
-        startRuns: (runs: FiredRun[], taskQueue?: string) =>
-          startRuns({ client: temporal.client, taskQueue: taskQueue ?? nobodyPolls, reuse: 'REJECT_DUPLICATE' }, runs),
       },
     });
     const watch = async () => {
@@ -121,13 +127,17 @@ describe('the block follower, shared by every account', () => {
         30_000,
       );
       await handle.terminate('test ended');
-      return { otherRun, lastBurnerRun, roundsThen, followed };
+      const { events } = await handle.fetchHistory();
+      const tasks = events!.filter(({ workflowTaskCompletedEventAttributes }) => workflowTaskCompletedEventAttributes);
+      return { otherRun, lastBurnerRun, roundsThen, followed, tasks: tasks.length, roundsAtEnd: rounds };
     };
-    const { otherRun, lastBurnerRun, roundsThen, followed } = await worker.runUntil(watch());
+    const { otherRun, lastBurnerRun, roundsThen, followed, tasks, roundsAtEnd } = await worker.runUntil(watch());
 
     expect(otherRun).toBe('RUNNING');
     expect(lastBurnerRun).toBe('RUNNING');
     // Every run of the burst is in flight, and the follower still reads block after block.
     expect(followed).toBeGreaterThanOrEqual(roundsThen + 5);
+    // Woken once a round however many runs it starts: its first task, then one per round ended.
+    expect(tasks).toBeLessThanOrEqual(roundsAtEnd + 1);
   }, 150_000);
 });

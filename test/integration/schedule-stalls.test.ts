@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Automation } from '../../src/automations/model/automation.entity.ts';
 import { AutomationRun } from '../../src/automations/model/run.entity.ts';
@@ -7,7 +7,9 @@ import { convergeTrigger } from '../../src/automations/triggers.control.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import {
   api,
+  call,
   create,
+  deploy,
   echoFn,
   scheduleOf,
   startAutomationsApi,
@@ -114,9 +116,8 @@ describe('an active schedule changed underneath its row so that it stops firing'
       expect(await stalls(kind), kind).toBe(before + 1);
     }
     const fired = await successes(automation.id);
-    // A fire that fell due while the action named a queue no worker polls never ends, and overlap
-    // SKIP drops every fire behind it until a pass ends it (on a busy machine one such fire is
-    // likely): the reconciler's passes, run here as the sweep would, make it fire again.
+    // Fires that fell due while the action named a queue no worker polls wait there; the schedule
+    // rewritten, the next fires are recorded: the reconciler's passes, run here as the sweep would.
     const passedAndCounted = async () => {
       await converge(automation.id);
       return successes(automation.id);
@@ -127,40 +128,69 @@ describe('an active schedule changed underneath its row so that it stops firing'
   }, 240_000);
 });
 
-describe('an active schedule that stopped firing', () => {
-  it('is made to fire again by the reconciler when one fire never ends and overlap SKIP drops every fire behind it', async () => {
-    const automation = await everySecond();
-    // Holding the automation's row keeps the next fire from recording its run: it hangs, as a fire
-    // that never ends would, and the schedule skips every second behind it.
-    const holder = new pg.Client({ connectionString: api.database.url });
-    await holder.connect();
-    await holder.query('begin');
-    await holder.query(`select 1 from "automations" where "id" = $1 for update`, [automation.id]);
-    const hanging = await until(
-      () => scheduleOf(automation.id),
-      // A skip a second: the fire has hung for longer than 20 s.
-      (described) => described.info.runningActions.length > 0 && described.info.numActionsSkippedOverlap > 25,
-      120_000,
+describe('a schedule whose fires are their runs` workflows (overlap ALLOW_ALL)', () => {
+  it('fires on while earlier runs still run: a long action holds back no fire, and the scheduler skips none', async () => {
+    const slow = await deploy(
+      'module.exports = async () => { await new Promise((r) => setTimeout(r, 4000)); return 1; };',
     );
-    expect(hanging.info.numActionsSkippedOverlap).toBeGreaterThan(25);
-    const fire = hanging.info.runningActions[0]!.workflow;
-    const before = await stalls('fire-never-ends');
+    const automation = await create({
+      status: 'active',
+      trigger: { type: 'schedule', cron: '* * * * * *' },
+      action: { type: 'function', functionId: slow },
+    });
+    const running = () =>
+      api.database.orm.em.fork().count(AutomationRun, { automation: automation.id, status: 'running' });
+    // Runs of 4 s fired every second: several run at once, each the workflow its fire started.
+    expect(await until(running, (count) => count >= 2, 60_000)).toBeGreaterThanOrEqual(2);
+    expect(
+      await until(
+        () => successes(automation.id),
+        (count) => count >= 3,
+        60_000,
+      ),
+    ).toBeGreaterThanOrEqual(3);
+    const described = await scheduleOf(automation.id);
+    expect(described.info.numActionsSkippedOverlap).toBe(0);
+    const runs = await api.database.orm.em.fork().find(AutomationRun, { automation: automation.id });
+    expect(runs.every((run) => run.id.startsWith(`${automation.id.replace(/^auto_/, 'run_')}-`))).toBe(true);
+    await call('PATCH', `/automations/${automation.id}`, { status: 'inactive' });
+  }, 120_000);
+});
 
-    const row = await api.database.orm.em.fork().findOneOrFail(Automation, automation.id, { populate: ['account'] });
-    await convergeTrigger(triggerControlOf(api.services), row);
-
-    const ended = await api.services.temporal.client.workflow
-      .getHandle(fire.workflowId, fire.firstExecutionRunId)
-      .describe();
-    expect(ended.status.name).toBe('TERMINATED');
-    expect(await stalls('fire-never-ends')).toBe(before + 1);
-    await holder.query('rollback');
-    await holder.end();
-    // The schedule goes on: fires after the hanging one are recorded again.
-    const successes = () =>
-      api.database.orm.em.fork().count(AutomationRun, { automation: automation.id, status: 'success' });
-    expect(await until(successes, (count) => count >= 2, 60_000)).toBeGreaterThanOrEqual(2);
-  }, 240_000);
+describe('a schedule written before a fire was its run`s workflow (scheduledFire, overlap SKIP)', () => {
+  it('is converted whole by the reconciler, counted as no stall, its fires before and after recorded once each', async () => {
+    const automation = await everySecond();
+    const handle = api.services.temporal.client.schedule.getHandle(automation.id);
+    // As the code before wrote it: its fire a workflow of its own, named after the automation.
+    await handle.update((previous) => ({
+      ...previous,
+      action: { ...previous.action, workflowType: 'scheduledFire', workflowId: automation.id },
+      policies: { ...previous.policies, overlap: ScheduleOverlapPolicy.SKIP },
+    }));
+    const runs = () => api.database.orm.em.fork().find(AutomationRun, { automation: automation.id });
+    const ownId = (id: string) => id.startsWith(`${automation.id.replace(/^auto_/, 'run_')}-`);
+    // Fires of the former kind record runs under ids of their own, and start them.
+    await until(
+      async () => (await runs()).filter((run) => !ownId(run.id) && run.status === 'success').length,
+      (count) => count >= 2,
+      60_000,
+    );
+    const counted = await Promise.all(['action-changed', 'policies-changed'].map(stalls));
+    await converge(automation.id);
+    const converted = await scheduleOf(automation.id);
+    expect(converted.action).toMatchObject({ workflowType: 'scheduledRun', args: [automation.id] });
+    expect(converted.policies.overlap).toBe('ALLOW_ALL');
+    expect(await Promise.all(['action-changed', 'policies-changed'].map(stalls))).toEqual(counted);
+    await until(
+      async () => (await runs()).filter((run) => ownId(run.id) && run.status === 'success').length,
+      (count) => count >= 2,
+      60_000,
+    );
+    await call('PATCH', `/automations/${automation.id}`, { status: 'inactive' });
+    // One run a scheduled time, however it was recorded.
+    const times = (await runs()).map((run) => (run.trigger as { scheduledAt: string }).scheduledAt);
+    expect(new Set(times).size).toBe(times.length);
+  }, 180_000);
 });
 
 describe('an active schedule whose rows show no fire since one fell due long ago', () => {

@@ -11,3 +11,15 @@ replaysRecordedHistories('shared loops` histories recorded while runs were their
   'block-follower-children',
   'price-poller-children',
 ]);
+
+/**
+ * Histories the follower and a price poller recorded on the code before issue 50 (3fa7cdf), which
+ * started runs through start activities of their own (RunStarter): the follower's first round fired
+ * two runs, started by a `startRuns` activity beside the next round; the poller's first poll fired
+ * two, then it polled once more and ended. Today's follower starts a round's runs in the next
+ * round, today's poller in its poll: each replays the code before, as one in flight at deploy does.
+ */
+replaysRecordedHistories('shared loops` histories recorded while start activities started their runs', [
+  'block-follower-start-activities',
+  'price-poller-start-activities',
+]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleDrift, type DesiredSchedule } from '../../src/automations/schedule/schedule-drift.ts';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { scheduleDrift, writtenBefore, type DesiredSchedule } from '../../src/automations/schedule/schedule-drift.ts';
 
 const now = new Date('2026-11-26T10:00:00.400Z');
 const at = (seconds: number) => new Date(Date.parse('2026-11-26T10:00:00.000Z') + seconds * 1000);
@@ -8,19 +9,20 @@ const desired: DesiredSchedule = {
   note: 'automation active: cron "*/5 * * * * *" in UTC',
   cron: '*/5 * * * * *',
   timezone: 'UTC',
-  workflowType: 'scheduledFire',
-  workflowId: 'auto_1',
+  workflowType: 'scheduledRun',
+  workflowId: 'run_1',
   taskQueue: 'neoflow',
   args: ['auto_1'],
+  overlap: ScheduleOverlapPolicy.ALLOW_ALL,
   catchupWindowMs: 60_000,
 };
 const written = {
   state: { paused: false, note: desired.note, remainingActions: undefined as number | undefined },
-  policies: { overlap: 'SKIP', catchupWindow: 60_000, pauseOnFailure: false },
+  policies: { overlap: 'ALLOW_ALL', catchupWindow: 60_000, pauseOnFailure: false },
   action: {
     type: 'startWorkflow',
-    workflowType: 'scheduledFire',
-    workflowId: 'auto_1',
+    workflowType: 'scheduledRun',
+    workflowId: 'run_1',
     taskQueue: 'neoflow',
     args: ['auto_1'],
   },
@@ -56,7 +58,7 @@ describe('scheduleDrift: how a schedule was changed underneath its row so that i
   it('finds a count of remaining actions, pause-on-failure or another overlap policy or catchup window', () => {
     expect(drift((s) => (s.state.remainingActions = 0))).toEqual(['limited-actions']);
     expect(drift((s) => (s.policies.pauseOnFailure = true))).toEqual(['policies-changed']);
-    expect(drift((s) => (s.policies.overlap = 'ALLOW_ALL'))).toEqual(['policies-changed']);
+    expect(drift((s) => (s.policies.overlap = 'SKIP'))).toEqual(['policies-changed']);
     expect(drift((s) => (s.policies.catchupWindow = 10_000))).toEqual(['policies-changed']);
   });
 
@@ -64,6 +66,22 @@ describe('scheduleDrift: how a schedule was changed underneath its row so that i
     expect(drift((s) => (s.action.taskQueue = 'elsewhere'))).toEqual(['action-changed']);
     expect(drift((s) => (s.action.workflowType = 'other'))).toEqual(['action-changed']);
     expect(drift((s) => (s.action.args = []))).toEqual(['action-changed']);
+  });
+
+  it('counts no drift in a schedule written before a fire was its run`s workflow: the reconciler converts it', () => {
+    const before = (s: typeof written) => {
+      Object.assign(s.action, { workflowType: 'scheduledFire', workflowId: 'auto_1' });
+      s.policies.overlap = 'SKIP';
+    };
+    expect(drift(before)).toEqual([]);
+    expect(
+      writtenBefore(
+        structuredClone({ ...written, action: { ...written.action, workflowType: 'scheduledFire' } }) as never,
+      ),
+    ).toBe(true);
+    expect(writtenBefore(written as never)).toBe(false);
+    // Another hand's change to it still is one.
+    expect(drift((s) => (before(s), (s.policies.pauseOnFailure = true)))).toEqual(['policies-changed']);
   });
 
   it('finds fire times that are not the cron`s: none left (an end passed), shifted (jitter, a start ahead)', () => {

@@ -5,6 +5,7 @@ import { blockTriggerTypes } from './state-trigger-kinds.ts';
 import type { Automation } from './automation.entity.ts';
 import type { FollowedTrigger, ScheduleTrigger, StateTrigger } from './trigger.schemas.ts';
 import type { AutomationStatus } from './automation-statuses.ts';
+import type { Action } from './action.schemas.ts';
 import type { Sealed } from '../../crypto/envelope.ts';
 
 /** The hand-written statements of the `automations` table (its updates and deletes go through the ORM). */
@@ -214,6 +215,8 @@ interface ScheduleRow {
   status: AutomationStatus;
   triggerType: 'schedule';
   trigger: ScheduleTrigger;
+  /** Its fires are labelled with the function it runs (schedule-options.control.ts). */
+  action: Action;
   updatedAt: Date;
 }
 
@@ -227,10 +230,11 @@ export async function scheduleRowsPage(em: EntityManager, after: string, limit: 
     account_id: string;
     status: AutomationStatus;
     trigger: ScheduleTrigger;
+    action: Action;
     updated_at: Date | string;
   }>(
     em,
-    `select "id", "account_id", "status", "trigger", "updated_at" from "automations"
+    `select "id", "account_id", "status", "trigger", "action", "updated_at" from "automations"
       where "id" > ? and "trigger_type" = 'schedule' order by "id" limit ?`,
     [after, limit],
   );
@@ -240,6 +244,7 @@ export async function scheduleRowsPage(em: EntityManager, after: string, limit: 
     status: row.status,
     triggerType: 'schedule',
     trigger: row.trigger,
+    action: row.action,
     updatedAt: new Date(row.updated_at),
   }));
 }

@@ -90,6 +90,37 @@ export async function recordScheduledRun(
   return run!;
 }
 
+/** A schedule's fire, as the Schedule starts its run's workflow (workflows/scheduled-run.ts). */
+export interface ScheduledFire {
+  automationId: string;
+  /** The time it was scheduled for (ISO 8601), whatever time it started. */
+  scheduledAt: string;
+}
+
+/**
+ * Records a schedule's fire as the run `runId`, the id of the workflow the Schedule started for it
+ * (the automation's and the scheduled time's): once per scheduled time, as `recordScheduledRun`.
+ * A step repeated, or another workflow started for the same time, finds the run recorded (its id
+ * taken, or its fire key, then under another id: a fire of the code before, which started its own
+ * run). Nothing is recorded for a fire whose automation was not active at its time, and none once
+ * it is later than `lateAfterMs` (the schedule's catchup window): fires that waited that long
+ * for a worker are dropped as the scheduler drops those it could not start within the window, so
+ * that they do not pile up behind stopped workers (what the schedule's overlap policy SKIP did
+ * when a fire was a workflow of its own). Answers whether the fire was too late to be recorded.
+ */
+export async function recordScheduledFire(
+  em: EntityManager,
+  runId: string,
+  fire: ScheduledFire & { lateAfterMs: number },
+): Promise<{ late: boolean }> {
+  const scheduledAt = new Date(fire.scheduledAt);
+  if (Date.now() - scheduledAt.getTime() > fire.lateAfterMs) return { late: true };
+  const payload: FirePayload = { type: 'schedule', scheduledAt: fire.scheduledAt };
+  const fireKey = `schedule:${fire.scheduledAt}`;
+  await insertScheduledRun(em, { id: runId, automationId: fire.automationId, fireKey, payload, scheduledAt });
+  return { late: false };
+}
+
 /**
  * `functionId`: the function its action runs, when known as the run is recorded; the run's
  * workflow, started with it, does not add it itself (workflows/run-action.ts).

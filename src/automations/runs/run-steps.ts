@@ -6,7 +6,7 @@ import { FunctionDef } from '../../functions/function.entity.ts';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import type { FunctionAction } from '../model/action.schemas.ts';
 import type { RunError } from '../model/run.entity.ts';
-import { countRunEnd, endRunById } from './fires.ts';
+import { countRunEnd, endRunById, recordScheduledFire, type ScheduledFire } from './fires.ts';
 import {
   finishRunRow,
   markDispatched,
@@ -28,6 +28,8 @@ import {
 
 type Step =
   | { kind: 'ended'; status: RunStatus }
+  /** A schedule's fire that recorded no run (recordScheduledFire): nothing to do, nothing to tell. */
+  | { kind: 'unrecorded'; late: boolean }
   | { kind: 'contract' }
   | { kind: 'webhook' }
   /**
@@ -62,8 +64,9 @@ export async function beginAndRun(
   runId: string,
   run: (executionId: string) => Promise<RunAttempt>,
   warn: (step: string, error: unknown) => void,
+  fire?: FireToRecord,
 ): Promise<FirstStep> {
-  const plan = await beginRun(em(), runId);
+  const plan = await beginRun(em(), runId, fire);
   if (plan.kind !== 'function') return plan;
   let attempt: RunAttempt;
   try {
@@ -83,13 +86,19 @@ export async function beginAndRun(
   }
 }
 
+/** A schedule's fire the run's first step records, and how late it may be (recordScheduledFire). */
+export type FireToRecord = ScheduledFire & { lateAfterMs: number };
+
 /**
  * Marks the run's action as started and, for a function action, records its execution (params:
  * the action's parameters plus what fired it under `trigger`) unless a first attempt did. Plain
- * statements: a read and a write in the common case, one round trip each.
+ * statements: a read and a write in the common case, one round trip each. `fire`: a schedule's,
+ * recorded first as the run `runId` (one more statement).
  */
-export async function beginRun(em: EntityManager, runId: string): Promise<RunPlan> {
+export async function beginRun(em: EntityManager, runId: string, fire?: FireToRecord): Promise<RunPlan> {
+  const recorded = fire && (await recordScheduledFire(em, runId, fire));
   const run = await readRunToBegin(em, runId);
+  if (!run && recorded) return { kind: 'unrecorded', late: recorded.late, notify: false };
   // A run deleted with its automation answers a failure: nothing left to do or to record.
   if (!run) return { kind: 'ended', status: runStatusName.failure, notify: false };
   const step = await nextStep(em, runId, run);

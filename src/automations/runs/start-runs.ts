@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
+import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
 import type { FiredRun } from './fires.ts';
 
@@ -54,4 +55,21 @@ async function startRun(target: RunStart, run: FiredRun): Promise<void> {
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+const accountOf = (run: FiredRun) =>
+  String(run.labels.find(({ key }) => key.name === attributeKeys.account.name)?.value ?? '');
+
+/**
+ * `runs` in the order a shared loop starts them: one run of each account in turn, so that one
+ * account's burst (at most NEOFLOW_ACCOUNT_RUNS_PER_READ of a read) is started beside the others',
+ * not before them. Each account's runs keep their order.
+ */
+export function inAccountTurns(runs: FiredRun[]): FiredRun[] {
+  const queues = [...Map.groupBy(runs, accountOf).values()];
+  const ordered: FiredRun[] = [];
+  for (let turn = 0; ordered.length < runs.length; turn++) {
+    for (const queue of queues) if (turn < queue.length) ordered.push(queue[turn]!);
+  }
+  return ordered;
 }

@@ -1,4 +1,4 @@
-import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
+import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
 import { nextFireTime } from './next-fire.ts';
 
 /** The schedule an automation's row asks for (what scheduleOptions writes). */
@@ -11,8 +11,21 @@ export interface DesiredSchedule {
   workflowId: string;
   taskQueue: string;
   args: unknown[];
+  overlap: ScheduleOverlapPolicy;
   catchupWindowMs: number;
 }
+
+/**
+ * The fires of schedules written before issue 50 (`scheduledFire`, overlap SKIP): a workflow of
+ * their own that records the run and starts `runAction`. The reconciler rewrites each such schedule
+ * whole, in one update, which is a conversion and no drift (`converge` in schedules.control.ts);
+ * fires in flight end on `scheduledFire` as they began.
+ */
+const formerFireType = 'scheduledFire';
+
+/** Whether the schedule was written before a fire was its run's own workflow (`formerFireType`). */
+export const writtenBefore = (described: Pick<ScheduleDescription, 'action'>) =>
+  described.action.type === 'startWorkflow' && described.action.workflowType === formerFireType;
 
 /**
  * How a schedule was changed underneath its row so that it stops (or would stop) firing, each a
@@ -44,18 +57,21 @@ export function scheduleDrift(
   const ourOtherNote = state.note !== desired.note && state.note?.startsWith('automation ');
   if (state.paused && !desired.paused && !ourOtherNote) drift.push('paused');
   if (state.remainingActions !== undefined) drift.push('limited-actions');
+  // A schedule written before a fire was its run's workflow is converted, not drifted.
+  const former = writtenBefore(described);
   if (
     policies.pauseOnFailure ||
-    policies.overlap !== ScheduleOverlapPolicy.SKIP ||
+    (policies.overlap !== desired.overlap && !former) ||
     policies.catchupWindow !== desired.catchupWindowMs
   )
     drift.push('policies-changed');
   if (
-    action.type !== 'startWorkflow' ||
-    action.workflowType !== desired.workflowType ||
-    action.workflowId !== desired.workflowId ||
-    action.taskQueue !== desired.taskQueue ||
-    JSON.stringify(action.args) !== JSON.stringify(desired.args)
+    !former &&
+    (action.type !== 'startWorkflow' ||
+      action.workflowType !== desired.workflowType ||
+      action.workflowId !== desired.workflowId ||
+      action.taskQueue !== desired.taskQueue ||
+      JSON.stringify(action.args) !== JSON.stringify(desired.args))
   )
     drift.push('action-changed');
   // Under a note of another row of ours, the row changed since (a request that could not write it):

@@ -1,12 +1,13 @@
 /**
  * schedule/: schedule triggers. Each is a Temporal Schedule written from its row here (its options
- * in schedule-options.control.ts), whose fires start `scheduledFire`; next-fire.ts computes a
+ * in schedule-options.control.ts), whose fires start `scheduledRun`, the run's own workflow; next-fire.ts computes a
  * schedule's times as the server does, so reads need no round trip; schedule-stall.ts and
  * schedule-drift.ts say why a schedule stopped firing; schedule-floor.ts refuses a cron that fires
  * more often than the deployment allows.
  */
 import {
   ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
   ScheduleNotFoundError,
   WorkflowNotFoundError,
   type Client,
@@ -19,7 +20,7 @@ import { scheduleStalls } from '../../metrics/metrics.ts';
 import { listSchedules, type ScheduleListing } from './schedule-listing.ts';
 import { ignore } from '../../temporal/ignore.ts';
 import type { ScheduleTrigger } from '../model/trigger.schemas.ts';
-import { firesOnCron, scheduleDrift, type ScheduleDriftKind } from './schedule-drift.ts';
+import { firesOnCron, scheduleDrift, writtenBefore, type ScheduleDriftKind } from './schedule-drift.ts';
 import {
   desiredSchedule,
   scheduleOptions,
@@ -114,7 +115,9 @@ export class Schedules {
     }
     const drift = scheduleDrift(described, desired, new Date());
     for (const kind of drift) this.#reportStall(automation, { kind });
-    if (drift.length > 0 || described.state.paused !== desired.paused || described.state.note !== desired.note) {
+    const changed = described.state.paused !== desired.paused || described.state.note !== desired.note;
+    // A schedule written before is converted here, whole, in the one update `upsert` makes.
+    if (drift.length > 0 || changed || writtenBefore(described)) {
       await this.upsert(automation);
       return;
     }
@@ -124,7 +127,7 @@ export class Schedules {
   /**
    * Whether the reconciler's listing of schedules (one RPC a page, not one describe a schedule:
    * issue 34) shows `automation`'s schedule as its row asks, so that no describe is needed: listed
-   * after the row last changed, paused and noted as the row says, starting scheduledFire for this
+   * after the row last changed, paused and noted as the row says, starting scheduledRun for this
    * automation, and, while active, its next fire times the cron's and not long past, with no
    * silence told by the rows. A listing lacks a schedule's policies, remaining actions, action
    * task queue and arguments, and running fires: a drift of those that stops fires shows as
@@ -172,7 +175,9 @@ export class Schedules {
    * Either is logged and counted (`neoflow_schedule_stalls_total`), for operators to see.
    */
   async #unstall(automation: ScheduledAutomation, described: ScheduleDescription, silent: ScheduleStall | undefined) {
-    const fires = await Promise.all(described.info.runningActions.map((action) => this.#fireState(action)));
+    // Under overlap ALLOW_ALL no fire holds the schedule: a fire is its run, ended by its action only.
+    const held = described.policies.overlap !== ScheduleOverlapPolicy.ALLOW_ALL ? described.info.runningActions : [];
+    const fires = await Promise.all(held.map((action) => this.#fireState(action)));
     const stall = scheduleStall(described, fires, new Date(), stallAfterMs(this.#target.catchupWindowMs)) ?? silent;
     if (!stall) return;
     this.#reportStall(automation, stall);

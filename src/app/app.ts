@@ -4,6 +4,7 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Resources } from '../resources.ts';
 import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
+import { hooksRoutes } from '../automations/hooks/hooks.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import type { TriggerControl } from '../automations/triggers.control.ts';
 import type { LocalRuns } from '../functions/local-runs.ts';
@@ -90,6 +91,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     versionsRoutes(resources),
     storageRoutes(resources),
     automationsRoutes(resources, triggerControl),
+    hooksRoutes(resources, triggerControl),
     codecRoutes(resources),
     openApiRoutes((): Router[] => areas),
     docsPage(),

@@ -132,3 +132,10 @@ export const codeChecks = new Counter({
   labelNames: ['runtime'] as const,
   registers: [registry],
 });
+
+export const hooksReceived = new Counter({
+  name: 'neoflow_hooks_received_total',
+  help: 'Inbound webhook requests, by outcome: accepted, repeated (an idempotency key seen), or why refused.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});

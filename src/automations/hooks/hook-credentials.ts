@@ -28,9 +28,9 @@ export function tokenMatches(token: string, stored: Buffer): boolean {
 export type HmacAuth = Extract<WebhookTrigger['auth'], { type: 'hmac' }>;
 
 /** Why a signed request is refused: no or a wrong signature, or a timestamp out of the tolerance. */
-export type SignatureRefusal = 'bad_signature' | 'stale_timestamp';
+type SignatureRefusal = 'bad_signature' | 'stale_timestamp';
 
-export const defaultToleranceSeconds = 300;
+const defaultToleranceSeconds = 300;
 
 /**
  * Checks the signature a request carries in `auth.header`: the hex HMAC (`sha256=` before it

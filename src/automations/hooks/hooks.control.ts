@@ -22,7 +22,7 @@ import { expireHookKey, findHook, hookRun, type FoundHook } from './hook.sql.ts'
 import { presentedToken, signatureRefusal, tokenMatches, type HmacAuth } from './hook-credentials.ts';
 
 /** What a hook request brings: its path, its headers (by lower-case name), its raw body. */
-export interface HookRequest {
+interface HookRequest {
   path: string;
   header: (name: string) => string;
   raw: Buffer;
@@ -30,7 +30,7 @@ export interface HookRequest {
   parse: (raw: Buffer) => unknown;
 }
 
-export interface HookServices extends WorkflowStarter {
+interface HookServices extends WorkflowStarter {
   em: EntityManager;
   masterKeys: MasterKeys;
   rates: { perAutomation: Rate; perAccount: Rate };

@@ -8,7 +8,7 @@ import { acceptHook } from './hooks.control.ts';
 import { hookRunSchema } from './hook.view.ts';
 
 /** A hook's body: JSON of at most 256 KiB, bounded before it is read whole, parsed once admitted. */
-export const maxHookBodyBytes = 256 * 1024;
+const maxHookBodyBytes = 256 * 1024;
 
 /**
  * The inbound webhooks area: no API key (src/api/auth.ts leaves it open); the hook's token or an

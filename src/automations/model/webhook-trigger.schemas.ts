@@ -15,7 +15,7 @@ const headerName = z
 /** Headers that carry credentials: never copied into a run (its record, a function's params). */
 export const credentialHeaders = ['authorization', 'x-neoflow-token', 'cookie', 'proxy-authorization'];
 
-export const hmacAlgorithms = ['sha256', 'sha512'] as const;
+const hmacAlgorithms = ['sha256', 'sha512'] as const;
 
 const hookAuth = z
   .discriminatedUnion(

@@ -38,7 +38,7 @@ import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } 
 import { runStatus } from '../shared/outcomes.ts';
 import { insertAutomation } from './model/automation.sql.ts';
 import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
-import { changeHook, newHook } from './hooks/hook-setup.ts';
+import { newHook, replaceTrigger } from './hooks/hook-setup.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -104,16 +104,11 @@ export async function createAutomation(
   const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
   nameSource(automation, clear);
   const hook = newHook(automation);
-  const insert = (tx: EntityManager) => insertAutomation(tx, automation, sealed, automationLimit);
-  const inserted =
-    input.trigger.type === 'state' || hook
-      ? await em.transactional(async (tx) => {
-          if (input.trigger.type === 'state') await assertStateTriggerRoom(tx, accountId);
-          const done = await insert(tx);
-          if (done) await hook?.insert(tx);
-          return done;
-        })
-      : await insert(em);
+  const insert = async (tx: EntityManager) => {
+    if (input.trigger.type === 'state') await assertStateTriggerRoom(tx, accountId);
+    return (await insertAutomation(tx, automation, sealed, automationLimit)) && (hook?.insert(tx) ?? true);
+  };
+  const inserted = input.trigger.type === 'state' || hook ? await em.transactional(insert) : await insert(em);
   if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return { automation, hookToken: hook?.token };
@@ -183,9 +178,7 @@ export async function updateAutomation(
     await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
     if (input.trigger?.type === 'state' && previousType !== 'state') await assertStateTriggerRoom(tx, accountId);
-    const previousTrigger = automation.trigger;
-    if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
-    const hookToken = input.trigger ? await changeHook(tx, automation, previousTrigger) : undefined;
+    const hookToken = input.trigger && (await replaceTrigger(tx, automation, input.trigger));
     if (input.action) Object.assign(automation, await storedActionOf(tx, accountId, input.action));
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
     if (input.trigger || input.action) assertTemplatesFit(automation.trigger, automation.action);

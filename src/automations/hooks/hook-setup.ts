@@ -25,23 +25,23 @@ export function newHook(automation: Automation) {
   const path = newHookPath();
   const token = trigger.auth.type === 'token' ? newHookToken() : undefined;
   automation.trigger = storedTrigger(trigger, path);
-  const insert = (em: EntityManager) =>
-    insertHook(em, {
-      automationId: automation.id,
-      accountId: automation.account.id,
-      path,
-      tokenHash: token === undefined ? null : hashToken(token),
-    });
+  const tokenHash = token === undefined ? null : hashToken(token);
+  // True once inserted: the automation's insert answers whether it was made (automation.sql.ts).
+  const insert = async (em: EntityManager) => {
+    await insertHook(em, { automationId: automation.id, accountId: automation.account.id, path, tokenHash });
+    return true;
+  };
   return { insert, token };
 }
 
 /**
- * After an update replaced the automation's trigger (`previous`: the one before): a webhook keeps
- * its path, gets one if it had none, and a token when token auth begins; a trigger that is no
- * longer a webhook loses its hook. Answers the token issued, if any.
+ * Replaces the automation's trigger, as an update does, and its hook with it: a webhook keeps its
+ * path, gets one if it had none, and a token when token auth begins; a trigger that is no longer a
+ * webhook loses its hook. Answers the token issued, if any.
  */
-export async function changeHook(em: EntityManager, automation: Automation, previous: Trigger) {
-  const { trigger } = automation;
+export async function replaceTrigger(em: EntityManager, automation: Automation, trigger: Trigger) {
+  const previous = automation.trigger;
+  Object.assign(automation, { trigger, triggerType: trigger.type });
   if (trigger.type !== 'webhook') {
     if (previous.type === 'webhook') await deleteHook(em, automation.id);
     return undefined;

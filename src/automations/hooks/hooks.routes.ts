@@ -26,7 +26,7 @@ export function hooksRoutes(resources: Resources, starter: WorkflowStarter): Rou
         'Starts a run of the `webhook` automation this path belongs to, with the JSON body (at most 256 KiB) as `trigger.body`, and answers 202 with the run once it is recorded, before its action runs. The credential is the automation\'s token (`Authorization: Bearer nfh_…` or `X-Neoflow-Token`) or an HMAC signature of the raw body in the header the trigger names. An unknown path and wrong credentials answer the same 404; a paused automation 409, recording nothing. An `Idempotency-Key` (or the body field the trigger names as `dedupField`) makes a repeat answer the same run for 24 h. Docs/api.md, "Inbound webhooks".',
       tag: 'Automations',
       // Read raw by the handler (an HMAC is of the bytes sent); declared for the document.
-      body: z.json().describe('Any JSON value: the run receives it as `trigger.body`.'),
+      body: z.unknown().describe('Any JSON value: the run receives it as `trigger.body`.'),
       bodyOptional: true,
       responses: { 202: hookRunSchema },
       handle: async ({ ctx, params }) => {

@@ -54,7 +54,7 @@ const endedRuns = (id: string, count: number) =>
 describe('a token webhook', () => {
   it("starts a run whose function receives the body as params.trigger, answering 202 with the run's id", async () => {
     const functionId = await client.deploy(
-      'module.exports = async (params) => ({ amount: params.trigger.body.amount, type: params.trigger.type, agent: params.trigger.headers["user-agent"] });',
+      'module.exports = async ({ params }) => ({ amount: params.trigger.body.amount, type: params.trigger.type, agent: params.trigger.headers["user-agent"] });',
     );
     const created = await webhookAutomation({ type: 'function', functionId });
     expect(created.trigger).toEqual({
@@ -76,7 +76,7 @@ describe('a token webhook', () => {
       run: { id: expect.stringMatching(/^run_/), status: 'running', startedAt: expect.any(String) },
     });
     const [run] = await endedRuns(created.id, 1);
-    expect(run).toMatchObject({
+    expect(run, JSON.stringify(run?.error)).toMatchObject({
       id: answer.body.run.id,
       status: 'success',
       trigger: { type: 'webhook', body: { amount: 7 }, headers: { 'user-agent': 'ci-job/1' } },

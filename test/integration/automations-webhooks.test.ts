@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { wallet } from '@cityofzion/neon-js';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
@@ -7,6 +10,7 @@ import { automationsClient, gasTransferAction, settled, type Loose } from '../su
 import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
+import { neoflow } from '../support/cli.ts';
 
 // Inbound webhooks (issue 49): an outside system starts a run through the automation's own URL,
 // with its token or an HMAC of the body, and no API key. One hook is limited to 25 requests an hour.
@@ -106,7 +110,7 @@ describe('a token webhook', () => {
     ]);
     for (const refusal of refusals) {
       expect(refusal.status).toBe(404);
-      expect(refusal.body).toEqual(refusals[0]!.body);
+      expect(refusal.body).toEqual(refusals[0].body);
     }
     expect(await client.runs(created.id)).toEqual([]);
   });
@@ -179,8 +183,8 @@ describe('repeats and rates', () => {
     });
     const keyed = { ...bearer(created.trigger.token), 'idempotency-key': 'delivery-1' };
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(created.trigger.url, '{}', keyed)));
-    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(202));
-    expect(new Set(answers.map((answer) => answer.body.run.id)).size).toBe(1);
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 202));
+    expect(new Set(answers.map((answer) => answer.body.run.id as string)).size).toBe(1);
     expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(19);
 
     const event = JSON.stringify({ event: { id: 'evt_1' } });
@@ -211,5 +215,33 @@ describe('repeats and rates', () => {
     const median = latencies.sort((a, b) => a - b)[2]!;
     console.log(`another account's GET /automations during the burst: median ${median.toFixed(1)} ms`, latencies);
     expect(median).toBeLessThan(300);
+  });
+});
+
+describe('neoflow export and apply', () => {
+  it("write a webhook's trigger without its URL or token, and apply it back as unchanged", async () => {
+    const issued = await issueKey(running.api.database.orm);
+    const owner = automationsClient(running.api.url, issued.key);
+    const functionId = await owner.deploy('module.exports = async () => 1;');
+    const trigger = { type: 'webhook', auth: { type: 'token' }, headers: ['X-Source'] };
+    const created = await owner.call('POST', '/automations', {
+      name: 'hook',
+      trigger,
+      action: { type: 'function', functionId },
+    });
+    expect(created.status).toBe(201);
+    const env = { NEOFLOW_API_URL: running.api.url, NEOFLOW_API_KEY: issued.key };
+    const exported = await neoflow(['export'], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toContain(created.body.trigger.token);
+    expect(exported.stdout).not.toContain(created.body.trigger.url);
+    const dir = await mkdtemp(join(tmpdir(), 'neoflow-hooks-'));
+    try {
+      await writeFile(join(dir, 'neoflow.yaml'), exported.stdout);
+      const planned = await neoflow(['apply', '-f', join(dir, 'neoflow.yaml'), '--dry-run'], env);
+      expect(planned.stdout).toContain('No changes');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,10 +13,11 @@ import { hashToken, hookUrl, newHookPath, newHookToken } from './hook-credential
  */
 
 /** The trigger as stored: the client's, without the service's fields. */
-const storedTrigger = ({ url: _url, token: _token, ...rest }: WebhookTrigger, path: string): WebhookTrigger => ({
-  ...rest,
-  url: hookUrl(path),
-});
+const storedTrigger = (trigger: WebhookTrigger, path: string): WebhookTrigger => {
+  const stored = { ...trigger, url: hookUrl(path) };
+  delete stored.token;
+  return stored;
+};
 
 /** The hook of a new automation, inserted by the caller's transaction with the automation's row. */
 export function newHook(automation: Automation) {

@@ -11,6 +11,7 @@ import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 import { neoflow } from '../support/cli.ts';
+import { hooksReceived } from '../../src/metrics/metrics.ts';
 
 // Inbound webhooks (issue 49): an outside system starts a run through the automation's own URL,
 // with its token or an HMAC of the body, and no API key. One hook is limited to 25 requests an hour.
@@ -102,6 +103,9 @@ describe('a token webhook', () => {
 
   it('answers the same 404 to an unknown path, no token and a wrong token, recording nothing', async () => {
     const created = await webhookAutomation(await noop());
+    const counted = async () =>
+      (await hooksReceived.get()).values.find((v) => v.labels.outcome === 'not_found')?.value ?? 0;
+    const before = await counted();
     const refusals = await Promise.all([
       deliver('/v1/hooks/hk_unknownunknownunknownunknown12', '{}', bearer(created.trigger.token)),
       deliver(created.trigger.url, '{}'),
@@ -113,6 +117,8 @@ describe('a token webhook', () => {
       expect(refusal.body).toEqual(refusals[0].body);
     }
     expect(await client.runs(created.id)).toEqual([]);
+    // The API runs in this process: its counter of refused hooks is this one.
+    expect((await counted()) - before).toBe(4);
   });
 
   it('records nothing while paused (409), and refuses a rotated token at once', async () => {

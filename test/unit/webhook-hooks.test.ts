@@ -12,6 +12,7 @@ import {
 import { templateRootProblem, templateValue } from '../../src/automations/model/arg-templates.ts';
 import { resolveCalls } from '../../src/automations/actions/resolve-calls.ts';
 import { createAutomationBody } from '../../src/automations/automations.schemas.ts';
+import { loggableHookPath } from '../../src/automations/hooks/hooks.routes.ts';
 import type { FirePayload } from '../../src/automations/model/run.entity.ts';
 
 const key = 'whsec-test-key';
@@ -41,6 +42,13 @@ describe('hook tokens and paths', () => {
     expect(tokenMatches(`${token}x`, hashToken(token))).toBe(false);
     expect(tokenMatches('', hashToken(token))).toBe(false);
     expect(tokenMatches(token, Buffer.alloc(32))).toBe(false);
+  });
+
+  it('keep their path out of log lines, whatever its case', () => {
+    const path = newHookPath();
+    expect(loggableHookPath(`/v1/hooks/${path}`)).toBe('/v1/hooks/…');
+    expect(loggableHookPath(`/V1/Hooks/${path}`)).toBe('/v1/hooks/…');
+    expect(loggableHookPath('/v1/automations/auto_1')).toBe('/v1/automations/auto_1');
   });
 
   it('is presented as a bearer token or in X-Neoflow-Token', () => {

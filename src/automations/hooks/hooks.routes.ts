@@ -10,6 +10,9 @@ import { hookRunSchema } from './hook.view.ts';
 /** A hook's body: JSON of at most 256 KiB, bounded before it is read whole, parsed once admitted. */
 const maxHookBodyBytes = 256 * 1024;
 
+/** A path fit for a log line: a hook's path is half its credential, cut even in the wrong case. */
+export const loggableHookPath = (path: string) => path.replace(/^\/v1\/hooks\/[^/]*/i, '/v1/hooks/…');
+
 /**
  * The inbound webhooks area: no API key (src/api/auth.ts leaves it open); the hook's token or an
  * HMAC of its body is the credential (hooks.control.ts). Answers in the general envelope.

@@ -13,6 +13,7 @@ import { templateRootProblem, templateValue } from '../../src/automations/model/
 import { resolveCalls } from '../../src/automations/actions/resolve-calls.ts';
 import { createAutomationBody } from '../../src/automations/automations.schemas.ts';
 import { loggableHookPath } from '../../src/automations/hooks/hooks.routes.ts';
+import { LocalBuckets } from '../../src/automations/hooks/local-buckets.ts';
 import type { FirePayload } from '../../src/automations/model/run.entity.ts';
 
 const key = 'whsec-test-key';
@@ -169,5 +170,23 @@ describe('the webhook trigger', () => {
     expect(parse({ type: 'webhook', auth: { type: 'token' }, headers: ['X-Source'] }).success).toBe(true);
     expect(parse({ type: 'webhook', auth: { type: 'hmac', secret: 'not a name' } }).success).toBe(false);
     expect(parse({ type: 'webhook', auth: { type: 'hmac', secret: 'K', toleranceSeconds: 0 } }).success).toBe(false);
+  });
+});
+
+describe("a process's hook buckets", () => {
+  it('allow the rate per path, refill with time, and forget the oldest path beyond their size', () => {
+    let now = 0;
+    const buckets = new LocalBuckets({ requests: 2, windowSeconds: 10 }, 2, () => now);
+    expect(buckets.take('a')).toBeUndefined();
+    expect(buckets.take('a')).toBeUndefined();
+    expect(buckets.take('a')).toBe(5);
+    expect(buckets.take('b')).toBeUndefined();
+    now = 5_000;
+    expect(buckets.take('a')).toBeUndefined();
+    expect(buckets.take('a')).toBe(5);
+    // A third path forgets the oldest, b, which starts full again.
+    expect(buckets.take('c')).toBeUndefined();
+    expect(buckets.take('b')).toBeUndefined();
+    expect(buckets.take('b')).toBeUndefined();
   });
 });

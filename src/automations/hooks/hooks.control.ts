@@ -19,6 +19,7 @@ import type { FirePayload } from '../model/run.entity.ts';
 import { recordRunsTold } from '../runs/fires.ts';
 import { startRuns } from '../runs/start-runs.ts';
 import { expireHookKey, findHook, hookRun, type FoundHook } from './hook.sql.ts';
+import type { LocalBuckets } from './local-buckets.ts';
 import { presentedToken, signatureRefusal, tokenMatches, type HmacAuth } from './hook-credentials.ts';
 
 /** What a hook request brings: its path, its headers (by lower-case name), its raw body. */
@@ -34,6 +35,8 @@ interface HookServices extends WorkflowStarter {
   em: EntityManager;
   masterKeys: MasterKeys;
   rates: { perAutomation: Rate; perAccount: Rate };
+  /** This process's buckets by hook path, taken before anything is read (local-buckets.ts). */
+  local: LocalBuckets;
 }
 
 /** One answer for an unknown path and for wrong credentials: a client cannot tell them apart. */
@@ -55,6 +58,8 @@ const maxHeaderChars = 1024;
  */
 export async function acceptHook(services: HookServices, request: HookRequest) {
   const { em } = services;
+  const wait = services.local.take(request.path);
+  if (wait !== undefined) refuse('rate_limited', overRate('this hook', services.rates.perAutomation, wait));
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());
   if (found.status !== 'active') {
@@ -150,18 +155,17 @@ async function takeRates(services: HookServices, found: FoundHook) {
   for (const { bucket, rate, of } of limits) {
     const decision = await takeHookToken(services.em, bucket, rate);
     if (decision.allowed) continue;
-    const wait = decision.retryAfterSeconds;
-    refuse(
-      'rate_limited',
-      new AppError(
-        'rate_limit_exceeded',
-        `Requests to ${of} are over the rate of ${rate.requests} per ${rate.windowSeconds} s; retry in ${wait} s.`,
-        { limit: rate.requests, windowSeconds: rate.windowSeconds, retryAfter: wait },
-        { 'Retry-After': String(wait) },
-      ),
-    );
+    refuse('rate_limited', overRate(of, rate, decision.retryAfterSeconds));
   }
 }
+
+const overRate = (of: string, rate: Rate, wait: number) =>
+  new AppError(
+    'rate_limit_exceeded',
+    `Requests to ${of} are over the rate of ${rate.requests} per ${rate.windowSeconds} s; retry in ${wait} s.`,
+    { limit: rate.requests, windowSeconds: rate.windowSeconds, retryAfter: wait },
+    { 'Retry-After': String(wait) },
+  );
 
 function parseOrRefuse(request: HookRequest): unknown {
   try {

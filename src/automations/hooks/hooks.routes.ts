@@ -6,6 +6,7 @@ import type { Resources } from '../../resources.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { acceptHook } from './hooks.control.ts';
 import { hookRunSchema } from './hook.view.ts';
+import { LocalBuckets } from './local-buckets.ts';
 
 /** A hook's body: JSON of at most 256 KiB, bounded before it is read whole, parsed once admitted. */
 const maxHookBodyBytes = 256 * 1024;
@@ -19,6 +20,7 @@ export const loggableHookPath = (path: string) => path.replace(/^\/v1\/hooks\/[^
  */
 export function hooksRoutes(resources: Resources, starter: WorkflowStarter): Router {
   const { config } = resources;
+  const local = new LocalBuckets(config.hookRates.perAutomation);
   return areaRouter('/v1/hooks', [
     route({
       method: 'post',
@@ -35,7 +37,7 @@ export function hooksRoutes(resources: Resources, starter: WorkflowStarter): Rou
       handle: async ({ ctx, params }) => {
         const raw = await readRawBody(ctx, maxHookBodyBytes);
         const accepted = await acceptHook(
-          { ...starter, em: resources.em(), masterKeys: resources.masterKeys, rates: config.hookRates },
+          { ...starter, em: resources.em(), masterKeys: resources.masterKeys, rates: config.hookRates, local },
           {
             path: params.path,
             header: (name) => ctx.get(name),

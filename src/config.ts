@@ -58,6 +58,18 @@ const optionalOrigins = optionalText.refine((value) => value === undefined || li
   message: 'must be comma-separated origins (no path), such as https://temporal.example.com',
 });
 
+/** A rate setting: `<requests>/<seconds>s`, such as 100/10s. */
+const rateSetting = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, context) => {
+      const rate = parseRate(value);
+      if (rate === undefined)
+        context.addIssue({ code: 'custom', message: 'must be <requests>/<seconds>s, such as 100/10s' });
+      return rate ?? z.NEVER;
+    });
+
 const toMs = (value: number) => value * 1000;
 /** A number of seconds in the environment, in milliseconds in the configuration. */
 const secondsAsMs = (fallback: number) => positiveInt.default(fallback).transform(toMs);
@@ -194,18 +206,12 @@ const settings = {
     queuedExecutionsPerAccount: read('NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS', positiveInt.default(1000)),
   },
   /** Default per-key request rate. */
-  rateLimit: read(
-    'NEOFLOW_RATE_LIMIT',
-    z
-      .string()
-      .default('100/10s')
-      .transform((value, context) => {
-        const rate = parseRate(value);
-        if (rate === undefined)
-          context.addIssue({ code: 'custom', message: 'must be <requests>/<seconds>s, such as 100/10s' });
-        return rate ?? z.NEVER;
-      }),
-  ),
+  rateLimit: read('NEOFLOW_RATE_LIMIT', rateSetting('100/10s')),
+  /** The requests inbound webhooks may make (src/automations/hooks/): to one hook, to an account's hooks. */
+  hookRates: {
+    perAutomation: read('NEOFLOW_HOOK_RATE', rateSetting('60/10s')),
+    perAccount: read('NEOFLOW_ACCOUNT_HOOK_RATE', rateSetting('300/10s')),
+  },
   /** What tenants' outbound requests (price sources) may reach inside the service's network. */
   egress: read(
     'NEOFLOW_EGRESS_ALLOW',

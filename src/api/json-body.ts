@@ -14,10 +14,11 @@ const maxBodyBytes = 1024 * 1024;
 /** Far deeper than any resource needs; deeper bodies would only tie up the parser and the database. */
 const maxBodyDepth = 64;
 
-const tooLarge = () =>
-  new AppError('payload_too_large', `Request bodies are limited to ${maxBodyBytes} bytes.`, {
-    limit: maxBodyBytes,
-  });
+const tooLarge = (limit: number) =>
+  new AppError('payload_too_large', `Request bodies are limited to ${limit} bytes.`, { limit });
+
+/** Paths whose route reads its body itself, as raw bytes under its own bound (an inbound webhook's). */
+const ownBodyPrefixes = ['/v1/hooks/'];
 
 const tooDeep = () =>
   invalidRequest(`The request body nests arrays and objects more than ${maxBodyDepth} levels deep.`);
@@ -27,13 +28,13 @@ const tooDeep = () =>
  * The limit is checked on the declared length first, then on the bytes as they stream in.
  */
 export const jsonBody: Middleware = async (ctx, next) => {
-  if (ctx.request.length || ctx.get('Transfer-Encoding')) await readBody(ctx);
+  const ownBody = ownBodyPrefixes.some((prefix) => ctx.path.startsWith(prefix));
+  if (!ownBody && (ctx.request.length || ctx.get('Transfer-Encoding'))) await readBody(ctx);
   await next();
 };
 
 async function readBody(ctx: Context) {
-  if ((ctx.request.length ?? 0) > maxBodyBytes) throw tooLarge();
-  const raw = await readLimited(ctx.req);
+  const raw = (await readRawBody(ctx, maxBodyBytes)).toString('utf8');
   if (raw.length > 0) {
     const type = ctx.request.type;
     if (type && !ctx.is('json'))
@@ -42,22 +43,24 @@ async function readBody(ctx: Context) {
   }
 }
 
-async function readLimited(stream: AsyncIterable<Buffer>): Promise<string> {
+/** The body's bytes, at most `limit`: checked on the declared length first, then as they stream in. */
+export async function readRawBody(ctx: Context, limit: number): Promise<Buffer> {
+  if ((ctx.request.length ?? 0) > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBodyBytes) throw tooLarge();
+    if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**
  * Parses the body, refusing nesting beyond `maxBodyDepth` and any key or string value that
  * PostgreSQL could not store as is.
  */
-function parseJson(raw: string): unknown {
+export function parseJson(raw: string): unknown {
   if (nestingDepth(raw) > maxBodyDepth) throw tooDeep();
   let problem: AppError | undefined;
   let parsed: unknown;

@@ -44,6 +44,10 @@ export const requestExamples: Record<string, Record<string, Example>> = {
   'POST /v1/automations/{id}/trigger': noBody,
   'POST /v1/automations/{id}/runs/{runId}/retry': noBody,
   'POST /v1/console/session': noBody,
+  'POST /v1/automations/{id}/hook-token': noBody,
+  'POST /v1/hooks/{path}': {
+    payment: { summary: 'A payment system tells an amount', value: { amount: 7, orderId: 'ord_1042' } },
+  },
   'POST /v1/functions': {
     price: {
       summary: "Read NEO's price from CoinGecko",

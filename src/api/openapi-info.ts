@@ -122,6 +122,7 @@ const pathParameters: Record<string, string> = {
   'secrets/id': "The secret's id, `sec_…`.",
   'signers/id': "The signer's id, `sgn_…`.",
   'keys/id': "The API key's id, `key_…` (not the key itself).",
+  'hooks/path': "The hook's unguessable path, `hk_…`, from its automation's `trigger.url`.",
   executionId: "The execution's id, `exec_…`.",
   runId: "The run's id, `run_…`.",
   replayId: "The replay's id, `rpl_…`.",

@@ -53,6 +53,26 @@ export function openApiDocument(routers: Router[], version: string, server: { ur
           name: 'X-API-Key',
           description: 'The same API key in its own header: `X-API-Key: nf_…`.',
         },
+        // An inbound webhook's own credentials, never an API key (docs/api.md, "Inbound webhooks").
+        hookToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'nfh_…',
+          description: "A webhook automation's token: `Authorization: Bearer nfh_…`.",
+        },
+        hookTokenHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Neoflow-Token',
+          description: 'The same token in its own header.',
+        },
+        hookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Signature',
+          description:
+            'For HMAC auth: the hex HMAC of the raw body (of `<timestamp>.<body>` with a timestamp header) with the named secret, in the header the trigger names (X-Signature by default).',
+        },
       },
     },
     paths,
@@ -127,7 +147,11 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
  * and each route's description say it.
  */
 const security = (path: string) => ({
-  security: isProtected(path) ? [{ apiKey: [] }, { apiKeyHeader: [] }] : [],
+  security: isProtected(path)
+    ? [{ apiKey: [] }, { apiKeyHeader: [] }]
+    : path.startsWith('/v1/hooks/')
+      ? [{ hookToken: [] }, { hookTokenHeader: [] }, { hookSignature: [] }]
+      : [],
 });
 
 function queryParameters(schema: JsonSchema) {

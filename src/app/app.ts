@@ -4,6 +4,7 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Resources } from '../resources.ts';
 import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
+import { hooksRoutes, loggableHookPath } from '../automations/hooks/hooks.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import type { TriggerControl } from '../automations/triggers.control.ts';
 import type { LocalRuns } from '../functions/local-runs.ts';
@@ -59,7 +60,7 @@ export function createApp(
   if (checkAnswers) app.use(checkAnswers(areas));
   app.use(requestId);
   app.use(httpMetrics);
-  app.use(requestLog(resources.log, loggablePath));
+  app.use(requestLog(resources.log, (path) => loggableHookPath(loggablePath(path))));
   app.use(errorHandler(resources.log));
   app.use((_ctx, next) => RequestContext.create(resources.orm.em, next));
   app.use(admitCallers(resources, [invokeReadsFunction]));
@@ -92,6 +93,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     versionsRoutes(resources),
     storageRoutes(resources),
     automationsRoutes(resources, triggerControl),
+    hooksRoutes(resources, triggerControl),
     codecRoutes(resources),
     consoleRoutes(resources),
     openApiRoutes((): Router[] => areas),

@@ -69,6 +69,7 @@ const contractOutcome = (run: AutomationRun) => ({
 export const maxShownStateChars = 16 * 1024;
 
 function summary(payload: FirePayload) {
+  if (payload.type === 'webhook') return webhookSummary(payload);
   if (payload.type !== 'blockchain') return payload;
   const { scriptHash, eventName, state, txHash, blockHash, blockIndex, notificationIndex } = payload;
   return {
@@ -81,6 +82,12 @@ function summary(payload: FirePayload) {
     blockIndex,
     notificationIndex,
   };
+}
+
+/** A webhook's body as its run received it; over maxShownStateChars, left out with `bodyTooLarge`. */
+function webhookSummary(payload: Extract<FirePayload, { type: 'webhook' }>) {
+  const { body, ...rest } = payload;
+  return JSON.stringify(body).length <= maxShownStateChars ? payload : { ...rest, bodyTooLarge: true as const };
 }
 
 /**
@@ -184,6 +191,13 @@ const runTriggerSchema = z
       blockHash: z.string(),
     }),
     z.strictObject({ type: z.literal('manual') }),
+    z.strictObject({
+      type: z.literal('webhook'),
+      body: z.unknown().optional().describe("The request's JSON body; left out, with `bodyTooLarge`, over 16 KiB."),
+      bodyTooLarge: z.literal(true).optional(),
+      headers: z.record(z.string(), z.string()).describe('content-type, user-agent and the headers the trigger names.'),
+      receivedAt: isoTime,
+    }),
   ])
   .meta({ id: 'RunTrigger' });
 

@@ -46,6 +46,8 @@ import { assertScope } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
+import { rotateHookToken } from './hooks/hook-setup.ts';
+import { hookTokenSchema, withHookToken } from './hooks/hook.view.ts';
 
 /** Pausing or resuming an automation: what `automations:operate` may change (the rest needs `automations:write`). */
 const changesStatusOnly = (body: object) =>
@@ -133,10 +135,8 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, body }) => {
         refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
-        return bare(
-          automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit)),
-          201,
-        );
+        const created = await createAutomation(em(), control, accountId, body, resources.masterKeys, limit);
+        return bare(withHookToken(automationView(created.automation), created.hookToken), 201);
       },
     }),
     route({
@@ -185,7 +185,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;
         return bare({
-          ...automationView(updated.automation, stats),
+          ...withHookToken(automationView(updated.automation, stats), updated.hookToken),
           ...(gas ? { gas } : {}),
           ...(replay ? { replay } : {}),
         });
@@ -218,6 +218,23 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         return bare({ run: await fireManually(em(), control, automation) }, 202);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:id/hook-token',
+      errors: ['automation_not_found', 'conflict'],
+      summary: 'Rotate a hook token',
+      description:
+        'Issues a new token for a `webhook` automation with token auth and answers it, this once, with the hook\'s `url`; the old token is refused from the next request on. Docs/api.md, "Inbound webhooks".',
+      tag: 'Automations',
+      scope: 'automations:write',
+      body: emptyBody,
+      bodyOptional: true,
+      responses: { 200: hookTokenSchema },
+      handle: async ({ accountId, params }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        return bare(await rotateHookToken(em(), automation));
       },
     }),
     route({

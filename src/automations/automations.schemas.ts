@@ -56,7 +56,9 @@ export const updateAutomationBody = z
 export const listAutomationsQuery = z.strictObject({
   ...paginationQuery(20),
   status: z.enum(automationStatuses, { error: 'must be active, inactive or error' }).optional(),
-  triggerType: z.enum(triggerTypes, { error: 'must be schedule, blockchain, transaction, price or state' }).optional(),
+  triggerType: z
+    .enum(triggerTypes, { error: 'must be schedule, blockchain, transaction, price, state or webhook' })
+    .optional(),
   network: networkName.optional(),
 });
 

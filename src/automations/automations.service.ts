@@ -38,6 +38,7 @@ import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } 
 import { runStatus } from '../shared/outcomes.ts';
 import { insertAutomation } from './model/automation.sql.ts';
 import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
+import { newHook, replaceTrigger } from './hooks/hook-setup.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -102,17 +103,15 @@ export async function createAutomation(
   );
   const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
   nameSource(automation, clear);
-  const insert = (tx: EntityManager) => insertAutomation(tx, automation, sealed, automationLimit);
-  const inserted =
-    input.trigger.type === 'state'
-      ? await em.transactional(async (tx) => {
-          await assertStateTriggerRoom(tx, accountId);
-          return insert(tx);
-        })
-      : await insert(em);
+  const hook = newHook(automation);
+  const insert = async (tx: EntityManager) => {
+    if (input.trigger.type === 'state') await assertStateTriggerRoom(tx, accountId);
+    return (await insertAutomation(tx, automation, sealed, automationLimit)) && (hook?.insert(tx) ?? true);
+  };
+  const inserted = input.trigger.type === 'state' || hook ? await em.transactional(insert) : await insert(em);
   if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
-  return automation;
+  return { automation, hookToken: hook?.token };
 }
 
 /**
@@ -166,7 +165,7 @@ export async function updateAutomation(
     assertSourceAllowed(control, input.trigger);
     await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
   }
-  const { automation, change, replay } = await em.transactional(async (tx) => {
+  const { automation, change, replay, hookToken } = await em.transactional(async (tx) => {
     const automation = await lockAutomation(tx, accountId, id);
     assertSameNetwork(automation, input.network);
     // Activated, it would follow and send on a network the deployment no longer has (409 naming it).
@@ -179,7 +178,7 @@ export async function updateAutomation(
     await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
     if (input.trigger?.type === 'state' && previousType !== 'state') await assertStateTriggerRoom(tx, accountId);
-    if (input.trigger) Object.assign(automation, { trigger: input.trigger, triggerType: input.trigger.type });
+    const hookToken = input.trigger && (await replaceTrigger(tx, automation, input.trigger));
     if (input.action) Object.assign(automation, await storedActionOf(tx, accountId, input.action));
     if (input.status) Object.assign(automation, { status: input.status, errorDetails: null });
     if (input.trigger || input.action) assertTemplatesFit(automation.trigger, automation.action);
@@ -194,11 +193,11 @@ export async function updateAutomation(
     if (rearm && automation.triggerType === 'price') await forgetPriceState(tx, automation.id);
     const resumed = await resume(tx, control, automation, wasActive, input.resumeFrom);
     automation.updatedAt = new Date();
-    return { automation, change: { previousType }, replay: resumed?.replay ?? null };
+    return { automation, change: { previousType }, replay: resumed?.replay ?? null, hookToken };
   });
   await applyLatest(em, control, id, change);
   if (replay) await leaveToSweepIfDown(control, () => startReplay(control, replay, accountId));
-  return { automation, nextFireTime: nextFireOf(automation), replay };
+  return { automation, nextFireTime: nextFireOf(automation), replay, hookToken };
 }
 
 /** Applies made at most per update before the reconciler is left to finish (updates racing on). */

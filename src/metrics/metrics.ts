@@ -139,3 +139,10 @@ export const auditEventsWritten = new Counter({
   labelNames: ['action'] as const,
   registers: [registry],
 });
+
+export const hooksReceived = new Counter({
+  name: 'neoflow_hooks_received_total',
+  help: 'Inbound webhook requests, by outcome: accepted, repeated (an idempotency key seen), or why refused.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});

@@ -11,10 +11,14 @@ import type { Rate } from './rate.ts';
  * stored its own: elapsed time is clamped at zero and `refilled_at` never moves back, so such
  * reordering can only withhold tokens, never mint them. The statement takes its key and rate from
  * a `"rate" ("key_id", "capacity", "window")` named before it, so that admission can find the key
- * and take its token in one round trip.
+ * and take its token in one round trip. `table`: the buckets' table, the API keys' by default; the
+ * hooks have theirs (src/automations/hooks/hook-rates.ts).
  */
-export const takeTokenFromRate = `
-insert into "rate_limit_buckets" as "bucket" ("key_id", "tokens", "refilled_at", "allowed")
+export const takeTokenFromRate = bucketStatement('rate_limit_buckets');
+
+function bucketStatement(table: string) {
+  return `
+insert into "${table}" as "bucket" ("key_id", "tokens", "refilled_at", "allowed")
 select "key_id", "capacity" - 1, clock_timestamp(), true from "rate"
 on conflict ("key_id") do update set ("tokens", "refilled_at", "allowed") = (
   select
@@ -31,15 +35,26 @@ on conflict ("key_id") do update set ("tokens", "refilled_at", "allowed") = (
   ) as "refill"
 )
 returning "key_id", "allowed", "tokens"`;
+}
 
-const takeTokenSql = `
-with "rate" ("key_id", "capacity", "window") as (values (?::varchar, ?::float8, ?::float8))
-${takeTokenFromRate}`;
+const rateValues = `with "rate" ("key_id", "capacity", "window") as (values (?::varchar, ?::float8, ?::float8))`;
+const takeTokenSql = `${rateValues}${takeTokenFromRate}`;
 
 /** Spends one of the key's tokens if it has one; either way, says what the client may do next. */
 export async function takeToken(em: EntityManager, keyId: string, rate: Rate): Promise<Decision> {
+  return take(em, takeTokenSql, keyId, rate);
+}
+
+const takeHookTokenSql = `${rateValues}${bucketStatement('hook_rate_buckets')}`;
+
+/** `takeToken` from a hook's bucket (`automation:<id>`, `account:<id>`), kept apart from the API keys'. */
+export async function takeHookToken(em: EntityManager, bucket: string, rate: Rate): Promise<Decision> {
+  return take(em, takeHookTokenSql, bucket, rate);
+}
+
+async function take(em: EntityManager, sql: string, keyId: string, rate: Rate): Promise<Decision> {
   const row = await em
     .getConnection()
-    .execute<{ allowed: boolean; tokens: number }>(takeTokenSql, [keyId, rate.requests, rate.windowSeconds], 'get');
+    .execute<{ allowed: boolean; tokens: number }>(sql, [keyId, rate.requests, rate.windowSeconds], 'get');
   return decide(rate, row.allowed, row.tokens);
 }

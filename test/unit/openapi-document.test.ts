@@ -118,7 +118,13 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
   });
 
   it('offers API users the API key alone, in either header, as alternatives: the operator token is not a scheme', () => {
-    expect(Object.keys(document.components.securitySchemes)).toEqual(['apiKey', 'apiKeyHeader']);
+    expect(Object.keys(document.components.securitySchemes)).toEqual([
+      'apiKey',
+      'apiKeyHeader',
+      'hookToken',
+      'hookTokenHeader',
+      'hookSignature',
+    ]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.components.securitySchemes.apiKeyHeader).toMatchObject({
       type: 'apiKey',
@@ -127,6 +133,11 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
     });
     const invoke = document.paths['/v1/functions/{id}/invoke']!.post as { security?: unknown };
     expect(invoke.security).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }]);
+  });
+
+  it("gives an inbound webhook its own credentials, a hook's token or signature, never an API key", () => {
+    const hook = document.paths['/v1/hooks/{path}']!.post as { security?: unknown };
+    expect(hook.security).toEqual([{ hookToken: [] }, { hookTokenHeader: [] }, { hookSignature: [] }]);
   });
 });
 

@@ -15,7 +15,10 @@ const maxTemplateChars = 256;
 const maxDepth = 8;
 const segmentPattern = /^[A-Za-z0-9_]{1,64}$/;
 
-/** What each kind of fire carries (run.entity.ts FirePayload); only `state`, an event's decoded arguments, has paths inside. */
+/**
+ * What each kind of fire carries (run.entity.ts FirePayload); only `state` (an event's decoded
+ * arguments), a webhook's `body` and its `headers` have paths inside.
+ */
 const rootsByFire = {
   schedule: ['type', 'scheduledAt'],
   blockchain: ['type', 'scriptHash', 'eventName', 'state', 'txHash', 'blockHash', 'blockIndex', 'notificationIndex'],
@@ -23,9 +26,11 @@ const rootsByFire = {
   price: ['type', 'asset', 'currency', 'price', 'observedAt'],
   state: ['type', 'scriptHash', 'operation', 'value', 'blockIndex', 'blockHash'],
   manual: ['type'],
+  webhook: ['type', 'body', 'headers', 'receivedAt'],
 } satisfies Record<string, readonly string[]>;
 type FireType = keyof typeof rootsByFire;
 const anyRoot = new Set(Object.values(rootsByFire).flat());
+const rootsWithPaths = new Set(['state', 'body', 'headers']);
 
 /** A value is a template when it is a string that starts with `{{`; it must then be exactly one. */
 export const isTemplate = (value: unknown): value is string => typeof value === 'string' && value.startsWith('{{');
@@ -41,7 +46,8 @@ export function parseTemplate(text: string): { path: string[] } | { problem: str
   if (path.length > maxDepth) return { problem: `must name a path at most ${maxDepth} deep` };
   const root = path[0]!;
   if (!anyRoot.has(root)) return { problem: `names trigger.${root}, which no trigger carries` };
-  if (root !== 'state' && path.length > 1) return { problem: `names a path inside trigger.${root}, which has none` };
+  if (!rootsWithPaths.has(root) && path.length > 1)
+    return { problem: `names a path inside trigger.${root}, which has none` };
   return { path };
 }
 

@@ -29,7 +29,15 @@ export type FirePayload =
     }
   | { type: 'price'; asset: string; currency: string; price: string; observedAt: string | null }
   | { type: 'state'; scriptHash: string; operation: string; value: string; blockIndex: number; blockHash: string }
-  | { type: 'manual' };
+  | { type: 'manual' }
+  | {
+      type: 'webhook';
+      /** The request's JSON body, at most 256 KiB, storable. */
+      body: unknown;
+      /** content-type, user-agent and the headers the trigger names, lower-cased. */
+      headers: Record<string, string>;
+      receivedAt: string;
+    };
 
 export interface RunError {
   name: string;

@@ -8,9 +8,10 @@ import { InvalidCronError, scheduleCron } from './cron.ts';
 import { isTimeZone } from './time-zones.ts';
 import { stateConditions, statePathPattern } from './state-trigger-value.ts';
 import { coded, scriptHash, text, unionError } from './field.schemas.ts';
+import { webhookTrigger } from './webhook-trigger.schemas.ts';
 
 /** What fires an automation: one schema a kind, joined in `triggerSchema`, tagged by `type`. */
-export const triggerTypes = ['schedule', 'blockchain', 'transaction', 'price', 'state'] as const;
+export const triggerTypes = ['schedule', 'blockchain', 'transaction', 'price', 'state', 'webhook'] as const;
 export type TriggerType = (typeof triggerTypes)[number];
 
 const cron = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
@@ -169,9 +170,11 @@ const stateTrigger = z
   .meta({ id: 'StateTrigger' });
 
 export const triggerSchema = z
-  .discriminatedUnion('type', [scheduleTrigger, blockchainTrigger, transactionTrigger, priceTrigger, stateTrigger], {
-    error: unionError('schedule, blockchain, transaction, price or state'),
-  })
+  .discriminatedUnion(
+    'type',
+    [scheduleTrigger, blockchainTrigger, transactionTrigger, priceTrigger, stateTrigger, webhookTrigger],
+    { error: unionError('schedule, blockchain, transaction, price, state or webhook') },
+  )
   .meta({ id: 'Trigger' });
 
 export type Trigger = z.infer<typeof triggerSchema>;
@@ -180,5 +183,6 @@ export type PriceTrigger = z.infer<typeof priceTrigger>;
 export type BlockchainTrigger = z.infer<typeof blockchainTrigger>;
 export type StateTrigger = z.infer<typeof stateTrigger>;
 export type TransactionTrigger = z.infer<typeof transactionTrigger>;
+export type { WebhookTrigger } from './webhook-trigger.schemas.ts';
 /** What the block follower matches in a block: a notification's trigger or a transaction's. */
 export type FollowedTrigger = BlockchainTrigger | TransactionTrigger;

@@ -62,7 +62,13 @@ export async function readAccountState(api: Api): Promise<AccountState> {
     readFunctions(api),
     listAll<RemoteAutomation>(api, '/v1/automations', (body) => body.automations),
   ]);
-  return { account: { id: account.id, name: account.name }, secrets, signers, functions, automations };
+  return {
+    account: { id: account.id, name: account.name },
+    secrets,
+    signers,
+    functions,
+    automations: automations.map(withoutHookUrl),
+  };
 }
 
 /**
@@ -101,4 +107,16 @@ async function eachInTurn<T, R>(items: T[], read: (item: T) => Promise<R>): Prom
   for (let start = 0; start < items.length; start += parallelReads)
     results.push(...(await Promise.all(items.slice(start, start + parallelReads).map(read))));
   return results;
+}
+
+/**
+ * A webhook's `url` is the service's, issued to one automation of one deployment: never written
+ * to a file nor compared with one (its token is never answered at all).
+ */
+function withoutHookUrl(automation: RemoteAutomation): RemoteAutomation {
+  if (automation.trigger.type !== 'webhook') return automation;
+  const trigger = { ...automation.trigger };
+  delete trigger.url;
+  delete trigger.token;
+  return { ...automation, trigger };
 }

@@ -114,6 +114,9 @@ import type {
   PatchAutomationsByIdData,
   PatchAutomationsByIdErrors,
   PatchAutomationsByIdResponses,
+  PostAutomationsByIdHookTokenData,
+  PostAutomationsByIdHookTokenErrors,
+  PostAutomationsByIdHookTokenResponses,
   PostAutomationsByIdReplaysData,
   PostAutomationsByIdReplaysErrors,
   PostAutomationsByIdReplaysResponses,
@@ -156,6 +159,9 @@ import type {
   PostFunctionsData,
   PostFunctionsErrors,
   PostFunctionsResponses,
+  PostHooksByPathData,
+  PostHooksByPathErrors,
+  PostHooksByPathResponses,
   PostKeysData,
   PostKeysErrors,
   PostKeysResponses,
@@ -230,7 +236,11 @@ export const getAccount = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetAccountResponses, GetAccountErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/account',
@@ -247,7 +257,11 @@ export const patchAccount = <ThrowOnError extends boolean = true>(
 ): RequestResult<PatchAccountResponses, PatchAccountErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAccountResponses, PatchAccountErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/account',
@@ -268,7 +282,11 @@ export const getKeys = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetKeysResponses, GetKeysErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetKeysResponses, GetKeysErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/keys',
@@ -285,7 +303,11 @@ export const postKeys = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostKeysResponses, PostKeysErrors, ThrowOnError> =>
   (options.client ?? client).post<PostKeysResponses, PostKeysErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/keys',
@@ -306,7 +328,11 @@ export const deleteKeysById = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteKeysByIdResponses, DeleteKeysByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteKeysByIdResponses, DeleteKeysByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/keys/{id}',
@@ -323,7 +349,11 @@ export const getSecrets = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetSecretsResponses, GetSecretsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetSecretsResponses, GetSecretsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/secrets',
@@ -340,7 +370,11 @@ export const postSecrets = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostSecretsResponses, PostSecretsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostSecretsResponses, PostSecretsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/secrets',
@@ -361,7 +395,11 @@ export const deleteSecretsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteSecretsByIdResponses, DeleteSecretsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/secrets/{id}',
@@ -378,7 +416,11 @@ export const getSecretsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetSecretsByIdResponses, GetSecretsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/secrets/{id}',
@@ -395,7 +437,11 @@ export const putSecretsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutSecretsByIdResponses, PutSecretsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/secrets/{id}',
@@ -416,7 +462,11 @@ export const getSigners = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetSignersResponses, GetSignersErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetSignersResponses, GetSignersErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/signers',
@@ -433,7 +483,11 @@ export const postSigners = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostSignersResponses, PostSignersErrors, ThrowOnError> =>
   (options.client ?? client).post<PostSignersResponses, PostSignersErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/signers',
@@ -454,7 +508,11 @@ export const deleteSignersById = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteSignersByIdResponses, DeleteSignersByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteSignersByIdResponses, DeleteSignersByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/signers/{id}',
@@ -471,7 +529,11 @@ export const getSignersById = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetSignersByIdResponses, GetSignersByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetSignersByIdResponses, GetSignersByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/signers/{id}',
@@ -488,7 +550,11 @@ export const getFunctions = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetFunctionsResponses, GetFunctionsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions',
@@ -505,7 +571,11 @@ export const postFunctions = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsResponses, PostFunctionsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions',
@@ -526,7 +596,11 @@ export const deleteFunctionsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteFunctionsByIdResponses, DeleteFunctionsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}',
@@ -543,7 +617,11 @@ export const getFunctionsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdResponses, GetFunctionsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}',
@@ -560,7 +638,11 @@ export const putFunctionsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdResponses, PutFunctionsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}',
@@ -582,7 +664,11 @@ export const getFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>
   (options.client ?? client).get<GetFunctionsByIdEnvironmentResponses, GetFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
       security: [
-        { scheme: 'bearer', type: 'http' },
+        {
+          key: 'apiKey',
+          scheme: 'bearer',
+          type: 'http',
+        },
         { name: 'X-API-Key', type: 'apiKey' },
       ],
       url: '/v1/functions/{id}/environment',
@@ -601,7 +687,11 @@ export const putFunctionsByIdEnvironment = <ThrowOnError extends boolean = true>
   (options.client ?? client).put<PutFunctionsByIdEnvironmentResponses, PutFunctionsByIdEnvironmentErrors, ThrowOnError>(
     {
       security: [
-        { scheme: 'bearer', type: 'http' },
+        {
+          key: 'apiKey',
+          scheme: 'bearer',
+          type: 'http',
+        },
         { name: 'X-API-Key', type: 'apiKey' },
       ],
       url: '/v1/functions/{id}/environment',
@@ -623,7 +713,11 @@ export const putFunctionsByIdSecrets = <ThrowOnError extends boolean = true>(
 ): RequestResult<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError> =>
   (options.client ?? client).put<PutFunctionsByIdSecretsResponses, PutFunctionsByIdSecretsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/secrets',
@@ -644,7 +738,11 @@ export const postFunctionsByIdInvoke = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError> =>
   (options.client ?? client).post<PostFunctionsByIdInvokeResponses, PostFunctionsByIdInvokeErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/invoke',
@@ -665,7 +763,11 @@ export const getFunctionsByIdExecutions = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdExecutionsResponses, GetFunctionsByIdExecutionsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/executions',
@@ -690,7 +792,11 @@ export const getFunctionsByIdExecutionsByExecutionId = <ThrowOnError extends boo
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/executions/{executionId}',
@@ -715,7 +821,11 @@ export const postFunctionsByIdExecutionsByExecutionIdRetry = <ThrowOnError exten
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/executions/{executionId}/retry',
@@ -736,7 +846,11 @@ export const getFunctionsByIdVersions = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdVersionsResponses, GetFunctionsByIdVersionsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/versions',
@@ -757,7 +871,11 @@ export const getFunctionsByIdVersionsByVersion = <ThrowOnError extends boolean =
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/versions/{version}',
@@ -782,7 +900,11 @@ export const postFunctionsByIdVersionsByVersionPromote = <ThrowOnError extends b
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/versions/{version}/promote',
@@ -803,7 +925,11 @@ export const getFunctionsByIdStorage = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError> =>
   (options.client ?? client).get<GetFunctionsByIdStorageResponses, GetFunctionsByIdStorageErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/storage',
@@ -824,7 +950,11 @@ export const deleteFunctionsByIdStorageByKey = <ThrowOnError extends boolean = t
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/storage/{key}',
@@ -845,7 +975,11 @@ export const getFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/storage/{key}',
@@ -866,7 +1000,11 @@ export const putFunctionsByIdStorageByKey = <ThrowOnError extends boolean = true
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/functions/{id}/storage/{key}',
@@ -887,7 +1025,11 @@ export const getAutomations = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAutomationsResponses, GetAutomationsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations',
@@ -904,7 +1046,11 @@ export const postAutomations = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsResponses, PostAutomationsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations',
@@ -925,7 +1071,11 @@ export const deleteAutomationsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).delete<DeleteAutomationsByIdResponses, DeleteAutomationsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}',
@@ -942,7 +1092,11 @@ export const getAutomationsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdResponses, GetAutomationsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}',
@@ -959,7 +1113,11 @@ export const patchAutomationsById = <ThrowOnError extends boolean = true>(
 ): RequestResult<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError> =>
   (options.client ?? client).patch<PatchAutomationsByIdResponses, PatchAutomationsByIdErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}',
@@ -980,10 +1138,43 @@ export const postAutomationsByIdTrigger = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTriggerResponses, PostAutomationsByIdTriggerErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/trigger',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
+  });
+
+/**
+ * Rotate a hook token
+ *
+ * Issues a new token for a `webhook` automation with token auth and answers it, this once, with the hook's `url`; the old token is refused from the next request on. Docs/api.md, "Inbound webhooks".
+ */
+export const postAutomationsByIdHookToken = <ThrowOnError extends boolean = true>(
+  options: Options<PostAutomationsByIdHookTokenData, ThrowOnError>,
+): RequestResult<PostAutomationsByIdHookTokenResponses, PostAutomationsByIdHookTokenErrors, ThrowOnError> =>
+  (options.client ?? client).post<
+    PostAutomationsByIdHookTokenResponses,
+    PostAutomationsByIdHookTokenErrors,
+    ThrowOnError
+  >({
+    security: [
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/automations/{id}/hook-token',
     ...options,
     headers: {
       'Content-Type': 'application/json',
@@ -1001,7 +1192,11 @@ export const postAutomationsByIdTest = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdTestResponses, PostAutomationsByIdTestErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/test',
@@ -1022,7 +1217,11 @@ export const getAutomationsByIdRuns = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError> =>
   (options.client ?? client).get<GetAutomationsByIdRunsResponses, GetAutomationsByIdRunsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs',
@@ -1043,7 +1242,11 @@ export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = tru
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs/{runId}',
@@ -1068,7 +1271,11 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs/{runId}/retry',
@@ -1089,7 +1296,11 @@ export const postAutomationsByIdReplays = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError> =>
   (options.client ?? client).post<PostAutomationsByIdReplaysResponses, PostAutomationsByIdReplaysErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/replays',
@@ -1118,11 +1329,41 @@ export const getAutomationsByIdReplaysByReplayId = <ThrowOnError extends boolean
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/replays/{replayId}',
     ...options,
+  });
+
+/**
+ * Deliver to a hook
+ *
+ * Starts a run of the `webhook` automation this path belongs to, with the JSON body (at most 256 KiB) as `trigger.body`, and answers 202 with the run once it is recorded, before its action runs. The credential is the automation's token (`Authorization: Bearer nfh_…` or `X-Neoflow-Token`) or an HMAC signature of the raw body in the header the trigger names. An unknown path and wrong credentials answer the same 404; a paused automation 409, recording nothing. An `Idempotency-Key` (or the body field the trigger names as `dedupField`) makes a repeat answer the same run for 24 h. Docs/api.md, "Inbound webhooks".
+ */
+export const postHooksByPath = <ThrowOnError extends boolean = true>(
+  options: Options<PostHooksByPathData, ThrowOnError>,
+): RequestResult<PostHooksByPathResponses, PostHooksByPathErrors, ThrowOnError> =>
+  (options.client ?? client).post<PostHooksByPathResponses, PostHooksByPathErrors, ThrowOnError>({
+    security: [
+      {
+        key: 'hookToken',
+        scheme: 'bearer',
+        type: 'http',
+      },
+      { name: 'X-Neoflow-Token', type: 'apiKey' },
+      { name: 'X-Signature', type: 'apiKey' },
+    ],
+    url: '/v1/hooks/{path}',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**

@@ -814,6 +814,19 @@ export type Health = {
   };
 };
 
+export type HookRun = {
+  run: {
+    id: string;
+    status: 'running' | 'success' | 'failure';
+    startedAt: string;
+  };
+};
+
+export type HookToken = {
+  url: string;
+  token: string;
+};
+
 export type ImportSignerCreate = {
   type: 'import';
   name: string;
@@ -1021,6 +1034,21 @@ export type RunTrigger =
     }
   | {
       type: 'manual';
+    }
+  | {
+      type: 'webhook';
+      /**
+       * The request's JSON body; left out, with `bodyTooLarge`, over 16 KiB.
+       */
+      body?: unknown;
+      bodyTooLarge?: true;
+      /**
+       * content-type, user-agent and the headers the trigger names.
+       */
+      headers: {
+        [key: string]: string;
+      };
+      receivedAt: string;
     };
 
 export type ScheduleTrigger = {
@@ -1235,9 +1263,11 @@ export type TransactionTrigger = {
   vmState?: 'HALT' | 'FAULT';
 };
 
-export type Trigger = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger;
+export type Trigger =
+  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger | WebhookTrigger;
 
-export type TriggerInput = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput;
+export type TriggerInput =
+  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput | WebhookTriggerInput;
 
 export type WebhookAction = {
   type: 'webhook';
@@ -1254,6 +1284,56 @@ export type WebhookAction = {
   signingSecret: string;
 };
 
+export type WebhookAuth =
+  | {
+      type: 'token';
+    }
+  | {
+      type: 'hmac';
+      /**
+       * The name of the account's secret whose value is the HMAC key.
+       */
+      secret: string;
+      /**
+       * The header holding the hex signature, `sha256=` optional.
+       */
+      header: string;
+      algorithm: 'sha256' | 'sha512';
+      /**
+       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
+       */
+      timestampHeader?: string;
+      /**
+       * How far the timestamp may be from the service clock (default 300).
+       */
+      toleranceSeconds?: number;
+    };
+
+export type WebhookAuthInput =
+  | {
+      type: 'token';
+    }
+  | {
+      type: 'hmac';
+      /**
+       * The name of the account's secret whose value is the HMAC key.
+       */
+      secret: string;
+      /**
+       * The header holding the hex signature, `sha256=` optional.
+       */
+      header?: string;
+      algorithm?: 'sha256' | 'sha512';
+      /**
+       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
+       */
+      timestampHeader?: string;
+      /**
+       * How far the timestamp may be from the service clock (default 300).
+       */
+      toleranceSeconds?: number;
+    };
+
 export type WebhookChannel = {
   type: 'webhook';
   /**
@@ -1267,6 +1347,48 @@ export type WebhookChannel = {
     [key: string]: string;
   };
   signingSecret: string;
+};
+
+export type WebhookTrigger = {
+  type: 'webhook';
+  auth: WebhookAuth;
+  /**
+   * Headers copied into `trigger.headers` beside content-type and user-agent.
+   */
+  headers?: Array<string>;
+  /**
+   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
+   */
+  dedupField?: string;
+  /**
+   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
+   */
+  url?: string;
+  /**
+   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
+   */
+  token?: string;
+};
+
+export type WebhookTriggerInput = {
+  type: 'webhook';
+  auth: WebhookAuthInput;
+  /**
+   * Headers copied into `trigger.headers` beside content-type and user-agent.
+   */
+  headers?: Array<string>;
+  /**
+   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
+   */
+  dedupField?: string;
+  /**
+   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
+   */
+  url?: string;
+  /**
+   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
+   */
+  token?: string;
 };
 
 /**
@@ -4693,7 +4815,7 @@ export type GetAutomationsData = {
     limit?: number;
     offset?: number;
     status?: 'active' | 'inactive' | 'error';
-    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state';
+    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state' | 'webhook';
     network?: string;
   };
   url: '/v1/automations';
@@ -5275,6 +5397,108 @@ export type PostAutomationsByIdTriggerResponses = {
 
 export type PostAutomationsByIdTriggerResponse =
   PostAutomationsByIdTriggerResponses[keyof PostAutomationsByIdTriggerResponses];
+
+export type PostAutomationsByIdHookTokenData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/hook-token';
+};
+
+export type PostAutomationsByIdHookTokenErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND';
+    };
+  };
+  /**
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'CONFLICT';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdHookTokenError =
+  PostAutomationsByIdHookTokenErrors[keyof PostAutomationsByIdHookTokenErrors];
+
+export type PostAutomationsByIdHookTokenResponses = {
+  /**
+   * Done: `HookToken`.
+   */
+  200: HookToken;
+};
+
+export type PostAutomationsByIdHookTokenResponse =
+  PostAutomationsByIdHookTokenResponses[keyof PostAutomationsByIdHookTokenResponses];
 
 export type PostAutomationsByIdTestData = {
   body: AutomationTestRequest;
@@ -5876,6 +6100,91 @@ export type GetAutomationsByIdReplaysByReplayIdResponses = {
 
 export type GetAutomationsByIdReplaysByReplayIdResponse =
   GetAutomationsByIdReplaysByReplayIdResponses[keyof GetAutomationsByIdReplaysByReplayIdResponses];
+
+export type PostHooksByPathData = {
+  /**
+   * Any JSON value: the run receives it as `trigger.body`.
+   */
+  body?: unknown;
+  path: {
+    /**
+     * The hook's unguessable path, `hk_…`, from its automation's `trigger.url`.
+     */
+    path: string;
+  };
+  query?: never;
+  url: '/v1/hooks/{path}';
+};
+
+export type PostHooksByPathErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `not_found`: no such resource in this account (a secret, a transaction, a block).
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'not_found';
+    };
+  };
+  /**
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'conflict';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostHooksByPathError = PostHooksByPathErrors[keyof PostHooksByPathErrors];
+
+export type PostHooksByPathResponses = {
+  /**
+   * Accepted (the work goes on after the answer): `HookRun`.
+   */
+  202: HookRun;
+};
+
+export type PostHooksByPathResponse = PostHooksByPathResponses[keyof PostHooksByPathResponses];
 
 export type OptionsCodecDecodeData = {
   body?: never;

@@ -42,7 +42,7 @@ import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
-import { assertScope } from '../api/auth.ts';
+import { assertScope, callerOf } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
@@ -130,11 +130,12 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
-      handle: async ({ accountId, body }) => {
+      handle: async ({ ctx, accountId, body }) => {
         refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
+        const { keyId } = callerOf(ctx.state);
         return bare(
-          automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit)),
+          automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit, keyId)),
           201,
         );
       },
@@ -180,7 +181,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ ctx, accountId, params, body }) => {
         if (!changesStatusOnly(body)) assertScope(ctx.state, 'automations:write');
         if (body.trigger) refuseFrequentTrigger(body.trigger);
-        const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
+        // A pause or a resume changes nothing a run signs: its key may still approve (approvals.service.ts).
+        const changedBy = changesStatusOnly(body) ? null : callerOf(ctx.state).keyId;
+        const { masterKeys } = resources;
+        const updated = await updateAutomation(em(), control, accountId, params.id, body, masterKeys, changedBy);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;

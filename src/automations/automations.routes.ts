@@ -46,6 +46,8 @@ import { assertScope, callerOf } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
+import { decisionsOf } from './approvals/approval.sql.ts';
+import { approvalRoutes } from './approvals/approvals.routes.ts';
 
 /** Pausing or resuming an automation: what `automations:operate` may change (the rest needs `automations:write`). */
 const changesStatusOnly = (body: object) =>
@@ -259,7 +261,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params, query }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);
-        return bare({ runs: runs.map(runView), pagination: paginationOf(query, runs.length, total) });
+        const decisions = await decisionsOf(em(), runs.flatMap((run) => (run.approval ? [run.id] : [])));
+        const shown = runs.map((run) => runView(run, decisions));
+        return bare({ runs: shown, pagination: paginationOf(query, runs.length, total) });
       },
     }),
     route({
@@ -275,7 +279,8 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const { run, notifications } = await getRun(em(), automation.id, params.runId);
-        return bare(runDetails(run, notifications));
+        const decisions = run.approval ? await decisionsOf(em(), [run.id]) : [];
+        return bare(runDetails(run, notifications, decisions));
       },
     }),
     route({
@@ -293,6 +298,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);
       },
     }),
+    ...approvalRoutes(resources, control),
     route({
       method: 'post',
       path: '/:id/replays',

@@ -156,7 +156,7 @@ type AwaitingApproval = Extract<Awaited<ReturnType<Activities['prepareContractRu
 
 async function awaitApproval(runId: string, run: RunState, awaiting: AwaitingApproval) {
   await tellApprovers(runId, awaiting.notifications);
-  for (let { waitMs } = awaiting; ; ) {
+  for (let { waitMs } = awaiting; ;) {
     // At least 1 ms: a timeout of 0 would wait with no deadline at all.
     const woke = await condition(() => run.decided, Math.max(1, waitMs));
     run.decided = false;

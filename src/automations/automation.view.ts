@@ -257,7 +257,7 @@ export const runSchema = z
       ),
     approval: approvalSchema
       .optional()
-      .describe("A run whose action asks for approvals: its wait before signing (docs/api.md, \"Approvals\")."),
+      .describe('A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").'),
     txHash: z.string().nullable().optional(),
     vmState: z.string().nullable().optional(),
     gasConsumed: z.string().nullable().optional(),

@@ -261,7 +261,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params, query }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);
-        const decisions = await decisionsOf(em(), runs.flatMap((run) => (run.approval ? [run.id] : [])));
+        const decisions = await decisionsOf(
+          em(),
+          runs.flatMap((run) => (run.approval ? [run.id] : [])),
+        );
         const shown = runs.map((run) => runView(run, decisions));
         return bare({ runs: shown, pagination: paginationOf(query, runs.length, total) });
       },

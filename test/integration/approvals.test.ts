@@ -14,6 +14,7 @@ import { gasOf } from '../support/sent-transaction.ts';
 import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { neoflow } from '../support/cli.ts';
 
 // Approvals before signing (issue 47), on the real stack: the API in process, its worker a process
 // of its own that is killed while a run waits, neo-go for the chain.
@@ -39,6 +40,7 @@ const startWorker = async () => {
 /** The owner's client (it creates every automation), and keys made over the API by role. */
 let owner: ReturnType<typeof automationsClient>;
 const keys: Record<'approver' | 'approver2' | 'viewer' | 'admin', ReturnType<typeof automationsClient>> = {} as never;
+let approver2Key: string;
 let signerAddress: string;
 
 beforeAll(async () => {
@@ -53,8 +55,11 @@ beforeAll(async () => {
     const made = await owner.call('POST', '/keys', { name, role });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     keys[name as keyof typeof roles] = automationsClient(api.url, made.body.key as string);
+    if (name === 'approver2') approver2Key = made.body.key as string;
   }
-  expect((await owner.call('POST', '/secrets', { name: 'HOOK_SECRET', value: 'whsec-approvals-0123456789' })).status).toBe(201);
+  expect(
+    (await owner.call('POST', '/secrets', { name: 'HOOK_SECRET', value: 'whsec-approvals-0123456789' })).status,
+  ).toBe(201);
   signerAddress = ((await owner.call('GET', '/account')).body as Loose).signer.address as string;
   await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), signerAddress, 10n ** 10n);
 }, 180_000);
@@ -113,7 +118,12 @@ async function expectBlockedOnSignal(runId: string) {
 describe('a run of an automation with approval: {required: 1, timeout: "1h"}', () => {
   it('waits unsigned showing its calls and fees, refuses the creator and keys without approvals:write, and sends once approved', async () => {
     const hook = `/approvals-${randomBytes(4).toString('hex')}`;
-    const notify = [{ on: ['approval_requested'], channel: { type: 'webhook', url: receiver.url(hook), signingSecret: 'HOOK_SECRET' } }];
+    const notify = [
+      {
+        on: ['approval_requested'],
+        channel: { type: 'webhook', url: receiver.url(hook), signingSecret: 'HOOK_SECRET' },
+      },
+    ];
     const { id, recipient, runId } = await paying('777', { required: 1, timeout: '1h' }, notify);
     const before = await gasOf(signerAddress);
     const run = await pending(id, runId);
@@ -133,7 +143,11 @@ describe('a run of an automation with approval: {required: 1, timeout: "1h"}', (
       async () => receiver.at(hook),
       (got) => got.length > 0,
     );
-    expect(JSON.parse(told!.body)).toMatchObject({ event: 'approval_requested', run: { id: runId }, approval: { required: 1 } });
+    expect(JSON.parse(told!.body)).toMatchObject({
+      event: 'approval_requested',
+      run: { id: runId },
+      approval: { required: 1 },
+    });
 
     // Blocks go by and nothing of the signer's reaches the chain: its workflow waits on the signal.
     const height = await neo().getBlockCount();
@@ -182,10 +196,26 @@ describe('a run waiting for approvals', () => {
     const again = await decide(keys.approver, id, runId, 'approve');
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('ALREADY_DECIDED');
-    expect((await decide(keys.approver2, id, runId, 'reject')).status).toBe(200);
+    // The second approver finds it with the CLI, and rejects it there.
+    const cli = (...args: string[]) => neoflow(args, { NEOFLOW_API_URL: api.url, NEOFLOW_API_KEY: approver2Key });
+    const listed = await cli('approvals', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id} \\(renamed by admin\\)  ${runId}  1/2 approved  fee \\d+\\.?\\d* GAS  until `, 'm'),
+    );
+    const rejected = await cli('approvals', 'reject', id, runId);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect(rejected.stdout).toMatch(
+      new RegExp(`^rejected ${runId}: approval rejected \\(1/2\\), run (running|failure)\n$`),
+    );
+    expect((await cli('approvals', 'reject', id, runId)).stderr).toMatch(/APPROVAL_NOT_PENDING/);
 
     const done = await ended(id, runId);
-    expect(done).toMatchObject({ status: 'failure', error: { name: 'ApprovalRejected' }, approval: { status: 'rejected' } });
+    expect(done).toMatchObject({
+      status: 'failure',
+      error: { name: 'ApprovalRejected' },
+      approval: { status: 'rejected' },
+    });
     expect(done.txHash ?? null).toBeNull();
     expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('0');
     expect((await owner.call('GET', `/automations/${id}`)).body.gas).toMatchObject({ reserved: '0', spentTotal: '0' });
@@ -194,7 +224,11 @@ describe('a run waiting for approvals', () => {
   it('with a 2-second timeout, ends ApprovalExpired with nothing signed', async () => {
     const { id, recipient, runId } = await paying('444', { required: 1, timeout: '2s' });
     const done = await ended(id, runId);
-    expect(done).toMatchObject({ status: 'failure', error: { name: 'ApprovalExpired' }, approval: { status: 'expired' } });
+    expect(done).toMatchObject({
+      status: 'failure',
+      error: { name: 'ApprovalExpired' },
+      approval: { status: 'expired' },
+    });
     expect(done.txHash ?? null).toBeNull();
     expect((await decide(keys.approver, id, runId, 'approve')).status).toBe(409);
     expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('0');

@@ -29,7 +29,9 @@ describe('the approval option', () => {
     ]);
     expect(issuesOf({ required: 1, timeout: '1h', when: { always: false } })).toEqual(['when.always: must be true']);
     for (const feeAbove of ['-1', '0', '1e3', '0.123456789', 1]) {
-      expect(issuesOf({ required: 1, timeout: '1h', when: { feeAbove } })[0], String(feeAbove)).toMatch(/^when\.feeAbove: /);
+      expect(issuesOf({ required: 1, timeout: '1h', when: { feeAbove } })[0], String(feeAbove)).toMatch(
+        /^when\.feeAbove: /,
+      );
     }
   });
 

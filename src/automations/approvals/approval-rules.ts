@@ -15,4 +15,5 @@ export function needsApproval(rule: ApprovalRule | undefined, fee: bigint): bool
 }
 
 /** When a run asking for approvals at `from` stops waiting. */
-export const approvalDeadline = (rule: ApprovalRule, from: Date) => new Date(from.getTime() + durationMs(rule.timeout)!);
+export const approvalDeadline = (rule: ApprovalRule, from: Date) =>
+  new Date(from.getTime() + durationMs(rule.timeout)!);

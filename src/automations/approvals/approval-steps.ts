@@ -57,7 +57,10 @@ export async function awaitingOf(
   run: { id: string; automationId: string; approval: ApprovalRequest | null },
 ): Promise<AwaitingApproval | null> {
   if (run.approval?.status !== 'pending') return null;
-  return { waitMs: waitLeft(run.approval), notifications: await notificationsOf(em, run.automationId, eventKeyOf(run.id)) };
+  return {
+    waitMs: waitLeft(run.approval),
+    notifications: await notificationsOf(em, run.automationId, eventKeyOf(run.id)),
+  };
 }
 
 /**

@@ -24,7 +24,15 @@ export function approvalRoutes(resources: Resources, control: TriggerControl) {
   const { em } = resources;
   const decide =
     (decision: Decision) =>
-    async ({ ctx, accountId, params }: { ctx: { state: Record<string, unknown> }; accountId: string; params: Record<'id' | 'runId', string> }) => {
+    async ({
+      ctx,
+      accountId,
+      params,
+    }: {
+      ctx: { state: Record<string, unknown> };
+      accountId: string;
+      params: Record<'id' | 'runId', string>;
+    }) => {
       const automation = await getAutomation(em(), accountId, params.id);
       const { keyId } = callerOf(ctx.state);
       await decideRun(em(), control, { automationId: automation.id, runId: params.runId, keyId }, decision);

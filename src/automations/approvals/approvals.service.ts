@@ -11,7 +11,8 @@ import { signalDecision } from './approvals.control.ts';
 const ownChange = () =>
   new AppError('forbidden', 'The key that created or last changed this automation cannot approve or reject its runs.');
 
-const notPending = (why: string) => new AppError('approval_not_pending', `This run is not waiting for approvals: ${why}.`);
+const notPending = (why: string) =>
+  new AppError('approval_not_pending', `This run is not waiting for approvals: ${why}.`);
 
 /**
  * Records `keyId`'s decision on the run, in one transaction over the run's locked row: a key that

@@ -32,12 +32,15 @@ const approvalTimeout = z
 const approvalWhen = z
   .strictObject(
     {
-      feeAbove: gasLimit.optional().describe('Wait only when the fee of the run\'s transaction is above this, in GAS.'),
+      feeAbove: gasLimit.optional().describe("Wait only when the fee of the run's transaction is above this, in GAS."),
       always: z.literal(true, { error: 'must be true' }).optional().describe('Wait for every run.'),
     },
     { error: 'must be an object with feeAbove or always' },
   )
-  .refine((when) => (when.feeAbove === undefined) !== (when.always === undefined), 'must set one of feeAbove or always');
+  .refine(
+    (when) => (when.feeAbove === undefined) !== (when.always === undefined),
+    'must set one of feeAbove or always',
+  );
 
 /**
  * Approvals before signing (docs/api.md, "Approvals"): once its calls and exact fees are known, a

@@ -43,6 +43,8 @@ export const requestExamples: Record<string, Record<string, Example>> = {
   'POST /v1/functions/{id}/versions/{version}/promote': noBody,
   'POST /v1/automations/{id}/trigger': noBody,
   'POST /v1/automations/{id}/runs/{runId}/retry': noBody,
+  'POST /v1/automations/{id}/runs/{runId}/approve': noBody,
+  'POST /v1/automations/{id}/runs/{runId}/reject': noBody,
   'POST /v1/functions': {
     price: {
       summary: "Read NEO's price from CoinGecko",

@@ -60,7 +60,7 @@ beforeAll(async () => {
   expect(
     (await owner.call('POST', '/secrets', { name: 'HOOK_SECRET', value: 'whsec-approvals-0123456789' })).status,
   ).toBe(201);
-  signerAddress = ((await owner.call('GET', '/account')).body as Loose).signer.address as string;
+  signerAddress = (await owner.call('GET', '/account')).body.signer.address as string;
   await fundFromDevWallet(inject('neoRpcUrl'), inject('devWallet'), signerAddress, 10n ** 10n);
 }, 180_000);
 afterAll(async () => {

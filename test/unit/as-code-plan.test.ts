@@ -234,7 +234,9 @@ describe('an action with approvals', () => {
   it('is exported with its approval option and applies back unchanged; a changed option is an update', async () => {
     const account = state([remote({ action: contract })]);
     const text = await exportFile(account, { codeDir: undefined });
-    expect(text).toContain('approval:\n        required: 2\n        timeout: 1h\n        when:\n          feeAbove: "0.5"\n');
+    expect(text).toContain(
+      'approval:\n        required: 2\n        timeout: 1h\n        when:\n          feeAbove: "0.5"\n',
+    );
     const options = { prune: false, sendSecrets: false };
     expect(planChanges(await loadNeoflowFile(await fileOf(text), {}), account, options).changes).toEqual([]);
     const longer = text.replace('timeout: 1h', 'timeout: 2d');

@@ -18,7 +18,7 @@ export interface AwaitingApproval {
 }
 
 /** What a run that waited for approvals does next: sign (approved), wait on, or what it ended as. */
-export type ApprovalOutcome = RunStatus | 'approved' | { waitMs: number };
+type ApprovalOutcome = RunStatus | 'approved' | { waitMs: number };
 
 const eventKeyOf = (runId: string) => `approval_requested:${runId}`;
 const waitLeft = (request: ApprovalRequest) => Math.max(0, new Date(request.deadline).getTime() - Date.now());

@@ -21,7 +21,7 @@ export async function storeRequest(em: EntityManager, runId: string, request: Ap
 }
 
 /** What the recording of a decision reads, the run's row locked: nothing else decides it meanwhile. */
-export interface DecisionTarget {
+interface DecisionTarget {
   status: RunStatus;
   approval: ApprovalRequest | null;
   created_by_key_id: string | null;

@@ -3,7 +3,7 @@ import { gasLimit } from '../../chain/gas-budget.ts';
 import { integerIn } from '../../wire/integer-in.ts';
 
 /** How long a run may wait for its approvals: at least a second, at most a week. */
-export const approvalTimeoutBounds = { minMs: 1_000, maxMs: 7 * 24 * 3_600_000 } as const;
+const approvalTimeoutBounds = { minMs: 1_000, maxMs: 7 * 24 * 3_600_000 } as const;
 
 const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const durationPattern = /^(\d{1,7})(s|m|h|d)$/;

@@ -40,6 +40,27 @@ export type Action = FunctionAction | ContractAction | WebhookAction;
 
 export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
 
+export type ApprovalRule = {
+  /**
+   * How many distinct keys must approve a run.
+   */
+  required: number;
+  /**
+   * How long a run waits for its approvals before it ends `ApprovalExpired`: `<n>s`, `<n>m`, `<n>h` or `<n>d`, at most 7 days.
+   */
+  timeout: string;
+  when?: {
+    /**
+     * Wait only when the fee of the run's transaction is above this, in GAS.
+     */
+    feeAbove?: string;
+    /**
+     * Wait for every run.
+     */
+    always?: true;
+  };
+};
+
 export type Automation = {
   id: string;
   name: string;
@@ -120,6 +141,10 @@ export type AutomationRun = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -161,6 +186,10 @@ export type AutomationRunDetails = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -178,7 +207,7 @@ export type AutomationRunDetails = {
   notifications: Array<{
     id: string;
     channel: 'webhook' | 'slack' | 'discord' | 'telegram';
-    event: 'failure' | 'recovery' | 'error' | 'low_gas';
+    event: 'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested';
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
@@ -385,6 +414,7 @@ export type ContractAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractActionInput = {
@@ -399,6 +429,7 @@ export type ContractActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractArg =
@@ -628,6 +659,7 @@ export type FunctionAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionActionInput = {
@@ -642,6 +674,7 @@ export type FunctionActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionCreate = {
@@ -862,7 +895,7 @@ export type LogLine = {
 };
 
 export type NotifyRule = {
-  on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
+  on: Array<'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested'>;
   channel: Channel;
   afterFailures?: number;
   belowGas?: string;
@@ -956,6 +989,42 @@ export type ReplayCreate = {
   fromBlock: number;
   toBlock: number;
   dryRun?: boolean;
+};
+
+export type RunApproval = {
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  required: number;
+  /**
+   * What the transaction waiting for approvals calls.
+   */
+  calls: Array<{
+    scriptHash: string;
+    operation: string;
+    args: Array<{
+      type: string;
+      value: unknown;
+    }>;
+  }>;
+  /**
+   * The transaction's fees when the run asked, in GAS fractions; it is re-tested once approved.
+   */
+  fees: {
+    systemFee: string;
+    networkFee: string;
+  };
+  requestedAt: string;
+  /**
+   * When the run ends `ApprovalExpired` unless approved.
+   */
+  deadline: string;
+  approvals: Array<{
+    keyId: string;
+    at: string;
+  }>;
+  rejectedBy?: {
+    keyId: string;
+    at: string;
+  };
 };
 
 export type RunTrigger =
@@ -1358,6 +1427,8 @@ export type FunctionsError = {
       | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'signer_in_use'
+      | 'approval_not_pending'
+      | 'already_decided'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
@@ -1406,6 +1477,8 @@ export type AutomationsError = {
       | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'SIGNER_IN_USE'
+      | 'APPROVAL_NOT_PENDING'
+      | 'ALREADY_DECIDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
@@ -1635,7 +1708,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1715,7 +1788,7 @@ export type GetKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1792,7 +1865,7 @@ export type PostKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1874,7 +1947,7 @@ export type DeleteKeysByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1973,7 +2046,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2056,7 +2129,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2146,7 +2219,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2239,7 +2312,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2329,7 +2402,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2425,7 +2498,7 @@ export type GetSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2508,7 +2581,7 @@ export type PostSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2598,7 +2671,7 @@ export type DeleteSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2699,7 +2772,7 @@ export type GetSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2798,7 +2871,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2881,7 +2954,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2974,7 +3047,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3072,7 +3145,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3165,7 +3238,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3266,7 +3339,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3365,7 +3438,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3464,7 +3537,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3565,7 +3638,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3684,7 +3757,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3779,7 +3852,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3888,7 +3961,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3996,7 +4069,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4093,7 +4166,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4194,7 +4267,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4293,7 +4366,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4389,7 +4462,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4499,7 +4572,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4598,7 +4671,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4706,7 +4779,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -4789,7 +4862,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -4887,7 +4960,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -4980,7 +5053,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5070,7 +5143,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5196,7 +5269,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5295,7 +5368,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5397,7 +5470,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5491,7 +5564,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5595,7 +5668,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5665,6 +5738,218 @@ export type PostAutomationsByIdRunsByRunIdRetryResponses = {
 export type PostAutomationsByIdRunsByRunIdRetryResponse =
   PostAutomationsByIdRunsByRunIdRetryResponses[keyof PostAutomationsByIdRunsByRunIdRetryResponses];
 
+export type PostAutomationsByIdRunsByRunIdApproveData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/approve';
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveError =
+  PostAutomationsByIdRunsByRunIdApproveErrors[keyof PostAutomationsByIdRunsByRunIdApproveErrors];
+
+export type PostAutomationsByIdRunsByRunIdApproveResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveResponse =
+  PostAutomationsByIdRunsByRunIdApproveResponses[keyof PostAutomationsByIdRunsByRunIdApproveResponses];
+
+export type PostAutomationsByIdRunsByRunIdRejectData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/reject';
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectError =
+  PostAutomationsByIdRunsByRunIdRejectErrors[keyof PostAutomationsByIdRunsByRunIdRejectErrors];
+
+export type PostAutomationsByIdRunsByRunIdRejectResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectResponse =
+  PostAutomationsByIdRunsByRunIdRejectResponses[keyof PostAutomationsByIdRunsByRunIdRejectResponses];
+
 export type PostAutomationsByIdReplaysData = {
   body: ReplayCreate;
   headers?: {
@@ -5701,7 +5986,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5804,7 +6089,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5883,7 +6168,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -5959,7 +6244,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6027,7 +6312,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6103,7 +6388,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6176,7 +6461,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6259,7 +6544,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6334,7 +6619,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6417,7 +6702,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {

@@ -25,6 +25,8 @@ let receiver: WebhookReceiver;
 let workerCount = 0;
 const workers: WorkerProcess[] = [];
 const neo = () => createNeoRpc(inject('neoRpcUrl'));
+/** A reconciler's pass every second: a lost signal is sent again within a few. */
+const recoveryEnv = { NEOFLOW_RECOVERY_SECONDS: '1' };
 
 const startWorker = async () => {
   const worker = await startWorkerProcess(
@@ -32,7 +34,7 @@ const startWorker = async () => {
     taskQueue,
     join(scratch, 'data'),
     join(scratch, `worker-${++workerCount}.log`),
-    testWorkerEnv(api.database.url),
+    testWorkerEnv(api.database.url, recoveryEnv),
   );
   workers.push(worker);
 };
@@ -47,7 +49,7 @@ beforeAll(async () => {
   taskQueue = `approvals-${randomBytes(4).toString('hex')}`;
   scratch = await mkdtemp(join(tmpdir(), 'neoflow-approvals-'));
   receiver = await startWebhookReceiver();
-  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue });
+  api = await startTestApi([], { NEOFLOW_TASK_QUEUE: taskQueue, ...recoveryEnv });
   await startWorker();
   owner = automationsClient(api.url, (await issueKey(api.database.orm, ['*'])).key);
   const roles = { approver: 'approver', approver2: 'approver', viewer: 'viewer', admin: 'admin' } as const;
@@ -249,6 +251,31 @@ describe('a run waiting for approvals', () => {
     expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('333');
     expect(await owner.runs(id)).toHaveLength(1);
   }, 180_000);
+});
+
+describe('a decision whose signal was lost', () => {
+  it('is found by the reconciler, which signals the run again: it sends', async () => {
+    const { id, recipient, runId } = await paying('111', { required: 1, timeout: '1h' });
+    await pending(id, runId);
+    // As the API commits an approval and dies before it signals the workflow.
+    await api.database.orm.em.fork().transactional(async (tx) => {
+      await tx.execute(
+        `insert into "run_approvals" ("run_id", "key_id", "decision") values (?, 'key_lost', 'approve')`,
+        [runId],
+      );
+      await tx.execute(
+        `update "automation_runs" set "approval" = jsonb_set("approval", '{status}', '"approved"') where "id" = ?`,
+        [runId],
+      );
+    });
+    const done = await ended(id, runId);
+    expect(done).toMatchObject({
+      status: 'success',
+      vmState: 'HALT',
+      approval: { approvals: [{ keyId: 'key_lost' }] },
+    });
+    expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('111');
+  }, 120_000);
 });
 
 describe('approval: {when: {feeAbove: "1"}}', () => {

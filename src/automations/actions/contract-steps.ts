@@ -18,7 +18,7 @@ import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';
 import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
-import { awaitingOf, awaitsApproval, type AwaitingApproval } from '../approvals/approval-steps.ts';
+import { awaitingOf, awaitsApproval, endRefused, type AwaitingApproval } from '../approvals/approval-steps.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import {
   contractRunState,
@@ -62,6 +62,8 @@ export async function prepareContractRun(
   if (run.status !== runStatus.running) return run.status;
   if (run.txRaw) return 'sent';
   const automationId = run.automation.id;
+  const decided = run.approval?.status;
+  if (decided === 'rejected' || decided === 'expired') return endRefused(deps.em, runId, run.approval ?? null);
   // Waiting for approvals already (an earlier attempt asked): nothing is priced again until they come.
   const waiting = await awaitingOf(deps.em, { id: runId, automationId, approval: run.approval ?? null });
   if (waiting) return waiting;

@@ -76,7 +76,15 @@ export async function settleApproval(em: EntityManager, runId: string, timedOut:
   if (state.status !== runStatus.running) return state.status;
   if (state.sent || state.approval?.status === 'approved') return 'approved';
   if (state.approval?.status === 'pending') return { waitMs: waitLeft(state.approval) };
-  await failUnsent(em, runId, await endOf(em, runId, state.approval));
+  return endRefused(em, runId, state.approval);
+}
+
+/**
+ * Ends a running run whose request was rejected or expired, nothing signed, its reservation
+ * released: after its wait, or when a workflow started again by the reconciler finds it so.
+ */
+export async function endRefused(em: EntityManager, runId: string, request: ApprovalRequest | null) {
+  await failUnsent(em, runId, await endOf(em, runId, request));
   await settleReservationsOf(em, runId);
   return (await approvalState(em, runId))?.status ?? runStatus.failure;
 }

@@ -11,6 +11,7 @@ import type { EgressPolicy } from '../src/egress/egress-policy.ts';
 import * as steps from '../src/automations/runs/run-steps.ts';
 import * as contract from '../src/automations/actions/contract-steps.ts';
 import { decideRun } from '../src/automations/actions/decide-steps.ts';
+import { settleApproval } from '../src/automations/approvals/approval-steps.ts';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
 import { replayPage } from '../src/automations/replays/replay-steps.ts';
 import { accountOfReplay, failReplay } from '../src/automations/replays/replay.sql.ts';
@@ -212,6 +213,7 @@ export function createAutomationActivities(deps: AutomationDeps) {
       );
     },
     failRun: (runId: string, message: string) => steps.failRun(em(), runId, message),
+    settleApproval: (runId: string, timedOut: boolean) => settleApproval(em(), runId, timedOut),
 
     deliverRunWebhook: async (runId: string, attemptsMade = 0) =>
       inTurn(await accountOfRun(em(), runId), attemptsMade, async () =>

@@ -1,9 +1,13 @@
 import {
   CancellationScope,
+  condition,
+  defineSignal,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -18,11 +22,12 @@ import { runFunction } from './run-function.ts';
 import { startNotifications } from './start-notifications.ts';
 import { executionStatus, runStatus, type RunStatus } from '../src/shared/outcomes.ts';
 import type { RunActionWorkflow } from '../src/shared/workflow-signatures.ts';
+import { approvalDecidedSignal } from '../src/shared/approval-signal.ts';
 
 const retry = { maximumAttempts: 10, initialInterval: '1 second', maximumInterval: '30 seconds' };
 
 /** Local activities: a few rows read and written, without a round trip through the task queue. */
-const { finishFunctionRun, decideRun, failRun, noteRunEnd } = proxyLocalActivities<Activities>({
+const { finishFunctionRun, decideRun, failRun, noteRunEnd, settleApproval } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry,
 });
@@ -67,6 +72,19 @@ const { relayContractRun } = proxyActivities<Activities>({
  * calls its function decided as a contract action's. How it ended is also set on
  * the workflow (`NeoflowStatus`), where an operator filters for what to retry.
  */
+/** A key approved or rejected the run (src/automations/approvals/): the rows say which. */
+const approvalDecided = defineSignal(approvalDecidedSignal);
+
+/** Histories that waited for approvals carry this marker (a run of before never waits). */
+const approvalsWait = 'approvals-before-signing';
+
+interface RunState {
+  notify: boolean;
+  holdsTransaction: boolean;
+  /** A decision was signalled since the workflow last read the rows. */
+  decided: boolean;
+}
+
 export const runAction: RunActionWorkflow = async (runId) => (await actOnRun(runId))!;
 
 /**
@@ -74,7 +92,8 @@ export const runAction: RunActionWorkflow = async (runId) => (await actOnRun(run
  * as this run (workflows/scheduled-run.ts); null when it recorded none.
  */
 export async function actOnRun(runId: string, fire?: ScheduledFire): Promise<RunStatus | null> {
-  const run = { notify: false, holdsTransaction: false };
+  const run: RunState = { notify: false, holdsTransaction: false, decided: false };
+  setHandler(approvalDecided, () => void (run.decided = true));
   const status = await act(runId, run, fire);
   if (status === null || status === runStatus.running) return status;
   upsertSearchAttributes([endStatus(status)]);
@@ -82,11 +101,7 @@ export async function actOnRun(runId: string, fire?: ScheduledFire): Promise<Run
   return status;
 }
 
-async function act(
-  runId: string,
-  run: { notify: boolean; holdsTransaction: boolean },
-  fire?: ScheduledFire,
-): Promise<RunStatus | null> {
+async function act(runId: string, run: RunState, fire?: ScheduledFire): Promise<RunStatus | null> {
   try {
     const plan = await (fire ? beginRun(runId, fire) : beginRun(runId));
     run.notify = plan.notify;
@@ -105,7 +120,7 @@ async function act(
     }
     // Each waits for its account's turn on a worker (workflows/in-turn.ts).
     if (plan.kind === 'webhook') return await inTurn((attemptsMade) => deliverRunWebhook(runId, attemptsMade));
-    const prepared = await inTurn(() => prepareContractRun(runId));
+    const prepared = await prepareApproved(runId, run);
     if (prepared !== 'sent') return prepared;
     run.holdsTransaction = true;
     return await inTurn(() => relayContractRun(runId));
@@ -124,6 +139,48 @@ async function act(
     const status = await CancellationScope.nonCancellable(() => failRun(runId, message));
     if (isCancellation(error)) throw error;
     return status;
+  }
+}
+
+/**
+ * Prepares the run's transaction; one whose action asks for approvals first waits for them, with
+ * its calls and fees known and nothing signed: on a signal (a key decided) or its deadline, the
+ * rows say what follows, and approved, it is prepared again (re-tested, signed with a fresh
+ * validUntilBlock). The wait is a signal and a timer: it holds no worker, and outlives any.
+ */
+async function prepareApproved(runId: string, run: RunState): Promise<RunStatus | 'sent'> {
+  for (;;) {
+    const prepared = await inTurn(() => prepareContractRun(runId));
+    if (typeof prepared !== 'object') return prepared;
+    // Unreached by a history of before approvals; left to the sweep, which starts the run again.
+    if (!patched(approvalsWait)) return runStatus.running;
+    const outcome = await awaitApproval(runId, run, prepared);
+    if (outcome !== 'approved') return outcome;
+  }
+}
+
+/** What a prepare answers for a run that waits for approvals. */
+type AwaitingApproval = Extract<Awaited<ReturnType<Activities['prepareContractRun']>>, object>;
+
+async function awaitApproval(runId: string, run: RunState, awaiting: AwaitingApproval) {
+  await tellApprovers(runId, awaiting.notifications);
+  for (let { waitMs } = awaiting; ;) {
+    // At least 1 ms: a timeout of 0 would wait with no deadline at all.
+    const woke = await condition(() => run.decided, Math.max(1, waitMs));
+    run.decided = false;
+    const outcome = await settleApproval(runId, !woke);
+    if (typeof outcome !== 'object') return outcome;
+    waitMs = outcome.waitMs;
+  }
+}
+
+/** Starts the deliveries of `approval_requested`; one not started now is started by the recovery sweep. */
+async function tellApprovers(runId: string, notifications: string[]) {
+  try {
+    await startNotifications(notifications);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('approval notifications not started', { runId, error: rootMessage(error) });
   }
 }
 

@@ -14,7 +14,7 @@ const meanings: Record<ErrorCode, string> = {
   interval_too_short: 'the schedule runs more often than allowed (`details.shortestSeconds`)',
   unauthorized: 'no valid API key (or operator token)',
   forbidden:
-    'the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed',
+    'the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve',
   not_found: 'no such resource in this account (a secret, a transaction, a block)',
   function_not_found: 'no such function in this account',
   execution_not_found: 'no such execution of this function',
@@ -37,6 +37,8 @@ const meanings: Record<ErrorCode, string> = {
   storage_quota_exceeded: "the function's storage is full",
   signer_in_use:
     'automations sign with the signer (`details.automations`): name another signer in them, or delete them, first',
+  approval_not_pending: 'the run waits for no approval: it never asked, ended, was decided or its deadline passed',
+  already_decided: 'this key already approved or rejected the run',
   payload_too_large: 'the body is over `details.limit` bytes',
   rate_limit_exceeded: 'over the rate limit: `Retry-After` says when to retry',
   execution_queue_full: 'the account has as many executions not yet ended as it may: `Retry-After` says when to retry',

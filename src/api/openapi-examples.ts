@@ -48,6 +48,8 @@ export const requestExamples: Record<string, Record<string, Example>> = {
   'POST /v1/hooks/{path}': {
     payment: { summary: 'A payment system tells an amount', value: { amount: 7, orderId: 'ord_1042' } },
   },
+  'POST /v1/automations/{id}/runs/{runId}/approve': noBody,
+  'POST /v1/automations/{id}/runs/{runId}/reject': noBody,
   'POST /v1/functions': {
     price: {
       summary: "Read NEO's price from CoinGecko",

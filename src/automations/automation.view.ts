@@ -9,7 +9,8 @@ import { shownAction } from './action-signer.ts';
 import { budgetSchema } from '../chain/gas-budget.ts';
 import { gasSchema } from './budget/budget.view.ts';
 import type { Automation } from './model/automation.entity.ts';
-import type { AutomationRun, FirePayload } from './model/run.entity.ts';
+import { approvalStatuses, type ApprovalRequest, type AutomationRun, type FirePayload } from './model/run.entity.ts';
+import type { DecisionRow } from './approvals/approval.sql.ts';
 import type { ExecutionStats } from './runs/stats.ts';
 import { notificationStatuses, runStatus, runStatuses } from '../shared/outcomes.ts';
 
@@ -31,8 +32,31 @@ export function automationView(automation: Automation, stats?: ExecutionStats) {
   };
 }
 
-/** A run in the history: what fired it (without a notification's full state) and what it did. */
-export function runView(run: AutomationRun) {
+/**
+ * A run's wait for approvals: what it asked (its calls, its fees then, until when) and the keys'
+ * decisions, oldest first, from `decisions` (all of the run's, or more).
+ */
+function approvalView(run: AutomationRun, request: ApprovalRequest, decisions: DecisionRow[]) {
+  const mine = decisions.filter((row) => row.run_id === run.id);
+  const of = (row: DecisionRow) => ({ keyId: row.key_id, at: new Date(row.decided_at).toISOString() });
+  const rejection = mine.find((row) => row.decision === 'reject');
+  return {
+    status: request.status,
+    required: request.required,
+    calls: run.calls ?? [],
+    fees: request.fees,
+    requestedAt: request.requestedAt,
+    deadline: request.deadline,
+    approvals: mine.filter((row) => row.decision === 'approve').map(of),
+    ...(rejection ? { rejectedBy: of(rejection) } : {}),
+  };
+}
+
+/**
+ * A run in the history: what fired it (without a notification's full state) and what it did;
+ * `decisions`: the keys' approvals and rejections of the runs shown (approvals/approval.sql.ts).
+ */
+export function runView(run: AutomationRun, decisions: DecisionRow[] = []) {
   return {
     id: run.id,
     network: run.network,
@@ -45,6 +69,7 @@ export function runView(run: AutomationRun) {
     ...(run.executionId ? { executionId: run.executionId } : {}),
     ...(run.skipped !== null ? { skipped: run.skipped } : {}),
     ...(run.calls !== null ? { calls: run.calls } : {}),
+    ...(run.approval ? { approval: approvalView(run, run.approval, decisions) } : {}),
     // A contract action's outcome; a fault in its test invocation has no transaction.
     ...(run.vmState || run.txHash ? contractOutcome(run) : {}),
     error: run.error,
@@ -201,6 +226,31 @@ const runTriggerSchema = z
   ])
   .meta({ id: 'RunTrigger' });
 
+const callsSchema = z.array(
+  z.strictObject({
+    scriptHash: z.string(),
+    operation: z.string(),
+    args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
+  }),
+);
+
+const decisionSchema = z.strictObject({ keyId: z.string(), at: isoTime });
+
+const approvalSchema = z
+  .strictObject({
+    status: z.enum(approvalStatuses),
+    required: z.number().int(),
+    calls: callsSchema.describe('What the transaction waiting for approvals calls.'),
+    fees: z
+      .strictObject({ systemFee: z.string(), networkFee: z.string() })
+      .describe("The transaction's fees when the run asked, in GAS fractions; it is re-tested once approved."),
+    requestedAt: isoTime,
+    deadline: isoTime.describe('When the run ends `ApprovalExpired` unless approved.'),
+    approvals: z.array(decisionSchema),
+    rejectedBy: decisionSchema.optional(),
+  })
+  .meta({ id: 'RunApproval' });
+
 export const runSchema = z
   .strictObject({
     id: z.string(),
@@ -214,18 +264,14 @@ export const runSchema = z
     retryOf: z.string().optional(),
     executionId: z.string().optional(),
     skipped: z.string().optional().describe('Why a deciding function sent nothing; the run is a success.'),
-    calls: z
-      .array(
-        z.strictObject({
-          scriptHash: z.string(),
-          operation: z.string(),
-          args: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
-        }),
-      )
+    calls: callsSchema
       .optional()
       .describe(
         "What the run's transaction calls, as sent (templates resolved, or a function's decision), stored before signing.",
       ),
+    approval: approvalSchema
+      .optional()
+      .describe('A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").'),
     txHash: z.string().nullable().optional(),
     vmState: z.string().nullable().optional(),
     gasConsumed: z.string().nullable().optional(),
@@ -247,9 +293,9 @@ export const runSchema = z
   .meta({ id: 'AutomationRun' });
 
 /** One run with what it told: its notifications, each with how its delivery went. */
-export function runDetails(run: AutomationRun, notifications: Notification[]) {
+export function runDetails(run: AutomationRun, notifications: Notification[], decisions: DecisionRow[] = []) {
   return {
-    ...runView(run),
+    ...runView(run, decisions),
     notifications: notifications.map((notification) => ({
       id: notification.id,
       channel: notification.channel.type,

@@ -42,12 +42,14 @@ import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
-import { assertScope } from '../api/auth.ts';
+import { assertScope, callerOf } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
 import { rotateHookToken } from './hooks/hook-setup.ts';
 import { hookTokenSchema, withHookToken } from './hooks/hook.view.ts';
+import { decisionsOf } from './approvals/approval.sql.ts';
+import { approvalRoutes } from './approvals/approvals.routes.ts';
 
 /** Pausing or resuming an automation: what `automations:operate` may change (the rest needs `automations:write`). */
 const changesStatusOnly = (body: object) =>
@@ -132,10 +134,11 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
-      handle: async ({ accountId, body }) => {
+      handle: async ({ ctx, accountId, body }) => {
         refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
-        const created = await createAutomation(em(), control, accountId, body, resources.masterKeys, limit);
+        const { keyId } = callerOf(ctx.state);
+        const created = await createAutomation(em(), control, accountId, body, resources.masterKeys, limit, keyId);
         return bare(withHookToken(automationView(created.automation), created.hookToken), 201);
       },
     }),
@@ -180,7 +183,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ ctx, accountId, params, body }) => {
         if (!changesStatusOnly(body)) assertScope(ctx.state, 'automations:write');
         if (body.trigger) refuseFrequentTrigger(body.trigger);
-        const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
+        // A pause or a resume changes nothing a run signs: its key may still approve (approvals.service.ts).
+        const changedBy = changesStatusOnly(body) ? null : callerOf(ctx.state).keyId;
+        const { masterKeys } = resources;
+        const updated = await updateAutomation(em(), control, accountId, params.id, body, masterKeys, changedBy);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;
@@ -272,7 +278,12 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params, query }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const [runs, total] = await listRuns(em(), automation.id, query);
-        return bare({ runs: runs.map(runView), pagination: paginationOf(query, runs.length, total) });
+        const decisions = await decisionsOf(
+          em(),
+          runs.flatMap((run) => (run.approval ? [run.id] : [])),
+        );
+        const shown = runs.map((run) => runView(run, decisions));
+        return bare({ runs: shown, pagination: paginationOf(query, runs.length, total) });
       },
     }),
     route({
@@ -288,7 +299,8 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       handle: async ({ accountId, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
         const { run, notifications } = await getRun(em(), automation.id, params.runId);
-        return bare(runDetails(run, notifications));
+        const decisions = run.approval ? await decisionsOf(em(), [run.id]) : [];
+        return bare(runDetails(run, notifications, decisions));
       },
     }),
     route({
@@ -306,6 +318,7 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);
       },
     }),
+    ...approvalRoutes(resources, control),
     route({
       method: 'post',
       path: '/:id/replays',

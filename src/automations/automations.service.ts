@@ -18,7 +18,8 @@ import type { MasterKeys } from '../crypto/envelope.ts';
 import { AutomationRun } from './model/run.entity.ts';
 import { templateRootProblem } from './model/arg-templates.ts';
 import type { Trigger, TriggerType } from './model/trigger.schemas.ts';
-import { sendsTransactions, type Action } from './model/action.schemas.ts';
+import type { Action } from './model/action.schemas.ts';
+import { assertSendingOnly } from './sending-only.ts';
 import { signerIdOf, storedAction, storedActionOf } from './action-signer.ts';
 import type { CreateAutomation, ListAutomations, UpdateAutomation } from './automations.schemas.ts';
 import { resolvePriceSource } from './price/price-source.ts';
@@ -31,7 +32,6 @@ import { startDeliveries } from './notifications/deliveries.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import { followsBlocks } from './model/state-trigger-kinds.ts';
 import { assertStateTriggerRoom } from './model/state-trigger-cap.ts';
-import type { Budget } from '../chain/gas-budget.ts';
 import { leaveToSweepIfDown } from '../temporal/leave-to-sweep.ts';
 import { resumeAt, startReplay } from './replays/replays.service.ts';
 import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } from './triggers.control.ts';
@@ -66,12 +66,13 @@ export async function createAutomation(
   input: CreateAutomation,
   masterKeys: MasterKeys,
   automationLimit: number,
+  keyId: string | null = null,
 ) {
   const network = input.network ?? control.defaultNetwork;
   assertNetworkConfigured(control.networks, network);
   assertSourceAllowed(control, input.trigger);
   assertTemplatesFit(input.trigger, input.action);
-  assertBudgetApplies(input.action, input.budget ?? null);
+  assertSendingOnly(input.action, input.budget ?? null);
   const [, , , watchFromBlock, signerId] = await firstFailureOf([
     assertTriggerNames(control.chain(network), input.trigger),
     assertActionRunnable(em, accountId, input.action),
@@ -97,6 +98,8 @@ export async function createAutomation(
       notify: input.notify,
       gasBelow: [],
       budget: input.budget ?? null,
+      createdByKeyId: keyId,
+      changedByKeyId: keyId,
     },
     // Stored by insertAutomation, in one statement with its credentials and the account's count.
     { persist: false },
@@ -160,6 +163,7 @@ export async function updateAutomation(
   id: string,
   input: UpdateAutomation,
   masterKeys: MasterKeys,
+  changedBy: string | null = null,
 ) {
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
@@ -173,7 +177,7 @@ export async function updateAutomation(
     const previousType = automation.triggerType;
     const wasActive = automation.status === 'active';
     const action = input.action ?? automation.action;
-    assertBudgetApplies(action, input.budget === undefined ? (automation.budget ?? null) : input.budget);
+    assertSendingOnly(action, input.budget === undefined ? (automation.budget ?? null) : input.budget);
     if (input.action || input.status === 'active') await assertActionRunnable(tx, accountId, action);
     await assertDeliveryTargets(tx, control.egress, accountId, input.action, input.notify);
     if (input.name !== undefined) automation.name = input.name;
@@ -193,6 +197,8 @@ export async function updateAutomation(
     if (rearm && automation.triggerType === 'price') await forgetPriceState(tx, automation.id);
     const resumed = await resume(tx, control, automation, wasActive, input.resumeFrom);
     automation.updatedAt = new Date();
+    // Who last changed what it does cannot approve its runs (approvals.service.ts).
+    if (changedBy) automation.changedByKeyId = changedBy;
     return { automation, change: { previousType }, replay: resumed?.replay ?? null, hookToken };
   });
   await applyLatest(em, control, id, change);
@@ -339,16 +345,6 @@ function nameSource(automation: Automation, clear: Map<string, string>) {
   const { trigger } = automation;
   automation.priceSource =
     trigger.type === 'price' ? priceSourceKey(trigger, automation.account.id, clear.get('trigger.source.url')) : null;
-}
-
-/** A budget bounds what transactions cost: an action that sends none has nothing to bound. */
-function assertBudgetApplies(action: Action, budget: Budget | null) {
-  if (budget === null || sendsTransactions(action)) return;
-  throw new AppError(
-    'invalid_request',
-    'A budget applies only to an action that sends transactions: a contract action, or a function action with execute.',
-    { field: 'budget' },
-  );
 }
 
 async function assertActionRunnable(em: EntityManager, accountId: string, action: Action) {

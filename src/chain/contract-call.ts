@@ -91,6 +91,9 @@ export interface PricedCall {
   hash: string;
   /** Its system fee plus its network fee, in GAS fractions: what the sender pays once it is in a block. */
   fee: bigint;
+  /** The two parts of `fee`: what the VM runs, and what the witness and the size cost. */
+  systemFee: bigint;
+  networkFee: bigint;
   /** Signs through the sender's key, checked against its public key (transaction.ts `sign`). */
   sign(): Promise<PreparedCall>;
 }
@@ -105,6 +108,8 @@ export async function priceContractCall(neo: NeoRpc, script: string, sender: Sen
   return {
     hash: `0x${priced.transaction.hash()}`,
     fee: feeOf(priced.transaction),
+    systemFee: BigInt(priced.transaction.systemFee.toString()),
+    networkFee: BigInt(priced.transaction.networkFee.toString()),
     sign: async () => {
       const signed = await sign(priced, sender);
       return {

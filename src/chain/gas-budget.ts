@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A limit in GAS: more than 0, at most 9 digits before the point and 8 after (GAS has 8
  * decimals), so that limits and what is spent against them stay within a bigint of GAS fractions.
  */
-const gasLimit = z
+export const gasLimit = z
   .string({ error: 'must be a string' })
   .max(18, 'must be at most 18 characters')
   .regex(/^\d{1,9}(\.\d{1,8})?$/, 'must be an amount of GAS such as "5" or "0.5" (at most 9 digits and 8 decimals)')

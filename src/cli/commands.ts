@@ -77,6 +77,23 @@ export const commandUsages: { command: string; usage: string }[] = [
                           with --allow-any-env), never printed; --send-secrets sends them even where no
                           change shows (docs/automations-as-code.md)`,
   },
+  {
+    command: 'approvals list',
+    usage: `approvals list [<automationId>]
+                          the runs waiting for approvals before they sign, one a line: automation,
+                          run, approvals given, fee, deadline and calls (NEOFLOW_API_URL, NEOFLOW_API_KEY)`,
+  },
+  {
+    command: 'approvals approve',
+    usage: `approvals approve <automationId> <runId>
+                          approve a waiting run as NEOFLOW_API_KEY (a key with approvals:write that neither
+                          created nor last changed the automation; docs/api.md, "Approvals")`,
+  },
+  {
+    command: 'approvals reject',
+    usage: `approvals reject <automationId> <runId>
+                          reject a waiting run: it ends ApprovalRejected, nothing signed`,
+  },
   ...(['functions', 'automations', 'secrets'] as const).flatMap((kind) => [
     {
       command: `${kind} list`,
@@ -136,6 +153,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
       return (await import('./as-code-commands.ts')).applyCommand(config, options.account, options.asCode);
     case 'schedules':
       return (await import('./schedules.ts')).schedulesCommand(config, rest);
+    case 'approvals':
+      return (await import('./approvals.ts')).approvalsCommand(config, rest);
     case 'fn': {
       if (rest[0] === 'deploy')
         return (await import('./fn-deploy.ts')).fnDeployCommand(config, rest[1], options.deploy);

@@ -16,7 +16,7 @@ type RowSettled<T> = { start: T } | 'ended' | undefined;
 export const rowSweep =
   <Row extends { id: string; cursor_at: string }, T>(
     page: (em: EntityManager, graceSeconds: number, after: Keyset, limit: number) => Promise<Row[]>,
-    settle: (em: EntityManager, row: Row, state: WorkflowState) => Promise<RowSettled<T>>,
+    settle: (em: EntityManager, row: Row, state: WorkflowState, client: Client) => Promise<RowSettled<T>>,
     workflowIdOf: (row: Row) => string = (row) => row.id,
   ) =>
   async (
@@ -33,7 +33,7 @@ export const rowSweep =
     for (const [index, row] of rows.entries()) {
       const state = states[index]!;
       logCause(log, row.id, state);
-      const settled = await settle(em, row, state);
+      const settled = await settle(em, row, state, client);
       if (settled === 'ended') finished += 1;
       else if (settled) unstarted.push(settled.start);
     }

@@ -11,11 +11,14 @@ export interface RunningRunRow {
   retry_of: string | null;
   execution_id: string | null;
   holds_transaction: boolean;
+  /** Approved or rejected, yet unsigned: its workflow may have missed the signal. */
+  approval_decided: boolean;
 }
 
 /** Running runs that started before the grace, in the order of their partial index. */
 const runningPageSql = `select "id", "started_at"::text as "cursor_at", "account_id", "automation_id",
-  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction"
+  "trigger"->>'type' as "trigger_type", "retry_of", "execution_id", "tx_raw" is not null as "holds_transaction",
+  coalesce("approval"->>'status' in ('approved', 'rejected') and "tx_raw" is null, false) as "approval_decided"
 from "automation_runs"
 where "status" = '${runStatus.running}' and "started_at" < now() - make_interval(secs => ?)
   and ("started_at", "id") > (cast(? as timestamptz), ?)

@@ -5,6 +5,7 @@ import { runningRunsPage, type RunningRunRow } from './run-sweep.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
 import { endLost } from './sweep-executions.ts';
 import { rowSweep } from './row-sweep.ts';
+import { signalDecision } from '../automations/approvals/approvals.control.ts';
 import type { WorkflowState } from './workflow-state.ts';
 import { executionErrorName, runStatus, workflowStanding, type RunStatus } from '../shared/outcomes.ts';
 
@@ -17,9 +18,15 @@ import { executionErrorName, runStatus, workflowStanding, type RunStatus } from 
  * notifications' own sweep delivers them); one still running is left to run. A run holding a
  * signed transaction is never ended here, whatever closed its workflow (an operator's cancel, a
  * failure): its action is started again, and relays the same transaction until the chain answers.
+ * One still running whose approvals were decided, unsigned yet, is signalled again: the API's
+ * signal may have been lost to a crash (approvals.service.ts); a repeated one changes nothing.
  */
-export const sweepRuns = rowSweep(runningRunsPage, async (em, row, state) => {
+export const sweepRuns = rowSweep(runningRunsPage, async (em, row, state, client) => {
   if (state.state === workflowStanding.missing) return { start: firedRunOf(row) };
+  // Not sent now (Temporal busy): the next pass sends it, and the page goes on with the other runs.
+  if (state.state === workflowStanding.running && row.approval_decided) {
+    await signalDecision(client, row.id).catch(() => undefined);
+  }
   if (state.state !== workflowStanding.closed) return undefined;
   if (row.holds_transaction) return { start: firedRunOf(row) };
   if (row.execution_id) await endLost(em, row.execution_id, state, true);

@@ -111,6 +111,8 @@ export const runErrorName = named(
   'RunLimitExceeded',
   'SignerUnavailable',
   'SignerMismatch',
+  'ApprovalRejected',
+  'ApprovalExpired',
 );
 /** A name the service gives a failed run: its own, or `ExecutionLostError` it shares with executions. */
 export type RunErrorName = keyof typeof runErrorName | typeof executionErrorName.ExecutionLostError;

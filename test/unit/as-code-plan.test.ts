@@ -9,6 +9,7 @@ import { credentialSlots } from '../../src/cli/as-code/credential-slots.ts';
 import { loadNeoflowFile } from '../../src/cli/as-code/neoflow-file.ts';
 import { planChanges } from '../../src/cli/as-code/plan.ts';
 import { planText } from '../../src/cli/as-code/plan-text.ts';
+import { exportFile } from '../../src/cli/as-code/export-file.ts';
 
 const everyCredential = createAutomationBody.parse({
   name: 'all',
@@ -217,4 +218,29 @@ it("docs/examples/neoflow.yaml, the worked example's file, is valid", async () =
   const file = await loadNeoflowFile(new URL('../../docs/examples/neoflow.yaml', import.meta.url).pathname, {});
   expect(file.functions.map(({ name }) => name)).toEqual(['neo-price-check']);
   expect(file.automations[0]).toMatchObject({ action: { type: 'function', function: 'neo-price-check' } });
+});
+
+describe('an action with approvals', () => {
+  const approval = { required: 2, timeout: '1h', when: { feeAbove: '0.5' } };
+  const contract = {
+    type: 'contract' as const,
+    scriptHash: `0x${'ab'.repeat(20)}`,
+    operation: 'ping',
+    args: [],
+    signer: 'sgn_1',
+    approval,
+  };
+
+  it('is exported with its approval option and applies back unchanged; a changed option is an update', async () => {
+    const account = state([remote({ action: contract })]);
+    const text = await exportFile(account, { codeDir: undefined });
+    expect(text).toContain(
+      'approval:\n        required: 2\n        timeout: 1h\n        when:\n          feeAbove: "0.5"\n',
+    );
+    const options = { prune: false, sendSecrets: false };
+    expect(planChanges(await loadNeoflowFile(await fileOf(text), {}), account, options).changes).toEqual([]);
+    const longer = text.replace('timeout: 1h', 'timeout: 2d');
+    const [change] = planChanges(await loadNeoflowFile(await fileOf(longer), {}), account, options).changes;
+    expect(change!.body).toMatchObject({ action: { approval: { ...approval, timeout: '2d' } } });
+  });
 });

@@ -18,6 +18,7 @@ import { resolveCalls } from './resolve-calls.ts';
 import { refusedByAction } from './decision.ts';
 import { reserveRunGas } from './budget-steps.ts';
 import { settleReservationsOf } from '../budget/gas-spend.ts';
+import { awaitingOf, awaitsApproval, endRefused, type AwaitingApproval } from '../approvals/approval-steps.ts';
 import { AutomationRun } from '../model/run.entity.ts';
 import {
   contractRunState,
@@ -50,17 +51,28 @@ export interface ChainDeps {
  * that signed late (its activity retried meanwhile) neither replaces the stored transaction nor
  * fails the run that holds it.
  */
-export async function prepareContractRun(deps: ChainDeps, runId: string, attempt = 1): Promise<RunStatus | 'sent'> {
+export async function prepareContractRun(
+  deps: ChainDeps,
+  runId: string,
+  attempt = 1,
+): Promise<RunStatus | 'sent' | AwaitingApproval> {
   const run = await deps.em.findOne(AutomationRun, { id: runId }, { populate: ['automation', 'txRaw'] });
   // A run deleted with its automation answers a failure: nothing left to do or to record.
   if (!run) return runStatus.failure;
   if (run.status !== runStatus.running) return run.status;
   if (run.txRaw) return 'sent';
+  const automationId = run.automation.id;
+  const decided = run.approval?.status;
+  if (decided === 'rejected' || decided === 'expired') return endRefused(deps.em, runId, run.approval ?? null);
+  // Waiting for approvals already (an earlier attempt asked): nothing is priced again until they come.
+  const waiting = await awaitingOf(deps.em, { id: runId, automationId, approval: run.approval ?? null });
+  if (waiting) return waiting;
   await prepareOrEnd(deps, run, attempt >= signerAttempts);
   await settleReservationsOf(deps.em, runId);
   const state = await contractRunState(deps.em, runId);
   if (!state) return runStatus.failure;
-  return state.status === runStatus.running && state.sent ? 'sent' : state.status;
+  if (state.status !== runStatus.running) return state.status;
+  return state.sent ? 'sent' : ((await awaitingOf(deps.em, { ...state, id: runId, automationId })) ?? state.status);
 }
 
 /**
@@ -86,8 +98,10 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun, lastAttempt: bo
       const error = { name: runErrorName.ContractFault, message: priced.fault };
       return await failUnsent(deps.em, run.id, error, { vmState: 'FAULT', gasConsumed: priced.gasConsumed });
     }
-    // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
+    // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts)
+    // and, when its action asks for them, approvals were given (approvals/approval-steps.ts).
     if (!(await reserveRunGas(deps.em, run.id, priced))) return;
+    if (await awaitsApproval(deps.em, run, priced)) return;
     await storeTransaction(deps.em, run.id, await priced.sign());
   } catch (error) {
     const end = signingEnd(error, lastAttempt);

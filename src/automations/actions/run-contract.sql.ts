@@ -5,7 +5,7 @@ import { executeBound } from '../../db/bound-statement.ts';
 import { jsonbParam } from '../../db/jsonb-param.ts';
 import { storableText } from '../../db/storable.ts';
 import type { Action } from '../model/action.schemas.ts';
-import type { FirePayload, RunError } from '../model/run.entity.ts';
+import type { ApprovalRequest, FirePayload, RunError } from '../model/run.entity.ts';
 import { countRunEnd } from '../runs/fires.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
@@ -102,10 +102,10 @@ export async function failUncalled(em: EntityManager, runId: string, error: RunE
   if (ended) countRunEnd(ended.trigger_type, runStatus.failure);
 }
 
-/** What the run is now: its status, and whether it holds a transaction. */
+/** What the run is now: its status, whether it holds a transaction, and its request for approvals. */
 export async function contractRunState(em: EntityManager, runId: string) {
-  const [row] = await em.execute<{ status: RunStatus; sent: boolean }[]>(
-    `select "status", "tx_raw" is not null as "sent" from "automation_runs" where "id" = ?`,
+  const [row] = await em.execute<{ status: RunStatus; sent: boolean; approval: ApprovalRequest | null }[]>(
+    `select "status", "tx_raw" is not null as "sent", "approval" from "automation_runs" where "id" = ?`,
     [runId],
   );
   return row ?? null;

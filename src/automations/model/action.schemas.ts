@@ -3,6 +3,7 @@ import { integerIn } from '../../wire/integer-in.ts';
 import { templatedContractArgs } from './arg-templates.ts';
 import { webhookTarget } from './notify.schemas.ts';
 import { scriptHash, text, unionError } from './field.schemas.ts';
+import { approvalSchema } from './approval.schemas.ts';
 
 /** How many calls a sending function may decide in one run: the most, and the default bound. */
 const maxDecidedCalls = 16;
@@ -44,6 +45,8 @@ const functionAction = z
     execute: executeSchema.optional(),
     /** Only with `execute`: a function that decides no calls signs nothing. */
     signer: signerRef.optional(),
+    /** Only with `execute`: approvals its runs wait for before they sign. */
+    approval: approvalSchema.optional(),
   })
   .meta({ id: 'FunctionAction' });
 
@@ -60,6 +63,7 @@ const contractAction = z
       )
       .default([]),
     signer: signerRef.optional(),
+    approval: approvalSchema.optional(),
   })
   .meta({ id: 'ContractAction' });
 
@@ -75,6 +79,10 @@ export const actionSchema = z
 /** Whether an action's runs sign and send transactions, paid by the account's signer. */
 export const sendsTransactions = (action: Action) =>
   action.type === 'contract' || (action.type === 'function' && action.execute !== undefined);
+
+/** The approvals a run of the action waits for before it signs; none for an action that sends nothing. */
+export const approvalOf = (action: Action) =>
+  action.type !== 'webhook' && sendsTransactions(action) ? action.approval : undefined;
 
 export type Action = z.infer<typeof actionSchema>;
 export type FunctionAction = z.infer<typeof functionAction>;

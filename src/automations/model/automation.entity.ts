@@ -53,6 +53,9 @@ export const Automation = defineEntity({
     gasBelow: p.json<number[]>(),
     /** What its transactions may cost (an action that sends); null: its account's default holds. */
     budget: p.json<Budget>().nullable(),
+    /** The keys that created it and last changed it (not a pause or a resume): neither may approve its runs. */
+    createdByKeyId: p.string().nullable(),
+    changedByKeyId: p.string().nullable(),
     ...timestamps(),
   },
 });

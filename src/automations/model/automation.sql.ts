@@ -32,8 +32,8 @@ with "limited" as (select set_config('neoflow.automations_per_account', ?, true)
 "made" as (
   insert into "automations" ("id", "account_id", "name", "network", "status", "trigger_type", "trigger", "action",
       "function_id", "signer_id", "watch_from_block", "price_source", "error_details", "notify", "gas_below", "budget",
-      "created_at", "updated_at")
-    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?)
+      "created_by_key_id", "changed_by_key_id", "created_at", "updated_at")
+    values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?)
     returning "id"
 ), "sealed" as (
   insert into "automation_credentials" ("automation_id", "path", "ciphertext", "wrapped_key", "master_key_id")
@@ -72,6 +72,8 @@ export async function insertAutomation(
       json(automation.notify),
       json(automation.gasBelow),
       json(automation.budget),
+      automation.createdByKeyId ?? null,
+      automation.changedByKeyId ?? null,
       automation.createdAt,
       automation.updatedAt,
       sealed.map(({ path }) => path),

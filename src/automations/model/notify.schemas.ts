@@ -69,7 +69,7 @@ const channelSchema = z
   )
   .meta({ id: 'Channel' });
 
-export const notifyEvents = [runStatus.failure, 'recovery', 'error', 'low_gas'] as const;
+export const notifyEvents = [runStatus.failure, 'recovery', 'error', 'low_gas', 'approval_requested'] as const;
 export type NotifyEvent = (typeof notifyEvents)[number];
 
 const gasAmount = z
@@ -79,7 +79,7 @@ const gasAmount = z
 const ruleSchema = z
   .strictObject({
     on: z
-      .array(z.enum(notifyEvents, { error: 'must be failure, recovery, error or low_gas' }), {
+      .array(z.enum(notifyEvents, { error: 'must be failure, recovery, error, low_gas or approval_requested' }), {
         error: 'must be an array of events',
       })
       .min(1, 'must name at least one event')

@@ -47,6 +47,22 @@ export interface RunError {
   body?: string;
 }
 
+/** Where a run's wait for approvals stands (approvals/). */
+export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired'] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+/**
+ * What a run waiting for approvals asked for, once its calls and exact fees were known: how many
+ * keys must approve, its transaction's fees then (GAS fractions), and until when it waits.
+ */
+export interface ApprovalRequest {
+  status: ApprovalStatus;
+  required: number;
+  fees: { systemFee: string; networkFee: string };
+  requestedAt: string;
+  deadline: string;
+}
+
 /** An error the service names itself (src/shared/outcomes.ts), where no function's own is copied. */
 export type NamedRunError = RunError & { name: RunErrorName };
 
@@ -78,6 +94,8 @@ export const AutomationRun = defineEntity({
      * signed: a contract action's, or those a function decided. Written once (run-contract.sql.ts).
      */
     calls: p.type(StorableJson).$type<ContractCall[]>().nullable(),
+    /** Its wait for approvals before it signs (approvals/); null for a run that never waited. */
+    approval: p.type(StorableJson).$type<ApprovalRequest>().nullable(),
     /** Why a deciding function chose to send nothing: the run is a success that sent nothing. */
     skipped: p.string().length(512).nullable(),
     txHash: p.string().length(66).nullable(),

@@ -12,6 +12,8 @@ export interface Cause {
   reason?: string;
   /** failure: how many runs failed in a row. */
   failures?: number;
+  /** approval_requested: what the run waits for. */
+  approval?: { required: number; fee: string; deadline: string };
 }
 
 /** An error message quoted in a line for people: long ones are cut. */
@@ -35,6 +37,7 @@ export function notificationMessage(automation: Pick<Automation, 'id' | 'name'>,
     },
     ...(cause.gas ? { gas: cause.gas } : {}),
     ...(cause.reason ? { reason: cause.reason } : {}),
+    ...(cause.approval ? { approval: cause.approval } : {}),
     occurredAt: new Date().toISOString(),
     text: '',
   };
@@ -55,6 +58,11 @@ function summary(message: NotificationMessage, cause: Cause): string {
       return `recovered: run ${run?.id ?? '?'} succeeded.`;
     case 'error':
       return `was stopped by the service: ${quoted(cause.reason ?? 'unknown reason')}`;
+    case 'approval_requested': {
+      const { required, fee, deadline } = cause.approval!;
+      const keys = required === 1 ? 'one key' : `${required} keys`;
+      return `waits for ${keys} to approve run ${run?.id ?? '?'} before it signs: its transaction costs ${fee} GAS. It ends ApprovalExpired at ${deadline} unless approved (POST /v1/automations/${message.automation.id}/runs/${run?.id ?? '?'}/approve).`;
+    }
     case 'low_gas':
       return `cannot pay for long: its signer ${cause.gas?.signer} (${cause.gas?.address}) holds ${cause.gas?.balance} GAS, less than ${cause.gas?.below}.`;
   }

@@ -18,6 +18,8 @@ export interface NotificationMessage {
   } | null;
   /** low_gas: the signer's address, its balance and the threshold, in GAS. */
   gas?: { address: string; balance: string; below: string };
+  /** approval_requested: how many keys must approve, the transaction's fee (GAS) and until when the run waits. */
+  approval?: { required: number; fee: string; deadline: string };
   /** error: why the service stopped the automation. */
   reason?: string;
   occurredAt: string;
@@ -39,7 +41,7 @@ export const Notification = defineEntity({
     accountId: p.string(),
     runId: p.string().nullable(),
     rule: p.integer(),
-    event: p.string().length(16).$type<NotifyEvent>(),
+    event: p.string().length(32).$type<NotifyEvent>(),
     eventKey: p.string(),
     channel: p.type(StorableJson).$type<Channel>(),
     message: p.type(StorableJson).$type<NotificationMessage>(),

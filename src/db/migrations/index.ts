@@ -33,6 +33,7 @@ import { CursorNetworkNames } from './0031-cursor-network-names.ts';
 import { Signers } from './0032-signers.ts';
 import { ManagedKeys } from './0033-managed-keys.ts';
 import { AuditEvents } from './0034-audit-events.ts';
+import { RunApprovals } from './0035-run-approvals.ts';
 import { AutomationHooks } from './0036-automation-hooks.ts';
 import { ConsoleSessions } from './0037-console-sessions.ts';
 
@@ -74,6 +75,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0032-signers', class: Signers },
   { name: '0033-managed-keys', class: ManagedKeys },
   { name: '0034-audit-events', class: AuditEvents },
+  { name: '0035-run-approvals', class: RunApprovals },
   { name: '0036-automation-hooks', class: AutomationHooks },
   { name: '0037-console-sessions', class: ConsoleSessions },
 ];

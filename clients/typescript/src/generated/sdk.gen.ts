@@ -120,6 +120,12 @@ import type {
   PostAutomationsByIdReplaysData,
   PostAutomationsByIdReplaysErrors,
   PostAutomationsByIdReplaysResponses,
+  PostAutomationsByIdRunsByRunIdApproveData,
+  PostAutomationsByIdRunsByRunIdApproveErrors,
+  PostAutomationsByIdRunsByRunIdApproveResponses,
+  PostAutomationsByIdRunsByRunIdRejectData,
+  PostAutomationsByIdRunsByRunIdRejectErrors,
+  PostAutomationsByIdRunsByRunIdRejectResponses,
   PostAutomationsByIdRunsByRunIdRetryData,
   PostAutomationsByIdRunsByRunIdRetryErrors,
   PostAutomationsByIdRunsByRunIdRetryResponses,
@@ -1279,6 +1285,64 @@ export const postAutomationsByIdRunsByRunIdRetry = <ThrowOnError extends boolean
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs/{runId}/retry',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
+  });
+
+/**
+ * Approve a run
+ *
+ * Approves a run waiting for approvals before it signs. Once `approval.required` keys approved, the run re-tests its calls, signs with a fresh `validUntilBlock` and relays. Needs `approvals:write`; the key that created or last changed the automation (a pause or a resume aside) is refused with 403, whatever its scopes, and a key decides a run once (409 `ALREADY_DECIDED`). A run that waits for no approval (never asked, ended, decided, or past its deadline) answers 409 `APPROVAL_NOT_PENDING`.
+ */
+export const postAutomationsByIdRunsByRunIdApprove = <ThrowOnError extends boolean = true>(
+  options: Options<PostAutomationsByIdRunsByRunIdApproveData, ThrowOnError>,
+): RequestResult<
+  PostAutomationsByIdRunsByRunIdApproveResponses,
+  PostAutomationsByIdRunsByRunIdApproveErrors,
+  ThrowOnError
+> =>
+  (options.client ?? client).post<
+    PostAutomationsByIdRunsByRunIdApproveResponses,
+    PostAutomationsByIdRunsByRunIdApproveErrors,
+    ThrowOnError
+  >({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/automations/{id}/runs/{runId}/approve',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
+  });
+
+/**
+ * Reject a run
+ *
+ * Rejects a run waiting for approvals: it ends `failure` with `ApprovalRejected`, nothing signed, its GAS reservation released. Needs `approvals:write`; the key that created or last changed the automation (a pause or a resume aside) is refused with 403, whatever its scopes, and a key decides a run once (409 `ALREADY_DECIDED`). A run that waits for no approval (never asked, ended, decided, or past its deadline) answers 409 `APPROVAL_NOT_PENDING`.
+ */
+export const postAutomationsByIdRunsByRunIdReject = <ThrowOnError extends boolean = true>(
+  options: Options<PostAutomationsByIdRunsByRunIdRejectData, ThrowOnError>,
+): RequestResult<
+  PostAutomationsByIdRunsByRunIdRejectResponses,
+  PostAutomationsByIdRunsByRunIdRejectErrors,
+  ThrowOnError
+> =>
+  (options.client ?? client).post<
+    PostAutomationsByIdRunsByRunIdRejectResponses,
+    PostAutomationsByIdRunsByRunIdRejectErrors,
+    ThrowOnError
+  >({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/automations/{id}/runs/{runId}/reject',
     ...options,
     headers: {
       'Content-Type': 'application/json',

@@ -40,6 +40,27 @@ export type Action = FunctionAction | ContractAction | WebhookAction;
 
 export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
 
+export type ApprovalRule = {
+  /**
+   * How many distinct keys must approve a run.
+   */
+  required: number;
+  /**
+   * How long a run waits for its approvals before it ends `ApprovalExpired`: `<n>s`, `<n>m`, `<n>h` or `<n>d`, at most 7 days.
+   */
+  timeout: string;
+  when?: {
+    /**
+     * Wait only when the fee of the run's transaction is above this, in GAS.
+     */
+    feeAbove?: string;
+    /**
+     * Wait for every run.
+     */
+    always?: true;
+  };
+};
+
 export type Automation = {
   id: string;
   name: string;
@@ -120,6 +141,10 @@ export type AutomationRun = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -161,6 +186,10 @@ export type AutomationRunDetails = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -178,7 +207,7 @@ export type AutomationRunDetails = {
   notifications: Array<{
     id: string;
     channel: 'webhook' | 'slack' | 'discord' | 'telegram';
-    event: 'failure' | 'recovery' | 'error' | 'low_gas';
+    event: 'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested';
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
@@ -396,6 +425,7 @@ export type ContractAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractActionInput = {
@@ -410,6 +440,7 @@ export type ContractActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractArg =
@@ -639,6 +670,7 @@ export type FunctionAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionActionInput = {
@@ -653,6 +685,7 @@ export type FunctionActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionCreate = {
@@ -886,7 +919,7 @@ export type LogLine = {
 };
 
 export type NotifyRule = {
-  on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
+  on: Array<'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested'>;
   channel: Channel;
   afterFailures?: number;
   belowGas?: string;
@@ -980,6 +1013,42 @@ export type ReplayCreate = {
   fromBlock: number;
   toBlock: number;
   dryRun?: boolean;
+};
+
+export type RunApproval = {
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  required: number;
+  /**
+   * What the transaction waiting for approvals calls.
+   */
+  calls: Array<{
+    scriptHash: string;
+    operation: string;
+    args: Array<{
+      type: string;
+      value: unknown;
+    }>;
+  }>;
+  /**
+   * The transaction's fees when the run asked, in GAS fractions; it is re-tested once approved.
+   */
+  fees: {
+    systemFee: string;
+    networkFee: string;
+  };
+  requestedAt: string;
+  /**
+   * When the run ends `ApprovalExpired` unless approved.
+   */
+  deadline: string;
+  approvals: Array<{
+    keyId: string;
+    at: string;
+  }>;
+  rejectedBy?: {
+    keyId: string;
+    at: string;
+  };
 };
 
 export type RunTrigger =
@@ -1491,6 +1560,8 @@ export type FunctionsError = {
       | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'signer_in_use'
+      | 'approval_not_pending'
+      | 'already_decided'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
@@ -1539,6 +1610,8 @@ export type AutomationsError = {
       | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'SIGNER_IN_USE'
+      | 'APPROVAL_NOT_PENDING'
+      | 'ALREADY_DECIDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
@@ -1768,7 +1841,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1848,7 +1921,7 @@ export type GetKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1925,7 +1998,7 @@ export type PostKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2007,7 +2080,7 @@ export type DeleteKeysByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2106,7 +2179,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2189,7 +2262,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2279,7 +2352,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2372,7 +2445,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2462,7 +2535,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2558,7 +2631,7 @@ export type GetSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2641,7 +2714,7 @@ export type PostSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2731,7 +2804,7 @@ export type DeleteSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2832,7 +2905,7 @@ export type GetSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2931,7 +3004,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3014,7 +3087,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3107,7 +3180,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3205,7 +3278,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3298,7 +3371,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3399,7 +3472,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3498,7 +3571,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3597,7 +3670,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3698,7 +3771,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3817,7 +3890,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3912,7 +3985,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4021,7 +4094,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4129,7 +4202,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4226,7 +4299,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4327,7 +4400,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4426,7 +4499,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4522,7 +4595,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4632,7 +4705,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4731,7 +4804,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4839,7 +4912,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -4922,7 +4995,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5020,7 +5093,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5113,7 +5186,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5203,7 +5276,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5329,7 +5402,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5530,7 +5603,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5632,7 +5705,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5726,7 +5799,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5830,7 +5903,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5900,6 +5973,218 @@ export type PostAutomationsByIdRunsByRunIdRetryResponses = {
 export type PostAutomationsByIdRunsByRunIdRetryResponse =
   PostAutomationsByIdRunsByRunIdRetryResponses[keyof PostAutomationsByIdRunsByRunIdRetryResponses];
 
+export type PostAutomationsByIdRunsByRunIdApproveData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/approve';
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveError =
+  PostAutomationsByIdRunsByRunIdApproveErrors[keyof PostAutomationsByIdRunsByRunIdApproveErrors];
+
+export type PostAutomationsByIdRunsByRunIdApproveResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveResponse =
+  PostAutomationsByIdRunsByRunIdApproveResponses[keyof PostAutomationsByIdRunsByRunIdApproveResponses];
+
+export type PostAutomationsByIdRunsByRunIdRejectData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/reject';
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectError =
+  PostAutomationsByIdRunsByRunIdRejectErrors[keyof PostAutomationsByIdRunsByRunIdRejectErrors];
+
+export type PostAutomationsByIdRunsByRunIdRejectResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectResponse =
+  PostAutomationsByIdRunsByRunIdRejectResponses[keyof PostAutomationsByIdRunsByRunIdRejectResponses];
+
 export type PostAutomationsByIdReplaysData = {
   body: ReplayCreate;
   headers?: {
@@ -5936,7 +6221,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -6039,7 +6324,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -6203,7 +6488,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6279,7 +6564,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6347,7 +6632,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6423,7 +6708,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6496,7 +6781,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6579,7 +6864,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6654,7 +6939,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6737,7 +7022,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {

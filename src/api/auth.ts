@@ -7,6 +7,8 @@ import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
 import { rateLimited } from '../metrics/metrics.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
+import { recordRefused } from '../auth/refused-key.ts';
+import { requestOrigin } from '../audit/actor.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
 const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account', '/v1/signers', '/v1/keys'];
@@ -67,7 +69,10 @@ export function admitCallers(
     const key = presentedKey(ctx.get('Authorization'), ctx.get('X-API-Key'));
     const alongside = alongsideOf(ctx.method, ctx.path);
     const admission = key === undefined ? null : await admit(services.em(), key, services.config.rateLimit, alongside);
-    if (!admission) throw unauthorized();
+    if (!admission) {
+      if (key !== undefined) await recordRefused(services.em(), key, requestOrigin(ctx));
+      throw unauthorized();
+    }
     ctx.state.caller = admission.caller;
     if (alongside) ctx.state.readAlongside = { ...alongside, row: admission.owned ?? null } satisfies ReadAlongside;
     ctx.set(rateLimitHeaders(admission.decision));

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { auditEventsWritten } from '../metrics/metrics.ts';
 import type { AuditSummary } from './summary.ts';
+import type { AuditRecord } from './audit.ts';
+import { jsonbParam } from '../db/jsonb-param.ts';
 
 /** The hand-written statements of the `audit_events` table (migration 0034). */
 
@@ -40,6 +42,36 @@ export interface AuditFilters {
 const columns = `"id"::text as "id", "occurred_at"::text as "cursor_at", "occurred_at", "actor_type", "actor_key_id",
   "actor_name", "actor_role", "actor_scopes", "request_id", "ip", "user_agent", "action", "resource_type",
   "resource_id", "summary"`;
+
+const recordColumns = `"account_id", "occurred_at", "actor_type", "actor_key_id", "actor_name", "actor_role",
+  "actor_scopes", "request_id", "ip", "user_agent", "action", "resource_type", "resource_id", "summary"`;
+
+/**
+ * `statement` (one insert, update or delete) with the insert of `record` before it, as one
+ * statement: the change and its event commit together, in one round trip. Its values come first.
+ */
+export function withAuditEvent(statement: string, record: AuditRecord): { sql: string; values: unknown[] } {
+  return {
+    sql: `with "audited" as (insert into "audit_events" (${recordColumns})
+      values (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?::jsonb)) ${statement}`,
+    values: [
+      record.accountId,
+      record.occurredAt,
+      record.actorType,
+      record.actorKeyId,
+      record.actorName,
+      record.actorRole,
+      record.actorScopes,
+      record.requestId,
+      record.ip,
+      record.userAgent,
+      record.action,
+      record.resourceType,
+      record.resourceId,
+      jsonbParam(record.summary),
+    ],
+  };
+}
 
 /**
  * A page of the account's events, newest first, after `keyset`: the order of the index

@@ -70,3 +70,10 @@ export function bounded(summary: { fields?: string[]; values?: Record<string, un
   if (Buffer.byteLength(JSON.stringify(result)) > maxBytes) delete result.values;
   return result;
 }
+
+/** A GAS budget's limits as values (`budget.perDay`: "5"), or `budget: null` when it is removed. */
+export function budgetValues(budget: Partial<Record<'perRun' | 'perDay' | 'total', string>> | null | undefined) {
+  if (budget === undefined) return {};
+  if (budget === null) return { budget: null };
+  return Object.fromEntries(Object.entries(budget).map(([limit, gas]) => [`budget.${limit}`, gas]));
+}

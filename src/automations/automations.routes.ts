@@ -130,11 +130,11 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
-      handle: async ({ accountId, body }) => {
+      handle: async ({ actor, body }) => {
         refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
         return bare(
-          automationView(await createAutomation(em(), control, accountId, body, resources.masterKeys, limit)),
+          automationView(await createAutomation(em(), control, actor, body, resources.masterKeys, limit)),
           201,
         );
       },
@@ -177,10 +177,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       scope: 'automations:operate',
       body: updateAutomationBody,
       responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
-      handle: async ({ ctx, accountId, params, body }) => {
+      handle: async ({ ctx, actor, params, body }) => {
         if (!changesStatusOnly(body)) assertScope(ctx.state, 'automations:write');
         if (body.trigger) refuseFrequentTrigger(body.trigger);
-        const updated = await updateAutomation(em(), control, accountId, params.id, body, resources.masterKeys);
+        const updated = await updateAutomation(em(), control, actor, params.id, body, resources.masterKeys);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;
@@ -200,8 +200,8 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:write',
       responses: { 200: deletedMessage },
-      handle: async ({ accountId, params }) => {
-        await deleteAutomation(em(), control, accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await deleteAutomation(em(), control, actor, params.id);
         return bare({ success: true, message: 'Automation deleted.' });
       },
     }),
@@ -215,9 +215,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:operate',
       ...startsRun,
-      handle: async ({ accountId, params }) => {
+      handle: async ({ accountId, actor, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare({ run: await fireManually(em(), control, automation) }, 202);
+        return bare({ run: await fireManually(em(), control, actor, automation) }, 202);
       },
     }),
     route({
@@ -284,9 +284,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:operate',
       ...startsRun,
-      handle: async ({ accountId, params }) => {
+      handle: async ({ accountId, actor, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);
+        return bare({ run: await retryRun(em(), control, actor, automation, params.runId) }, 202);
       },
     }),
     route({
@@ -301,9 +301,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createReplayBody,
       responses: { 202: replaySchema },
-      handle: async ({ accountId, params, body }) => {
+      handle: async ({ accountId, actor, params, body }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare(await createReplay(em(), control, automation, body), 202);
+        return bare(await createReplay(em(), control, actor, automation, body), 202);
       },
     }),
     route({

@@ -38,6 +38,23 @@ import { applyTrigger, removeTrigger, type TriggerChange, type TriggerControl } 
 import { runStatus } from '../shared/outcomes.ts';
 import { insertAutomation } from './model/automation.sql.ts';
 import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { budgetValues, changeSummary } from '../audit/summary.ts';
+
+/**
+ * The audit log shows an automation's name, status, network and its trigger's and action's types;
+ * a trigger, an action, notification rules or a budget are named as changed, never shown (they
+ * hold URLs, headers, templates and arguments).
+ */
+const automationChange = (id: string, input: Partial<CreateAutomation> | UpdateAutomation) => ({
+  resource: { type: 'automation' as const, id },
+  summary: changeSummary(input, ['name', 'status', 'network'], {
+    ...(input.trigger && { 'trigger.type': input.trigger.type }),
+    ...(input.action && { 'action.type': input.action.type }),
+    ...budgetValues(input.budget),
+  }),
+});
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -61,11 +78,12 @@ const automationLimitReached = (limit: number) =>
 export async function createAutomation(
   em: EntityManager,
   control: TriggerControl,
-  accountId: string,
+  actor: Actor,
   input: CreateAutomation,
   masterKeys: MasterKeys,
   automationLimit: number,
 ) {
+  const { accountId } = actor;
   const network = input.network ?? control.defaultNetwork;
   assertNetworkConfigured(control.networks, network);
   assertSourceAllowed(control, input.trigger);
@@ -102,14 +120,12 @@ export async function createAutomation(
   );
   const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
   nameSource(automation, clear);
-  const insert = (tx: EntityManager) => insertAutomation(tx, automation, sealed, automationLimit);
-  const inserted =
-    input.trigger.type === 'state'
-      ? await em.transactional(async (tx) => {
-          await assertStateTriggerRoom(tx, accountId);
-          return insert(tx);
-        })
-      : await insert(em);
+  const inserted = await em.transactional(async (tx) => {
+    if (input.trigger.type === 'state') await assertStateTriggerRoom(tx, accountId);
+    const stored = await insertAutomation(tx, automation, sealed, automationLimit);
+    if (stored) audit(tx, actor, { action: 'automation.create', ...automationChange(automation.id, input) });
+    return stored;
+  });
   if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
@@ -157,11 +173,12 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 export async function updateAutomation(
   em: EntityManager,
   control: TriggerControl,
-  accountId: string,
+  actor: Actor,
   id: string,
   input: UpdateAutomation,
   masterKeys: MasterKeys,
 ) {
+  const { accountId } = actor;
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
     await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
@@ -194,6 +211,7 @@ export async function updateAutomation(
     if (rearm && automation.triggerType === 'price') await forgetPriceState(tx, automation.id);
     const resumed = await resume(tx, control, automation, wasActive, input.resumeFrom);
     automation.updatedAt = new Date();
+    audit(tx, actor, { action: 'automation.update', ...automationChange(automation.id, input) });
     return { automation, change: { previousType }, replay: resumed?.replay ?? null };
   });
   await applyLatest(em, control, id, change);
@@ -225,10 +243,11 @@ async function applyLatest(em: EntityManager, control: TriggerControl, id: strin
  * records the removal with the row's delete (automation_trigger_removals): a trigger Temporal
  * could not stop now is stopped by the reconciler.
  */
-export async function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
+export async function deleteAutomation(em: EntityManager, control: TriggerControl, actor: Actor, id: string) {
   const { triggerType } = await em.transactional(async (tx) => {
-    const automation = await lockAutomation(tx, accountId, id);
+    const automation = await lockAutomation(tx, actor.accountId, id);
     tx.remove(automation);
+    audit(tx, actor, { action: 'automation.delete', ...automationChange(id, { name: automation.name }) });
     return automation;
   });
   await leaveToSweepIfDown(control, () => removeTrigger(control, id, triggerType));

@@ -88,7 +88,8 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun, lastAttempt: bo
     }
     // Its fees known, the transaction is signed only once they fit the budget (budget-steps.ts).
     if (!(await reserveRunGas(deps.em, run.id, priced))) return;
-    await storeTransaction(deps.em, run.id, await priced.sign());
+    const signed = { accountId: run.accountId, automationId: run.automation.id, signer, network: run.network };
+    await storeTransaction(deps.em, run.id, await priced.sign(), { ...signed, fee: priced.fee });
   } catch (error) {
     const end = signingEnd(error, lastAttempt);
     if (!end) throw error;

@@ -11,7 +11,15 @@ import { recordRefused } from '../auth/refused-key.ts';
 import { requestOrigin } from '../audit/actor.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
-const protectedPrefixes = ['/v1/functions', '/v1/secrets', '/v1/automations', '/v1/account', '/v1/signers', '/v1/keys'];
+const protectedPrefixes = [
+  '/v1/functions',
+  '/v1/secrets',
+  '/v1/automations',
+  '/v1/account',
+  '/v1/signers',
+  '/v1/keys',
+  '/v1/audit-events',
+];
 
 const unauthorized = () =>
   new AppError('unauthorized', 'A valid API key is required (Authorization: Bearer <key> or X-API-Key: <key>).');

@@ -61,6 +61,11 @@ interface RouteSpec<Path extends string, Query, Body> {
   bodyOptional?: true;
   responses: Partial<Record<number, z.ZodType>>;
   /**
+   * What the 200 answers as `application/x-ndjson` (one value a line) to a request that accepts it:
+   * the schema of one line. A `before` middleware of the route streams it.
+   */
+  streams?: z.ZodType;
+  /**
    * The error codes the handler (its services, its `before`) can answer; the kit adds those of
    * the declaration itself (a body, a scope, idempotency…: src/api/openapi-errors.ts). The
    * document's error statuses are these, and the tests fail any answer they do not declare.

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
  * `anonymous` (a refused key) and `operator` (the codec's token) are written by
  * audit-event.sql.ts alone: neither has an account to act in.
  */
-export type ActorType = 'key' | 'cli' | 'system' | 'anonymous' | 'operator';
+type ActorType = 'key' | 'cli' | 'system' | 'anonymous' | 'operator';
 
 /**
  * Who made a change, as the audit log records it. Built once per request at the edge

@@ -30,7 +30,7 @@ export interface AuditKeyset {
   id: string;
 }
 
-export interface AuditFilters {
+interface AuditFilters {
   actor?: string;
   action?: string;
   resourceType?: string;

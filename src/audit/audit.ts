@@ -25,7 +25,7 @@ import { auditActions, type AuditAction, type ResourceType } from './audit-actio
 import { bounded, type AuditSummary } from './summary.ts';
 import { storableText } from '../db/storable.ts';
 
-export interface AuditChange {
+interface AuditChange {
   action: AuditAction;
   resource: { type: ResourceType; id: string };
   summary?: AuditSummary;
@@ -58,7 +58,7 @@ export function auditRecord(actor: Actor, change: AuditChange) {
 export type AuditRecord = ReturnType<typeof auditRecord>;
 
 /** The actor's columns, each bounded to its column. */
-export function actorColumns(actor: Actor) {
+function actorColumns(actor: Actor) {
   return {
     accountId: actor.accountId,
     actorType: actor.type,

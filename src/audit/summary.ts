@@ -1,7 +1,7 @@
 import { storableText } from '../db/storable.ts';
 
 /** A value an event may show: short, and never a secret (see `safeValue`). */
-export type SummaryValue = string | number | boolean | null;
+type SummaryValue = string | number | boolean | null;
 
 /**
  * What changed, field by field: `fields` names every field the change set (a body's top-level

@@ -97,7 +97,7 @@ export async function storeTransaction(em: EntityManager, runId: string, call: P
 }
 
 /** What the audit log says of a signed transaction beside its hash: whose, by which key, where, at what cost. */
-export interface Signed {
+interface Signed {
   accountId: string;
   automationId: string;
   signer: { id: string; address: string };

@@ -102,6 +102,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Signers',
       'Account',
       'Keys',
+      'Audit',
       'Health',
       'OpenAPI',
       'Codec',

@@ -40,6 +40,41 @@ export type Action = FunctionAction | ContractAction | WebhookAction;
 
 export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
 
+export type AuditEvent = {
+  id: string;
+  occurredAt: string;
+  actor: {
+    type: string;
+    keyId: string | null;
+    name: string | null;
+    role: string | null;
+    scopes: Array<string> | null;
+  };
+  requestId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  action: string;
+  resource: {
+    type: string;
+    id: string;
+  };
+  summary: {
+    fields?: Array<string>;
+    values?: {
+      [key: string]: string | number | boolean | null;
+    };
+  };
+};
+
+export type AuditEventPage = {
+  events: Array<AuditEvent>;
+  pagination: {
+    limit: number;
+    hasMore: boolean;
+    next: string | null;
+  };
+};
+
 export type Automation = {
   id: string;
   name: string;
@@ -1944,6 +1979,128 @@ export type DeleteKeysByIdResponses = {
 };
 
 export type DeleteKeysByIdResponse = DeleteKeysByIdResponses[keyof DeleteKeysByIdResponses];
+
+export type GetAuditEventsData = {
+  body?: never;
+  path?: never;
+  query?: {
+    limit?: number;
+    after?: string;
+    actor?: string;
+    action?:
+      | 'function.create'
+      | 'function.update'
+      | 'function.delete'
+      | 'function.promote'
+      | 'function.invoke'
+      | 'execution.retry'
+      | 'secret.create'
+      | 'secret.update'
+      | 'secret.delete'
+      | 'automation.create'
+      | 'automation.update'
+      | 'automation.delete'
+      | 'automation.fire'
+      | 'run.retry'
+      | 'replay.create'
+      | 'run.approve'
+      | 'run.reject'
+      | 'transaction.sign'
+      | 'signer.create'
+      | 'signer.delete'
+      | 'key.create'
+      | 'key.revoke'
+      | 'account.update'
+      | 'auth.refused'
+      | 'codec.decode';
+    resourceType?:
+      | 'function'
+      | 'execution'
+      | 'secret'
+      | 'automation'
+      | 'run'
+      | 'replay'
+      | 'transaction'
+      | 'signer'
+      | 'key'
+      | 'account'
+      | 'codec';
+    resourceId?: string;
+    since?: string;
+    until?: string;
+  };
+  url: '/v1/audit-events';
+};
+
+export type GetAuditEventsErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetAuditEventsError = GetAuditEventsErrors[keyof GetAuditEventsErrors];
+
+export type GetAuditEventsResponses = {
+  /**
+   * Done: `AuditEventPage`.
+   */
+  200: AuditEventPage;
+};
+
+export type GetAuditEventsResponse = GetAuditEventsResponses[keyof GetAuditEventsResponses];
 
 export type GetSecretsData = {
   body?: never;

@@ -40,21 +40,8 @@ import { insertAutomation } from './model/automation.sql.ts';
 import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
 import { audit } from '../audit/audit.ts';
 import type { Actor } from '../audit/actor.ts';
-import { budgetValues, changeSummary } from '../audit/summary.ts';
-
-/**
- * The audit log shows an automation's name, status, network and its trigger's and action's types;
- * a trigger, an action, notification rules or a budget are named as changed, never shown (they
- * hold URLs, headers, templates and arguments).
- */
-const automationChange = (id: string, input: Partial<CreateAutomation> | UpdateAutomation) => ({
-  resource: { type: 'automation' as const, id },
-  summary: changeSummary(input, ['name', 'status', 'network'], {
-    ...(input.trigger && { 'trigger.type': input.trigger.type }),
-    ...(input.action && { 'action.type': input.action.type }),
-    ...budgetValues(input.budget),
-  }),
-});
+import { automationChange } from './automation-change.ts';
+import { firstFailureOf } from './first-failure.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -129,21 +116,6 @@ export async function createAutomation(
   if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return automation;
-}
-
-/**
- * The answers of checks started at once, once all are settled; the first failure in their order
- * otherwise, so that a request failing two of them is answered as when they ran one after another.
- */
-async function firstFailureOf<T extends readonly unknown[]>(
-  checks: T,
-): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const settled = await Promise.allSettled(checks);
-  const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
-    -readonly [K in keyof T]: Awaited<T[K]>;
-  };
 }
 
 export async function listAutomations(em: EntityManager, accountId: string, query: ListAutomations) {

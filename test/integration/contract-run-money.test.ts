@@ -90,6 +90,18 @@ describe('a retried prepare of a contract run', () => {
     expect((await runRow(runId)).txHash).toBeNull();
     await storeTransaction(fork(), runId, fresh, await signedBy(runId, 7n));
     expect((await runRow(runId)).txHash).toBe(fresh.hash);
+    // The audit log records the transaction the run holds, once, by the system; not the stale one.
+    const signed = await fork().execute<{ resource_id: string; actor_type: string; summary: unknown }[]>(
+      `select "resource_id", "actor_type", "summary" from "audit_events" where "action" = 'transaction.sign' and "summary"->'values'->>'runId' = ?`,
+      [runId],
+    );
+    expect(signed).toEqual([
+      {
+        resource_id: fresh.hash,
+        actor_type: 'system',
+        summary: { values: expect.objectContaining({ runId, signer, network: 'default', fees: '0.00000007' }) },
+      },
+    ]);
   });
 });
 

@@ -24,7 +24,7 @@ export interface AuditEventRow {
   summary: AuditSummary;
 }
 
-/** Where a page ends: the last event's time as PostgreSQL prints it (exact) and its id. */
+/** Where a page ends: the last event's time in microseconds since 1970 (exact) and its id. */
 export interface AuditKeyset {
   at: string;
   id: string;
@@ -39,7 +39,7 @@ interface AuditFilters {
   until?: Date;
 }
 
-const columns = `"id"::text as "id", "occurred_at"::text as "cursor_at", "occurred_at", "actor_type", "actor_key_id",
+const columns = `"id"::text as "id", (extract(epoch from "occurred_at") * 1000000)::bigint::text as "cursor_at", "occurred_at", "actor_type", "actor_key_id",
   "actor_name", "actor_role", "actor_scopes", "request_id", "ip", "user_agent", "action", "resource_type",
   "resource_id", "summary"`;
 
@@ -96,7 +96,13 @@ export async function auditPage(
   if (filters.resourceId !== undefined) add('"resource_id" = ?', filters.resourceId);
   if (filters.since !== undefined) add('"occurred_at" >= ?', filters.since);
   if (filters.until !== undefined) add('"occurred_at" < ?', filters.until);
-  if (keyset) add('("occurred_at", "id") < (?::timestamptz, ?::bigint)', keyset.at, keyset.id);
+  if (keyset) {
+    add(
+      `("occurred_at", "id") < ('epoch'::timestamptz + ?::bigint * interval '1 microsecond', ?::bigint)`,
+      keyset.at,
+      keyset.id,
+    );
+  }
   return em.execute<AuditEventRow[]>(
     `select ${columns} from "audit_events" where ${where.join(' and ')}
      order by "occurred_at" desc, "id" desc limit ?`,

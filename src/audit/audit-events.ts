@@ -24,8 +24,8 @@ function auditEventView(row: AuditEventRow) {
   };
 }
 
-/** The time as PostgreSQL prints a timestamptz, and an id: what a cursor may hold, nothing else. */
-const keysetShape = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+/** Microseconds since 1970 and an id, both integers: what a cursor may hold, nothing else. */
+const keysetShape = /^-?\d{1,16}$/;
 
 const badCursor = () =>
   new AppError('invalid_request', '"after" must be the `pagination.next` of an earlier page.', { field: 'after' });

@@ -241,7 +241,12 @@ const settings = {
    * The recovery sweep: how often it looks for executions recorded but perhaps never started, and
    * how long such an execution has had to start before it counts as one.
    */
-  recovery: { intervalMs: recoverySeconds, graceMs: recoverySeconds },
+  recovery: {
+    intervalMs: recoverySeconds,
+    graceMs: recoverySeconds,
+    /** Audit events older than this many days are deleted by the reconciler, a bounded batch a pass. */
+    auditRetentionDays: read('NEOFLOW_AUDIT_RETENTION_DAYS', positiveInt.default(365)),
+  },
   /** Defaults of automations' triggers; a price trigger may set its own interval and age. */
   automations: {
     /** How late a schedule may still fire a missed time (after downtime). */

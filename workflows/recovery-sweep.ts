@@ -17,6 +17,7 @@ const {
   sweepRuns,
   sweepNotifications,
   sweepReplays,
+  purgeAuditEvents,
 } = proxyLocalActivities<ReconcilerActivities>({
   startToCloseTimeout: '60 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
@@ -26,6 +27,7 @@ const firstKeyset: Keyset = { at: '-infinity', id: '' };
 
 /** A loop that began its pass on code without this step replays it without (the patch's marker). */
 const removedNetworksStopped = 'removed-networks-stopped';
+const auditEventsPurged = 'audit-events-purged';
 
 /**
  * One pass of the reconciler (recoveryLoop): rows are the truth, and Temporal is made to
@@ -39,6 +41,7 @@ const removedNetworksStopped = 'removed-networks-stopped';
  *   the row is ended; still running, it is left to run.
  * - Notifications recorded whose delivery never began: started, or failed if their workflow closed.
  * - Replays running on their rows: started again if their workflow is gone, failed if it closed.
+ * - Audit events past NEOFLOW_AUDIT_RETENTION_DAYS: deleted, a bounded number a pass.
  */
 export async function recoverySweep(): Promise<void> {
   if (patched(removedNetworksStopped)) await stopRemovedNetworks();
@@ -68,4 +71,5 @@ export async function recoverySweep(): Promise<void> {
     for (const { replayId, labels } of page.unstarted) await startOnce(replayBlocks, replayId, labels);
     after = page.next;
   }
+  if (patched(auditEventsPurged)) await purgeAuditEvents();
 }

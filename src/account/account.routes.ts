@@ -8,6 +8,7 @@ import { accountSpend } from '../automations/budget/gas-spend.ts';
 import { findSigner } from '../signers/default-signer.ts';
 import { networkFiguresSchema, networkFigures, spendSchema } from '../signers/signer-networks.ts';
 import { Account } from '../auth/account.entity.ts';
+import { setDefaultBudget } from './account.service.ts';
 
 const accountSchema = z
   .strictObject({
@@ -83,8 +84,8 @@ export function accountRoutes(resources: Resources): Router {
       scope: 'automations:write',
       body: updateAccountBody,
       responses: { 200: accountSchema },
-      handle: async ({ accountId, body }) => {
-        await resources.em().nativeUpdate(Account, { id: accountId }, { budget: body.budget, updatedAt: new Date() });
+      handle: async ({ accountId, actor, body }) => {
+        await setDefaultBudget(resources.em(), actor, body.budget);
         return bare(await view(accountId));
       },
     }),

@@ -8,6 +8,8 @@ import { rateLimitHeaders, tooManyRequests } from '../ratelimit/decision.ts';
 import { rateLimited } from '../metrics/metrics.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
+import { recordRefused } from '../auth/refused-key.ts';
+import { requestOrigin } from '../audit/actor.ts';
 
 /** Paths that need a key; anything below them is authenticated before it is routed. */
 const protectedPrefixes = [
@@ -18,6 +20,7 @@ const protectedPrefixes = [
   '/v1/signers',
   '/v1/keys',
   '/v1/console',
+  '/v1/audit-events',
 ];
 
 const unauthorized = () =>
@@ -84,7 +87,10 @@ export function admitCallers(
         : session !== undefined
           ? await admitSession(services.em(), session, sessionIdleSeconds, services.config.rateLimit)
           : null;
-    if (!admission) throw unauthorized();
+    if (!admission) {
+      if (key !== undefined) await recordRefused(services.em(), key, requestOrigin(ctx));
+      throw unauthorized();
+    }
     ctx.state.caller = admission.caller;
     if (alongside) ctx.state.readAlongside = { ...alongside, row: admission.owned ?? null } satisfies ReadAlongside;
     ctx.set(rateLimitHeaders(admission.decision));

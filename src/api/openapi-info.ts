@@ -72,6 +72,12 @@ export const apiTags = [
       'docs/console.md.',
   },
   {
+    name: 'Audit',
+    description:
+      'Who changed what in the account: every change, fire, retry, signed transaction and refused key, recorded in ' +
+      'the transaction of what it records, read only, kept NEOFLOW_AUDIT_RETENTION_DAYS. docs/api.md, "Audit log".',
+  },
+  {
     name: 'Health',
     description: 'Readiness and liveness of an API process, for load balancers and container checks. No key needed.',
   },

@@ -112,7 +112,10 @@ function operation(declared: DeclaredRoute, { toJsonSchema }: SchemaComponents) 
     responses[status] = {
       description: successDescription(Number(status), answered),
       headers: responseHeaders(declared, Number(status), 'own'),
-      content: json(answered),
+      content: {
+        ...json(answered),
+        ...(spec.streams && Number(status) === 200 && { [ndjson]: { schema: toJsonSchema(spec.streams, 'output') } }),
+      },
     };
   }
   for (const [status, error] of Object.entries(errorResponses(declared)))
@@ -164,6 +167,9 @@ function queryParameters(schema: JsonSchema) {
     schema: property,
   }));
 }
+
+/** A stream of JSON values, one a line: what a route's `streams` answers under `Accept` (its schema is one line's). */
+export const ndjson = 'application/x-ndjson';
 
 const json = (schema: JsonSchema, examples?: object) => ({
   'application/json': { schema, ...(examples && { examples }) },

@@ -9,6 +9,7 @@ import { apiRouter } from './router.ts';
 import { parseBody, parseQuery } from './validate.ts';
 import type { ApiTag } from './openapi-info.ts';
 import type { ErrorCode } from '../errors.ts';
+import { requestActor, type Actor } from '../audit/actor.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
@@ -23,6 +24,8 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
 interface RouteInput<Path extends string, Query, Body> {
   /** The caller's account: set on every route of a protected area (src/api/auth.ts). */
   accountId: string;
+  /** Who calls, as the audit log records it: given to every service that changes something. */
+  actor: Actor;
   params: Record<ParamNames<Path>, string>;
   query: Query;
   body: Body;
@@ -57,6 +60,11 @@ interface RouteSpec<Path extends string, Query, Body> {
   /** A request with no body is read as `{}`: for a body whose fields are all optional. */
   bodyOptional?: true;
   responses: Partial<Record<number, z.ZodType>>;
+  /**
+   * What the 200 answers as `application/x-ndjson` (one value a line) to a request that accepts it:
+   * the schema of one line. A `before` middleware of the route streams it.
+   */
+  streams?: z.ZodType;
   /**
    * The error codes the handler (its services, its `before`) can answer; the kit adds those of
    * the declaration itself (a body, a scope, idempotency…: src/api/openapi-errors.ts). The
@@ -103,6 +111,10 @@ export function areaRouter(prefix: string, routes: RouteSpec<string, unknown, un
       const answer = await spec.handle({
         get accountId() {
           return accountOf(ctx, spec.path);
+        },
+        get actor() {
+          accountOf(ctx, spec.path);
+          return requestActor(ctx);
         },
         params: ctx.params,
         query: spec.query ? parseQuery(spec.query, ctx.query) : undefined,

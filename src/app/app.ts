@@ -16,6 +16,7 @@ import { healthRoutes, livenessRoutes } from '../health/health.routes.ts';
 import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { signersRoutes } from '../signers/signers.routes.ts';
 import { keysRoutes } from '../keys/keys.routes.ts';
+import { auditRoutes } from '../audit/audit.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
 import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
@@ -84,6 +85,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     livenessRoutes(),
     accountRoutes(resources),
     keysRoutes(resources),
+    auditRoutes(resources),
     secretsRoutes(resources),
     signersRoutes(resources),
     functionsRoutes(resources, {

@@ -1,11 +1,10 @@
 import type { Context } from 'koa';
-import type { Caller } from '../auth/admission.ts';
 
 /**
  * `anonymous` (a refused key) and `operator` (the codec's token) are written by
  * audit-event.sql.ts alone: neither has an account to act in.
  */
-export type ActorType = 'key' | 'cli' | 'system' | 'anonymous' | 'operator';
+type ActorType = 'key' | 'cli' | 'system' | 'anonymous' | 'operator';
 
 /**
  * Who made a change, as the audit log records it. Built once per request at the edge
@@ -27,9 +26,18 @@ export interface Actor {
   userAgent: string | null;
 }
 
+/** What the admission knows of a request's key (src/auth/admission.ts, `Caller`). */
+interface KeyCaller {
+  accountId: string;
+  keyId: string;
+  keyName: string | null;
+  role: string | null;
+  scopes: readonly string[];
+}
+
 /** The actor of an authenticated request (`ctx.state.caller`, set by src/api/auth.ts). */
 export function requestActor(ctx: Pick<Context, 'state' | 'ip' | 'get'>): Actor {
-  const caller = ctx.state.caller as Caller;
+  const caller = ctx.state.caller as KeyCaller;
   return {
     accountId: caller.accountId,
     type: 'key',

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { auditEventsWritten } from '../metrics/metrics.ts';
 import type { AuditSummary } from './summary.ts';
+import type { AuditRecord } from './audit.ts';
+import { jsonbParam } from '../db/jsonb-param.ts';
 
 /** The hand-written statements of the `audit_events` table (migration 0034). */
 
@@ -22,13 +24,13 @@ export interface AuditEventRow {
   summary: AuditSummary;
 }
 
-/** Where a page ends: the last event's time as PostgreSQL prints it (exact) and its id. */
+/** Where a page ends: the last event's time in microseconds since 1970 (exact) and its id. */
 export interface AuditKeyset {
   at: string;
   id: string;
 }
 
-export interface AuditFilters {
+interface AuditFilters {
   actor?: string;
   action?: string;
   resourceType?: string;
@@ -37,9 +39,39 @@ export interface AuditFilters {
   until?: Date;
 }
 
-const columns = `"id"::text as "id", "occurred_at"::text as "cursor_at", "occurred_at", "actor_type", "actor_key_id",
+const columns = `"id"::text as "id", (extract(epoch from "occurred_at") * 1000000)::bigint::text as "cursor_at", "occurred_at", "actor_type", "actor_key_id",
   "actor_name", "actor_role", "actor_scopes", "request_id", "ip", "user_agent", "action", "resource_type",
   "resource_id", "summary"`;
+
+const recordColumns = `"account_id", "occurred_at", "actor_type", "actor_key_id", "actor_name", "actor_role",
+  "actor_scopes", "request_id", "ip", "user_agent", "action", "resource_type", "resource_id", "summary"`;
+
+/**
+ * `statement` (one insert, update or delete) with the insert of `record` before it, as one
+ * statement: the change and its event commit together, in one round trip. Its values come first.
+ */
+export function withAuditEvent(statement: string, record: AuditRecord): { sql: string; values: unknown[] } {
+  return {
+    sql: `with "audited" as (insert into "audit_events" (${recordColumns})
+      values (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, ?, ?::jsonb)) ${statement}`,
+    values: [
+      record.accountId,
+      record.occurredAt,
+      record.actorType,
+      record.actorKeyId,
+      record.actorName,
+      record.actorRole,
+      record.actorScopes,
+      record.requestId,
+      record.ip,
+      record.userAgent,
+      record.action,
+      record.resourceType,
+      record.resourceId,
+      jsonbParam(record.summary),
+    ],
+  };
+}
 
 /**
  * A page of the account's events, newest first, after `keyset`: the order of the index
@@ -64,7 +96,13 @@ export async function auditPage(
   if (filters.resourceId !== undefined) add('"resource_id" = ?', filters.resourceId);
   if (filters.since !== undefined) add('"occurred_at" >= ?', filters.since);
   if (filters.until !== undefined) add('"occurred_at" < ?', filters.until);
-  if (keyset) add('("occurred_at", "id") < (?::timestamptz, ?::bigint)', keyset.at, keyset.id);
+  if (keyset) {
+    add(
+      `("occurred_at", "id") < ('epoch'::timestamptz + ?::bigint * interval '1 microsecond', ?::bigint)`,
+      keyset.at,
+      keyset.id,
+    );
+  }
   return em.execute<AuditEventRow[]>(
     `select ${columns} from "audit_events" where ${where.join(' and ')}
      order by "occurred_at" desc, "id" desc limit ?`,

@@ -25,7 +25,7 @@ import { auditActions, type AuditAction, type ResourceType } from './audit-actio
 import { bounded, type AuditSummary } from './summary.ts';
 import { storableText } from '../db/storable.ts';
 
-export interface AuditChange {
+interface AuditChange {
   action: AuditAction;
   resource: { type: ResourceType; id: string };
   summary?: AuditSummary;
@@ -35,19 +35,30 @@ const cut = (text: string | null, length: number) => (text === null ? null : sto
 
 /** Queues the event of `change` made by `actor` in `em`'s unit of work (see above). */
 export function audit(em: EntityManager, actor: Actor, change: AuditChange): void {
+  em.create(AuditEvent, auditRecord(actor, change));
+}
+
+/**
+ * The event's columns, for a change written by one plain statement that writes its event too
+ * (`withAuditEvent`, audit-event.sql.ts): an invoke's execution, whose one round trip stays one.
+ */
+export function auditRecord(actor: Actor, change: AuditChange) {
   if (!auditActions.includes(change.action)) throw new Error(`Unknown audit action ${change.action}.`);
-  em.create(AuditEvent, {
+  return {
     ...actorColumns(actor),
+    occurredAt: new Date(),
     action: change.action,
     resourceType: change.resource.type,
     resourceId: change.resource.id.slice(0, 255),
     summary: bounded(change.summary ?? {}),
     dedupeKey: null,
-  });
+  };
 }
 
+export type AuditRecord = ReturnType<typeof auditRecord>;
+
 /** The actor's columns, each bounded to its column. */
-export function actorColumns(actor: Actor) {
+function actorColumns(actor: Actor) {
   return {
     accountId: actor.accountId,
     actorType: actor.type,

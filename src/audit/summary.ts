@@ -1,7 +1,7 @@
 import { storableText } from '../db/storable.ts';
 
 /** A value an event may show: short, and never a secret (see `safeValue`). */
-export type SummaryValue = string | number | boolean | null;
+type SummaryValue = string | number | boolean | null;
 
 /**
  * What changed, field by field: `fields` names every field the change set (a body's top-level
@@ -69,4 +69,11 @@ export function bounded(summary: { fields?: string[]; values?: Record<string, un
   // Multi-byte text could still pass the column's bound: the values go first, the fields stay.
   if (Buffer.byteLength(JSON.stringify(result)) > maxBytes) delete result.values;
   return result;
+}
+
+/** A GAS budget's limits as values (`budget.perDay`: "5"), or `budget: null` when it is removed. */
+export function budgetValues(budget: Partial<Record<'perRun' | 'perDay' | 'total', string>> | null | undefined) {
+  if (budget === undefined) return {};
+  if (budget === null) return { budget: null };
+  return Object.fromEntries(Object.entries(budget).map(([limit, gas]) => [`budget.${limit}`, gas]));
 }

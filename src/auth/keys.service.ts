@@ -7,6 +7,9 @@ import { addSigner, findSigner, type SignerSummary } from '../signers/default-si
 import { newId } from '../ids.ts';
 import { storedRate, type Rate } from '../ratelimit/rate.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
+import { audit } from '../audit/audit.ts';
+import { cliActor } from '../audit/actor.ts';
+import { keyChange } from '../keys/managed-keys.ts';
 
 interface KeySummary {
   id: string;
@@ -52,6 +55,8 @@ export async function createKey(
       rateWindowSeconds: options.rate?.windowSeconds ?? null,
     });
     await tx.flush();
+    // After the flush that inserted a new account: the event's row refers to it.
+    audit(tx, cliActor(account.id), keyChange('key.create', record));
     if (!existingSigner) await options.onNewSigner?.(signer);
     return { key, keyId: record.id, accountId: account.id, signer };
   });
@@ -73,7 +78,10 @@ export async function listKeys(em: EntityManager, accountName: string): Promise<
 export async function revokeKey(em: EntityManager, keyId: string): Promise<boolean> {
   const key = await em.findOne(ApiKey, { id: keyId });
   if (!key) return false;
-  key.revokedAt ??= new Date();
+  if (!key.revokedAt) {
+    key.revokedAt = new Date();
+    audit(em, cliActor(key.account.id), keyChange('key.revoke', key));
+  }
   await em.flush();
   return true;
 }

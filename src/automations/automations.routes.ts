@@ -42,7 +42,7 @@ import type { TriggerControl } from './triggers.control.ts';
 import { nextFireOf } from './schedule/next-fire.ts';
 import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
-import { assertScope, callerOf } from '../api/auth.ts';
+import { assertScope } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
@@ -134,11 +134,10 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createAutomationBody,
       responses: { 201: automationSchema },
-      handle: async ({ ctx, accountId, body }) => {
+      handle: async ({ actor, body }) => {
         refuseFrequentTrigger(body.trigger);
         const limit = quotas.automationsPerAccount;
-        const { keyId } = callerOf(ctx.state);
-        const created = await createAutomation(em(), control, accountId, body, resources.masterKeys, limit, keyId);
+        const created = await createAutomation(em(), control, actor, body, resources.masterKeys, limit);
         return bare(withHookToken(automationView(created.automation), created.hookToken), 201);
       },
     }),
@@ -180,13 +179,13 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       scope: 'automations:operate',
       body: updateAutomationBody,
       responses: { 200: automationDetailsSchema.extend({ replay: replaySchema.optional() }) },
-      handle: async ({ ctx, accountId, params, body }) => {
+      handle: async ({ ctx, actor, params, body }) => {
         if (!changesStatusOnly(body)) assertScope(ctx.state, 'automations:write');
         if (body.trigger) refuseFrequentTrigger(body.trigger);
         // A pause or a resume changes nothing a run signs: its key may still approve (approvals.service.ts).
-        const changedBy = changesStatusOnly(body) ? null : callerOf(ctx.state).keyId;
+        const changedBy = changesStatusOnly(body) ? null : actor.keyId;
         const { masterKeys } = resources;
-        const updated = await updateAutomation(em(), control, accountId, params.id, body, masterKeys, changedBy);
+        const updated = await updateAutomation(em(), control, actor, params.id, body, masterKeys, changedBy);
         const stats = await executionStats(em(), updated.automation.id, updated.nextFireTime);
         const gas = await gasView(em(), updated.automation);
         const { replay } = updated;
@@ -206,8 +205,8 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:write',
       responses: { 200: deletedMessage },
-      handle: async ({ accountId, params }) => {
-        await deleteAutomation(em(), control, accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await deleteAutomation(em(), control, actor, params.id);
         return bare({ success: true, message: 'Automation deleted.' });
       },
     }),
@@ -221,9 +220,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:operate',
       ...startsRun,
-      handle: async ({ accountId, params }) => {
+      handle: async ({ accountId, actor, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare({ run: await fireManually(em(), control, automation) }, 202);
+        return bare({ run: await fireManually(em(), control, actor, automation) }, 202);
       },
     }),
     route({
@@ -313,9 +312,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       tag: 'Automations',
       scope: 'automations:operate',
       ...startsRun,
-      handle: async ({ accountId, params }) => {
+      handle: async ({ accountId, actor, params }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare({ run: await retryRun(em(), control, automation, params.runId) }, 202);
+        return bare({ run: await retryRun(em(), control, actor, automation, params.runId) }, 202);
       },
     }),
     ...approvalRoutes(resources, control),
@@ -331,9 +330,9 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
       idempotency: keyed,
       body: createReplayBody,
       responses: { 202: replaySchema },
-      handle: async ({ accountId, params, body }) => {
+      handle: async ({ accountId, actor, params, body }) => {
         const automation = await getAutomation(em(), accountId, params.id);
-        return bare(await createReplay(em(), control, automation, body), 202);
+        return bare(await createReplay(em(), control, actor, automation, body), 202);
       },
     }),
     route({

@@ -39,6 +39,10 @@ import { runStatus } from '../shared/outcomes.ts';
 import { insertAutomation } from './model/automation.sql.ts';
 import { assertNetworkConfigured, assertSameNetwork } from './automation-network.ts';
 import { newHook, replaceTrigger } from './hooks/hook-setup.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { automationChange } from './automation-change.ts';
+import { firstFailureOf } from './first-failure.ts';
 
 const automationNotFound = () => new AppError('automation_not_found', 'Automation not found.');
 
@@ -62,12 +66,12 @@ const automationLimitReached = (limit: number) =>
 export async function createAutomation(
   em: EntityManager,
   control: TriggerControl,
-  accountId: string,
+  actor: Actor,
   input: CreateAutomation,
   masterKeys: MasterKeys,
   automationLimit: number,
-  keyId: string | null = null,
 ) {
+  const { accountId } = actor;
   const network = input.network ?? control.defaultNetwork;
   assertNetworkConfigured(control.networks, network);
   assertSourceAllowed(control, input.trigger);
@@ -98,8 +102,8 @@ export async function createAutomation(
       notify: input.notify,
       gasBelow: [],
       budget: input.budget ?? null,
-      createdByKeyId: keyId,
-      changedByKeyId: keyId,
+      createdByKeyId: actor.keyId,
+      changedByKeyId: actor.keyId,
     },
     // Stored by insertAutomation, in one statement with its credentials and the account's count.
     { persist: false },
@@ -107,29 +111,15 @@ export async function createAutomation(
   const { clear, sealed } = sealNewCredentials(masterKeys, automation, input);
   nameSource(automation, clear);
   const hook = newHook(automation);
-  const insert = async (tx: EntityManager) => {
+  const inserted = await em.transactional(async (tx) => {
     if (input.trigger.type === 'state') await assertStateTriggerRoom(tx, accountId);
-    return (await insertAutomation(tx, automation, sealed, automationLimit)) && (hook?.insert(tx) ?? true);
-  };
-  const inserted = input.trigger.type === 'state' || hook ? await em.transactional(insert) : await insert(em);
+    const stored = (await insertAutomation(tx, automation, sealed, automationLimit)) && (hook?.insert(tx) ?? true);
+    if (stored) audit(tx, actor, { action: 'automation.create', ...automationChange(automation.id, input) });
+    return stored;
+  });
   if (!inserted) throw automationLimitReached(automationLimit);
   await applyOrLeaveToSweep(control, automation, { created: true });
   return { automation, hookToken: hook?.token };
-}
-
-/**
- * The answers of checks started at once, once all are settled; the first failure in their order
- * otherwise, so that a request failing two of them is answered as when they ran one after another.
- */
-async function firstFailureOf<T extends readonly unknown[]>(
-  checks: T,
-): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const settled = await Promise.allSettled(checks);
-  const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
-    -readonly [K in keyof T]: Awaited<T[K]>;
-  };
 }
 
 export async function listAutomations(em: EntityManager, accountId: string, query: ListAutomations) {
@@ -159,12 +149,13 @@ export function getAutomation(em: EntityManager, accountId: string, id: string) 
 export async function updateAutomation(
   em: EntityManager,
   control: TriggerControl,
-  accountId: string,
+  actor: Actor,
   id: string,
   input: UpdateAutomation,
   masterKeys: MasterKeys,
   changedBy: string | null = null,
 ) {
+  const { accountId } = actor;
   if (input.trigger) {
     assertSourceAllowed(control, input.trigger);
     await assertTriggerNames(control.chain(await networkOf(em, accountId, id)), input.trigger);
@@ -199,6 +190,7 @@ export async function updateAutomation(
     automation.updatedAt = new Date();
     // Who last changed what it does cannot approve its runs (approvals.service.ts).
     if (changedBy) automation.changedByKeyId = changedBy;
+    audit(tx, actor, { action: 'automation.update', ...automationChange(automation.id, input) });
     return { automation, change: { previousType }, replay: resumed?.replay ?? null, hookToken };
   });
   await applyLatest(em, control, id, change);
@@ -230,10 +222,11 @@ async function applyLatest(em: EntityManager, control: TriggerControl, id: strin
  * records the removal with the row's delete (automation_trigger_removals): a trigger Temporal
  * could not stop now is stopped by the reconciler.
  */
-export async function deleteAutomation(em: EntityManager, control: TriggerControl, accountId: string, id: string) {
+export async function deleteAutomation(em: EntityManager, control: TriggerControl, actor: Actor, id: string) {
   const { triggerType } = await em.transactional(async (tx) => {
-    const automation = await lockAutomation(tx, accountId, id);
+    const automation = await lockAutomation(tx, actor.accountId, id);
     tx.remove(automation);
+    audit(tx, actor, { action: 'automation.delete', ...automationChange(id, { name: automation.name }) });
     return automation;
   });
   await leaveToSweepIfDown(control, () => removeTrigger(control, id, triggerType));

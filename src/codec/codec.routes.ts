@@ -7,6 +7,8 @@ import { AppError, invalidRequest } from '../errors.ts';
 import type { Resources } from '../resources.ts';
 import { operatorGuard } from './codec.auth.ts';
 import { EncryptionCodec } from '../temporal/codec.ts';
+import { recordCodecDecode } from '../audit/audit-event.sql.ts';
+import { requestOrigin } from '../audit/actor.ts';
 
 /** Protobuf JSON encodes bytes as base64, standard or URL-safe. */
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
@@ -78,7 +80,12 @@ export function codecRoutes(resources: Resources): Router {
         errors: ['unauthorized', 'forbidden'],
         body: payloadsBody,
         responses: { 200: payloadsBody },
-        handle: async ({ body }) => {
+        handle: async ({ ctx, body }) => {
+          // Who opened payloads, and when: at most one event a minute per address (the Web UI decodes often).
+          if (operation === 'decode') {
+            const credential = forUi ? 'capability' : 'token';
+            await recordCodecDecode(resources.em(), { payloads: body.payloads.length, credential }, requestOrigin(ctx));
+          }
           const converted = await Promise.all(
             body.payloads.map((json, index) => convertOne(codec, operation, json, index)),
           );

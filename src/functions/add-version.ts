@@ -11,7 +11,7 @@ import { settingsOf } from './versioned-fields.ts';
  * (`first`), so two changes never take one number. The next number is the highest made plus one:
  * a promote moves the current version back, never what comes next.
  */
-export async function addVersion(em: EntityManager, fn: FunctionDef, keyId: string, first = false) {
+export async function addVersion(em: EntityManager, fn: FunctionDef, keyId: string | null, first = false) {
   const version = first ? 1 : await nextVersion(em, fn.id);
   em.create(FunctionVersion, {
     function: fn,

@@ -1,3 +1,6 @@
+import { withAuditEvent } from '../audit/audit-event.sql.ts';
+import type { AuditRecord } from '../audit/audit.ts';
+import { auditEventsWritten } from '../metrics/metrics.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../db/bound-statement.ts';
 import { entityColumns } from '../db/entity-columns.ts';
@@ -12,11 +15,15 @@ import { sweepPage } from '../db/sweep-page.ts';
 /** An execution row's columns, and its values, as its entity names them. */
 export const executionColumns = (em: EntityManager) => entityColumns(em, Execution);
 
-/** Stores a row built by `newExecution` in one statement, its params (up to 1 MiB) bound, not escaped. */
-export async function insertExecution(em: EntityManager, execution: Execution) {
+/**
+ * Stores a row built by `newExecution` in one statement, its params (up to 1 MiB) bound, not
+ * escaped, with the audit event of who started it (an invoke, a retry) in the same statement.
+ */
+export async function insertExecution(em: EntityManager, execution: Execution, event: AuditRecord) {
   const columns = executionColumns(em);
-  const sql = `insert into "executions" (${columns.names}) values (${columns.placeholders})`;
-  await executeBound(em, sql, columns.values(execution));
+  const audited = withAuditEvent(`insert into "executions" (${columns.names}) values (${columns.placeholders})`, event);
+  await executeBound(em, audited.sql, [...audited.values, ...columns.values(execution)]);
+  auditEventsWritten.inc({ action: event.action });
 }
 
 /** How an execution ended, as its row stores it; `httpRequests` stays as it is when not given (a lost run's). */

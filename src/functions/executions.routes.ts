@@ -75,13 +75,13 @@ export function executionsRoutes(resources: InvokerResources): Router {
       body: invokeBody,
       bodyOptional: true,
       responses: { 200: invokedSchema, 202: acceptedSchema },
-      handle: async ({ accountId, params, body, ctx }) => {
+      handle: async ({ accountId, actor, params, body, ctx }) => {
         const read = readWithKey(ctx.state, 'functions', params.id);
         const fn = read === undefined ? await getFunction(em(), accountId, params.id) : functionRead(em(), read);
         await assertQueueRoom(em(), accountId, queuedLimit);
-        if (body.async) return accepted(await startExecution(em(), invoker, fn, body.params, { type: 'api' }));
+        if (body.async) return accepted(await startExecution(em(), invoker, actor, fn, body.params, { type: 'api' }));
         const waitMs = fn.timeout * 1000 + syncGraceMs;
-        return answerSync(await invokeAndWait(em(), invoker, resources.masterKeys, fn, body.params, waitMs));
+        return answerSync(await invokeAndWait(em(), invoker, actor, resources.masterKeys, fn, body.params, waitMs));
       },
     }),
     route({
@@ -130,7 +130,7 @@ export function executionsRoutes(resources: InvokerResources): Router {
       body: emptyBody,
       bodyOptional: true,
       responses: { 202: acceptedSchema },
-      handle: async ({ accountId, params, query }) => {
+      handle: async ({ accountId, actor, params, query }) => {
         const { fn, execution: previous } = await executionOf(accountId, params);
         if (previous.status !== executionStatus.failed) {
           throw new AppError('conflict', `Only failed executions can be retried; this one is ${previous.status}.`);
@@ -145,7 +145,7 @@ export function executionsRoutes(resources: InvokerResources): Router {
             `The function no longer has version ${version}, which the failed execution ran (a function keeps its latest versions): retry it with version=latest.`,
           );
         }
-        return accepted(await startExecution(em(), invoker, fn, previous.params, retryOf, version));
+        return accepted(await startExecution(em(), invoker, actor, fn, previous.params, retryOf, version));
       },
     }),
   ]);

@@ -15,6 +15,9 @@ import type { FunctionDef } from './function.entity.ts';
 import type { LocalRuns, RunEnd } from './local-runs.ts';
 import { openResult } from './result-seal.ts';
 import { executionStatus, type ExecutionOutcome } from '../shared/outcomes.ts';
+import { auditRecord } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { valuesSummary } from '../audit/summary.ts';
 
 const executionNotFound = () => new AppError('execution_not_found', 'Execution not found.');
 
@@ -70,12 +73,13 @@ export type Invoked = RunEnd | { outcome: undefined; execution: Execution; resul
 export async function invokeAndWait(
   em: EntityManager,
   invoker: Invoker,
+  actor: Actor,
   masterKeys: MasterKeys,
   fn: FunctionDef,
   params: Record<string, unknown>,
   waitMs: number,
 ): Promise<Invoked> {
-  const { execution, local, started } = recordAndStart(em, invoker, fn, params, { type: 'api' });
+  const { execution, local, started } = recordAndStart(em, invoker, actor, fn, params, { type: 'api' });
   let timer: NodeJS.Timeout | undefined;
   try {
     const handle = await started;
@@ -108,6 +112,7 @@ export async function invokeAndWait(
 function recordAndStart(
   em: EntityManager,
   invoker: Invoker,
+  actor: Actor,
   fn: FunctionDef,
   params: Record<string, unknown>,
   trigger: ExecutionTrigger,
@@ -115,7 +120,7 @@ function recordAndStart(
 ) {
   const execution = newExecution(em, fn, fn.account.id, params, trigger, functionVersion);
   // One statement, outside the unit of work: no transaction around it, one round trip.
-  const recorded = insertExecution(em, execution);
+  const recorded = insertExecution(em, execution, startedEvent(actor, execution, trigger));
   if (!invoker.localRuns) {
     const started = recorded.then(() =>
       leftToReconciler(invoker, execution, startExecutionWorkflow(invoker, execution, fn)),
@@ -129,6 +134,20 @@ function recordAndStart(
     return leftToReconciler(invoker, execution, starting);
   });
   return { execution, local, started };
+}
+
+/** Who started an execution, and which: its params are never shown (they may carry anything). */
+function startedEvent(actor: Actor, execution: Execution, trigger: ExecutionTrigger) {
+  const retryOf = trigger.type === 'retry' ? trigger.retryOf : undefined;
+  return auditRecord(actor, {
+    action: retryOf === undefined ? 'function.invoke' : 'execution.retry',
+    resource: { type: 'execution', id: execution.id },
+    summary: valuesSummary({
+      functionId: execution.function.id,
+      version: execution.functionVersion,
+      ...(retryOf !== undefined && { retryOf }),
+    }),
+  });
 }
 
 /** The started workflow's handle, or undefined when Temporal refused the start of a stored row. */

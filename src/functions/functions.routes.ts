@@ -1,6 +1,5 @@
 import type { Router } from '@koa/router';
 import { z } from 'zod';
-import { callerOf } from '../api/auth.ts';
 import { dataEnvelope, dataPageEnvelope } from '../wire/response-schemas.ts';
 import { areaRouter, data, dataPage, route } from '../api/route-kit.ts';
 import { functionDetails, functionListItem, functionListItemSchema, functionSchema } from './function.view.ts';
@@ -67,8 +66,8 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       idempotency: keyed,
       body: createFunctionBody,
       responses: { 201: dataEnvelope(functionSchema) },
-      handle: async ({ ctx, body }) => {
-        const fn = await createFunction(em(), callerOf(ctx.state), body, limits);
+      handle: async ({ actor, body }) => {
+        const fn = await createFunction(em(), actor, body, limits);
         return data(await functionDetails(em(), fn), 201);
       },
     }),
@@ -98,8 +97,8 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       scope: 'functions:write',
       body: updateFunctionBody,
       responses: { 200: dataEnvelope(functionSchema) },
-      handle: async ({ ctx, params, body }) => {
-        const fn = await updateFunction(em(), callerOf(ctx.state), params.id, body, limits);
+      handle: async ({ actor, params, body }) => {
+        const fn = await updateFunction(em(), actor, params.id, body, limits);
         return data(await functionDetails(em(), fn));
       },
     }),
@@ -113,8 +112,8 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       tag: 'Functions',
       scope: 'functions:write',
       responses: { 200: dataEnvelope(z.strictObject({ id: z.string(), deleted: z.literal(true) })) },
-      handle: async ({ accountId, params }) => {
-        await deleteFunction(em(), invoker, accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await deleteFunction(em(), invoker, actor, params.id);
         await hooks.functionDeleted(params.id);
         return data({ id: params.id, deleted: true });
       },
@@ -141,8 +140,8 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       scope: 'functions:write',
       body: environment,
       responses: { 200: dataEnvelope(environmentSchema) },
-      handle: async ({ ctx, params, body }) =>
-        data((await updateFunction(em(), callerOf(ctx.state), params.id, { environment: body }, limits)).environment),
+      handle: async ({ actor, params, body }) =>
+        data((await updateFunction(em(), actor, params.id, { environment: body }, limits)).environment),
     }),
     route({
       method: 'put',
@@ -155,8 +154,8 @@ export function functionsRoutes(resources: InvokerResources, hooks: FunctionHook
       scope: 'functions:write',
       body: functionSecretsBody,
       responses: { 200: dataEnvelope(z.strictObject({ secrets: z.array(z.string()) })) },
-      handle: async ({ ctx, params, body }) =>
-        data({ secrets: (await updateFunction(em(), callerOf(ctx.state), params.id, body, limits)).secrets }),
+      handle: async ({ actor, params, body }) =>
+        data({ secrets: (await updateFunction(em(), actor, params.id, body, limits)).secrets }),
     }),
   ]);
 }

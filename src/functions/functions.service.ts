@@ -11,14 +11,17 @@ import { cancelRunning, type Invoker } from './executions.service.ts';
 import { FunctionDef, type Language } from './function.entity.ts';
 import type { CreateFunction, ListFunctions, UpdateFunction } from './functions.schemas.ts';
 import { changesVersion } from './versioned-fields.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { changeSummary } from '../audit/summary.ts';
 
 export const functionNotFound = () => new AppError('function_not_found', 'Function not found.');
 
-/** Who changes a function: the account, and the key that signs the versions it makes. */
-interface Author {
-  accountId: string;
-  keyId: string;
-}
+/** The audit log shows a function's name, runtime, timeout and version; never its code or environment. */
+const functionChange = (fn: FunctionDef, input: Record<string, unknown>) => ({
+  resource: { type: 'function' as const, id: fn.id },
+  summary: changeSummary(input, ['name', 'runtime', 'timeout', 'status'], { version: fn.version }),
+});
 
 /** What an account may keep (`quotas` of the configuration). */
 interface FunctionLimits {
@@ -40,10 +43,11 @@ const functionLimitReached = (limit: number) =>
 /** A new function, with its version 1, if the account has room for it. */
 export async function createFunction(
   em: EntityManager,
-  { accountId, keyId }: Author,
+  actor: Actor,
   input: CreateFunction,
   limits: Pick<FunctionLimits, 'functionsPerAccount'>,
 ) {
+  const { accountId } = actor;
   await assertValidCode(input.code, input.runtime, accountId);
   await assertSecretsExist(em, accountId, input.secrets);
   try {
@@ -55,8 +59,9 @@ export async function createFunction(
         description: input.description ?? null,
         status: 'active',
       });
-      await addVersion(tx, fn, keyId, true);
+      await addVersion(tx, fn, actor.keyId, true);
       await flushUniqueName(tx, nameTaken(input.name));
+      audit(tx, actor, { action: 'function.create', ...functionChange(fn, input) });
       return fn;
     });
   } catch (error) {
@@ -99,7 +104,7 @@ export function functionRead(em: EntityManager, row: Record<string, unknown> | n
  */
 export async function updateFunction(
   em: EntityManager,
-  author: Author,
+  author: Actor,
   id: string,
   input: UpdateFunction,
   limits: Pick<FunctionLimits, 'versionsPerFunction'>,
@@ -116,6 +121,7 @@ export async function updateFunction(
       if (versioned) await addVersion(tx, fn, author.keyId);
       await flushUniqueName(tx, nameTaken(input.name ?? fn.name));
       if (versioned) await pruneVersions(tx, fn, limits.versionsPerFunction);
+      audit(tx, author, { action: 'function.update', ...functionChange(fn, input) });
       return fn;
     });
     if (updated) return updated;
@@ -154,9 +160,10 @@ async function checkCodeChange(em: EntityManager, accountId: string, id: string,
 }
 
 /** The function and its executions go; running ones are cancelled first. */
-export async function deleteFunction(em: EntityManager, invoker: Invoker, accountId: string, id: string) {
-  const fn = await getFunction(em, accountId, id);
+export async function deleteFunction(em: EntityManager, invoker: Invoker, actor: Actor, id: string) {
+  const fn = await getFunction(em, actor.accountId, id);
   await cancelRunning(em, invoker, fn);
+  audit(em, actor, { action: 'function.delete', ...functionChange(fn, {}) });
   await em.remove(fn).flush();
 }
 

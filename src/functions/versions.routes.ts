@@ -64,8 +64,8 @@ export function versionsRoutes(resources: Resources): Router {
       body: emptyBody,
       bodyOptional: true,
       responses: { 200: dataEnvelope(functionSchema) },
-      handle: async ({ accountId, params }) => {
-        const fn = await promoteVersion(em(), accountId, params.id, versionNumber(params.version));
+      handle: async ({ actor, params }) => {
+        const fn = await promoteVersion(em(), actor, params.id, versionNumber(params.version));
         return data(await functionDetails(em(), fn));
       },
     }),

@@ -6,6 +6,9 @@ import { FunctionVersion } from './function-version.entity.ts';
 import { functionNotFound } from './functions.service.ts';
 import type { ListVersions } from './versions.schemas.ts';
 import { storedSettings } from './versioned-fields.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { valuesSummary } from '../audit/summary.ts';
 
 const versionNotFound = (version: number) =>
   new AppError('version_not_found', `The function has no version ${version}.`);
@@ -31,14 +34,19 @@ export async function getVersion(em: EntityManager, fn: FunctionDef, version: nu
  * its code and settings become the function's again. No version is made, so the next change
  * makes the one after the highest. Promoting the current version changes nothing.
  */
-export async function promoteVersion(em: EntityManager, accountId: string, id: string, version: number) {
+export async function promoteVersion(em: EntityManager, actor: Actor, id: string, version: number) {
   return em.transactional(async (tx) => {
-    const fn = await findOwned(tx, FunctionDef, id, accountId, functionNotFound, LockMode.PESSIMISTIC_WRITE);
+    const fn = await findOwned(tx, FunctionDef, id, actor.accountId, functionNotFound, LockMode.PESSIMISTIC_WRITE);
     const promoted = await getVersion(tx, fn, version, true);
     if (fn.version !== version) {
       Object.assign(fn, storedSettings(promoted.settings), { code: promoted.code, version, updatedAt: new Date() });
     }
     fn.promotedVersion = version;
+    audit(tx, actor, {
+      action: 'function.promote',
+      resource: { type: 'function', id: fn.id },
+      summary: valuesSummary({ version }),
+    });
     return fn;
   });
 }

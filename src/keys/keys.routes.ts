@@ -36,7 +36,7 @@ export function keysRoutes(resources: Resources): Router {
       scope: 'keys:admin',
       body: createKeyBody,
       responses: { 201: createdKeySchema },
-      handle: async ({ ctx, body }) => bare(await createManagedKey(em(), callerOf(ctx.state), body), 201),
+      handle: async ({ ctx, actor, body }) => bare(await createManagedKey(em(), callerOf(ctx.state), actor, body), 201),
     }),
     route({
       method: 'delete',
@@ -48,8 +48,8 @@ export function keysRoutes(resources: Resources): Router {
       tag: 'Keys',
       scope: 'keys:admin',
       responses: { 200: deletedMessage },
-      handle: async ({ accountId, params }) => {
-        await revokeManagedKey(em(), accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await revokeManagedKey(em(), actor, params.id);
         return bare({ success: true, message: 'Key revoked.' });
       },
     }),

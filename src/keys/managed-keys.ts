@@ -6,6 +6,16 @@ import { managesKeys, roles, scopesLacking, type Role } from '../auth/roles.ts';
 import { AppError } from '../errors.ts';
 import { otherUsableKeys } from '../auth/api-key.sql.ts';
 import type { CreateKey } from './keys.schemas.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { valuesSummary } from '../audit/summary.ts';
+
+/** A key in the audit log: its name, role and prefix (the first characters), never the key. */
+export const keyChange = (action: 'key.create' | 'key.revoke', key: ApiKey) => ({
+  action,
+  resource: { type: 'key' as const, id: key.id },
+  summary: valuesSummary({ name: key.name ?? null, role: key.role ?? null, prefix: key.hint }),
+});
 
 const keyNotFound = () => new AppError('key_not_found', 'Key not found.');
 
@@ -27,7 +37,7 @@ function keyView(key: ApiKey) {
  * A key of the caller's account, answered once. It grants no scope its creator lacks: a 403
  * names the ones it would.
  */
-export async function createManagedKey(em: EntityManager, caller: Caller, body: CreateKey) {
+export async function createManagedKey(em: EntityManager, caller: Caller, actor: Actor, body: CreateKey) {
   const wanted = body.role ? [...roles[body.role]] : [...new Set(body.scopes)];
   const lacking = scopesLacking(caller.scopes, wanted);
   if (lacking.length > 0) {
@@ -46,6 +56,7 @@ export async function createManagedKey(em: EntityManager, caller: Caller, body: 
     createdByKeyId: caller.keyId,
     expiresAt: body.expiresAt === undefined ? null : new Date(body.expiresAt),
   });
+  audit(em, actor, keyChange('key.create', record));
   await em.flush();
   return { ...keyView(record), key };
 }
@@ -65,7 +76,8 @@ export async function listManagedKeys(em: EntityManager, accountId: string, page
  * (no process caches keys). The account's last usable key that manages keys, and its last owner
  * (`*`) key, cannot be revoked: 409 `last_key_manager`.
  */
-export async function revokeManagedKey(em: EntityManager, accountId: string, keyId: string): Promise<void> {
+export async function revokeManagedKey(em: EntityManager, actor: Actor, keyId: string): Promise<void> {
+  const { accountId } = actor;
   await em.transactional(async (tx) => {
     const key = await tx.findOne(ApiKey, { id: keyId, account: accountId, revokedAt: null });
     if (!key) throw keyNotFound();
@@ -81,5 +93,6 @@ export async function revokeManagedKey(em: EntityManager, accountId: string, key
       );
     }
     key.revokedAt = new Date();
+    audit(tx, actor, keyChange('key.revoke', key));
   });
 }

@@ -4,7 +4,8 @@
  * automations of networks no longer configured moved to `error` (network-removal.control.ts), the
  * automations' schedules, pollers and follower converged with their rows (sweep-automations.ts,
  * converge-price-pollers.ts), and the executions, runs, replays and notifications whose workflow
- * never started or has closed finished (sweep-*.ts over row-sweep.ts), a page at a time.
+ * never started or has closed finished (sweep-*.ts over row-sweep.ts), a page at a time; audit
+ * events past their retention are deleted (purge-audit-events.ts).
  */
 import { log } from '@temporalio/activity';
 import type { Logger } from '../log.ts';
@@ -17,6 +18,7 @@ import { sweepExecutions } from './sweep-executions.ts';
 import { sweepNotifications } from './sweep-notifications.ts';
 import { sweepReplays } from './sweep-replays.ts';
 import { sweepRuns } from './sweep-runs.ts';
+import { purgeExpiredAuditEvents } from './purge-audit-events.ts';
 import type { ActivityDeps } from '../../activities/index.ts';
 
 export type { Keyset } from './keyset.ts';
@@ -83,6 +85,7 @@ export function createReconcilerActivities(deps: ReconcilerDeps, given?: Reconci
         (automationId, error) => void log.warn('price source not named', { automationId, error }),
       ),
     sweepTriggerRemovals: () => sweepTriggerRemovals(em(), control),
+    purgeAuditEvents: () => purgeExpiredAuditEvents(em(), deps.recovery.auditRetentionDays),
   };
 }
 

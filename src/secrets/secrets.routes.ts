@@ -40,8 +40,7 @@ export function secretsRoutes(resources: Resources): Router {
       idempotency: keyed,
       body: createSecretBody,
       responses: { 201: secretSchema },
-      handle: async ({ accountId, body }) =>
-        bare(secretView(await createSecret(em(), masterKeys, accountId, body)), 201),
+      handle: async ({ actor, body }) => bare(secretView(await createSecret(em(), masterKeys, actor, body)), 201),
     }),
     route({
       method: 'get',
@@ -65,8 +64,8 @@ export function secretsRoutes(resources: Resources): Router {
       scope: 'secrets:write',
       body: updateSecretBody,
       responses: { 200: secretSchema },
-      handle: async ({ accountId, params, body }) =>
-        bare(secretView(await updateSecret(em(), masterKeys, accountId, params.id, body))),
+      handle: async ({ actor, params, body }) =>
+        bare(secretView(await updateSecret(em(), masterKeys, actor, params.id, body))),
     }),
     route({
       method: 'delete',
@@ -77,8 +76,8 @@ export function secretsRoutes(resources: Resources): Router {
       tag: 'Secrets',
       scope: 'secrets:write',
       responses: { 200: deletedMessage },
-      handle: async ({ accountId, params }) => {
-        await deleteSecret(em(), accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await deleteSecret(em(), actor, params.id);
         return bare({ success: true, message: 'Secret permanently deleted.' });
       },
     }),

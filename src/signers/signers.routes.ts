@@ -55,13 +55,13 @@ export function signersRoutes(resources: Resources): Router {
       idempotency: keyed,
       body: createSignerBody,
       responses: { 201: signerDetailsSchema },
-      handle: async ({ accountId, body }) => {
+      handle: async ({ actor, body }) => {
         const deps = {
           em: em(),
           masterKeys,
           starter: { client: resources.temporal.client, taskQueue: resources.config.temporal.taskQueue },
         };
-        return bare(await details(await createSigner(deps, accountId, body)), 201);
+        return bare(await details(await createSigner(deps, actor, body)), 201);
       },
     }),
     route({
@@ -86,8 +86,8 @@ export function signersRoutes(resources: Resources): Router {
       tag: 'Signers',
       scope: 'signers:write',
       responses: { 200: deletedMessage },
-      handle: async ({ accountId, params }) => {
-        await deleteSigner(em(), accountId, params.id);
+      handle: async ({ actor, params }) => {
+        await deleteSigner(em(), actor, params.id);
         return bare({ success: true, message: 'Signer permanently deleted.' });
       },
     }),

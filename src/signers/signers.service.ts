@@ -5,6 +5,9 @@ import { AppError } from '../errors.ts';
 import { findOwned } from '../db/owned.ts';
 import { flushUniqueName } from '../db/flush-unique-name.ts';
 import { newId } from '../ids.ts';
+import { audit } from '../audit/audit.ts';
+import type { Actor } from '../audit/actor.ts';
+import { budgetValues, changeSummary, valuesSummary } from '../audit/summary.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
 import type { ProbeSignerInput, ProbeSignerResult, ProbeSignerWorkflow } from '../shared/workflow-signatures.ts';
@@ -35,15 +38,22 @@ const nameTaken = (name: string) => `A signer named "${name}" already exists.`;
  * (AWS KMS, PKCS#11) is never touched by the API process: a worker opens it (workflow
  * `probeSigner`) and answers its public key, from which the address is derived, or why not.
  */
-export async function createSigner(deps: SignerDeps, accountId: string, body: CreateSigner): Promise<Signer> {
+export async function createSigner(deps: SignerDeps, actor: Actor, body: CreateSigner): Promise<Signer> {
   const { em, masterKeys } = deps;
+  const { accountId } = actor;
   const account = em.getReference(Account, accountId);
   const budget = body.budget ?? null;
+  let created: Signer;
   if (body.type === 'generated') {
-    addGeneratedSigner(em, masterKeys, account, body.name).budget = budget;
+    created = addGeneratedSigner(em, masterKeys, account, body.name);
+    created.budget = budget;
   } else if (body.type === 'import') {
-    addSealedSigner(em, masterKeys, account, { name: body.name, type: 'import', wif: wifOf(body.privateKey)! }).budget =
-      budget;
+    created = addSealedSigner(em, masterKeys, account, {
+      name: body.name,
+      type: 'import',
+      wif: wifOf(body.privateKey)!,
+    });
+    created.budget = budget;
   } else {
     // A name taken is answered before the worker is asked anything.
     if (await em.count(Signer, { account: accountId, name: body.name })) {
@@ -53,7 +63,7 @@ export async function createSigner(deps: SignerDeps, accountId: string, body: Cr
     const backend = backendOf(body);
     const publicKey = await probe(deps.starter, id, { type: body.type, backend } as ProbeSignerInput);
     const scriptHash = wallet.getScriptHashFromPublicKey(publicKey);
-    em.create(Signer, {
+    created = em.create(Signer, {
       id,
       account,
       name: body.name,
@@ -68,6 +78,12 @@ export async function createSigner(deps: SignerDeps, accountId: string, body: Cr
       budget,
     });
   }
+  // Its name, type and address; never a key, and of a remote key not even its reference.
+  audit(em, actor, {
+    action: 'signer.create',
+    resource: { type: 'signer', id: created.id },
+    summary: changeSummary(body, ['name', 'type'], { address: created.address, ...budgetValues(body.budget) }),
+  });
   await flushUniqueName(em, nameTaken(body.name));
   return em.findOneOrFail(Signer, { account: accountId, name: body.name });
 }
@@ -128,9 +144,20 @@ export function getSigner(em: EntityManager, accountId: string, id: string) {
 }
 
 /** Deletes the signer; 409 `signer_in_use` naming the automations that sign with it. */
-export async function deleteSigner(em: EntityManager, accountId: string, id: string) {
-  const signer = await getSigner(em, accountId, id);
-  if (await deleteUnnamedSigner(em, signer.id).catch(namedMeanwhile)) return;
+export async function deleteSigner(em: EntityManager, actor: Actor, id: string) {
+  const signer = await getSigner(em, actor.accountId, id);
+  const deleted = await em
+    .transactional(async (tx) => {
+      if (!(await deleteUnnamedSigner(tx, signer.id))) return false;
+      audit(tx, actor, {
+        action: 'signer.delete',
+        resource: { type: 'signer', id: signer.id },
+        summary: valuesSummary({ name: signer.name, address: signer.address }),
+      });
+      return true;
+    })
+    .catch(namedMeanwhile);
+  if (deleted) return;
   const automations = await automationsNaming(em, signer.id);
   throw new AppError(
     'signer_in_use',

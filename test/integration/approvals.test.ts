@@ -179,6 +179,17 @@ describe('a run of an automation with approval: {required: 1, timeout: "1h"}', (
     expect(done.validUntilBlock).toBeGreaterThan(approvedAt);
     expect((await neo().getBalance(recipient, 'GAS')).amount).toBe('777');
 
+    // The audit log holds the approval once, by the approver's key, and the refused ones not at all.
+    const audited = await owner.call('GET', `/audit-events?action=run.approve&resourceId=${encodeURIComponent(runId)}`);
+    expect(audited.status).toBe(200);
+    expect(audited.body.events).toEqual([
+      expect.objectContaining({
+        action: 'run.approve',
+        resource: { type: 'run', id: runId },
+        actor: expect.objectContaining({ keyId: approved.body.approval.approvals[0].keyId }),
+      }),
+    ]);
+
     const second = await decide(keys.approver2, id, runId, 'approve');
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('APPROVAL_NOT_PENDING');

@@ -86,11 +86,32 @@ describe('a retried prepare of a contract run', () => {
     expect(await automationSpend(fork(), await automationOf(runId))).toMatchObject({ total: 7n, reserved: 7n });
 
     // The stale attempt signs late: its fee is no longer reserved, so the run does not take it.
-    await storeTransaction(fork(), runId, stale);
+    await storeTransaction(fork(), runId, stale, await signedBy(runId, 5n));
     expect((await runRow(runId)).txHash).toBeNull();
-    await storeTransaction(fork(), runId, fresh);
+    await storeTransaction(fork(), runId, fresh, await signedBy(runId, 7n));
     expect((await runRow(runId)).txHash).toBe(fresh.hash);
+    // The audit log records the transaction the run holds, once, by the system; not the stale one.
+    const signed = await fork().execute<{ resource_id: string; actor_type: string; summary: unknown }[]>(
+      `select "resource_id", "actor_type", "summary" from "audit_events" where "action" = 'transaction.sign' and "summary"->'values'->>'runId' = ?`,
+      [runId],
+    );
+    expect(signed).toEqual([
+      {
+        resource_id: fresh.hash,
+        actor_type: 'system',
+        summary: { values: expect.objectContaining({ runId, signer, network: 'default', fees: '0.00000007' }) },
+      },
+    ]);
   });
+});
+
+/** What the audit log records of a test's transaction: the account's signer, on the default network. */
+const signedBy = async (runId: string, fee: bigint) => ({
+  accountId,
+  automationId: await automationOf(runId),
+  signer: { id: 'sgn_test', address: signer },
+  network: 'default',
+  fee,
 });
 
 /**
@@ -116,7 +137,7 @@ async function runHoldingTransaction() {
   const runId = await storeFiredRun(db.orm, accountId, gasTransferAction(signer, recipient, '1') as never);
   const call = { hash: hashOf('c3'), rawTransaction: '00', validUntilBlock: 20 };
   await reserve(fork(), runId, { hash: call.hash, fee: 9n });
-  await storeTransaction(fork(), runId, call);
+  await storeTransaction(fork(), runId, call, await signedBy(runId, 9n));
   return { runId, automationId: await automationOf(runId) };
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeAndWait } from '../../src/functions/executions.service.ts';
+import { cliActor } from '../../src/audit/actor.ts';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 import { LocalRuns } from '../../src/functions/local-runs.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
@@ -66,7 +67,7 @@ describe('a synchronous invoke run by a worker of another process', () => {
         localRuns: new LocalRuns(),
         log: api.services.log,
       };
-      const invoked = invokeAndWait(em, invoker, testMasters, fn, { x: 1 }, 30_000);
+      const invoked = invokeAndWait(em, invoker, cliActor(fn.account.id), testMasters, fn, { x: 1 }, 30_000);
       const workflows = api.services.temporal.client.workflow;
       const runsOfFunction = `NeoflowFunctionId = "${id}"`;
       // The worker elsewhere has read the (missing) row: its workflow task has started.

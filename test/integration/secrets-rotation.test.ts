@@ -11,6 +11,7 @@ import { rotateMasterKey } from '../../src/cli/rotate-master.ts';
 import { revealSecrets } from '../../src/secrets/secret-store.ts';
 import { SecretVersion } from '../../src/secrets/secret.entity.ts';
 import { createSecret, updateSecret } from '../../src/secrets/secrets.service.ts';
+import { cliActor } from '../../src/audit/actor.ts';
 import { neoflow } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { storeFunction } from '../support/function-rows.ts';
@@ -31,11 +32,11 @@ const issueOldKey = () => issueKey(db.orm, ['*'], uniqueAccountName('rot'), oldM
 describe('secret store and master key rotation', () => {
   it('reveals only the newest value of the names asked for, within the account', async () => {
     const { accountId } = await issueOldKey();
-    const secret = await createSecret(db.orm.em.fork(), oldMasters, accountId, { name: 'FEED', value: 'v1' });
-    await updateSecret(db.orm.em.fork(), oldMasters, accountId, secret.id, { value: 'v2' });
-    await createSecret(db.orm.em.fork(), oldMasters, accountId, { name: 'OTHER', value: 'x' });
+    const secret = await createSecret(db.orm.em.fork(), oldMasters, cliActor(accountId), { name: 'FEED', value: 'v1' });
+    await updateSecret(db.orm.em.fork(), oldMasters, cliActor(accountId), secret.id, { value: 'v2' });
+    await createSecret(db.orm.em.fork(), oldMasters, cliActor(accountId), { name: 'OTHER', value: 'x' });
     const foreign = await issueOldKey();
-    await createSecret(db.orm.em.fork(), oldMasters, foreign.accountId, { name: 'FEED', value: 'theirs' });
+    await createSecret(db.orm.em.fork(), oldMasters, cliActor(foreign.accountId), { name: 'FEED', value: 'theirs' });
 
     const revealed = await revealSecrets(db.orm.em.fork(), oldMasters, accountId, ['FEED', 'MISSING']);
     expect(revealed).toEqual([{ name: 'FEED', value: 'v2', version: 2 }]);
@@ -45,7 +46,7 @@ describe('secret store and master key rotation', () => {
     const { accountId, signer } = await issueOldKey();
     const names = Array.from({ length: 5 }, (_, index) => `ROTATE_${index}`);
     for (const name of names) {
-      await createSecret(db.orm.em.fork(), oldMasters, accountId, { name, value: `value-${name}` });
+      await createSecret(db.orm.em.fork(), oldMasters, cliActor(accountId), { name, value: `value-${name}` });
     }
     const result = await neoflow(['secrets', 'rotate-master'], {
       DATABASE_URL: db.url,

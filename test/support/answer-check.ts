@@ -9,7 +9,7 @@ import { errorComponentOf } from '../../src/api/openapi-errors.ts';
 type JsonSchema = Record<string, unknown>;
 interface Response {
   headers?: Record<string, { required?: boolean; $ref?: string }>;
-  content?: { 'application/json'?: { schema: JsonSchema } };
+  content?: { 'application/json'?: { schema: JsonSchema }; 'application/x-ndjson'?: { schema: JsonSchema } };
 }
 interface Operation {
   responses: Record<string, Response>;
@@ -78,6 +78,10 @@ class Checker {
     }
     for (const [name, header] of Object.entries(response.headers ?? {})) {
       if (this.#resolve(header).required && !ctx.response.get(name)) return `${at} without its header ${name}`;
+    }
+    // A stream (an export) is checked as declared, not line by line: its lines are read by the test.
+    if (ctx.response.type === 'application/x-ndjson') {
+      return response.content?.['application/x-ndjson'] ? undefined : `${at} as NDJSON, which it does not declare`;
     }
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return undefined;

@@ -103,6 +103,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Account',
       'Keys',
       'Console',
+      'Audit',
       'Health',
       'OpenAPI',
       'Codec',

@@ -102,7 +102,8 @@ async function prepareOrEnd(deps: ChainDeps, run: AutomationRun, lastAttempt: bo
     // and, when its action asks for them, approvals were given (approvals/approval-steps.ts).
     if (!(await reserveRunGas(deps.em, run.id, priced))) return;
     if (await awaitsApproval(deps.em, run, priced)) return;
-    await storeTransaction(deps.em, run.id, await priced.sign());
+    const signed = { accountId: run.accountId, automationId: run.automation.id, signer, network: run.network };
+    await storeTransaction(deps.em, run.id, await priced.sign(), { ...signed, fee: priced.fee });
   } catch (error) {
     const end = signingEnd(error, lastAttempt);
     if (!end) throw error;

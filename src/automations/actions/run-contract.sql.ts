@@ -1,3 +1,7 @@
+import { audit } from '../../audit/audit.ts';
+import { systemActor } from '../../audit/actor.ts';
+import { valuesSummary } from '../../audit/summary.ts';
+import { formatDecimal } from '../../chain/decimal.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PreparedCall } from '../../chain/contract-call.ts';
 import type { ContractCall } from '../../chain/contract-calls.ts';
@@ -61,12 +65,45 @@ where "id" = ? and "status" = '${runStatus.running}' and "tx_raw" is null
  * released a stale attempt's (gas-spend.ts `reserve`). The run's row is locked first, as `reserve`
  * locks it, so the check reads what a reservation that held the lock committed.
  */
-export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall) {
+export async function storeTransaction(em: EntityManager, runId: string, call: PreparedCall, signed: Signed) {
   await em.transactional(async (tx) => {
     await tx.execute(`select 1 from "automation_runs" where "id" = ? for update`, [runId]);
     const { hash, rawTransaction, validUntilBlock } = call;
-    await executeBound(tx, storeTransactionSql, [hash, rawTransaction, validUntilBlock, runId, runId, hash]);
+    const stored = await executeBound(tx, storeTransactionSql, [
+      hash,
+      rawTransaction,
+      validUntilBlock,
+      runId,
+      runId,
+      hash,
+    ]);
+    // The audit log's record of what was signed, with the transaction it records: once per run.
+    if (stored.affectedRows > 0) {
+      audit(tx, systemActor(signed.accountId), {
+        action: 'transaction.sign',
+        resource: { type: 'transaction', id: hash },
+        summary: valuesSummary({
+          runId,
+          automationId: signed.automationId,
+          signerId: signed.signer.id,
+          signer: signed.signer.address,
+          network: signed.network,
+          fees: formatDecimal({ digits: signed.fee, scale: 8 }),
+          validUntilBlock,
+        }),
+      });
+    }
   });
+}
+
+/** What the audit log says of a signed transaction beside its hash: whose, by which key, where, at what cost. */
+interface Signed {
+  accountId: string;
+  automationId: string;
+  signer: { id: string; address: string };
+  network: string;
+  /** System and network fees together, in GAS fractions. */
+  fee: bigint;
 }
 
 const endUnsentSql = (

@@ -1,5 +1,5 @@
 import { bare, route } from '../../api/route-kit.ts';
-import { callerOf } from '../../api/auth.ts';
+import type { Actor } from '../../audit/actor.ts';
 import { emptyBody } from '../../wire/empty-body.ts';
 import type { Resources } from '../../resources.ts';
 import type { ErrorCode } from '../../errors.ts';
@@ -25,17 +25,18 @@ export function approvalRoutes(resources: Resources, control: TriggerControl) {
   const decide =
     (decision: Decision) =>
     async ({
-      ctx,
+      actor,
       accountId,
       params,
     }: {
-      ctx: { state: Record<string, unknown> };
+      actor: Actor;
       accountId: string;
       params: Record<'id' | 'runId', string>;
     }) => {
       const automation = await getAutomation(em(), accountId, params.id);
-      const { keyId } = callerOf(ctx.state);
-      await decideRun(em(), control, { automationId: automation.id, runId: params.runId, keyId }, decision);
+      // Every route of the area is behind a key, so a request's actor always names one.
+      const byKey = { ...actor, keyId: actor.keyId! };
+      await decideRun(em(), control, { automationId: automation.id, runId: params.runId }, byKey, decision);
       const { run, notifications } = await getRun(em(), automation.id, params.runId);
       return bare(runDetails(run, notifications, await decisionsOf(em(), [run.id])));
     };

@@ -7,6 +7,9 @@ import { runNotFound } from '../runs/fires.ts';
 import { runStatus } from '../../shared/outcomes.ts';
 import { approvalCount, insertDecision, lockDecisionTarget, moveRequest, type Decision } from './approval.sql.ts';
 import { signalDecision } from './approvals.control.ts';
+import { audit } from '../../audit/audit.ts';
+import type { Actor } from '../../audit/actor.ts';
+import { valuesSummary } from '../../audit/summary.ts';
 
 const ownChange = () =>
   new AppError('forbidden', 'The key that created or last changed this automation cannot approve or reject its runs.');
@@ -25,10 +28,12 @@ const notPending = (why: string) =>
 export async function decideRun(
   em: EntityManager,
   control: { client: Client; log: Pick<Logger, 'warn'> },
-  target: { automationId: string; runId: string; keyId: string },
+  target: { automationId: string; runId: string },
+  actor: Actor & { keyId: string },
   decision: Decision,
 ): Promise<void> {
-  const { automationId, runId, keyId } = target;
+  const { automationId, runId } = target;
+  const { keyId } = actor;
   await em.transactional(async (tx) => {
     const run = await lockDecisionTarget(tx, automationId, runId);
     if (!run) throw runNotFound();
@@ -42,6 +47,8 @@ export async function decideRun(
     }
     if (decision === 'reject') await moveRequest(tx, runId, 'rejected');
     else if ((await approvalCount(tx, runId)) >= request.required) await moveRequest(tx, runId, 'approved');
+    const action = decision === 'approve' ? 'run.approve' : 'run.reject';
+    audit(tx, actor, { action, resource: { type: 'run', id: runId }, summary: valuesSummary({ automationId }) });
   });
   await leaveToSweepIfDown(control, () => signalDecision(control.client, runId));
 }

@@ -6,6 +6,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { audit } from '../../audit/audit.ts';
+import type { Actor } from '../../audit/actor.ts';
+import { valuesSummary } from '../../audit/summary.ts';
 import { labelAttributes } from '../../shared/workflow-attributes.ts';
 import type { ReplayBlocksWorkflow } from '../../shared/workflow-signatures.ts';
 import type { Automation } from '../model/automation.entity.ts';
@@ -41,6 +44,7 @@ const replayLimitReached = () =>
 export async function createReplay(
   em: EntityManager,
   control: WorkflowStarter & { chain(network: string): NeoRpc },
+  actor: Actor,
   automation: Automation,
   input: CreateReplay,
 ): Promise<ReplayView> {
@@ -55,7 +59,16 @@ export async function createReplay(
       field: 'toBlock',
     });
   }
-  const replay = await recordReplay(em, automation, input);
+  const replay = await em.transactional(async (tx) => {
+    const recorded = await recordReplay(tx, automation, input);
+    const { fromBlock, toBlock, dryRun } = input;
+    audit(tx, actor, {
+      action: 'replay.create',
+      resource: { type: 'replay', id: recorded.id },
+      summary: valuesSummary({ automationId: automation.id, fromBlock, toBlock, dryRun }),
+    });
+    return recorded;
+  });
   await leaveToSweepIfDown(control, () => startReplay(control, replay, automation.account.id));
   return replay;
 }

@@ -9,6 +9,9 @@ import { assertTransactionSettled } from './transaction-settled.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { runStatus } from '../../shared/outcomes.ts';
+import { audit } from '../../audit/audit.ts';
+import type { Actor } from '../../audit/actor.ts';
+import { valuesSummary } from '../../audit/summary.ts';
 
 /**
  * What a manual run is started with: the process's Temporal, and the networks' nodes to tell
@@ -17,33 +20,48 @@ import { runStatus } from '../../shared/outcomes.ts';
 type RunStarter = WorkflowStarter & { chain(network: string): NeoRpc };
 
 /** An operator's fire: a run of its own, started now, even while the automation is inactive. */
-export async function fireManually(em: EntityManager, control: RunStarter, automation: Automation) {
-  return startRun(em, control, automation, { type: 'manual' }, null);
+export async function fireManually(em: EntityManager, control: RunStarter, actor: Actor, automation: Automation) {
+  return startRun(em, control, actor, automation, { type: 'manual' }, null);
 }
 
 /**
  * Runs a failed run's action again with the same trigger payload, as a new run; not while the
  * failed run's transaction may still be in a block (assertTransactionSettled).
  */
-export async function retryRun(em: EntityManager, control: RunStarter, automation: Automation, runId: string) {
+export async function retryRun(
+  em: EntityManager,
+  control: RunStarter,
+  actor: Actor,
+  automation: Automation,
+  runId: string,
+) {
   const previous = await em.findOne(AutomationRun, { id: runId, automation: automation.id });
   if (!previous) throw runNotFound();
   if (previous.status !== runStatus.failure) {
     throw new AppError('conflict', `Only a failed run can be retried; this one is ${previous.status}.`);
   }
   if (previous.txHash) await assertTransactionSettled(control.chain(previous.network), previous);
-  return startRun(em, control, automation, previous.trigger, previous.id);
+  return startRun(em, control, actor, automation, previous.trigger, previous.id);
 }
 
 async function startRun(
   em: EntityManager,
   control: RunStarter,
+  actor: Actor,
   automation: Automation,
   payload: FirePayload,
   retryOf: string | null,
 ) {
   const fireKey = `${retryOf ? 'retry' : 'manual'}:${newId('run')}`;
-  const [fired] = await recordRuns(em, [{ automation, fireKey, payload, retryOf }]);
+  const [fired] = await em.transactional(async (tx) => {
+    const runs = await recordRuns(tx, [{ automation, fireKey, payload, retryOf }]);
+    audit(tx, actor, {
+      action: retryOf ? 'run.retry' : 'automation.fire',
+      resource: { type: 'run', id: runs[0]!.runId },
+      summary: valuesSummary({ automationId: automation.id, ...(retryOf && { retryOf }) }),
+    });
+    return runs;
+  });
   // Recorded, the run exists and runs once: a start Temporal refuses is left to the reconciler,
   // and the request still answers it (202), its Idempotency-Key bound to it.
   await startActionWorkflow(control, fired!).catch((error: unknown) => {

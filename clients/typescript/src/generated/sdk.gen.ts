@@ -27,6 +27,9 @@ import type {
   GetAccountData,
   GetAccountErrors,
   GetAccountResponses,
+  GetAuditEventsData,
+  GetAuditEventsErrors,
+  GetAuditEventsResponses,
   GetAutomationsByIdData,
   GetAutomationsByIdErrors,
   GetAutomationsByIdReplaysByReplayIdData,
@@ -342,6 +345,23 @@ export const deleteKeysById = <ThrowOnError extends boolean = true>(
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/keys/{id}',
+    ...options,
+  });
+
+/**
+ * List audit events
+ *
+ * Returns who changed what in the account, newest first: each event's time, actor (key id, name, role), request id, address, user agent, action, resource and a summary of the fields changed (never a secret, key, URL or code). Filters: `actor` (a key id), `action`, `resourceType`, `resourceId`, `since`, `until`. Pages by cursor: send `pagination.next` as `after`. With `Accept: application/x-ndjson` the whole selection is streamed as one event a line (an export). Needs `audit:read`; docs/api.md, "Audit log".
+ */
+export const getAuditEvents = <ThrowOnError extends boolean = true>(
+  options?: Options<GetAuditEventsData, ThrowOnError>,
+): RequestResult<GetAuditEventsResponses, GetAuditEventsErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetAuditEventsResponses, GetAuditEventsErrors, ThrowOnError>({
+    security: [
+      { scheme: 'bearer', type: 'http' },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/audit-events',
     ...options,
   });
 

@@ -40,24 +40,38 @@ export type Action = FunctionAction | ContractAction | WebhookAction;
 
 export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
 
-export type ApprovalRule = {
-  /**
-   * How many distinct keys must approve a run.
-   */
-  required: number;
-  /**
-   * How long a run waits for its approvals before it ends `ApprovalExpired`: `<n>s`, `<n>m`, `<n>h` or `<n>d`, at most 7 days.
-   */
-  timeout: string;
-  when?: {
-    /**
-     * Wait only when the fee of the run's transaction is above this, in GAS.
-     */
-    feeAbove?: string;
-    /**
-     * Wait for every run.
-     */
-    always?: true;
+export type AuditEvent = {
+  id: string;
+  occurredAt: string;
+  actor: {
+    type: string;
+    keyId: string | null;
+    name: string | null;
+    role: string | null;
+    scopes: Array<string> | null;
+  };
+  requestId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  action: string;
+  resource: {
+    type: string;
+    id: string;
+  };
+  summary: {
+    fields?: Array<string>;
+    values?: {
+      [key: string]: string | number | boolean | null;
+    };
+  };
+};
+
+export type AuditEventPage = {
+  events: Array<AuditEvent>;
+  pagination: {
+    limit: number;
+    hasMore: boolean;
+    next: string | null;
   };
 };
 
@@ -141,10 +155,6 @@ export type AutomationRun = {
       value: unknown;
     }>;
   }>;
-  /**
-   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
-   */
-  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -186,10 +196,6 @@ export type AutomationRunDetails = {
       value: unknown;
     }>;
   }>;
-  /**
-   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
-   */
-  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -207,7 +213,7 @@ export type AutomationRunDetails = {
   notifications: Array<{
     id: string;
     channel: 'webhook' | 'slack' | 'discord' | 'telegram';
-    event: 'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested';
+    event: 'failure' | 'recovery' | 'error' | 'low_gas';
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
@@ -402,17 +408,6 @@ export type BlockchainTrigger = {
 
 export type Channel = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel;
 
-export type ConsoleSession = {
-  accountId: string;
-  keyId: string;
-  keyName: string | null;
-  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
-  scopes: Array<string>;
-  expiresAt: string;
-  idleTimeoutSeconds: number;
-  explorerUrl: string | null;
-};
-
 export type ContractAction = {
   type: 'contract';
   scriptHash: string;
@@ -425,7 +420,6 @@ export type ContractAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
-  approval?: ApprovalRule;
 };
 
 export type ContractActionInput = {
@@ -440,7 +434,6 @@ export type ContractActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
-  approval?: ApprovalRule;
 };
 
 export type ContractArg =
@@ -670,7 +663,6 @@ export type FunctionAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
-  approval?: ApprovalRule;
 };
 
 export type FunctionActionInput = {
@@ -685,7 +677,6 @@ export type FunctionActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
-  approval?: ApprovalRule;
 };
 
 export type FunctionCreate = {
@@ -847,19 +838,6 @@ export type Health = {
   };
 };
 
-export type HookRun = {
-  run: {
-    id: string;
-    status: 'running' | 'success' | 'failure';
-    startedAt: string;
-  };
-};
-
-export type HookToken = {
-  url: string;
-  token: string;
-};
-
 export type ImportSignerCreate = {
   type: 'import';
   name: string;
@@ -919,7 +897,7 @@ export type LogLine = {
 };
 
 export type NotifyRule = {
-  on: Array<'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested'>;
+  on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
   channel: Channel;
   afterFailures?: number;
   belowGas?: string;
@@ -1015,42 +993,6 @@ export type ReplayCreate = {
   dryRun?: boolean;
 };
 
-export type RunApproval = {
-  status: 'pending' | 'approved' | 'rejected' | 'expired';
-  required: number;
-  /**
-   * What the transaction waiting for approvals calls.
-   */
-  calls: Array<{
-    scriptHash: string;
-    operation: string;
-    args: Array<{
-      type: string;
-      value: unknown;
-    }>;
-  }>;
-  /**
-   * The transaction's fees when the run asked, in GAS fractions; it is re-tested once approved.
-   */
-  fees: {
-    systemFee: string;
-    networkFee: string;
-  };
-  requestedAt: string;
-  /**
-   * When the run ends `ApprovalExpired` unless approved.
-   */
-  deadline: string;
-  approvals: Array<{
-    keyId: string;
-    at: string;
-  }>;
-  rejectedBy?: {
-    keyId: string;
-    at: string;
-  };
-};
-
 export type RunTrigger =
   | {
       type: 'schedule';
@@ -1103,21 +1045,6 @@ export type RunTrigger =
     }
   | {
       type: 'manual';
-    }
-  | {
-      type: 'webhook';
-      /**
-       * The request's JSON body; left out, with `bodyTooLarge`, over 16 KiB.
-       */
-      body?: unknown;
-      bodyTooLarge?: true;
-      /**
-       * content-type, user-agent and the headers the trigger names.
-       */
-      headers: {
-        [key: string]: string;
-      };
-      receivedAt: string;
     };
 
 export type ScheduleTrigger = {
@@ -1332,11 +1259,9 @@ export type TransactionTrigger = {
   vmState?: 'HALT' | 'FAULT';
 };
 
-export type Trigger =
-  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger | WebhookTrigger;
+export type Trigger = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger;
 
-export type TriggerInput =
-  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput | WebhookTriggerInput;
+export type TriggerInput = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput;
 
 export type WebhookAction = {
   type: 'webhook';
@@ -1353,56 +1278,6 @@ export type WebhookAction = {
   signingSecret: string;
 };
 
-export type WebhookAuth =
-  | {
-      type: 'token';
-    }
-  | {
-      type: 'hmac';
-      /**
-       * The name of the account's secret whose value is the HMAC key.
-       */
-      secret: string;
-      /**
-       * The header holding the hex signature, `sha256=` optional.
-       */
-      header: string;
-      algorithm: 'sha256' | 'sha512';
-      /**
-       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
-       */
-      timestampHeader?: string;
-      /**
-       * How far the timestamp may be from the service clock (default 300).
-       */
-      toleranceSeconds?: number;
-    };
-
-export type WebhookAuthInput =
-  | {
-      type: 'token';
-    }
-  | {
-      type: 'hmac';
-      /**
-       * The name of the account's secret whose value is the HMAC key.
-       */
-      secret: string;
-      /**
-       * The header holding the hex signature, `sha256=` optional.
-       */
-      header?: string;
-      algorithm?: 'sha256' | 'sha512';
-      /**
-       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
-       */
-      timestampHeader?: string;
-      /**
-       * How far the timestamp may be from the service clock (default 300).
-       */
-      toleranceSeconds?: number;
-    };
-
 export type WebhookChannel = {
   type: 'webhook';
   /**
@@ -1416,48 +1291,6 @@ export type WebhookChannel = {
     [key: string]: string;
   };
   signingSecret: string;
-};
-
-export type WebhookTrigger = {
-  type: 'webhook';
-  auth: WebhookAuth;
-  /**
-   * Headers copied into `trigger.headers` beside content-type and user-agent.
-   */
-  headers?: Array<string>;
-  /**
-   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
-   */
-  dedupField?: string;
-  /**
-   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
-   */
-  url?: string;
-  /**
-   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
-   */
-  token?: string;
-};
-
-export type WebhookTriggerInput = {
-  type: 'webhook';
-  auth: WebhookAuthInput;
-  /**
-   * Headers copied into `trigger.headers` beside content-type and user-agent.
-   */
-  headers?: Array<string>;
-  /**
-   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
-   */
-  dedupField?: string;
-  /**
-   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
-   */
-  url?: string;
-  /**
-   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
-   */
-  token?: string;
 };
 
 /**
@@ -1560,8 +1393,6 @@ export type FunctionsError = {
       | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'signer_in_use'
-      | 'approval_not_pending'
-      | 'already_decided'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
@@ -1610,8 +1441,6 @@ export type AutomationsError = {
       | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'SIGNER_IN_USE'
-      | 'APPROVAL_NOT_PENDING'
-      | 'ALREADY_DECIDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
@@ -1841,7 +1670,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -1921,7 +1750,7 @@ export type GetKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -1998,7 +1827,7 @@ export type PostKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2080,7 +1909,7 @@ export type DeleteKeysByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2151,6 +1980,128 @@ export type DeleteKeysByIdResponses = {
 
 export type DeleteKeysByIdResponse = DeleteKeysByIdResponses[keyof DeleteKeysByIdResponses];
 
+export type GetAuditEventsData = {
+  body?: never;
+  path?: never;
+  query?: {
+    limit?: number;
+    after?: string;
+    actor?: string;
+    action?:
+      | 'function.create'
+      | 'function.update'
+      | 'function.delete'
+      | 'function.promote'
+      | 'function.invoke'
+      | 'execution.retry'
+      | 'secret.create'
+      | 'secret.update'
+      | 'secret.delete'
+      | 'automation.create'
+      | 'automation.update'
+      | 'automation.delete'
+      | 'automation.fire'
+      | 'run.retry'
+      | 'replay.create'
+      | 'run.approve'
+      | 'run.reject'
+      | 'transaction.sign'
+      | 'signer.create'
+      | 'signer.delete'
+      | 'key.create'
+      | 'key.revoke'
+      | 'account.update'
+      | 'auth.refused'
+      | 'codec.decode';
+    resourceType?:
+      | 'function'
+      | 'execution'
+      | 'secret'
+      | 'automation'
+      | 'run'
+      | 'replay'
+      | 'transaction'
+      | 'signer'
+      | 'key'
+      | 'account'
+      | 'codec';
+    resourceId?: string;
+    since?: string;
+    until?: string;
+  };
+  url: '/v1/audit-events';
+};
+
+export type GetAuditEventsErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetAuditEventsError = GetAuditEventsErrors[keyof GetAuditEventsErrors];
+
+export type GetAuditEventsResponses = {
+  /**
+   * Done: `AuditEventPage`.
+   */
+  200: AuditEventPage;
+};
+
+export type GetAuditEventsResponse = GetAuditEventsResponses[keyof GetAuditEventsResponses];
+
 export type GetSecretsData = {
   body?: never;
   path?: never;
@@ -2179,7 +2130,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2262,7 +2213,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2352,7 +2303,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2445,7 +2396,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2535,7 +2486,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -2631,7 +2582,7 @@ export type GetSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2714,7 +2665,7 @@ export type PostSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2804,7 +2755,7 @@ export type DeleteSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -2905,7 +2856,7 @@ export type GetSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3004,7 +2955,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3087,7 +3038,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3180,7 +3131,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3278,7 +3229,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3371,7 +3322,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3472,7 +3423,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3571,7 +3522,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3670,7 +3621,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3771,7 +3722,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3890,7 +3841,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -3985,7 +3936,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4094,7 +4045,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4202,7 +4153,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4299,7 +4250,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4400,7 +4351,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4499,7 +4450,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4595,7 +4546,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4705,7 +4656,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4804,7 +4755,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -4888,7 +4839,7 @@ export type GetAutomationsData = {
     limit?: number;
     offset?: number;
     status?: 'active' | 'inactive' | 'error';
-    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state' | 'webhook';
+    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state';
     network?: string;
   };
   url: '/v1/automations';
@@ -4912,7 +4863,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -4995,7 +4946,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5093,7 +5044,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5186,7 +5137,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5276,7 +5227,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5402,7 +5353,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5471,108 +5422,6 @@ export type PostAutomationsByIdTriggerResponses = {
 export type PostAutomationsByIdTriggerResponse =
   PostAutomationsByIdTriggerResponses[keyof PostAutomationsByIdTriggerResponses];
 
-export type PostAutomationsByIdHookTokenData = {
-  body?: {
-    [key: string]: never;
-  };
-  path: {
-    /**
-     * The automation's id, `auto_…`.
-     */
-    id: string;
-  };
-  query?: never;
-  url: '/v1/automations/{id}/hook-token';
-};
-
-export type PostAutomationsByIdHookTokenErrors = {
-  /**
-   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: AutomationsError & {
-    error: {
-      code: 'INVALID_REQUEST';
-    };
-  };
-  /**
-   * `UNAUTHORIZED`: no valid API key (or operator token).
-   */
-  401: AutomationsError & {
-    error: {
-      code: 'UNAUTHORIZED';
-    };
-  };
-  /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
-   */
-  403: AutomationsError & {
-    error: {
-      code: 'FORBIDDEN';
-    };
-  };
-  /**
-   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
-   */
-  404: AutomationsError & {
-    error: {
-      code: 'AUTOMATION_NOT_FOUND';
-    };
-  };
-  /**
-   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
-   */
-  409: AutomationsError & {
-    error: {
-      code: 'CONFLICT';
-    };
-  };
-  /**
-   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
-   */
-  413: AutomationsError & {
-    error: {
-      code: 'PAYLOAD_TOO_LARGE';
-    };
-  };
-  /**
-   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: AutomationsError & {
-    error: {
-      code: 'RATE_LIMIT_EXCEEDED';
-    };
-  };
-  /**
-   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
-   */
-  500: AutomationsError & {
-    error: {
-      code: 'INTERNAL_ERROR';
-    };
-  };
-  /**
-   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: AutomationsError & {
-    error: {
-      code: 'SERVICE_UNAVAILABLE';
-    };
-  };
-};
-
-export type PostAutomationsByIdHookTokenError =
-  PostAutomationsByIdHookTokenErrors[keyof PostAutomationsByIdHookTokenErrors];
-
-export type PostAutomationsByIdHookTokenResponses = {
-  /**
-   * Done: `HookToken`.
-   */
-  200: HookToken;
-};
-
-export type PostAutomationsByIdHookTokenResponse =
-  PostAutomationsByIdHookTokenResponses[keyof PostAutomationsByIdHookTokenResponses];
-
 export type PostAutomationsByIdTestData = {
   body: AutomationTestRequest;
   path: {
@@ -5603,7 +5452,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5705,7 +5554,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5799,7 +5648,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5903,7 +5752,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -5973,218 +5822,6 @@ export type PostAutomationsByIdRunsByRunIdRetryResponses = {
 export type PostAutomationsByIdRunsByRunIdRetryResponse =
   PostAutomationsByIdRunsByRunIdRetryResponses[keyof PostAutomationsByIdRunsByRunIdRetryResponses];
 
-export type PostAutomationsByIdRunsByRunIdApproveData = {
-  body?: {
-    [key: string]: never;
-  };
-  path: {
-    /**
-     * The automation's id, `auto_…`.
-     */
-    id: string;
-    /**
-     * The run's id, `run_…`.
-     */
-    runId: string;
-  };
-  query?: never;
-  url: '/v1/automations/{id}/runs/{runId}/approve';
-};
-
-export type PostAutomationsByIdRunsByRunIdApproveErrors = {
-  /**
-   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: AutomationsError & {
-    error: {
-      code: 'INVALID_REQUEST';
-    };
-  };
-  /**
-   * `UNAUTHORIZED`: no valid API key (or operator token).
-   */
-  401: AutomationsError & {
-    error: {
-      code: 'UNAUTHORIZED';
-    };
-  };
-  /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
-   */
-  403: AutomationsError & {
-    error: {
-      code: 'FORBIDDEN';
-    };
-  };
-  /**
-   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
-   */
-  404: AutomationsError & {
-    error: {
-      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
-    };
-  };
-  /**
-   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
-   */
-  409: AutomationsError & {
-    error: {
-      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
-    };
-  };
-  /**
-   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
-   */
-  413: AutomationsError & {
-    error: {
-      code: 'PAYLOAD_TOO_LARGE';
-    };
-  };
-  /**
-   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: AutomationsError & {
-    error: {
-      code: 'RATE_LIMIT_EXCEEDED';
-    };
-  };
-  /**
-   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
-   */
-  500: AutomationsError & {
-    error: {
-      code: 'INTERNAL_ERROR';
-    };
-  };
-  /**
-   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: AutomationsError & {
-    error: {
-      code: 'SERVICE_UNAVAILABLE';
-    };
-  };
-};
-
-export type PostAutomationsByIdRunsByRunIdApproveError =
-  PostAutomationsByIdRunsByRunIdApproveErrors[keyof PostAutomationsByIdRunsByRunIdApproveErrors];
-
-export type PostAutomationsByIdRunsByRunIdApproveResponses = {
-  /**
-   * Done: `AutomationRunDetails`.
-   */
-  200: AutomationRunDetails;
-};
-
-export type PostAutomationsByIdRunsByRunIdApproveResponse =
-  PostAutomationsByIdRunsByRunIdApproveResponses[keyof PostAutomationsByIdRunsByRunIdApproveResponses];
-
-export type PostAutomationsByIdRunsByRunIdRejectData = {
-  body?: {
-    [key: string]: never;
-  };
-  path: {
-    /**
-     * The automation's id, `auto_…`.
-     */
-    id: string;
-    /**
-     * The run's id, `run_…`.
-     */
-    runId: string;
-  };
-  query?: never;
-  url: '/v1/automations/{id}/runs/{runId}/reject';
-};
-
-export type PostAutomationsByIdRunsByRunIdRejectErrors = {
-  /**
-   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: AutomationsError & {
-    error: {
-      code: 'INVALID_REQUEST';
-    };
-  };
-  /**
-   * `UNAUTHORIZED`: no valid API key (or operator token).
-   */
-  401: AutomationsError & {
-    error: {
-      code: 'UNAUTHORIZED';
-    };
-  };
-  /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
-   */
-  403: AutomationsError & {
-    error: {
-      code: 'FORBIDDEN';
-    };
-  };
-  /**
-   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
-   */
-  404: AutomationsError & {
-    error: {
-      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
-    };
-  };
-  /**
-   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
-   */
-  409: AutomationsError & {
-    error: {
-      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
-    };
-  };
-  /**
-   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
-   */
-  413: AutomationsError & {
-    error: {
-      code: 'PAYLOAD_TOO_LARGE';
-    };
-  };
-  /**
-   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: AutomationsError & {
-    error: {
-      code: 'RATE_LIMIT_EXCEEDED';
-    };
-  };
-  /**
-   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
-   */
-  500: AutomationsError & {
-    error: {
-      code: 'INTERNAL_ERROR';
-    };
-  };
-  /**
-   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: AutomationsError & {
-    error: {
-      code: 'SERVICE_UNAVAILABLE';
-    };
-  };
-};
-
-export type PostAutomationsByIdRunsByRunIdRejectError =
-  PostAutomationsByIdRunsByRunIdRejectErrors[keyof PostAutomationsByIdRunsByRunIdRejectErrors];
-
-export type PostAutomationsByIdRunsByRunIdRejectResponses = {
-  /**
-   * Done: `AutomationRunDetails`.
-   */
-  200: AutomationRunDetails;
-};
-
-export type PostAutomationsByIdRunsByRunIdRejectResponse =
-  PostAutomationsByIdRunsByRunIdRejectResponses[keyof PostAutomationsByIdRunsByRunIdRejectResponses];
-
 export type PostAutomationsByIdReplaysData = {
   body: ReplayCreate;
   headers?: {
@@ -6221,7 +5858,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -6324,7 +5961,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: AutomationsError & {
     error: {
@@ -6386,91 +6023,6 @@ export type GetAutomationsByIdReplaysByReplayIdResponses = {
 export type GetAutomationsByIdReplaysByReplayIdResponse =
   GetAutomationsByIdReplaysByReplayIdResponses[keyof GetAutomationsByIdReplaysByReplayIdResponses];
 
-export type PostHooksByPathData = {
-  /**
-   * Any JSON value: the run receives it as `trigger.body`.
-   */
-  body?: unknown;
-  path: {
-    /**
-     * The hook's unguessable path, `hk_…`, from its automation's `trigger.url`.
-     */
-    path: string;
-  };
-  query?: never;
-  url: '/v1/hooks/{path}';
-};
-
-export type PostHooksByPathErrors = {
-  /**
-   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: FunctionsError & {
-    error: {
-      code: 'invalid_request';
-    };
-  };
-  /**
-   * `not_found`: no such resource in this account (a secret, a transaction, a block).
-   */
-  404: FunctionsError & {
-    error: {
-      code: 'not_found';
-    };
-  };
-  /**
-   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
-   */
-  409: FunctionsError & {
-    error: {
-      code: 'conflict';
-    };
-  };
-  /**
-   * `payload_too_large`: the body is over `details.limit` bytes.
-   */
-  413: FunctionsError & {
-    error: {
-      code: 'payload_too_large';
-    };
-  };
-  /**
-   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: FunctionsError & {
-    error: {
-      code: 'rate_limit_exceeded';
-    };
-  };
-  /**
-   * `internal_error`: an error on our side: quote `X-Request-Id`.
-   */
-  500: FunctionsError & {
-    error: {
-      code: 'internal_error';
-    };
-  };
-  /**
-   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: FunctionsError & {
-    error: {
-      code: 'service_unavailable';
-    };
-  };
-};
-
-export type PostHooksByPathError = PostHooksByPathErrors[keyof PostHooksByPathErrors];
-
-export type PostHooksByPathResponses = {
-  /**
-   * Accepted (the work goes on after the answer): `HookRun`.
-   */
-  202: HookRun;
-};
-
-export type PostHooksByPathResponse = PostHooksByPathResponses[keyof PostHooksByPathResponses];
-
 export type OptionsCodecDecodeData = {
   body?: never;
   path?: never;
@@ -6488,7 +6040,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6564,7 +6116,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6632,7 +6184,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6708,7 +6260,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6781,7 +6333,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6864,7 +6416,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -6939,7 +6491,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -7022,7 +6574,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
    */
   403: FunctionsError & {
     error: {
@@ -7074,226 +6626,6 @@ export type PostCodecUiByCapabilityEncodeResponses = {
 
 export type PostCodecUiByCapabilityEncodeResponse =
   PostCodecUiByCapabilityEncodeResponses[keyof PostCodecUiByCapabilityEncodeResponses];
-
-export type DeleteConsoleSessionData = {
-  body?: never;
-  path?: never;
-  query?: never;
-  url: '/v1/console/session';
-};
-
-export type DeleteConsoleSessionErrors = {
-  /**
-   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: FunctionsError & {
-    error: {
-      code: 'invalid_request';
-    };
-  };
-  /**
-   * `unauthorized`: no valid API key (or operator token).
-   */
-  401: FunctionsError & {
-    error: {
-      code: 'unauthorized';
-    };
-  };
-  /**
-   * `payload_too_large`: the body is over `details.limit` bytes.
-   */
-  413: FunctionsError & {
-    error: {
-      code: 'payload_too_large';
-    };
-  };
-  /**
-   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: FunctionsError & {
-    error: {
-      code: 'rate_limit_exceeded';
-    };
-  };
-  /**
-   * `internal_error`: an error on our side: quote `X-Request-Id`.
-   */
-  500: FunctionsError & {
-    error: {
-      code: 'internal_error';
-    };
-  };
-  /**
-   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: FunctionsError & {
-    error: {
-      code: 'service_unavailable';
-    };
-  };
-};
-
-export type DeleteConsoleSessionError = DeleteConsoleSessionErrors[keyof DeleteConsoleSessionErrors];
-
-export type DeleteConsoleSessionResponses = {
-  /**
-   * Done.
-   */
-  200: {
-    success: true;
-    message: string;
-  };
-};
-
-export type DeleteConsoleSessionResponse = DeleteConsoleSessionResponses[keyof DeleteConsoleSessionResponses];
-
-export type GetConsoleSessionData = {
-  body?: never;
-  path?: never;
-  query?: never;
-  url: '/v1/console/session';
-};
-
-export type GetConsoleSessionErrors = {
-  /**
-   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: FunctionsError & {
-    error: {
-      code: 'invalid_request';
-    };
-  };
-  /**
-   * `unauthorized`: no valid API key (or operator token).
-   */
-  401: FunctionsError & {
-    error: {
-      code: 'unauthorized';
-    };
-  };
-  /**
-   * `payload_too_large`: the body is over `details.limit` bytes.
-   */
-  413: FunctionsError & {
-    error: {
-      code: 'payload_too_large';
-    };
-  };
-  /**
-   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: FunctionsError & {
-    error: {
-      code: 'rate_limit_exceeded';
-    };
-  };
-  /**
-   * `internal_error`: an error on our side: quote `X-Request-Id`.
-   */
-  500: FunctionsError & {
-    error: {
-      code: 'internal_error';
-    };
-  };
-  /**
-   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: FunctionsError & {
-    error: {
-      code: 'service_unavailable';
-    };
-  };
-};
-
-export type GetConsoleSessionError = GetConsoleSessionErrors[keyof GetConsoleSessionErrors];
-
-export type GetConsoleSessionResponses = {
-  /**
-   * Done: `ConsoleSession`.
-   */
-  200: ConsoleSession;
-};
-
-export type GetConsoleSessionResponse = GetConsoleSessionResponses[keyof GetConsoleSessionResponses];
-
-export type PostConsoleSessionData = {
-  body?: {
-    [key: string]: never;
-  };
-  path?: never;
-  query?: never;
-  url: '/v1/console/session';
-};
-
-export type PostConsoleSessionErrors = {
-  /**
-   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
-   */
-  400: FunctionsError & {
-    error: {
-      code: 'invalid_request';
-    };
-  };
-  /**
-   * `unauthorized`: no valid API key (or operator token).
-   */
-  401: FunctionsError & {
-    error: {
-      code: 'unauthorized';
-    };
-  };
-  /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
-   */
-  403: FunctionsError & {
-    error: {
-      code: 'forbidden';
-    };
-  };
-  /**
-   * `payload_too_large`: the body is over `details.limit` bytes.
-   */
-  413: FunctionsError & {
-    error: {
-      code: 'payload_too_large';
-    };
-  };
-  /**
-   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
-   */
-  429: FunctionsError & {
-    error: {
-      code: 'rate_limit_exceeded';
-    };
-  };
-  /**
-   * `internal_error`: an error on our side: quote `X-Request-Id`.
-   */
-  500: FunctionsError & {
-    error: {
-      code: 'internal_error';
-    };
-  };
-  /**
-   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
-   */
-  503: FunctionsError & {
-    error: {
-      code: 'service_unavailable';
-    };
-  };
-};
-
-export type PostConsoleSessionError = PostConsoleSessionErrors[keyof PostConsoleSessionErrors];
-
-export type PostConsoleSessionResponses = {
-  /**
-   * Created: `ConsoleSession`.
-   */
-  201: ConsoleSession;
-};
-
-export type PostConsoleSessionResponse = PostConsoleSessionResponses[keyof PostConsoleSessionResponses];
 
 export type GetOpenapiJsonData = {
   body?: never;

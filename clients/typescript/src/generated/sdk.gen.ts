@@ -358,7 +358,11 @@ export const getAuditEvents = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetAuditEventsResponses, GetAuditEventsErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetAuditEventsResponses, GetAuditEventsErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/audit-events',
@@ -1330,7 +1334,11 @@ export const postAutomationsByIdRunsByRunIdApprove = <ThrowOnError extends boole
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs/{runId}/approve',
@@ -1359,7 +1367,11 @@ export const postAutomationsByIdRunsByRunIdReject = <ThrowOnError extends boolea
     ThrowOnError
   >({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/automations/{id}/runs/{runId}/reject',
@@ -1590,7 +1602,11 @@ export const deleteConsoleSession = <ThrowOnError extends boolean = true>(
 ): RequestResult<DeleteConsoleSessionResponses, DeleteConsoleSessionErrors, ThrowOnError> =>
   (options?.client ?? client).delete<DeleteConsoleSessionResponses, DeleteConsoleSessionErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/console/session',
@@ -1607,7 +1623,11 @@ export const getConsoleSession = <ThrowOnError extends boolean = true>(
 ): RequestResult<GetConsoleSessionResponses, GetConsoleSessionErrors, ThrowOnError> =>
   (options?.client ?? client).get<GetConsoleSessionResponses, GetConsoleSessionErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/console/session',
@@ -1624,7 +1644,11 @@ export const postConsoleSession = <ThrowOnError extends boolean = true>(
 ): RequestResult<PostConsoleSessionResponses, PostConsoleSessionErrors, ThrowOnError> =>
   (options?.client ?? client).post<PostConsoleSessionResponses, PostConsoleSessionErrors, ThrowOnError>({
     security: [
-      { scheme: 'bearer', type: 'http' },
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
       { name: 'X-API-Key', type: 'apiKey' },
     ],
     url: '/v1/console/session',

@@ -40,6 +40,27 @@ export type Action = FunctionAction | ContractAction | WebhookAction;
 
 export type ActionInput = FunctionActionInput | ContractActionInput | WebhookAction;
 
+export type ApprovalRule = {
+  /**
+   * How many distinct keys must approve a run.
+   */
+  required: number;
+  /**
+   * How long a run waits for its approvals before it ends `ApprovalExpired`: `<n>s`, `<n>m`, `<n>h` or `<n>d`, at most 7 days.
+   */
+  timeout: string;
+  when?: {
+    /**
+     * Wait only when the fee of the run's transaction is above this, in GAS.
+     */
+    feeAbove?: string;
+    /**
+     * Wait for every run.
+     */
+    always?: true;
+  };
+};
+
 export type AuditEvent = {
   id: string;
   occurredAt: string;
@@ -155,6 +176,10 @@ export type AutomationRun = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -196,6 +221,10 @@ export type AutomationRunDetails = {
       value: unknown;
     }>;
   }>;
+  /**
+   * A run whose action asks for approvals: its wait before signing (docs/api.md, "Approvals").
+   */
+  approval?: RunApproval;
   txHash?: string | null;
   vmState?: string | null;
   gasConsumed?: string | null;
@@ -213,7 +242,7 @@ export type AutomationRunDetails = {
   notifications: Array<{
     id: string;
     channel: 'webhook' | 'slack' | 'discord' | 'telegram';
-    event: 'failure' | 'recovery' | 'error' | 'low_gas';
+    event: 'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested';
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;
   }>;
@@ -408,6 +437,17 @@ export type BlockchainTrigger = {
 
 export type Channel = WebhookChannel | SlackChannel | DiscordChannel | TelegramChannel;
 
+export type ConsoleSession = {
+  accountId: string;
+  keyId: string;
+  keyName: string | null;
+  role: 'owner' | 'admin' | 'developer' | 'operator' | 'approver' | 'viewer' | null;
+  scopes: Array<string>;
+  expiresAt: string;
+  idleTimeoutSeconds: number;
+  explorerUrl: string | null;
+};
+
 export type ContractAction = {
   type: 'contract';
   scriptHash: string;
@@ -420,6 +460,7 @@ export type ContractAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractActionInput = {
@@ -434,6 +475,7 @@ export type ContractActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type ContractArg =
@@ -663,6 +705,7 @@ export type FunctionAction = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionActionInput = {
@@ -677,6 +720,7 @@ export type FunctionActionInput = {
    * The signer that signs the action's transactions: its name or id (`sgn_…`); `default` when left out. Answered as its id.
    */
   signer?: string;
+  approval?: ApprovalRule;
 };
 
 export type FunctionCreate = {
@@ -838,6 +882,19 @@ export type Health = {
   };
 };
 
+export type HookRun = {
+  run: {
+    id: string;
+    status: 'running' | 'success' | 'failure';
+    startedAt: string;
+  };
+};
+
+export type HookToken = {
+  url: string;
+  token: string;
+};
+
 export type ImportSignerCreate = {
   type: 'import';
   name: string;
@@ -897,7 +954,7 @@ export type LogLine = {
 };
 
 export type NotifyRule = {
-  on: Array<'failure' | 'recovery' | 'error' | 'low_gas'>;
+  on: Array<'failure' | 'recovery' | 'error' | 'low_gas' | 'approval_requested'>;
   channel: Channel;
   afterFailures?: number;
   belowGas?: string;
@@ -993,6 +1050,42 @@ export type ReplayCreate = {
   dryRun?: boolean;
 };
 
+export type RunApproval = {
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  required: number;
+  /**
+   * What the transaction waiting for approvals calls.
+   */
+  calls: Array<{
+    scriptHash: string;
+    operation: string;
+    args: Array<{
+      type: string;
+      value: unknown;
+    }>;
+  }>;
+  /**
+   * The transaction's fees when the run asked, in GAS fractions; it is re-tested once approved.
+   */
+  fees: {
+    systemFee: string;
+    networkFee: string;
+  };
+  requestedAt: string;
+  /**
+   * When the run ends `ApprovalExpired` unless approved.
+   */
+  deadline: string;
+  approvals: Array<{
+    keyId: string;
+    at: string;
+  }>;
+  rejectedBy?: {
+    keyId: string;
+    at: string;
+  };
+};
+
 export type RunTrigger =
   | {
       type: 'schedule';
@@ -1045,6 +1138,21 @@ export type RunTrigger =
     }
   | {
       type: 'manual';
+    }
+  | {
+      type: 'webhook';
+      /**
+       * The request's JSON body; left out, with `bodyTooLarge`, over 16 KiB.
+       */
+      body?: unknown;
+      bodyTooLarge?: true;
+      /**
+       * content-type, user-agent and the headers the trigger names.
+       */
+      headers: {
+        [key: string]: string;
+      };
+      receivedAt: string;
     };
 
 export type ScheduleTrigger = {
@@ -1259,9 +1367,11 @@ export type TransactionTrigger = {
   vmState?: 'HALT' | 'FAULT';
 };
 
-export type Trigger = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger;
+export type Trigger =
+  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTrigger | WebhookTrigger;
 
-export type TriggerInput = ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput;
+export type TriggerInput =
+  ScheduleTrigger | BlockchainTrigger | TransactionTrigger | PriceTrigger | StateTriggerInput | WebhookTriggerInput;
 
 export type WebhookAction = {
   type: 'webhook';
@@ -1278,6 +1388,56 @@ export type WebhookAction = {
   signingSecret: string;
 };
 
+export type WebhookAuth =
+  | {
+      type: 'token';
+    }
+  | {
+      type: 'hmac';
+      /**
+       * The name of the account's secret whose value is the HMAC key.
+       */
+      secret: string;
+      /**
+       * The header holding the hex signature, `sha256=` optional.
+       */
+      header: string;
+      algorithm: 'sha256' | 'sha512';
+      /**
+       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
+       */
+      timestampHeader?: string;
+      /**
+       * How far the timestamp may be from the service clock (default 300).
+       */
+      toleranceSeconds?: number;
+    };
+
+export type WebhookAuthInput =
+  | {
+      type: 'token';
+    }
+  | {
+      type: 'hmac';
+      /**
+       * The name of the account's secret whose value is the HMAC key.
+       */
+      secret: string;
+      /**
+       * The header holding the hex signature, `sha256=` optional.
+       */
+      header?: string;
+      algorithm?: 'sha256' | 'sha512';
+      /**
+       * A header holding the send time in Unix seconds; signed as `<timestamp>.<body>` then.
+       */
+      timestampHeader?: string;
+      /**
+       * How far the timestamp may be from the service clock (default 300).
+       */
+      toleranceSeconds?: number;
+    };
+
 export type WebhookChannel = {
   type: 'webhook';
   /**
@@ -1291,6 +1451,48 @@ export type WebhookChannel = {
     [key: string]: string;
   };
   signingSecret: string;
+};
+
+export type WebhookTrigger = {
+  type: 'webhook';
+  auth: WebhookAuth;
+  /**
+   * Headers copied into `trigger.headers` beside content-type and user-agent.
+   */
+  headers?: Array<string>;
+  /**
+   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
+   */
+  dedupField?: string;
+  /**
+   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
+   */
+  url?: string;
+  /**
+   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
+   */
+  token?: string;
+};
+
+export type WebhookTriggerInput = {
+  type: 'webhook';
+  auth: WebhookAuthInput;
+  /**
+   * Headers copied into `trigger.headers` beside content-type and user-agent.
+   */
+  headers?: Array<string>;
+  /**
+   * A body field whose value, like an `Idempotency-Key`, makes a repeat answer the same run for 24 h.
+   */
+  dedupField?: string;
+  /**
+   * The path to POST to, under /v1/hooks/: set by the service, ignored when sent.
+   */
+  url?: string;
+  /**
+   * The token, answered once by the create (and by `POST /automations/{id}/hook-token`); ignored when sent.
+   */
+  token?: string;
 };
 
 /**
@@ -1393,6 +1595,8 @@ export type FunctionsError = {
       | 'last_key_manager'
       | 'storage_quota_exceeded'
       | 'signer_in_use'
+      | 'approval_not_pending'
+      | 'already_decided'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
@@ -1441,6 +1645,8 @@ export type AutomationsError = {
       | 'LAST_KEY_MANAGER'
       | 'STORAGE_QUOTA_EXCEEDED'
       | 'SIGNER_IN_USE'
+      | 'APPROVAL_NOT_PENDING'
+      | 'ALREADY_DECIDED'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
@@ -1670,7 +1876,7 @@ export type PatchAccountErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1750,7 +1956,7 @@ export type GetKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1827,7 +2033,7 @@ export type PostKeysErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -1909,7 +2115,7 @@ export type DeleteKeysByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2050,7 +2256,7 @@ export type GetAuditEventsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2130,7 +2336,7 @@ export type GetSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2213,7 +2419,7 @@ export type PostSecretsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2303,7 +2509,7 @@ export type DeleteSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2396,7 +2602,7 @@ export type GetSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2486,7 +2692,7 @@ export type PutSecretsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -2582,7 +2788,7 @@ export type GetSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2665,7 +2871,7 @@ export type PostSignersErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2755,7 +2961,7 @@ export type DeleteSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2856,7 +3062,7 @@ export type GetSignersByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -2955,7 +3161,7 @@ export type GetFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3038,7 +3244,7 @@ export type PostFunctionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3131,7 +3337,7 @@ export type DeleteFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3229,7 +3435,7 @@ export type GetFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3322,7 +3528,7 @@ export type PutFunctionsByIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3423,7 +3629,7 @@ export type GetFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3522,7 +3728,7 @@ export type PutFunctionsByIdEnvironmentErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3621,7 +3827,7 @@ export type PutFunctionsByIdSecretsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3722,7 +3928,7 @@ export type PostFunctionsByIdInvokeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3841,7 +4047,7 @@ export type GetFunctionsByIdExecutionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -3936,7 +4142,7 @@ export type GetFunctionsByIdExecutionsByExecutionIdErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4045,7 +4251,7 @@ export type PostFunctionsByIdExecutionsByExecutionIdRetryErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4153,7 +4359,7 @@ export type GetFunctionsByIdVersionsErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4250,7 +4456,7 @@ export type GetFunctionsByIdVersionsByVersionErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4351,7 +4557,7 @@ export type PostFunctionsByIdVersionsByVersionPromoteErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4450,7 +4656,7 @@ export type GetFunctionsByIdStorageErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4546,7 +4752,7 @@ export type DeleteFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4656,7 +4862,7 @@ export type GetFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4755,7 +4961,7 @@ export type PutFunctionsByIdStorageByKeyErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -4839,7 +5045,7 @@ export type GetAutomationsData = {
     limit?: number;
     offset?: number;
     status?: 'active' | 'inactive' | 'error';
-    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state';
+    triggerType?: 'schedule' | 'blockchain' | 'transaction' | 'price' | 'state' | 'webhook';
     network?: string;
   };
   url: '/v1/automations';
@@ -4863,7 +5069,7 @@ export type GetAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -4946,7 +5152,7 @@ export type PostAutomationsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5044,7 +5250,7 @@ export type DeleteAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5137,7 +5343,7 @@ export type GetAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5227,7 +5433,7 @@ export type PatchAutomationsByIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5353,7 +5559,7 @@ export type PostAutomationsByIdTriggerErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5422,6 +5628,108 @@ export type PostAutomationsByIdTriggerResponses = {
 export type PostAutomationsByIdTriggerResponse =
   PostAutomationsByIdTriggerResponses[keyof PostAutomationsByIdTriggerResponses];
 
+export type PostAutomationsByIdHookTokenData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/hook-token';
+};
+
+export type PostAutomationsByIdHookTokenErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND';
+    };
+  };
+  /**
+   * `CONFLICT`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'CONFLICT';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdHookTokenError =
+  PostAutomationsByIdHookTokenErrors[keyof PostAutomationsByIdHookTokenErrors];
+
+export type PostAutomationsByIdHookTokenResponses = {
+  /**
+   * Done: `HookToken`.
+   */
+  200: HookToken;
+};
+
+export type PostAutomationsByIdHookTokenResponse =
+  PostAutomationsByIdHookTokenResponses[keyof PostAutomationsByIdHookTokenResponses];
+
 export type PostAutomationsByIdTestData = {
   body: AutomationTestRequest;
   path: {
@@ -5452,7 +5760,7 @@ export type PostAutomationsByIdTestErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5554,7 +5862,7 @@ export type GetAutomationsByIdRunsErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5648,7 +5956,7 @@ export type GetAutomationsByIdRunsByRunIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5752,7 +6060,7 @@ export type PostAutomationsByIdRunsByRunIdRetryErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5822,6 +6130,218 @@ export type PostAutomationsByIdRunsByRunIdRetryResponses = {
 export type PostAutomationsByIdRunsByRunIdRetryResponse =
   PostAutomationsByIdRunsByRunIdRetryResponses[keyof PostAutomationsByIdRunsByRunIdRetryResponses];
 
+export type PostAutomationsByIdRunsByRunIdApproveData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/approve';
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveError =
+  PostAutomationsByIdRunsByRunIdApproveErrors[keyof PostAutomationsByIdRunsByRunIdApproveErrors];
+
+export type PostAutomationsByIdRunsByRunIdApproveResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdApproveResponse =
+  PostAutomationsByIdRunsByRunIdApproveResponses[keyof PostAutomationsByIdRunsByRunIdApproveResponses];
+
+export type PostAutomationsByIdRunsByRunIdRejectData = {
+  body?: {
+    [key: string]: never;
+  };
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/reject';
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `ALREADY_DECIDED`: this key already approved or rejected the run. `APPROVAL_NOT_PENDING`: the run waits for no approval: it never asked, ended, was decided or its deadline passed.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'ALREADY_DECIDED' | 'APPROVAL_NOT_PENDING';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectError =
+  PostAutomationsByIdRunsByRunIdRejectErrors[keyof PostAutomationsByIdRunsByRunIdRejectErrors];
+
+export type PostAutomationsByIdRunsByRunIdRejectResponses = {
+  /**
+   * Done: `AutomationRunDetails`.
+   */
+  200: AutomationRunDetails;
+};
+
+export type PostAutomationsByIdRunsByRunIdRejectResponse =
+  PostAutomationsByIdRunsByRunIdRejectResponses[keyof PostAutomationsByIdRunsByRunIdRejectResponses];
+
 export type PostAutomationsByIdReplaysData = {
   body: ReplayCreate;
   headers?: {
@@ -5858,7 +6378,7 @@ export type PostAutomationsByIdReplaysErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -5961,7 +6481,7 @@ export type GetAutomationsByIdReplaysByReplayIdErrors = {
     };
   };
   /**
-   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: AutomationsError & {
     error: {
@@ -6023,6 +6543,91 @@ export type GetAutomationsByIdReplaysByReplayIdResponses = {
 export type GetAutomationsByIdReplaysByReplayIdResponse =
   GetAutomationsByIdReplaysByReplayIdResponses[keyof GetAutomationsByIdReplaysByReplayIdResponses];
 
+export type PostHooksByPathData = {
+  /**
+   * Any JSON value: the run receives it as `trigger.body`.
+   */
+  body?: unknown;
+  path: {
+    /**
+     * The hook's unguessable path, `hk_…`, from its automation's `trigger.url`.
+     */
+    path: string;
+  };
+  query?: never;
+  url: '/v1/hooks/{path}';
+};
+
+export type PostHooksByPathErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `not_found`: no such resource in this account (a secret, a transaction, a block).
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'not_found';
+    };
+  };
+  /**
+   * `conflict`: a conflict: a name already used, a run or execution not retryable, or an `Idempotency-Key` reused.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'conflict';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostHooksByPathError = PostHooksByPathErrors[keyof PostHooksByPathErrors];
+
+export type PostHooksByPathResponses = {
+  /**
+   * Accepted (the work goes on after the answer): `HookRun`.
+   */
+  202: HookRun;
+};
+
+export type PostHooksByPathResponse = PostHooksByPathResponses[keyof PostHooksByPathResponses];
+
 export type OptionsCodecDecodeData = {
   body?: never;
   path?: never;
@@ -6040,7 +6645,7 @@ export type OptionsCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6116,7 +6721,7 @@ export type PostCodecDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6184,7 +6789,7 @@ export type OptionsCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6260,7 +6865,7 @@ export type PostCodecEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6333,7 +6938,7 @@ export type OptionsCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6416,7 +7021,7 @@ export type PostCodecUiByCapabilityDecodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6491,7 +7096,7 @@ export type OptionsCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6574,7 +7179,7 @@ export type PostCodecUiByCapabilityEncodeErrors = {
     };
   };
   /**
-   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), or the origin is not allowed.
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
    */
   403: FunctionsError & {
     error: {
@@ -6626,6 +7231,226 @@ export type PostCodecUiByCapabilityEncodeResponses = {
 
 export type PostCodecUiByCapabilityEncodeResponse =
   PostCodecUiByCapabilityEncodeResponses[keyof PostCodecUiByCapabilityEncodeResponses];
+
+export type DeleteConsoleSessionData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type DeleteConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type DeleteConsoleSessionError = DeleteConsoleSessionErrors[keyof DeleteConsoleSessionErrors];
+
+export type DeleteConsoleSessionResponses = {
+  /**
+   * Done.
+   */
+  200: {
+    success: true;
+    message: string;
+  };
+};
+
+export type DeleteConsoleSessionResponse = DeleteConsoleSessionResponses[keyof DeleteConsoleSessionResponses];
+
+export type GetConsoleSessionData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type GetConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetConsoleSessionError = GetConsoleSessionErrors[keyof GetConsoleSessionErrors];
+
+export type GetConsoleSessionResponses = {
+  /**
+   * Done: `ConsoleSession`.
+   */
+  200: ConsoleSession;
+};
+
+export type GetConsoleSessionResponse = GetConsoleSessionResponses[keyof GetConsoleSessionResponses];
+
+export type PostConsoleSessionData = {
+  body?: {
+    [key: string]: never;
+  };
+  path?: never;
+  query?: never;
+  url: '/v1/console/session';
+};
+
+export type PostConsoleSessionErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type PostConsoleSessionError = PostConsoleSessionErrors[keyof PostConsoleSessionErrors];
+
+export type PostConsoleSessionResponses = {
+  /**
+   * Created: `ConsoleSession`.
+   */
+  201: ConsoleSession;
+};
+
+export type PostConsoleSessionResponse = PostConsoleSessionResponses[keyof PostConsoleSessionResponses];
 
 export type GetOpenapiJsonData = {
   body?: never;

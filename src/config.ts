@@ -38,6 +38,16 @@ const keyList = optionalText
     message: `must be a comma-separated list of keys that each ${keyHint.slice(5)}`,
   })
   .transform((value) => (value === undefined ? [] : listOf(value).map((key) => Buffer.from(key, 'base64'))));
+/** A receipt key's private scalar, 64 hex digits (`neoflow receipts key`). */
+const optionalReceiptKey = optionalText.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
+  message: 'must be 64 hex digits (`neoflow receipts key` makes one)',
+});
+/** Compressed secp256r1 public keys, comma-separated. */
+const publicKeyList = optionalText
+  .refine((value) => value === undefined || listOf(value).every((key) => /^0[23][0-9a-fA-F]{64}$/.test(key)), {
+    message: 'must be comma-separated compressed public keys (66 hex digits each, as /v1/receipt-keys lists them)',
+  })
+  .transform((value) => (value === undefined ? [] : listOf(value).map((key) => key.toLowerCase())));
 const optionalToken = optionalText.refine((value) => value === undefined || value.length >= 24, {
   message: 'must be at least 24 characters (openssl rand -base64 24)',
 });
@@ -170,6 +180,13 @@ const settings = {
     operatorToken: read('NEOFLOW_OPERATOR_TOKEN', optionalToken),
     /** What Prometheus presents for `/metrics`; unset, the operator token (as before it existed). */
     metricsToken: read('NEOFLOW_METRICS_TOKEN', optionalToken),
+    /**
+     * The deployment's receipt key, which signs every execution's end (src/receipts/); unset,
+     * executions end without receipts. Never a tenant's signer nor the operator's wallet.
+     */
+    receiptKey: read('NEOFLOW_RECEIPT_KEY', optionalReceiptKey),
+    /** Public keys of receipt keys no longer signing: listed, so that their receipts still verify. */
+    retiredReceiptKeys: read('NEOFLOW_RECEIPT_KEYS_RETIRED', publicKeyList),
   },
   /** What one account may start: each refused with a 4xx that names the limit. */
   quotas: {

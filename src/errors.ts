@@ -30,6 +30,7 @@ export const errorStatus = {
   last_key_manager: 409,
   storage_quota_exceeded: 409,
   signer_in_use: 409,
+  receipt_unavailable: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
   execution_queue_full: 429,

@@ -16,6 +16,7 @@ import { secretsRoutes } from '../secrets/secrets.routes.ts';
 import { signersRoutes } from '../signers/signers.routes.ts';
 import { keysRoutes } from '../keys/keys.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
+import { receiptKeysRoutes } from '../receipts/receipt-keys.routes.ts';
 import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
 import { errorHandler } from '../api/error-handler.ts';
@@ -91,6 +92,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     storageRoutes(resources),
     automationsRoutes(resources, triggerControl),
     codecRoutes(resources),
+    receiptKeysRoutes(resources.config),
     openApiRoutes((): Router[] => areas),
     docsPage(),
     metricsRoutes(metricsToken(resources.config.secrets)),

@@ -30,6 +30,8 @@ async function main(argv: string[]) {
       'send-secrets': { type: 'boolean' },
       'allow-any-env': { type: 'boolean' },
       'code-dir': { type: 'string' },
+      keys: { type: 'string' },
+      require: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -55,7 +57,8 @@ async function main(argv: string[]) {
     anyEnv: values['allow-any-env'] ?? false,
     codeDir: values['code-dir'],
   };
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy, asCode });
+  const receipts = { keys: values.keys, require: values.require };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, fn, deploy, asCode, receipts });
 }
 
 main(process.argv.slice(2)).then(

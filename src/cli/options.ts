@@ -1,3 +1,5 @@
+import type { ReceiptsOptions } from './receipts.ts';
+
 /** The flags a command line may carry besides its positional arguments (bin/neoflow.js parses them). */
 export interface Options {
   account: string | undefined;
@@ -6,6 +8,7 @@ export interface Options {
   fn: FnRunOptions;
   deploy: FnDeployOptions;
   asCode: AsCodeOptions;
+  receipts: ReceiptsOptions;
 }
 
 /** `neoflow export` and `neoflow apply`'s flags (docs/automations-as-code.md). */

@@ -32,6 +32,7 @@ import { Networks } from './0030-networks.ts';
 import { CursorNetworkNames } from './0031-cursor-network-names.ts';
 import { Signers } from './0032-signers.ts';
 import { ManagedKeys } from './0033-managed-keys.ts';
+import { ExecutionReceipts } from './0038-execution-receipts.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -70,6 +71,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0031-cursor-network-names', class: CursorNetworkNames },
   { name: '0032-signers', class: Signers },
   { name: '0033-managed-keys', class: ManagedKeys },
+  { name: '0038-execution-receipts', class: ExecutionReceipts },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

@@ -15,7 +15,8 @@ export interface ReceiptsOptions {
   require: string | undefined;
 }
 
-const usage = 'usage: neoflow receipts key | neoflow receipts verify <executionId> [--keys URL|FILE] [--require signed|tee]';
+const usage =
+  'usage: neoflow receipts key | neoflow receipts verify <executionId> [--keys URL|FILE] [--require signed|tee]';
 
 export async function receiptsCommand(config: Config, [action, target]: string[], options: ReceiptsOptions) {
   if (action === 'key') return printNewKey();
@@ -53,7 +54,11 @@ function requiredLevel(value: string | undefined): ClaimLevel {
 
 const keysAnswer = z.object({
   data: z.array(
-    z.object({ id: z.string(), publicKey: z.string().regex(/^0[23][0-9a-f]{64}$/), status: z.enum(['active', 'retired']) }),
+    z.object({
+      id: z.string(),
+      publicKey: z.string().regex(/^0[23][0-9a-f]{64}$/),
+      status: z.enum(['active', 'retired']),
+    }),
   ),
 });
 

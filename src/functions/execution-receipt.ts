@@ -4,7 +4,13 @@ import type { Execution } from './execution.entity.ts';
 import { receiptKeysOf } from '../receipts/receipt-keys.ts';
 import type { StoredReceipt } from './execution.sql.ts';
 import type { Versioned } from './versioned-fields.ts';
-import { noTee, receiptFieldsOf, type HostCall, type ReceiptSubject, type TeeEvidence } from '../receipts/receipt-claims.ts';
+import {
+  noTee,
+  receiptFieldsOf,
+  type HostCall,
+  type ReceiptSubject,
+  type TeeEvidence,
+} from '../receipts/receipt-claims.ts';
 import { signReceipt, type ReceiptKey } from '../receipts/receipt-key.ts';
 import { receiptPreimage } from '../receipts/receipt-preimage.ts';
 import { executionStatus } from '../shared/outcomes.ts';
@@ -17,7 +23,7 @@ export interface ReceiptSigner {
   evidence: Buffer | null;
 }
 
-export const deploymentSigner = (key: ReceiptKey): ReceiptSigner => ({ key, tee: noTee, evidence: null });
+const deploymentSigner = (key: ReceiptKey): ReceiptSigner => ({ key, tee: noTee, evidence: null });
 
 /** The process's signer: the deployment's receipt key, when NEOFLOW_RECEIPT_KEY is set. */
 export function receiptSignerOf(config: Config): ReceiptSigner | undefined {

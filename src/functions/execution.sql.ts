@@ -87,14 +87,16 @@ export async function storeEnd(
   return (await executeBound(em, sql, [...fields, ...signed, ...stored])).rows.length === 1;
 }
 
-const receiptColumns = `"key_id" as "keyId", "preimage", "signature", "host_calls" as "hostCalls", "evidence"`;
+/** A stored receipt with what its view names beside it: the execution's function and status. */
+export type ReadReceipt = StoredReceipt & { functionId: string };
+
+const readReceiptSql = `select r."key_id" as "keyId", r."preimage", r."signature", r."host_calls" as "hostCalls", r."evidence",
+  e."function_id" as "functionId"
+from "execution_receipts" r join "executions" e on e."id" = r."execution_id" where r."execution_id" = ?`;
 
 /** The receipt of an execution, if it has one. */
-export async function readReceipt(em: EntityManager, executionId: string): Promise<StoredReceipt | undefined> {
-  const [row] = await em.execute<StoredReceipt[]>(
-    `select ${receiptColumns} from "execution_receipts" where "execution_id" = ?`,
-    [executionId],
-  );
+export async function readReceipt(em: EntityManager, executionId: string): Promise<ReadReceipt | undefined> {
+  const [row] = await em.execute<ReadReceipt[]>(readReceiptSql, [executionId]);
   return row;
 }
 

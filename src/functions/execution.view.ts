@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
 import type { Execution } from './execution.entity.ts';
-import type { StoredReceipt } from './execution.sql.ts';
+import type { ReadReceipt } from './execution.sql.ts';
 import { receiptSchema, receiptView } from '../receipts/receipt.view.ts';
 import { executionStatus, executionStatuses } from '../shared/outcomes.ts';
 
@@ -30,7 +30,7 @@ export function executionListItem(execution: Execution) {
 }
 
 /** `receipt`: its signed receipt, once it ended with one (src/receipts/). */
-export function executionDetails(execution: Execution, result: unknown, receipt?: StoredReceipt) {
+export function executionDetails(execution: Execution, result: unknown, receipt?: ReadReceipt) {
   return {
     ...executionHandle(execution),
     functionId: execution.function.id,
@@ -43,7 +43,7 @@ export function executionDetails(execution: Execution, result: unknown, receipt?
     httpRequests: execution.httpRequests,
     ...(execution.storageKeys ? { storage: execution.storageKeys } : {}),
     trigger: execution.trigger,
-    ...(receipt ? { receipt: receiptView(execution.id, execution.function.id, receipt) } : {}),
+    ...(receipt ? { receipt: receiptView(execution.id, receipt) } : {}),
   };
 }
 

@@ -32,22 +32,7 @@ import { idempotent } from '../api/idempotency.ts';
 import { executionStatus } from '../shared/outcomes.ts';
 import { readReceipt } from './execution.sql.ts';
 import { receiptSchema, receiptView } from '../receipts/receipt.view.ts';
-import type { EntityManager } from '@mikro-orm/postgresql';
-
-/** The execution's receipt, or 409 receipt_unavailable saying why there is none. */
-async function receiptOrRefuse(em: EntityManager, execution: Execution) {
-  if (execution.status === executionStatus.running) {
-    throw new AppError('receipt_unavailable', 'The execution is still running: its receipt is signed as it ends.');
-  }
-  const receipt = await readReceipt(em, execution.id);
-  if (!receipt) {
-    throw new AppError(
-      'receipt_unavailable',
-      'The execution ended without a receipt: before receipts, lost before its code ended, or with no receipt key set.',
-    );
-  }
-  return receipt;
-}
+import { endedReceipt } from './receipt-read.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
@@ -144,13 +129,13 @@ export function executionsRoutes(resources: InvokerResources): Router {
       errors: ['function_not_found', 'execution_not_found', 'receipt_unavailable'],
       summary: "Retrieve an execution's receipt",
       description:
-        "Returns the execution's signed receipt: its preimage's fields, the preimage and the signature (ECDSA secp256r1 over SHA-256, r‖s), which anyone checks against the keys of GET /v1/receipt-keys and a Neo contract with CryptoLib.verifyWithECDsa. 409 `receipt_unavailable` while it runs, and for executions ended before receipts or without a receipt key. docs/security.md, \"Receipts\".",
+        'Returns the execution\'s signed receipt: its preimage\'s fields, the preimage and the signature (ECDSA secp256r1 over SHA-256, r‖s), which anyone checks against the keys of GET /v1/receipt-keys and a Neo contract with CryptoLib.verifyWithECDsa. 409 `receipt_unavailable` while it runs, and for executions ended before receipts or without a receipt key. docs/security.md, "Receipts".',
       tag: 'Executions',
       scope: 'functions:read',
       responses: { 200: dataEnvelope(receiptSchema) },
       handle: async ({ accountId, params }) => {
         const { execution } = await executionOf(accountId, params);
-        return data(receiptView(execution.id, execution.function.id, await receiptOrRefuse(em(), execution)));
+        return data(receiptView(execution.id, await endedReceipt(em(), execution.id)));
       },
     }),
     route({

@@ -49,10 +49,9 @@ export function checkReceipt(
   for (const [name, value] of Object.entries(expected) as [keyof ReceiptFields, ReceiptFields[keyof ReceiptFields]][]) {
     if (!sameField(fields[name], value)) problems.push(`${name} differs from the signed one`);
   }
-  if (require === 'tee' && level !== 'tee') problems.push('a TEE claim was required; the receipt has no hardware attestation');
+  if (require === 'tee' && level !== 'tee')
+    problems.push('a TEE claim was required; the receipt has no hardware attestation');
   return { holds: problems.length === 0, claim: claims[level], level, problems };
 }
 
-const sameField = (a: unknown, b: unknown) =>
-  Buffer.isBuffer(a) && Buffer.isBuffer(b) ? a.equals(b) : a === b;
-
+const sameField = (a: unknown, b: unknown) => (Buffer.isBuffer(a) && Buffer.isBuffer(b) ? a.equals(b) : a === b);

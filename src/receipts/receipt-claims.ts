@@ -9,7 +9,7 @@ export const sha256 = (data: Uint8Array | string) => createHash('sha256').update
 export const jsonHash = (value: unknown) => sha256(canonicalBytes(value));
 
 /** What a function's version ran with, as its receipt's configHash covers it. */
-export interface RunConfig {
+interface RunConfig {
   runtime: string;
   timeout: number;
   environment: Record<string, string>;

@@ -18,9 +18,6 @@ export interface ReceiptKey {
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
-export const isReceiptPrivateKey = (value: string) => /^[0-9a-fA-F]{64}$/.test(value);
-export const isCompressedPublicKey = (value: string) => /^0[23][0-9a-fA-F]{64}$/.test(value);
-
 export const receiptKeyId = (publicKey: Buffer) => keyId(publicKey);
 
 /** Throws when `hex` is not a private scalar of the curve (zero, at or above its order). */

@@ -9,7 +9,9 @@ const receiptKeySchema = z
   .strictObject({
     id: z.string().describe("The first 16 hex digits of SHA-256 of the public key: a receipt's `keyId`."),
     publicKey: z.string().describe('Compressed secp256r1, hex: what a contract registers.'),
-    status: z.enum(['active', 'retired']).describe('`active` signs new receipts; a retired key only verifies old ones.'),
+    status: z
+      .enum(['active', 'retired'])
+      .describe('`active` signs new receipts; a retired key only verifies old ones.'),
   })
   .meta({ id: 'ReceiptKey' });
 
@@ -24,7 +26,7 @@ export function receiptKeysRoutes(config: Config): Router {
       path: '/',
       summary: 'List receipt keys',
       description:
-        "The public keys that sign this deployment's execution receipts: the active one and those retired (NEOFLOW_RECEIPT_KEYS_RETIRED), whose receipts still verify. No key needed. docs/security.md, \"Receipts\".",
+        'The public keys that sign this deployment\'s execution receipts: the active one and those retired (NEOFLOW_RECEIPT_KEYS_RETIRED), whose receipts still verify. No key needed. docs/security.md, "Receipts".',
       tag: 'Receipts',
       responses: { 200: dataEnvelope(z.array(receiptKeySchema)) },
       handle: async () => data(receiptKeysOf(config).listed),

@@ -11,7 +11,7 @@ export interface ListedReceiptKey {
 }
 
 /** The deployment's receipt keys: the one that signs (if any) and those retired. */
-export interface ReceiptKeys {
+interface ReceiptKeys {
   active: ReceiptKey | undefined;
   listed: ListedReceiptKey[];
 }

@@ -27,9 +27,9 @@
  * The tag's length alone keeps a receipt from ever being a Neo transaction's sign data (36 bytes).
  */
 
-export const receiptTag = Buffer.from('neoflow/receipt/v1\0', 'utf8');
+const receiptTag = Buffer.from('neoflow/receipt/v1\0', 'utf8');
 
-export const receiptStatus = { completed: 1, failed: 2 } as const;
+const receiptStatus = { completed: 1, failed: 2 } as const;
 export type ReceiptStatus = keyof typeof receiptStatus;
 
 export const teeType = { none: 0, configfsTsm: 1 } as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredReceipt } from '../functions/execution.sql.ts';
+import type { ReadReceipt } from '../functions/execution.sql.ts';
 import { receiptFields } from './receipt-preimage.ts';
 
 const hex = (bytes: Buffer) => bytes.toString('hex');
@@ -10,11 +10,11 @@ const hex = (bytes: Buffer) => bytes.toString('hex');
  * proves: `signed`, by this deployment's key, no hardware attestation; `tee`, by a key bound to a
  * confidential VM's report (docs/security.md, "Receipts").
  */
-export function receiptView(executionId: string, functionId: string, stored: StoredReceipt) {
+export function receiptView(executionId: string, stored: ReadReceipt) {
   const fields = receiptFields(stored.preimage);
   return {
     executionId,
-    functionId,
+    functionId: stored.functionId,
     keyId: stored.keyId,
     claim: fields.teeType === 0 ? ('signed' as const) : ('tee' as const),
     networkMagic: fields.networkMagic,
@@ -40,8 +40,6 @@ export function receiptView(executionId: string, functionId: string, stored: Sto
   };
 }
 
-export type ReceiptView = ReturnType<typeof receiptView>;
-
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const receiptSchema = z
@@ -57,7 +55,9 @@ export const receiptSchema = z
     networkMagic: z.number().int(),
     executionIdHash: hash,
     functionIdHash: hash,
-    codeHash: hash.describe('SHA-256 of the code as it ran (TypeScript before stripping): what `neoflow fn hash` prints.'),
+    codeHash: hash.describe(
+      'SHA-256 of the code as it ran (TypeScript before stripping): what `neoflow fn hash` prints.',
+    ),
     configHash: hash,
     inputHash: hash,
     status: z.enum(['completed', 'failed']),

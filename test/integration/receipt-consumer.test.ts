@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { canonicalBytes } from '../../src/receipts/canonical-json.ts';
 import { receiptKeyOf, signReceipt } from '../../src/receipts/receipt-key.ts';
 import { receiptFields, receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
-import type { Invocation } from '../../src/chain/stack-item.ts';
 import { callContract, compileContract, deployContract, fundedSender } from '../support/contracts.ts';
 import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
@@ -79,7 +78,7 @@ describe('the example receipt consumer contract (examples/receipt-consumer)', ()
         byteArray(attempt.preimage),
         byteArray(attempt.signature),
         byteArray(attempt.result),
-      ]) as Promise<Invocation>;
+      ]);
     const refusal = async (attempt: Pick<Fulfilment, 'preimage' | 'signature' | 'result'>) => {
       const invocation = await fulfil(attempt);
       expect(invocation.state).toBe('FAULT');
@@ -107,7 +106,7 @@ describe('the example receipt consumer contract (examples/receipt-consumer)', ()
       param(accepted.signature),
       param(accepted.result),
     ]);
-    const stored = (await neo().invokeFunction(consumer, 'result', [])) as Invocation;
+    const stored = await neo().invokeFunction(consumer, 'result', []);
     expect(Buffer.from(stored.stack[0]!.value as string, 'base64').toString()).toBe('{"pair":"NEO/GAS","price":4217}');
     // The same receipt again, once its result was accepted.
     expect(await refusal(accepted)).toContain('replayed');

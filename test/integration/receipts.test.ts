@@ -18,7 +18,9 @@ import { apiWithWorkerForThisFile } from '../support/worker.ts';
 
 /** A key retired before this deployment's: listed, so that its receipts still verify. */
 const retiredKey = receiptKeyOf(newReceiptPrivateKey());
-const running = apiWithWorkerForThisFile({ env: { NEOFLOW_RECEIPT_KEYS_RETIRED: retiredKey.publicKey.toString('hex') } });
+const running = apiWithWorkerForThisFile({
+  env: { NEOFLOW_RECEIPT_KEYS_RETIRED: retiredKey.publicKey.toString('hex') },
+});
 const activeKey = receiptKeyOf(testReceiptKey);
 
 let call: ApiCall;
@@ -39,7 +41,11 @@ const code = `export default async function (context: { params: { n: number }; l
 
 let counter = 0;
 async function deploy(source = code): Promise<string> {
-  const created = await call('POST', '/functions', { name: `receipt-${++counter}`, code: source, runtime: 'typescript' });
+  const created = await call('POST', '/functions', {
+    name: `receipt-${++counter}`,
+    code: source,
+    runtime: 'typescript',
+  });
   expect(created.status).toBe(201);
   return created.body.data!.id as string;
 }
@@ -60,7 +66,9 @@ describe('execution receipts', () => {
     const executionId = invoked.body.data!.execution.id as string;
     const details = (await call('GET', `/functions/${functionId}/executions/${executionId}`)).body.data!;
     const receipt = details.receipt;
-    expect((await call('GET', `/functions/${functionId}/executions/${executionId}/receipt`)).body.data).toEqual(receipt);
+    expect((await call('GET', `/functions/${functionId}/executions/${executionId}/receipt`)).body.data).toEqual(
+      receipt,
+    );
 
     expect(wallet.verify(receipt.preimage, receipt.signature, activeKey.publicKey.toString('hex'))).toBe(true);
     expect(receipt).toMatchObject({
@@ -135,7 +143,7 @@ describe('execution receipts', () => {
     expect((await verify(executionId)).stdout).toContain('inputHash differs from the signed one');
   });
 
-  it('lists the active and retired keys with no API key; a retired key\'s receipt still verifies, an unlisted one\'s does not', async () => {
+  it("lists the active and retired keys with no API key; a retired key's receipt still verifies, an unlisted one's does not", async () => {
     const listed = await fetch(`${running.api.url}/v1/receipt-keys`);
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { data: unknown }).data).toEqual([
@@ -192,7 +200,9 @@ describe('execution receipts', () => {
     const after = await orm.em
       .fork()
       .getConnection()
-      .execute<{ n: number }[]>(`select count(*)::int as n from execution_receipts where execution_id = ?`, [executionId]);
+      .execute<{ n: number }[]>(`select count(*)::int as n from execution_receipts where execution_id = ?`, [
+        executionId,
+      ]);
     expect(after[0]!.n).toBe(1);
   });
 });

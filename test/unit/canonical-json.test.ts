@@ -64,11 +64,13 @@ describe('RFC 8785 canonical JSON', () => {
     }`;
     // Read back, JavaScript would put the integer-like name "1" first: compare the text.
     const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'];
-    const names = [...canonicalJson(JSON.parse(input)).matchAll(/"([^"]*)":/g)].map((match) => JSON.parse(`"${match[1]}"`) as string);
+    const names = [...canonicalJson(JSON.parse(input)).matchAll(/"([^"]*)":/g)].map(
+      (match) => JSON.parse(`"${match[1]}"`) as string,
+    );
     expect(names).toEqual(order);
   });
 
-  it('the UTF-8 of the sorted example is byte for byte the RFC\'s (section 3.2.4)', () => {
+  it("the UTF-8 of the sorted example is byte for byte the RFC's (section 3.2.4)", () => {
     const value = { '€': 'Euro Sign', '\r': 'Carriage Return', '1': 'One' };
     expect(Buffer.from(canonicalJson(value)).toString('hex')).toBe(
       Buffer.from('{"\\r":"Carriage Return","1":"One","€":"Euro Sign"}').toString('hex'),

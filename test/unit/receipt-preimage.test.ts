@@ -141,7 +141,7 @@ describe('the receipt preimage', () => {
     const signature = Buffer.from(goldenSignature, 'hex');
     for (let byte = 0; byte < preimage.length; byte += 7) {
       const flipped = Buffer.from(preimage);
-      flipped[byte]! ^= 1 << byte % 8;
+      flipped[byte]! ^= 1 << (byte % 8);
       expect(receiptSignatureHolds(key.publicKey, flipped, signature)).toBe(false);
     }
     const flippedSignature = Buffer.from(signature);

@@ -187,6 +187,11 @@ const settings = {
     receiptKey: read('NEOFLOW_RECEIPT_KEY', optionalReceiptKey),
     /** Public keys of receipt keys no longer signing: listed, so that their receipts still verify. */
     retiredReceiptKeys: read('NEOFLOW_RECEIPT_KEYS_RETIRED', publicKeyList),
+    /**
+     * `configfs-tsm`: each worker process signs receipts with a key of its own, bound to its
+     * confidential VM by a report (src/receipts/tee/); `none`, the deployment's key.
+     */
+    receiptTee: read('NEOFLOW_RECEIPT_TEE', z.enum(['none', 'configfs-tsm']).default('none')),
   },
   /** What one account may start: each refused with a 4xx that names the limit. */
   quotas: {

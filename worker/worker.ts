@@ -8,7 +8,7 @@ import { dataConverter } from '../src/temporal/codec.ts';
 import { createActivities, defaultWorkerId, type ActivityDeps } from '../activities/index.ts';
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
-import { receiptSignerOf } from '../src/functions/execution-receipt.ts';
+import { openReceiptSigner } from '../src/functions/execution-receipt.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { runStartsInFlight } from '../src/shared/run-starts.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -74,7 +74,7 @@ async function workerBasics(
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
     localRuns,
-    receipts: receiptSignerOf(config),
+    receipts: await openReceiptSigner(config),
   };
   const activities = { ...createActivities(deps), ...createReconcilerActivities(deps, control) };
   const options = {

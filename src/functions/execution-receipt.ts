@@ -2,6 +2,8 @@ import type { Config } from '../config.ts';
 import { storableJson } from '../db/storable.ts';
 import type { Execution } from './execution.entity.ts';
 import { receiptKeysOf } from '../receipts/receipt-keys.ts';
+import { configfsTsm, type ReportSource } from '../receipts/tee/configfs-tsm.ts';
+import { bindWorkerKey } from '../receipts/tee/worker-key.ts';
 import type { StoredReceipt } from './execution.sql.ts';
 import type { Versioned } from './versioned-fields.ts';
 import {
@@ -25,8 +27,19 @@ export interface ReceiptSigner {
 
 const deploymentSigner = (key: ReceiptKey): ReceiptSigner => ({ key, tee: noTee, evidence: null });
 
-/** The process's signer: the deployment's receipt key, when NEOFLOW_RECEIPT_KEY is set. */
-export function receiptSignerOf(config: Config): ReceiptSigner | undefined {
+/**
+ * The process's signer: with NEOFLOW_RECEIPT_TEE=configfs-tsm a key of its own, bound to its
+ * confidential VM's report (a process that gets no report does not start); else the deployment's
+ * receipt key, when NEOFLOW_RECEIPT_KEY is set.
+ */
+export async function openReceiptSigner(
+  config: Config,
+  reports: ReportSource = configfsTsm(),
+): Promise<ReceiptSigner | undefined> {
+  if (config.secrets.receiptTee === 'configfs-tsm') {
+    const bound = await bindWorkerKey(reports);
+    return { key: bound.key, tee: { type: bound.teeType, hash: bound.evidenceHash }, evidence: bound.evidence };
+  }
   const { active } = receiptKeysOf(config);
   return active ? deploymentSigner(active) : undefined;
 }

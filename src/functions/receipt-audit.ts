@@ -51,7 +51,7 @@ export async function auditReceipt(
     delete expected.codeHash;
     delete expected.configHash;
   }
-  const check = checkReceipt(stored, keys, expected, require);
+  const check = checkReceipt(stored, keys, expected, require, stored.evidence);
   if (!version) check.problems.push(`version ${wanted} is no longer kept: codeHash and configHash were not checked`);
   return { ...check, holds: check.holds && version !== undefined };
 }

@@ -1,4 +1,5 @@
 import type { ListedReceiptKey } from './receipt-keys.ts';
+import { evidenceProblems } from './tee/worker-key.ts';
 import { receiptSignatureHolds } from './receipt-key.ts';
 import { ReceiptLayoutError, receiptFields, type ReceiptFields } from './receipt-preimage.ts';
 
@@ -30,6 +31,7 @@ export function checkReceipt(
   keys: readonly ListedReceiptKey[],
   expected: Partial<ReceiptFields> = {},
   require: ClaimLevel = 'signed',
+  evidence: Buffer | null = null,
 ): ReceiptCheck {
   let fields: ReceiptFields;
   try {
@@ -41,8 +43,13 @@ export function checkReceipt(
   const level: ClaimLevel = fields.teeType === 0 ? 'signed' : 'tee';
   const problems: string[] = [];
   const publicKey = fields.publicKey.toString('hex');
-  const key = keys.find((listed) => listed.publicKey === publicKey);
-  if (!key) problems.push(`it is signed by key ${publicKey}, which is not one of the receipt keys given`);
+  if (level === 'tee') {
+    // A worker's own key is vouched for by its report, not listed.
+    if (!evidence) problems.push('it claims a TEE but carries no evidence');
+    else problems.push(...evidenceProblems(evidence, fields.evidenceHash, fields.publicKey));
+  } else if (!keys.some((listed) => listed.publicKey === publicKey)) {
+    problems.push(`it is signed by key ${publicKey}, which is not one of the receipt keys given`);
+  }
   if (!receiptSignatureHolds(fields.publicKey, receipt.preimage, receipt.signature)) {
     problems.push('the signature does not verify over the preimage');
   }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { environmentShape, nested, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
+import { optionalReceiptKey, publicKeyList } from './receipt-settings.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
 import { neoSettingIssues, parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
@@ -38,16 +39,6 @@ const keyList = optionalText
     message: `must be a comma-separated list of keys that each ${keyHint.slice(5)}`,
   })
   .transform((value) => (value === undefined ? [] : listOf(value).map((key) => Buffer.from(key, 'base64'))));
-/** A receipt key's private scalar, 64 hex digits (`neoflow receipts key`). */
-const optionalReceiptKey = optionalText.refine((value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value), {
-  message: 'must be 64 hex digits (`neoflow receipts key` makes one)',
-});
-/** Compressed secp256r1 public keys, comma-separated. */
-const publicKeyList = optionalText
-  .refine((value) => value === undefined || listOf(value).every((key) => /^0[23][0-9a-fA-F]{64}$/.test(key)), {
-    message: 'must be comma-separated compressed public keys (66 hex digits each, as /v1/receipt-keys lists them)',
-  })
-  .transform((value) => (value === undefined ? [] : listOf(value).map((key) => key.toLowerCase())));
 const optionalToken = optionalText.refine((value) => value === undefined || value.length >= 24, {
   message: 'must be at least 24 characters (openssl rand -base64 24)',
 });

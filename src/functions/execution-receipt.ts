@@ -72,7 +72,7 @@ export function receiptSubject(execution: Execution, run: RunFacts, result: unkn
       version: version.version,
     },
     params: asStored(execution.params),
-    status: completed ? 'completed' : 'failed',
+    status: completed ? executionStatus.completed : executionStatus.failed,
     outcome: asStored(completed ? result : execution.error),
     logs: asStored(execution.logs),
     secretsRead: asStored(execution.secretsRead),

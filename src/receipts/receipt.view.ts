@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { executionStatus } from '../shared/outcomes.ts';
 import type { ReadReceipt } from '../functions/execution.sql.ts';
 import { receiptFields } from './receipt-preimage.ts';
 
@@ -60,7 +61,7 @@ export const receiptSchema = z
     ),
     configHash: hash,
     inputHash: hash,
-    status: z.enum(['completed', 'failed']),
+    status: z.enum([executionStatus.completed, executionStatus.failed]),
     outcomeHash: hash,
     logsHash: hash,
     secretsReadHash: hash,

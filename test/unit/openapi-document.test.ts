@@ -103,6 +103,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Account',
       'Keys',
       'Health',
+      'Receipts',
       'OpenAPI',
       'Codec',
     ]);

@@ -29,7 +29,7 @@ export interface ConfigfsFiles {
 }
 
 /** Where the kernel mounts configfs-tsm's reports (Documentation/ABI/testing/configfs-tsm). */
-export const configfsTsmReports = '/sys/kernel/config/tsm/report';
+const configfsTsmReports = '/sys/kernel/config/tsm/report';
 
 /**
  * Reports through configfs-tsm: a directory of our own under `root`, `inblob` written, `outblob`

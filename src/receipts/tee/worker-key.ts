@@ -16,11 +16,11 @@ const reportDataOffsets: Record<string, number> = {
 };
 
 /** The report data that binds `publicKey`: SHA-256 of the tag and the key, then the nonce. */
-export const bindingReportData = (publicKey: Buffer, nonce: Buffer) =>
+const bindingReportData = (publicKey: Buffer, nonce: Buffer) =>
   Buffer.concat([createHash('sha256').update(bindingTag).update(publicKey).digest(), nonce]);
 
 /** A process's own receipt key, bound to its confidential VM by a report; `evidence` what a verifier reads. */
-export interface BoundKey {
+interface BoundKey {
   key: ReceiptKey;
   /** Canonical JSON of the provider, nonce, key and report: SHA-256 of it is the receipts' evidenceHash. */
   evidence: Buffer;

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { environmentShape, nested, read } from './config-settings.ts';
+import { environmentShape, listOf, nested, optionalText, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { optionalReceiptKey, publicKeyList } from './receipt-settings.ts';
 import { parseRate } from './ratelimit/rate.ts';
@@ -19,14 +19,6 @@ const optionalUrl = (protocols: string[], example: string) =>
     .refine((value) => value === undefined || hasProtocol(value, protocols), {
       message: `must be a URL such as ${example}`,
     });
-
-const optionalText = z
-  .string()
-  .trim()
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
-
-const listOf = (value: string) => value.split(',').map((item) => item.trim());
 
 const keyHint = 'must be 32 random bytes in base64 (openssl rand -base64 32)';
 const isKey = (value: string) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32;

@@ -1,14 +1,6 @@
-import { z } from 'zod';
+import { listOf, optionalText } from './config-settings.ts';
 
 /** How NEOFLOW_RECEIPT_KEY and NEOFLOW_RECEIPT_KEYS_RETIRED are read (src/config.ts lists them). */
-
-const optionalText = z
-  .string()
-  .trim()
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
-
-const listOf = (value: string) => value.split(',').map((item) => item.trim());
 
 /** A receipt key's private scalar, 64 hex digits (`neoflow receipts key`). */
 export const optionalReceiptKey = optionalText.refine(

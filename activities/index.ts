@@ -13,6 +13,7 @@ import { claimRunTurn, failExecution, runExecution } from '../src/functions/run-
 import { RunTurns } from '../src/functions/run-turns.ts';
 import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import type { MasterKeys } from '../src/crypto/envelope.ts';
+import type { ReceiptSigner } from '../src/functions/execution-receipt.ts';
 import { createAutomationActivities } from './automations.ts';
 import { probeRemoteKey } from '../src/signers/probe-key.ts';
 import { openRemoteKey, type Pkcs11Module } from '../src/signers/open-signing-key.ts';
@@ -51,6 +52,8 @@ export interface ActivityDeps {
   maxRuns: number;
   /** The API process's worker only: the runs its API starts eagerly, handed over in process. */
   localRuns?: LocalRuns;
+  /** What signs each execution's receipt (NEOFLOW_RECEIPT_KEY); none: executions end unsigned. */
+  receipts?: ReceiptSigner;
 }
 
 export type { RunAttempt } from '../src/functions/execution-outcome.ts';

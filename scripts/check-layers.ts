@@ -40,6 +40,8 @@ export const layers: { name: string; paths: RegExp[] }[] = [
   { name: 'sandbox', paths: [/^src\/sandbox\//] },
   { name: 'codec', paths: [/^src\/codec\//] },
   { name: 'secrets', paths: [/^src\/secrets\//] },
+  // Execution receipts (issue 51): their layout, keys and checks, over the signers' key shapes.
+  { name: 'receipts', paths: [/^src\/receipts\//] },
   // An account's signers (issue 46): rows over accounts, the keys they open, and their custody backends.
   { name: 'signers', paths: [/^src\/signers\/(?!signing-key\.ts$|signature-check\.ts$)/] },
   { name: 'account', paths: [/^src\/auth\//, /^src\/account\//, /^src\/keys\//] },

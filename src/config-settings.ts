@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * How config.ts says each setting once: a tree of settings, each the variable it is read from and
@@ -45,3 +45,13 @@ export function nested<T extends Settings>(tree: T, env: Record<string, unknown>
   ]);
   return Object.fromEntries(entries) as Nested<T>;
 }
+
+/** An optional text setting: blank reads as unset. */
+export const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+/** A comma-separated setting's items, trimmed. */
+export const listOf = (value: string) => value.split(',').map((item) => item.trim());

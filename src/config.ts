@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { environmentShape, nested, read } from './config-settings.ts';
+import { environmentShape, listOf, nested, optionalText, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
+import { optionalReceiptKey, publicKeyList } from './receipt-settings.ts';
 import { parseRate } from './ratelimit/rate.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
 import { neoSettingIssues, parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
@@ -18,14 +19,6 @@ const optionalUrl = (protocols: string[], example: string) =>
     .refine((value) => value === undefined || hasProtocol(value, protocols), {
       message: `must be a URL such as ${example}`,
     });
-
-const optionalText = z
-  .string()
-  .trim()
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
-
-const listOf = (value: string) => value.split(',').map((item) => item.trim());
 
 const keyHint = 'must be 32 random bytes in base64 (openssl rand -base64 32)';
 const isKey = (value: string) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32;
@@ -186,6 +179,18 @@ const settings = {
     operatorToken: read('NEOFLOW_OPERATOR_TOKEN', optionalToken),
     /** What Prometheus presents for `/metrics`; unset, the operator token (as before it existed). */
     metricsToken: read('NEOFLOW_METRICS_TOKEN', optionalToken),
+    /**
+     * The deployment's receipt key, which signs every execution's end (src/receipts/); unset,
+     * executions end without receipts. Never a tenant's signer nor the operator's wallet.
+     */
+    receiptKey: read('NEOFLOW_RECEIPT_KEY', optionalReceiptKey),
+    /** Public keys of receipt keys no longer signing: listed, so that their receipts still verify. */
+    retiredReceiptKeys: read('NEOFLOW_RECEIPT_KEYS_RETIRED', publicKeyList),
+    /**
+     * `configfs-tsm`: each worker process signs receipts with a key of its own, bound to its
+     * confidential VM by a report (src/receipts/tee/); `none`, the deployment's key.
+     */
+    receiptTee: read('NEOFLOW_RECEIPT_TEE', z.enum(['none', 'configfs-tsm']).default('none')),
   },
   /** What one account may start: each refused with a 4xx that names the limit. */
   quotas: {

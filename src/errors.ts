@@ -32,6 +32,7 @@ export const errorStatus = {
   signer_in_use: 409,
   approval_not_pending: 409,
   already_decided: 409,
+  receipt_unavailable: 409,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
   execution_queue_full: 429,

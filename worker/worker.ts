@@ -9,6 +9,7 @@ import { createActivities, defaultWorkerId, type ActivityDeps } from '../activit
 import type { FiredRun } from '../activities/automations.ts';
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
+import { openReceiptSigner } from '../src/functions/execution-receipt.ts';
 import { followerTaskQueue } from '../src/temporal/task-queues.ts';
 import { runStartsInFlight } from '../src/shared/run-starts.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
@@ -74,6 +75,7 @@ async function workerBasics(
     runSlots: config.worker.maxWorkflowTasks,
     maxRuns: config.worker.maxRuns,
     localRuns,
+    receipts: await openReceiptSigner(config),
   };
   const activities = { ...createActivities(deps), ...createReconcilerActivities(deps, control) };
   const options = {

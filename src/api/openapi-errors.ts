@@ -39,6 +39,8 @@ const meanings: Record<ErrorCode, string> = {
     'automations sign with the signer (`details.automations`): name another signer in them, or delete them, first',
   approval_not_pending: 'the run waits for no approval: it never asked, ended, was decided or its deadline passed',
   already_decided: 'this key already approved or rejected the run',
+  receipt_unavailable:
+    'the execution has no receipt: it is still running, ended before receipts, was lost, or the deployment signs none',
   payload_too_large: 'the body is over `details.limit` bytes',
   rate_limit_exceeded: 'over the rate limit: `Retry-After` says when to retry',
   execution_queue_full: 'the account has as many executions not yet ended as it may: `Retry-After` says when to retry',

@@ -82,6 +82,12 @@ export const apiTags = [
     description: 'Readiness and liveness of an API process, for load balancers and container checks. No key needed.',
   },
   {
+    name: 'Receipts',
+    description:
+      "The public keys that sign executions' receipts, which anyone, a Neo contract included, checks: docs/security.md, " +
+      '"Receipts". No key needed.',
+  },
+  {
     name: 'OpenAPI',
     description: 'This document, built from the schemas each route validates its requests with. No key needed.',
   },

@@ -18,6 +18,7 @@ import { signersRoutes } from '../signers/signers.routes.ts';
 import { keysRoutes } from '../keys/keys.routes.ts';
 import { auditRoutes } from '../audit/audit.routes.ts';
 import { codecRoutes } from '../codec/codec.routes.ts';
+import { receiptKeysRoutes } from '../receipts/receipt-keys.routes.ts';
 import { loggablePath } from '../codec/codec.auth.ts';
 import { admitCallers } from '../api/auth.ts';
 import { errorHandler } from '../api/error-handler.ts';
@@ -98,6 +99,7 @@ export function apiAreas(resources: ApiResources, extraAreas: Router[] = []): Ro
     hooksRoutes(resources, triggerControl),
     codecRoutes(resources),
     consoleRoutes(resources),
+    receiptKeysRoutes(resources.config),
     openApiRoutes((): Router[] => areas),
     docsPage(),
     consolePage(),

@@ -1,5 +1,6 @@
 import type { Router } from '@koa/router';
 import { emptyBody } from '../wire/empty-body.ts';
+import { AppError } from '../errors.ts';
 import { z } from 'zod';
 import { paginationOf } from '../wire/pagination.ts';
 import { deletedMessage, paginationSchema } from '../wire/response-schemas.ts';
@@ -44,6 +45,8 @@ import type { Automation } from './model/automation.entity.ts';
 import { idempotent } from '../api/idempotency.ts';
 import { assertScope } from '../api/auth.ts';
 import { gasView } from './budget/budget.view.ts';
+import { receiptSchema, receiptView } from '../receipts/receipt.view.ts';
+import { endedReceipt } from '../functions/receipt-read.ts';
 import { createReplayBody, replaySchema } from './replays/replays.schemas.ts';
 import { createReplay, getReplay } from './replays/replays.service.ts';
 import { rotateHookToken } from './hooks/hook-setup.ts';
@@ -300,6 +303,23 @@ export function automationsRoutes(resources: Resources, control: TriggerControl)
         const { run, notifications } = await getRun(em(), automation.id, params.runId);
         const decisions = run.approval ? await decisionsOf(em(), [run.id]) : [];
         return bare(runDetails(run, notifications, decisions));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/runs/:runId/receipt',
+      errors: ['automation_not_found', 'run_not_found', 'receipt_unavailable'],
+      summary: "Retrieve a run's receipt",
+      description:
+        "Returns the signed receipt of the run's function execution (its decision, for a function action that decides), as GET /v1/functions/{id}/executions/{executionId}/receipt does. 409 `RECEIPT_UNAVAILABLE` while it runs, for a run that ran no function, and for executions ended without a receipt.",
+      tag: 'Automations',
+      scope: 'automations:read',
+      responses: { 200: receiptSchema },
+      handle: async ({ accountId, params }) => {
+        const automation = await getAutomation(em(), accountId, params.id);
+        const { run } = await getRun(em(), automation.id, params.runId);
+        if (!run.executionId) throw new AppError('receipt_unavailable', 'The run executed no function.');
+        return bare(receiptView(run.executionId, await endedReceipt(em(), run.executionId)));
       },
     }),
     route({

@@ -94,6 +94,21 @@ export const commandUsages: { command: string; usage: string }[] = [
     usage: `approvals reject <automationId> <runId>
                           reject a waiting run: it ends ApprovalRejected, nothing signed`,
   },
+  {
+    command: 'receipts key',
+    usage: `receipts key            make a receipt key: prints NEOFLOW_RECEIPT_KEY and its public key (docs/security.md)`,
+  },
+  {
+    command: 'receipts verify',
+    usage: `receipts verify <executionId> [--keys URL|FILE] [--require signed|tee]
+                          check the execution's receipt against its row as stored (DATABASE_URL): every hash
+                          rebuilt, the signature against the deployment's receipt keys (or those at --keys, as
+                          GET /v1/receipt-keys answers them); prints the claim that holds; exit 1 if one fails`,
+  },
+  {
+    command: 'fn hash',
+    usage: `fn hash <file.js|ts>      print the code hash a receipt carries for this file (a contract pins it)`,
+  },
   ...(['functions', 'automations', 'secrets'] as const).flatMap((kind) => [
     {
       command: `${kind} list`,
@@ -151,6 +166,8 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
       return (await import('./as-code-commands.ts')).exportCommand(config, options.account, options.asCode);
     case 'apply':
       return (await import('./as-code-commands.ts')).applyCommand(config, options.account, options.asCode);
+    case 'receipts':
+      return (await import('./receipts.ts')).receiptsCommand(config, rest, options.receipts);
     case 'schedules':
       return (await import('./schedules.ts')).schedulesCommand(config, rest);
     case 'approvals':
@@ -158,6 +175,7 @@ export async function runCommand(config: Config, [command, ...rest]: string[], o
     case 'fn': {
       if (rest[0] === 'deploy')
         return (await import('./fn-deploy.ts')).fnDeployCommand(config, rest[1], options.deploy);
+      if (rest[0] === 'hash') return (await import('./fn-hash.ts')).fnHashCommand(rest[1]);
       const failed = (await (await import('./fn-run.ts')).fnRunCommand(config, rest, options.fn)) !== 0;
       if (failed) process.exitCode = 1;
       return;

@@ -32,6 +32,8 @@ async function main(argv: string[]) {
       'send-secrets': { type: 'boolean' },
       'allow-any-env': { type: 'boolean' },
       'code-dir': { type: 'string' },
+      keys: { type: 'string' },
+      require: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -58,7 +60,8 @@ async function main(argv: string[]) {
     codeDir: values['code-dir'],
   };
   const keys = { name: values.name, role: values.role, scopes, expiresAt: values.expires };
-  await runCommand(loadConfig(env), positionals, { account, scopes, rate, keys, fn, deploy, asCode });
+  const receipts = { keys: values.keys, require: values.require };
+  await runCommand(loadConfig(env), positionals, { account, scopes, rate, keys, fn, deploy, asCode, receipts });
 }
 
 main(process.argv.slice(2)).then(

@@ -1,3 +1,5 @@
+import type { ReceiptsOptions } from './receipts.ts';
+
 /** The flags a command line may carry besides its positional arguments (bin/neoflow.js parses them). */
 export interface Options {
   account: string | undefined;
@@ -7,6 +9,7 @@ export interface Options {
   fn: FnRunOptions;
   deploy: FnDeployOptions;
   asCode: AsCodeOptions;
+  receipts: ReceiptsOptions;
 }
 
 /** `neoflow keys create`'s flags for a key made through the API (src/cli/keys-api.ts). */

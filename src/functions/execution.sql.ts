@@ -9,6 +9,7 @@ import type { Sealed } from '../crypto/envelope.ts';
 import { Execution } from './execution.entity.ts';
 import { executionStatus } from '../shared/outcomes.ts';
 import { sweepPage } from '../db/sweep-page.ts';
+import type { HostCall } from '../receipts/receipt-claims.ts';
 
 /** The statements of the `executions` table (and of its sealed results, written with them). */
 
@@ -30,26 +31,49 @@ export async function insertExecution(em: EntityManager, execution: Execution, e
 export type End = Pick<Execution, 'status' | 'secretsRead' | 'logs' | 'error' | 'completedAt' | 'duration'> &
   Partial<Pick<Execution, 'httpRequests' | 'storageKeys'>>;
 
-const storeEndSql = `with "ended" as (
-  update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
-    "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
-  where "id" = ? and "status" = '${executionStatus.running}' returning "id")
-insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
-select "id", ?, ?, ? from "ended"
-returning "execution_id"`;
-
-const storeFailureSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
+const endSql = `update "executions" set "status" = ?, "secrets_read" = ?, "logs" = ?, "error" = ?, "completed_at" = ?, "duration" = ?,
     "http_requests" = coalesce(?, "http_requests"), "storage_keys" = ?
   where "id" = ? and "status" = '${executionStatus.running}'`;
 
+const receiptSql = `insert into "execution_receipts" ("execution_id", "key_id", "preimage", "signature", "host_calls", "evidence")
+select "id", ?, ?, ?, ?, ? from "ended"`;
+
+const resultSql = `insert into "execution_results" ("execution_id", "ciphertext", "wrapped_key", "master_key_id")
+select "id", ?, ?, ? from "ended"`;
+
+/** The end's statement: the update, then the result and the receipt of the row it ended, if any. */
+function storeEndSql(sealed: boolean, receipt: boolean): string {
+  if (!sealed && !receipt) return endSql;
+  const ended = `with "ended" as (${endSql} returning "id")`;
+  if (sealed && receipt) return `${ended}, "receipt" as (${receiptSql})\n${resultSql} returning "execution_id"`;
+  return `${ended}\n${sealed ? resultSql : receiptSql} returning "execution_id"`;
+}
+
+/** An execution's signed receipt (src/receipts/), as `execution_receipts` stores it. */
+export interface StoredReceipt {
+  keyId: string;
+  preimage: Buffer;
+  signature: Buffer;
+  hostCalls: HostCall[];
+  /** A confidential VM's evidence for the key; null on an ordinary host. */
+  evidence: Buffer | null;
+}
+
 /**
- * Writes an execution's end, with its sealed result when it completed, in one statement: one
- * round trip and one commit at the end of every run. Only a running execution ends, once: when
- * two processes ran the same execution (one taken over after a workflow task timed out), the
- * first to store wins and the other learns it got there second (false). A run's storage writes
+ * Writes an execution's end, with its sealed result when it completed and its receipt when one was
+ * signed, in one statement: one round trip and one commit at the end of every run. Only a running
+ * execution ends, once: when two processes ran the same execution (one taken over after a workflow
+ * task timed out), the first to store wins and the other learns it got there second (false); its
+ * receipt is never stored, so an execution is signed once, by the row. A run's storage writes
  * commit in the transaction of this statement (storage/storage-commit.ts).
  */
-export async function storeEnd(em: EntityManager, executionId: string, end: End, sealed?: Sealed): Promise<boolean> {
+export async function storeEnd(
+  em: EntityManager,
+  executionId: string,
+  end: End,
+  sealed?: Sealed,
+  receipt?: StoredReceipt,
+): Promise<boolean> {
   const fields = [
     end.status,
     jsonbParam(end.secretsRead),
@@ -61,9 +85,26 @@ export async function storeEnd(em: EntityManager, executionId: string, end: End,
     jsonbParam(end.storageKeys ?? null),
     executionId,
   ];
-  if (!sealed) return (await executeBound(em, storeFailureSql, fields)).affectedRows === 1;
-  const stored = [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId];
-  return (await executeBound(em, storeEndSql, [...fields, ...stored])).rows.length === 1;
+  const sql = storeEndSql(sealed !== undefined, receipt !== undefined);
+  if (!sealed && !receipt) return (await executeBound(em, sql, fields)).affectedRows === 1;
+  const signed = receipt
+    ? [receipt.keyId, receipt.preimage, receipt.signature, jsonbParam(receipt.hostCalls), receipt.evidence]
+    : [];
+  const stored = sealed ? [Buffer.from(sealed.ciphertext), Buffer.from(sealed.wrappedKey), sealed.masterKeyId] : [];
+  return (await executeBound(em, sql, [...fields, ...signed, ...stored])).rows.length === 1;
+}
+
+/** A stored receipt with what its view names beside it: the execution's function and status. */
+export type ReadReceipt = StoredReceipt & { functionId: string };
+
+const readReceiptSql = `select r."key_id" as "keyId", r."preimage", r."signature", r."host_calls" as "hostCalls", r."evidence",
+  e."function_id" as "functionId"
+from "execution_receipts" r join "executions" e on e."id" = r."execution_id" where r."execution_id" = ?`;
+
+/** The receipt of an execution, if it has one. */
+export async function readReceipt(em: EntityManager, executionId: string): Promise<ReadReceipt | undefined> {
+  const [row] = await em.execute<ReadReceipt[]>(readReceiptSql, [executionId]);
+  return row;
 }
 
 /**

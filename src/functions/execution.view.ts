@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isoTime } from '../wire/response-schemas.ts';
 import type { Execution } from './execution.entity.ts';
+import type { ReadReceipt } from './execution.sql.ts';
+import { receiptSchema, receiptView } from '../receipts/receipt.view.ts';
 import { executionStatus, executionStatuses } from '../shared/outcomes.ts';
 
 /**
@@ -27,7 +29,8 @@ export function executionListItem(execution: Execution) {
   };
 }
 
-export function executionDetails(execution: Execution, result: unknown) {
+/** `receipt`: its signed receipt, once it ended with one (src/receipts/). */
+export function executionDetails(execution: Execution, result: unknown, receipt?: ReadReceipt) {
   return {
     ...executionHandle(execution),
     functionId: execution.function.id,
@@ -40,6 +43,7 @@ export function executionDetails(execution: Execution, result: unknown) {
     httpRequests: execution.httpRequests,
     ...(execution.storageKeys ? { storage: execution.storageKeys } : {}),
     trigger: execution.trigger,
+    ...(receipt ? { receipt: receiptView(execution.id, receipt) } : {}),
   };
 }
 
@@ -101,5 +105,8 @@ export const executionDetailsSchema = executionHandleSchema
       z.strictObject({ type: z.literal('retry'), retryOf: z.string() }),
       z.strictObject({ type: z.literal('automation'), automationId: z.string() }),
     ]),
+    receipt: receiptSchema
+      .optional()
+      .describe('Its signed receipt, once it ended; absent while it runs and for executions ended without one.'),
   })
   .meta({ id: 'Execution' });

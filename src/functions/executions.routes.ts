@@ -30,6 +30,9 @@ import { assertQueueRoom } from './queued-executions.ts';
 import { openResult } from './result-seal.ts';
 import { idempotent } from '../api/idempotency.ts';
 import { executionStatus } from '../shared/outcomes.ts';
+import { readReceipt } from './execution.sql.ts';
+import { receiptSchema, receiptView } from '../receipts/receipt.view.ts';
+import { endedReceipt } from './receipt-read.ts';
 
 /** How long a synchronous invoke waits beyond the function's own timeout before answering 202. */
 const syncGraceMs = 15_000;
@@ -113,7 +116,26 @@ export function executionsRoutes(resources: InvokerResources): Router {
       responses: { 200: dataEnvelope(executionDetailsSchema) },
       handle: async ({ accountId, params }) => {
         const { execution } = await executionOf(accountId, params);
-        return data(executionDetails(execution, await openResult(em(), resources.masterKeys, execution)));
+        const [result, receipt] = await Promise.all([
+          openResult(em(), resources.masterKeys, execution),
+          readReceipt(em(), execution.id),
+        ]);
+        return data(executionDetails(execution, result, receipt));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/executions/:executionId/receipt',
+      errors: ['function_not_found', 'execution_not_found', 'receipt_unavailable'],
+      summary: "Retrieve an execution's receipt",
+      description:
+        'Returns the execution\'s signed receipt: its preimage\'s fields, the preimage and the signature (ECDSA secp256r1 over SHA-256, r‖s), which anyone checks against the keys of GET /v1/receipt-keys and a Neo contract with CryptoLib.verifyWithECDsa. 409 `receipt_unavailable` while it runs, and for executions ended before receipts or without a receipt key. docs/security.md, "Receipts".',
+      tag: 'Executions',
+      scope: 'functions:read',
+      responses: { 200: dataEnvelope(receiptSchema) },
+      handle: async ({ accountId, params }) => {
+        const { execution } = await executionOf(accountId, params);
+        return data(receiptView(execution.id, await endedReceipt(em(), execution.id)));
       },
     }),
     route({

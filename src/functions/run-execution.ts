@@ -11,6 +11,9 @@ import { sandboxError } from '../sandbox/errors.ts';
 import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
 import { sandboxServices } from './sandbox-services.ts';
+import { recordedServices } from './host-calls.ts';
+import { receiptSubject, signedReceipt, type ReceiptSigner, type RunFacts } from './execution-receipt.ts';
+import type { HostCall } from '../receipts/receipt-claims.ts';
 import { functionFetch, type HttpRequestRecord } from './function-fetch.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
 import { revealSecrets, type RevealedSecret } from '../secrets/secret-store.ts';
@@ -52,6 +55,8 @@ interface RunDeps {
   signal?: AbortSignal;
   /** The API process's: the runs it started, their rows as built and their waiting invokes. */
   localRuns?: LocalRuns;
+  /** What signs each execution's receipt as its end is stored; none: executions end unsigned. */
+  receipts?: ReceiptSigner;
 }
 
 /**
@@ -131,6 +136,8 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
   const sealed =
     ended.status === executionStatus.completed ? sealResult(deps.masterKeys, execution.id, result) : undefined;
   const changes = ran.storage.changes();
+  const facts = deps.receipts ? await runFacts(ran) : undefined;
+  const receipt = () => (facts ? signedReceipt(deps.receipts!, receiptSubject(execution, facts, result)) : undefined);
   if (sealed && changes) {
     const committed = await storeEndWithWrites(
       deps.em,
@@ -139,6 +146,7 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
       execution,
       sealed,
       changes,
+      receipt(),
     );
     if (committed === 'lost') return storedOutcome(deps.em, execution.id);
     if (committed !== 'stored') {
@@ -146,9 +154,11 @@ async function storeOutcome(deps: RunDeps, execution: Execution, ran: Ran): Prom
       execution.status = executionStatus.failed;
       execution.error = sandboxError(committed.name, committed.message);
       result = undefined;
-      if (!(await storeEnd(deps.em, execution.id, execution))) return storedOutcome(deps.em, execution.id);
+      if (!(await storeEnd(deps.em, execution.id, execution, undefined, receipt())))
+        return storedOutcome(deps.em, execution.id);
     }
-  } else if (!(await storeEnd(deps.em, execution.id, execution, sealed))) return storedOutcome(deps.em, execution.id);
+  } else if (!(await storeEnd(deps.em, execution.id, execution, sealed, receipt())))
+    return storedOutcome(deps.em, execution.id);
   const outcome = outcomeOf(execution);
   countEnded(outcome, execution.trigger as ExecutionTrigger);
   deps.localRuns?.ended({ outcome, execution, result });
@@ -161,6 +171,15 @@ interface Ran {
   httpRequests: HttpRequestRecord[];
   /** The run's view of its function's store, with the writes it buffered. */
   storage: RunStorage;
+  /** What the run's receipt covers beside its row: the version it ran, its calls, its network. */
+  version: RunFacts['version'];
+  hostCalls: HostCall[];
+  networkMagic: Promise<number>;
+}
+
+/** A receipt's network is its run's; 0 when no node of it answered (a contract then refuses it). */
+async function runFacts(ran: Ran): Promise<RunFacts> {
+  return { networkMagic: await ran.networkMagic, version: ran.version, hostCalls: ran.hostCalls };
 }
 
 async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
@@ -169,6 +188,10 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   const http = functionFetch(deps.egress, fn.allowedHosts);
   // The store is the function's, shared by all its versions.
   const storage = new RunStorage(storeReader(deps.em, deps.masterKeys, execution.function.id));
+  const nodes = nodesOf(deps, execution);
+  const recorded = recordedServices(sandboxServices(nodes, http));
+  // Asked while the code runs (nodes keep it): the end's statement then waits for nothing.
+  const networkMagic = deps.receipts ? magicOf(nodes) : Promise.resolve(0);
   const outcome = await runInSandbox(
     {
       code: fn.code,
@@ -177,7 +200,7 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
       execution: { id: execution.id, startedAt: execution.startedAt.toISOString(), functionId: execution.function.id },
       environment: fn.environment,
       secrets,
-      services: sandboxServices(nodesOf(deps, execution), http),
+      services: recorded.services,
       storage,
       timeoutMs: fn.timeout * 1000,
       memoryLimitMb: deps.memoryLimitMb,
@@ -186,7 +209,23 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
     },
     deps.isolates,
   );
-  return { outcome, secrets, httpRequests: http.requests(), storage };
+  return {
+    outcome,
+    secrets,
+    httpRequests: http.requests(),
+    storage,
+    version: { ...fn, version: execution.functionVersion ?? execution.function.version },
+    hostCalls: recorded.calls(),
+    networkMagic,
+  };
+}
+
+async function magicOf(nodes: NeoRpc | (() => Promise<NeoRpc>)): Promise<number> {
+  try {
+    return await (typeof nodes === 'function' ? await nodes() : nodes).getNetworkMagic();
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -236,7 +275,8 @@ async function loadExecution({ em, localRuns }: RunDeps, executionId: string) {
  * The sandbox already masked granted values in the logs and the error; a request's host is the
  * code's too (a URL built from a secret), masked and cut here the same way. The result is sealed.
  */
-function record(execution: Execution, { outcome, secrets, httpRequests, storage }: Ran) {
+function record(execution: Execution, ran: Ran) {
+  const { outcome, secrets, httpRequests, storage } = ran;
   execution.status = outcome.status;
   execution.storageKeys = storage.keys() ?? null;
   execution.secretsRead = secrets
@@ -247,6 +287,12 @@ function record(execution: Execution, { outcome, secrets, httpRequests, storage 
     ...request,
     host: output.text(request.host, maxHostBytes),
   }));
+  // A fetch's target is its host: masked as the request's record is.
+  ran.hostCalls = ran.hostCalls.map((call) =>
+    call.method === 'getBalance' || call.method === 'getBlockCount' || call.method === 'invokeRead'
+      ? call
+      : { ...call, target: output.text(call.target, maxHostBytes) },
+  );
   execution.logs = storable(outcome.logs);
   execution.completedAt = new Date();
   execution.duration = outcome.durationMs;

@@ -25,8 +25,12 @@ export interface CompiledContract {
  * `interop` module (pinned in its go.mod and go.sum) from the module cache, else through the
  * module proxy, once.
  */
-export async function compileContract(neoGoPath: string, name: string, config = name): Promise<CompiledContract> {
-  const source = fileURLToPath(new URL(`../fixtures/contracts/${name}/`, import.meta.url));
+export async function compileContract(
+  neoGoPath: string,
+  name: string,
+  config = name,
+  source = fileURLToPath(new URL(`../fixtures/contracts/${name}/`, import.meta.url)),
+): Promise<CompiledContract> {
   const out = await mkdtemp(join(tmpdir(), `neoflow-contract-${name}-`));
   try {
     const nefPath = join(out, `${name}.nef`);
@@ -52,12 +56,20 @@ export async function fundedSender(rpcUrl: string, devWallet: DevWallet, gas: bi
 
 const bytes = (buffer: Buffer) => sc.ContractParam.byteArray(u.HexString.fromHex(buffer.toString('hex'), true));
 
-/** Deploys `contract` from `sender` and waits for its block; answers its `0x` script hash. */
-export async function deployContract(neo: NeoRpc, sender: Sender, contract: CompiledContract): Promise<string> {
+/**
+ * Deploys `contract` from `sender` (its `_deploy` given `data`) and waits for its block; answers
+ * its `0x` script hash.
+ */
+export async function deployContract(
+  neo: NeoRpc,
+  sender: Sender,
+  contract: CompiledContract,
+  data?: InstanceType<typeof sc.ContractParam>,
+): Promise<string> {
   const script = sc.createScript({
     scriptHash: CONST.NATIVE_CONTRACT_HASH.ManagementContract,
     operation: 'deploy',
-    args: [bytes(contract.nef), sc.ContractParam.string(contract.manifest)],
+    args: [bytes(contract.nef), sc.ContractParam.string(contract.manifest), ...(data ? [data] : [])],
   });
   await sendAndConfirm(neo, script, sender);
   const deployer = u.HexString.fromHex(wallet.getScriptHashFromVerificationScript(sender.verificationScript));

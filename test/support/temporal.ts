@@ -8,11 +8,15 @@ export const testOperatorToken = 'test-operator-token-0123456789';
 /** A fixed master key for tests that seal secrets. */
 export const testMasterKey = Buffer.alloc(32, 42);
 
+/** A fixed receipt key: every test execution is signed as a deployment's would be. */
+export const testReceiptKey = '5eceb7e5eceb7e5eceb7e5eceb7e5eceb7e5eceb7e5eceb7e5eceb7e5eceb7e0';
+
 /** The variables `loadConfig` reads them from. */
 export const testSecretsEnv = {
   NEOFLOW_PAYLOAD_KEY: testPayloadKey.toString('base64'),
   NEOFLOW_OPERATOR_TOKEN: testOperatorToken,
   NEOFLOW_MASTER_KEY: testMasterKey.toString('base64'),
+  NEOFLOW_RECEIPT_KEY: testReceiptKey,
 };
 
 /** Tests serve their price sources on loopback, which tenants' requests cannot reach by default. */

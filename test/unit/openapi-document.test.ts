@@ -105,6 +105,7 @@ describe('the OpenAPI document, as the typed client is generated from it', () =>
       'Console',
       'Audit',
       'Health',
+      'Receipts',
       'OpenAPI',
       'Codec',
     ]);

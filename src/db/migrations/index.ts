@@ -36,6 +36,7 @@ import { AuditEvents } from './0034-audit-events.ts';
 import { RunApprovals } from './0035-run-approvals.ts';
 import { AutomationHooks } from './0036-automation-hooks.ts';
 import { ConsoleSessions } from './0037-console-sessions.ts';
+import { ExecutionReceipts } from './0038-execution-receipts.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -78,6 +79,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0035-run-approvals', class: RunApprovals },
   { name: '0036-automation-hooks', class: AutomationHooks },
   { name: '0037-console-sessions', class: ConsoleSessions },
+  { name: '0038-execution-receipts', class: ExecutionReceipts },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

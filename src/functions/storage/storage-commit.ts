@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MasterKeys, Sealed } from '../../crypto/envelope.ts';
-import { storeEnd, type End } from '../execution.sql.ts';
+import { storeEnd, type End, type StoredReceipt } from '../execution.sql.ts';
 import type { Refusal } from './commit-rules.ts';
 import type { StorageChanges } from './run-storage.ts';
 import { lockStore } from '../function.sql.ts';
@@ -30,13 +30,14 @@ export async function storeEndWithWrites(
   end: End,
   result: Sealed,
   changes: StorageChanges,
+  receipt?: StoredReceipt,
 ): Promise<Committed> {
   const sealed = sealSets(masters, run.functionId, changes.sets);
   try {
     return await em.fork().transactional(async (tx) => {
       // The function's lock before the execution's row: as a delete of the function takes them.
       await lockStore(tx, run.functionId);
-      if (!(await storeEnd(tx, run.executionId, end, result))) return 'lost';
+      if (!(await storeEnd(tx, run.executionId, end, result, receipt))) return 'lost';
       const applied = await applyChanges(tx, run.functionId, changes, sealed);
       if (!(applied instanceof Map)) throw new RefusedWrites(applied);
       return 'stored';

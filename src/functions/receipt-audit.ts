@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MasterKeys } from '../crypto/envelope.ts';
+import { checkReceipt, type ClaimLevel, type ReceiptCheck } from '../receipts/receipt-check.ts';
+import { receiptFieldsOf } from '../receipts/receipt-claims.ts';
+import type { ListedReceiptKey } from '../receipts/receipt-keys.ts';
+import { ReceiptLayoutError, receiptFields, type ReceiptFields } from '../receipts/receipt-preimage.ts';
+import { Execution } from './execution.entity.ts';
+import { receiptSubject } from './execution-receipt.ts';
+import { readReceipt } from './execution.sql.ts';
+import { openResult } from './result-seal.ts';
+import { versionOf } from './run-version.ts';
+import type { Versioned } from './versioned-fields.ts';
+
+/**
+ * Checks an execution's stored receipt against its row as it stands: every hash is rebuilt from
+ * the row (its params, sealed result, error, logs, secrets read, times) and the version it ran,
+ * then compared with the signed one. A row edited since it ended (one byte of its logs) fails.
+ * Undefined: no such execution.
+ */
+export async function auditReceipt(
+  em: EntityManager,
+  masters: MasterKeys,
+  executionId: string,
+  keys: readonly ListedReceiptKey[],
+  require: ClaimLevel = 'signed',
+): Promise<ReceiptCheck | undefined> {
+  const execution = await em.findOne(Execution, { id: executionId }, { populate: ['function'] });
+  if (!execution) return undefined;
+  const stored = await readReceipt(em, executionId);
+  if (!stored) {
+    return { holds: false, claim: 'none', level: undefined, problems: [`execution ${executionId} has no receipt`] };
+  }
+  let signed: ReceiptFields;
+  try {
+    signed = receiptFields(stored.preimage);
+  } catch (error) {
+    if (!(error instanceof ReceiptLayoutError)) throw error;
+    return checkReceipt(stored, keys);
+  }
+  const wanted = execution.functionVersion ?? execution.function.version;
+  const version = await versionOf(em, execution.function, wanted).catch(() => undefined);
+  // Without it, placeholders: its two hashes are left out of the comparison below, and said so.
+  const ran: Versioned & { version: number } = version
+    ? { ...version, version: wanted }
+    : { runtime: 'node18', timeout: 0, environment: {}, secrets: [], allowedHosts: [], code: '', version: wanted };
+  const facts = { networkMagic: signed.networkMagic, version: ran, hostCalls: stored.hostCalls };
+  const subject = receiptSubject(execution, facts, await openResult(em, masters, execution));
+  const rebuilt = receiptFieldsOf(subject, signed.publicKey, { type: signed.teeType, hash: signed.evidenceHash });
+  const expected: Partial<ReceiptFields> = { ...rebuilt };
+  if (!version) {
+    delete expected.codeHash;
+    delete expected.configHash;
+  }
+  const check = checkReceipt(stored, keys, expected, require, stored.evidence);
+  if (!version) check.problems.push(`version ${wanted} is no longer kept: codeHash and configHash were not checked`);
+  return { ...check, holds: check.holds && version !== undefined };
+}

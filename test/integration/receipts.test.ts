@@ -1,0 +1,231 @@
+import { createHash } from 'node:crypto';
+import { wallet } from '@cityofzion/neon-js';
+import { describe, expect, it, beforeAll } from 'vitest';
+import { Execution } from '../../src/functions/execution.entity.ts';
+import { storeEnd } from '../../src/functions/execution.sql.ts';
+import { canonicalJson } from '../../src/receipts/canonical-json.ts';
+import { openReceiptKeys } from '../../src/receipts/receipt-keys.ts';
+import { newReceiptPrivateKey, receiptKeyOf } from '../../src/receipts/receipt-key.ts';
+import { receiptPreimage, receiptFields } from '../../src/receipts/receipt-preimage.ts';
+import { signReceipt } from '../../src/receipts/receipt-key.ts';
+import { executionStatus } from '../../src/shared/outcomes.ts';
+import { neoflow } from '../support/cli.ts';
+import { testApi, type ApiCall } from '../support/http.ts';
+import { issueKey, keysCliEnv } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
+import { testReceiptKey } from '../support/temporal.ts';
+import { apiWithWorkerForThisFile } from '../support/worker.ts';
+
+/** A key retired before this deployment's: listed, so that its receipts still verify. */
+const retiredKey = receiptKeyOf(newReceiptPrivateKey());
+const running = apiWithWorkerForThisFile({
+  env: { NEOFLOW_RECEIPT_KEYS_RETIRED: retiredKey.publicKey.toString('hex') },
+});
+const activeKey = receiptKeyOf(testReceiptKey);
+
+let call: ApiCall;
+beforeAll(async () => {
+  const { key } = await issueKey(running.api.database.orm);
+  call = testApi(running.api.url, key);
+});
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+const code = `export default async function (context: { params: { n: number }; log: { info(m: string): void }; services: { blockchain: { getBlockCount(): Promise<number> } } }) {
+  const height = await context.services.blockchain.getBlockCount();
+  context.log.info('height read');
+  if (context.params.n < 0) throw new Error('negative');
+  return { doubled: context.params.n * 2, read: height > 0 };
+}
+`;
+
+let counter = 0;
+async function deploy(source = code): Promise<string> {
+  const created = await call('POST', '/functions', {
+    name: `receipt-${++counter}`,
+    code: source,
+    runtime: 'typescript',
+  });
+  expect(created.status).toBe(201);
+  return created.body.data!.id as string;
+}
+
+/** `neoflow receipts verify` over this file's database, with the deployment's keys unless told. */
+const verify = (executionId: string, env: Record<string, string> = {}) =>
+  neoflow(['receipts', 'verify', executionId], {
+    ...keysCliEnv(running.api.database.url),
+    NEOFLOW_RECEIPT_KEY: testReceiptKey,
+    ...env,
+  });
+
+describe('execution receipts', () => {
+  it("a completed run's answer carries a receipt neon-js verifies, whose hashes are the run's", async () => {
+    const functionId = await deploy();
+    const invoked = await call('POST', `/functions/${functionId}/invoke`, { params: { n: 21 } });
+    expect(invoked.status).toBe(200);
+    const executionId = invoked.body.data!.execution.id as string;
+    const details = (await call('GET', `/functions/${functionId}/executions/${executionId}`)).body.data!;
+    const receipt = details.receipt;
+    expect((await call('GET', `/functions/${functionId}/executions/${executionId}/receipt`)).body.data).toEqual(
+      receipt,
+    );
+
+    expect(wallet.verify(receipt.preimage, receipt.signature, activeKey.publicKey.toString('hex'))).toBe(true);
+    expect(receipt).toMatchObject({
+      executionId,
+      functionId,
+      keyId: activeKey.id,
+      claim: 'signed',
+      status: 'completed',
+      networkMagic: await running.api.services.neo.getNetworkMagic(),
+      executionIdHash: sha(executionId),
+      codeHash: sha(code),
+      inputHash: sha('{"n":21}'),
+      outcomeHash: sha(canonicalJson(details.result)),
+      logsHash: sha(canonicalJson(details.logs)),
+      secretsReadHash: sha('[]'),
+      startedAt: Date.parse(details.startedAt),
+      completedAt: Date.parse(details.completedAt),
+      teeType: 0,
+    });
+    expect(details.result).toEqual({ doubled: 42, read: true });
+    expect(receipt.hostCalls).toEqual([{ method: 'getBlockCount', target: '', resultHash: expect.any(String) }]);
+    expect(receipt.hostCallsHash).toBe(sha(canonicalJson(receipt.hostCalls)));
+
+    const checked = await verify(executionId);
+    expect(checked).toMatchObject({ code: 0 });
+    expect(checked.stdout).toContain("holds: signed by this deployment's receipt key; no hardware attestation");
+  });
+
+  it('a failed run is signed with its error; a running one answers 409 receipt_unavailable', async () => {
+    const functionId = await deploy();
+    const failed = await call('POST', `/functions/${functionId}/invoke`, { params: { n: -1 } });
+    const executionId = failed.body.error!.details.executionId as string;
+    const receipt = (await call('GET', `/functions/${functionId}/executions/${executionId}/receipt`)).body.data!;
+    const details = (await call('GET', `/functions/${functionId}/executions/${executionId}`)).body.data!;
+    expect(receipt.status).toBe('failed');
+    expect(receipt.outcomeHash).toBe(sha(canonicalJson(details.error)));
+    expect((await verify(executionId)).code).toBe(0);
+
+    const slow = await deploy(
+      'export default async () => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000); return 1; };',
+    );
+    const started = await call('POST', `/functions/${slow}/invoke`, { async: true });
+    const runningId = started.body.data!.execution.id as string;
+    const refused = await call('GET', `/functions/${slow}/executions/${runningId}/receipt`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error!.code).toBe('receipt_unavailable');
+    const ended = await until(
+      () => call('GET', `/functions/${slow}/executions/${runningId}`),
+      (answer) => answer.body.data?.status !== 'running',
+    );
+    expect(ended.body.data.receipt.status).toBe('completed');
+  });
+
+  it('neoflow receipts verify exits 1, naming the field, after one byte of the stored row is edited', async () => {
+    const functionId = await deploy();
+    const invoked = await call('POST', `/functions/${functionId}/invoke`, { params: { n: 3 } });
+    const executionId = invoked.body.data!.execution.id as string;
+    expect((await verify(executionId)).code).toBe(0);
+    // One byte of the stored logs: "height read" becomes "height reae".
+    const connection = running.api.database.orm.em.fork().getConnection();
+    await connection.execute(
+      `update executions set logs = jsonb_set(logs, '{0,message}', '"height reae"') where id = ?`,
+      [executionId],
+    );
+    const edited = await verify(executionId);
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain('does NOT hold');
+    expect(edited.stdout).toContain('logsHash differs from the signed one');
+    expect(edited.stdout).toContain('no hardware attestation');
+    // And the params: {"n":3} becomes {"n":4}.
+    await connection.execute(`update executions set params = '{"n":4}' where id = ?`, [executionId]);
+    expect((await verify(executionId)).stdout).toContain('inputHash differs from the signed one');
+  });
+
+  it("lists the active and retired keys with no API key; a retired key's receipt still verifies, an unlisted one's does not", async () => {
+    const listed = await fetch(`${running.api.url}/v1/receipt-keys`);
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { data: unknown }).data).toEqual([
+      { id: activeKey.id, publicKey: activeKey.publicKey.toString('hex'), status: 'active' },
+      { id: retiredKey.id, publicKey: retiredKey.publicKey.toString('hex'), status: 'retired' },
+    ]);
+
+    const functionId = await deploy();
+    const executionId = (await call('POST', `/functions/${functionId}/invoke`, { params: { n: 1 } })).body.data!
+      .execution.id as string;
+    // The deployment rotates: a new key signs, this receipt's key is retired.
+    const next = newReceiptPrivateKey();
+    const rotated = { NEOFLOW_RECEIPT_KEY: next, NEOFLOW_RECEIPT_KEYS_RETIRED: activeKey.publicKey.toString('hex') };
+    const afterRotation = await verify(executionId, rotated);
+    expect(afterRotation.code).toBe(0);
+    const forgotten = await verify(executionId, { NEOFLOW_RECEIPT_KEY: next });
+    expect(forgotten.code).toBe(1);
+    expect(forgotten.stdout).toContain('not one of the receipt keys given');
+    expect(openReceiptKeys(next, []).listed.map((key) => key.status)).toEqual(['active']);
+  });
+
+  it('two processes ending the same execution at once store one end and one receipt: the row decides', async () => {
+    const functionId = await deploy(
+      'export default async () => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); return 1; };',
+    );
+    const executionId = (await call('POST', `/functions/${functionId}/invoke`, { async: true })).body.data!.execution
+      .id as string;
+    const orm = running.api.database.orm;
+    const row = await orm.em.fork().findOneOrFail(Execution, { id: executionId });
+    const ends = ['first', 'second'].map(async (process) => {
+      const end = { ...row, status: executionStatus.failed, completedAt: new Date(), duration: 1 };
+      end.error = { name: 'ExecutionLostError', message: process, stack: '' };
+      const fields = receiptFields(sampleOf(executionId));
+      const preimage = receiptPreimage({ ...fields, logsHash: createHash('sha256').update(process).digest() });
+      const receipt = {
+        keyId: activeKey.id,
+        preimage,
+        signature: signReceipt(activeKey, preimage),
+        hostCalls: [],
+        evidence: null,
+      };
+      return (await storeEnd(orm.em.fork(), executionId, end, undefined, receipt)) ? process : undefined;
+    });
+    const stored = (await Promise.all(ends)).filter(Boolean);
+    expect(stored).toHaveLength(1);
+    const receipts = await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ preimage: Buffer }[]>(`select preimage from execution_receipts where execution_id = ?`, [executionId]);
+    expect(receipts).toHaveLength(1);
+    expect(receiptFields(receipts[0]!.preimage).logsHash.toString('hex')).toBe(sha(stored[0]!));
+    // The run itself, ending after, stores nothing more: still one receipt, the first end's.
+    await running.api.services.temporal.client.workflow.getHandle(executionId).result();
+    const after = await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(`select count(*)::int as n from execution_receipts where execution_id = ?`, [
+        executionId,
+      ]);
+    expect(after[0]!.n).toBe(1);
+  });
+});
+
+/** Some valid receipt fields for an execution, for the race above (what they claim does not matter there). */
+function sampleOf(executionId: string) {
+  const zero = Buffer.alloc(32);
+  return receiptPreimage({
+    networkMagic: 1,
+    executionIdHash: createHash('sha256').update(executionId).digest(),
+    functionIdHash: zero,
+    codeHash: zero,
+    configHash: zero,
+    inputHash: zero,
+    status: 'failed',
+    outcomeHash: zero,
+    logsHash: zero,
+    secretsReadHash: zero,
+    hostCallsHash: zero,
+    startedAt: 0,
+    completedAt: 0,
+    publicKey: activeKey.publicKey,
+    teeType: 0,
+    evidenceHash: zero,
+  });
+}

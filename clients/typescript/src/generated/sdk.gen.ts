@@ -38,6 +38,9 @@ import type {
   GetAutomationsByIdResponses,
   GetAutomationsByIdRunsByRunIdData,
   GetAutomationsByIdRunsByRunIdErrors,
+  GetAutomationsByIdRunsByRunIdReceiptData,
+  GetAutomationsByIdRunsByRunIdReceiptErrors,
+  GetAutomationsByIdRunsByRunIdReceiptResponses,
   GetAutomationsByIdRunsByRunIdResponses,
   GetAutomationsByIdRunsData,
   GetAutomationsByIdRunsErrors,
@@ -55,6 +58,9 @@ import type {
   GetFunctionsByIdErrors,
   GetFunctionsByIdExecutionsByExecutionIdData,
   GetFunctionsByIdExecutionsByExecutionIdErrors,
+  GetFunctionsByIdExecutionsByExecutionIdReceiptData,
+  GetFunctionsByIdExecutionsByExecutionIdReceiptErrors,
+  GetFunctionsByIdExecutionsByExecutionIdReceiptResponses,
   GetFunctionsByIdExecutionsByExecutionIdResponses,
   GetFunctionsByIdExecutionsData,
   GetFunctionsByIdExecutionsErrors,
@@ -87,6 +93,9 @@ import type {
   GetOpenapiJsonData,
   GetOpenapiJsonErrors,
   GetOpenapiJsonResponses,
+  GetReceiptKeysData,
+  GetReceiptKeysErrors,
+  GetReceiptKeysResponses,
   GetSecretsByIdData,
   GetSecretsByIdErrors,
   GetSecretsByIdResponses,
@@ -834,6 +843,35 @@ export const getFunctionsByIdExecutionsByExecutionId = <ThrowOnError extends boo
   });
 
 /**
+ * Retrieve an execution's receipt
+ *
+ * Returns the execution's signed receipt: its preimage's fields, the preimage and the signature (ECDSA secp256r1 over SHA-256, r‖s), which anyone checks against the keys of GET /v1/receipt-keys and a Neo contract with CryptoLib.verifyWithECDsa. 409 `receipt_unavailable` while it runs, and for executions ended before receipts or without a receipt key. docs/security.md, "Receipts".
+ */
+export const getFunctionsByIdExecutionsByExecutionIdReceipt = <ThrowOnError extends boolean = true>(
+  options: Options<GetFunctionsByIdExecutionsByExecutionIdReceiptData, ThrowOnError>,
+): RequestResult<
+  GetFunctionsByIdExecutionsByExecutionIdReceiptResponses,
+  GetFunctionsByIdExecutionsByExecutionIdReceiptErrors,
+  ThrowOnError
+> =>
+  (options.client ?? client).get<
+    GetFunctionsByIdExecutionsByExecutionIdReceiptResponses,
+    GetFunctionsByIdExecutionsByExecutionIdReceiptErrors,
+    ThrowOnError
+  >({
+    security: [
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/functions/{id}/executions/{executionId}/receipt',
+    ...options,
+  });
+
+/**
  * Retry a failed execution
  *
  * Starts a new execution with the failed one's params and answers 202 with it. It runs the version the failed one ran; `version=latest` runs the current one. Only a `failed` execution can be retried (409 `conflict` otherwise).
@@ -1284,6 +1322,35 @@ export const getAutomationsByIdRunsByRunId = <ThrowOnError extends boolean = tru
   });
 
 /**
+ * Retrieve a run's receipt
+ *
+ * Returns the signed receipt of the run's function execution (its decision, for a function action that decides), as GET /v1/functions/{id}/executions/{executionId}/receipt does. 409 `RECEIPT_UNAVAILABLE` while it runs, for a run that ran no function, and for executions ended without a receipt.
+ */
+export const getAutomationsByIdRunsByRunIdReceipt = <ThrowOnError extends boolean = true>(
+  options: Options<GetAutomationsByIdRunsByRunIdReceiptData, ThrowOnError>,
+): RequestResult<
+  GetAutomationsByIdRunsByRunIdReceiptResponses,
+  GetAutomationsByIdRunsByRunIdReceiptErrors,
+  ThrowOnError
+> =>
+  (options.client ?? client).get<
+    GetAutomationsByIdRunsByRunIdReceiptResponses,
+    GetAutomationsByIdRunsByRunIdReceiptErrors,
+    ThrowOnError
+  >({
+    security: [
+      {
+        key: 'apiKey',
+        scheme: 'bearer',
+        type: 'http',
+      },
+      { name: 'X-API-Key', type: 'apiKey' },
+    ],
+    url: '/v1/automations/{id}/runs/{runId}/receipt',
+    ...options,
+  });
+
+/**
  * Retry a failed run
  *
  * Starts a new run of the current action with the failed run's trigger (`retryOf` set) and answers 202 with it. Only a `failure` run can be retried; one whose transaction may still land answers 409 `TRANSACTION_PENDING`. Needs `automations:operate` (or `automations:write`).
@@ -1657,6 +1724,19 @@ export const postConsoleSession = <ThrowOnError extends boolean = true>(
       'Content-Type': 'application/json',
       ...options?.headers,
     },
+  });
+
+/**
+ * List receipt keys
+ *
+ * The public keys that sign this deployment's execution receipts: the active one and those retired (NEOFLOW_RECEIPT_KEYS_RETIRED), whose receipts still verify. No key needed. docs/security.md, "Receipts".
+ */
+export const getReceiptKeys = <ThrowOnError extends boolean = true>(
+  options?: Options<GetReceiptKeysData, ThrowOnError>,
+): RequestResult<GetReceiptKeysResponses, GetReceiptKeysErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetReceiptKeysResponses, GetReceiptKeysErrors, ThrowOnError>({
+    url: '/v1/receipt-keys',
+    ...options,
   });
 
 /**

@@ -628,6 +628,10 @@ export type Execution = {
         type: 'automation';
         automationId: string;
       };
+  /**
+   * Its signed receipt, once it ended; absent while it runs and for executions ended without one.
+   */
+  receipt?: Receipt;
 };
 
 export type ExecutionHandle = {
@@ -1004,6 +1008,82 @@ export type PriceTrigger = {
   source?: PriceSource;
   pollInterval?: number;
   maxAge?: number;
+};
+
+export type Receipt = {
+  executionId: string;
+  functionId: string;
+  /**
+   * The key that signed it, as GET /v1/receipt-keys lists it.
+   */
+  keyId: string;
+  /**
+   * `signed`: by this deployment's receipt key, no hardware attestation. `tee`: by a key bound to a confidential VM's report (`evidence`).
+   */
+  claim: 'signed' | 'tee';
+  networkMagic: number;
+  executionIdHash: string;
+  functionIdHash: string;
+  /**
+   * SHA-256 of the code as it ran (TypeScript before stripping): what `neoflow fn hash` prints.
+   */
+  codeHash: string;
+  configHash: string;
+  inputHash: string;
+  status: 'completed' | 'failed';
+  outcomeHash: string;
+  logsHash: string;
+  secretsReadHash: string;
+  hostCallsHash: string;
+  /**
+   * Milliseconds since the epoch.
+   */
+  startedAt: number;
+  /**
+   * Milliseconds since the epoch.
+   */
+  completedAt: number;
+  /**
+   * The signing key, compressed secp256r1, hex.
+   */
+  publicKey: string;
+  teeType: number;
+  evidenceHash: string;
+  /**
+   * The chain reads and fetches the code made, in order: what hostCallsHash covers.
+   */
+  hostCalls: Array<{
+    method: string;
+    target: string;
+    resultHash: string;
+  }>;
+  /**
+   * The confidential VM's report binding the key, base64.
+   */
+  evidence?: string;
+  /**
+   * The signed bytes, hex: 394 bytes at the offsets of docs/security.md.
+   */
+  preimage: string;
+  /**
+   * ECDSA secp256r1 over SHA-256 of the preimage, 64 bytes r‖s, hex.
+   */
+  signature: string;
+};
+
+export type ReceiptKey = {
+  /**
+   * The first 16 hex digits of SHA-256 of the public key: a receipt's `keyId`.
+   */
+  id: string;
+  /**
+   * Compressed secp256r1, hex: what a contract registers.
+   */
+  publicKey: string;
+  /**
+   * `active` signs new receipts; a retired key only verifies old ones.
+   */
+  status: 'active' | 'retired';
 };
 
 export type Replay = {
@@ -1597,6 +1677,7 @@ export type FunctionsError = {
       | 'signer_in_use'
       | 'approval_not_pending'
       | 'already_decided'
+      | 'receipt_unavailable'
       | 'payload_too_large'
       | 'rate_limit_exceeded'
       | 'execution_queue_full'
@@ -1647,6 +1728,7 @@ export type AutomationsError = {
       | 'SIGNER_IN_USE'
       | 'APPROVAL_NOT_PENDING'
       | 'ALREADY_DECIDED'
+      | 'RECEIPT_UNAVAILABLE'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'EXECUTION_QUEUE_FULL'
@@ -4207,6 +4289,113 @@ export type GetFunctionsByIdExecutionsByExecutionIdResponses = {
 export type GetFunctionsByIdExecutionsByExecutionIdResponse =
   GetFunctionsByIdExecutionsByExecutionIdResponses[keyof GetFunctionsByIdExecutionsByExecutionIdResponses];
 
+export type GetFunctionsByIdExecutionsByExecutionIdReceiptData = {
+  body?: never;
+  path: {
+    /**
+     * The function's id, `func_…`.
+     */
+    id: string;
+    /**
+     * The execution's id, `exec_…`.
+     */
+    executionId: string;
+  };
+  query?: never;
+  url: '/v1/functions/{id}/executions/{executionId}/receipt';
+};
+
+export type GetFunctionsByIdExecutionsByExecutionIdReceiptErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `unauthorized`: no valid API key (or operator token).
+   */
+  401: FunctionsError & {
+    error: {
+      code: 'unauthorized';
+    };
+  };
+  /**
+   * `forbidden`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: FunctionsError & {
+    error: {
+      code: 'forbidden';
+    };
+  };
+  /**
+   * `execution_not_found`: no such execution of this function. `function_not_found`: no such function in this account.
+   */
+  404: FunctionsError & {
+    error: {
+      code: 'execution_not_found' | 'function_not_found';
+    };
+  };
+  /**
+   * `receipt_unavailable`: the execution has no receipt: it is still running, ended before receipts, was lost, or the deployment signs none.
+   */
+  409: FunctionsError & {
+    error: {
+      code: 'receipt_unavailable';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `rate_limit_exceeded`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: FunctionsError & {
+    error: {
+      code: 'rate_limit_exceeded';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetFunctionsByIdExecutionsByExecutionIdReceiptError =
+  GetFunctionsByIdExecutionsByExecutionIdReceiptErrors[keyof GetFunctionsByIdExecutionsByExecutionIdReceiptErrors];
+
+export type GetFunctionsByIdExecutionsByExecutionIdReceiptResponses = {
+  /**
+   * Done: `Receipt`.
+   */
+  200: {
+    success: true;
+    data: Receipt;
+  };
+};
+
+export type GetFunctionsByIdExecutionsByExecutionIdReceiptResponse =
+  GetFunctionsByIdExecutionsByExecutionIdReceiptResponses[keyof GetFunctionsByIdExecutionsByExecutionIdReceiptResponses];
+
 export type PostFunctionsByIdExecutionsByExecutionIdRetryData = {
   body?: {
     [key: string]: never;
@@ -6018,6 +6207,110 @@ export type GetAutomationsByIdRunsByRunIdResponses = {
 export type GetAutomationsByIdRunsByRunIdResponse =
   GetAutomationsByIdRunsByRunIdResponses[keyof GetAutomationsByIdRunsByRunIdResponses];
 
+export type GetAutomationsByIdRunsByRunIdReceiptData = {
+  body?: never;
+  path: {
+    /**
+     * The automation's id, `auto_…`.
+     */
+    id: string;
+    /**
+     * The run's id, `run_…`.
+     */
+    runId: string;
+  };
+  query?: never;
+  url: '/v1/automations/{id}/runs/{runId}/receipt';
+};
+
+export type GetAutomationsByIdRunsByRunIdReceiptErrors = {
+  /**
+   * `INVALID_REQUEST`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: AutomationsError & {
+    error: {
+      code: 'INVALID_REQUEST';
+    };
+  };
+  /**
+   * `UNAUTHORIZED`: no valid API key (or operator token).
+   */
+  401: AutomationsError & {
+    error: {
+      code: 'UNAUTHORIZED';
+    };
+  };
+  /**
+   * `FORBIDDEN`: the key lacks the scope in `details.requiredScope`, would grant scopes it lacks (`details.missingScopes`), the origin is not allowed, or it created or last changed the automation whose run it would approve.
+   */
+  403: AutomationsError & {
+    error: {
+      code: 'FORBIDDEN';
+    };
+  };
+  /**
+   * `AUTOMATION_NOT_FOUND`: no such automation in this account. `RUN_NOT_FOUND`: no such run of this automation.
+   */
+  404: AutomationsError & {
+    error: {
+      code: 'AUTOMATION_NOT_FOUND' | 'RUN_NOT_FOUND';
+    };
+  };
+  /**
+   * `RECEIPT_UNAVAILABLE`: the execution has no receipt: it is still running, ended before receipts, was lost, or the deployment signs none.
+   */
+  409: AutomationsError & {
+    error: {
+      code: 'RECEIPT_UNAVAILABLE';
+    };
+  };
+  /**
+   * `PAYLOAD_TOO_LARGE`: the body is over `details.limit` bytes.
+   */
+  413: AutomationsError & {
+    error: {
+      code: 'PAYLOAD_TOO_LARGE';
+    };
+  };
+  /**
+   * `RATE_LIMIT_EXCEEDED`: over the rate limit: `Retry-After` says when to retry.
+   */
+  429: AutomationsError & {
+    error: {
+      code: 'RATE_LIMIT_EXCEEDED';
+    };
+  };
+  /**
+   * `INTERNAL_ERROR`: an error on our side: quote `X-Request-Id`.
+   */
+  500: AutomationsError & {
+    error: {
+      code: 'INTERNAL_ERROR';
+    };
+  };
+  /**
+   * `SERVICE_UNAVAILABLE`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: AutomationsError & {
+    error: {
+      code: 'SERVICE_UNAVAILABLE';
+    };
+  };
+};
+
+export type GetAutomationsByIdRunsByRunIdReceiptError =
+  GetAutomationsByIdRunsByRunIdReceiptErrors[keyof GetAutomationsByIdRunsByRunIdReceiptErrors];
+
+export type GetAutomationsByIdRunsByRunIdReceiptResponses = {
+  /**
+   * Done: `Receipt`.
+   */
+  200: Receipt;
+};
+
+export type GetAutomationsByIdRunsByRunIdReceiptResponse =
+  GetAutomationsByIdRunsByRunIdReceiptResponses[keyof GetAutomationsByIdRunsByRunIdReceiptResponses];
+
 export type PostAutomationsByIdRunsByRunIdRetryData = {
   body?: {
     [key: string]: never;
@@ -7451,6 +7744,62 @@ export type PostConsoleSessionResponses = {
 };
 
 export type PostConsoleSessionResponse = PostConsoleSessionResponses[keyof PostConsoleSessionResponses];
+
+export type GetReceiptKeysData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/receipt-keys';
+};
+
+export type GetReceiptKeysErrors = {
+  /**
+   * `invalid_request`: the request is invalid: the field at fault is in `details.field`.
+   */
+  400: FunctionsError & {
+    error: {
+      code: 'invalid_request';
+    };
+  };
+  /**
+   * `payload_too_large`: the body is over `details.limit` bytes.
+   */
+  413: FunctionsError & {
+    error: {
+      code: 'payload_too_large';
+    };
+  };
+  /**
+   * `internal_error`: an error on our side: quote `X-Request-Id`.
+   */
+  500: FunctionsError & {
+    error: {
+      code: 'internal_error';
+    };
+  };
+  /**
+   * `service_unavailable`: PostgreSQL or Temporal is unreachable for a moment: retry after `Retry-After` seconds.
+   */
+  503: FunctionsError & {
+    error: {
+      code: 'service_unavailable';
+    };
+  };
+};
+
+export type GetReceiptKeysError = GetReceiptKeysErrors[keyof GetReceiptKeysErrors];
+
+export type GetReceiptKeysResponses = {
+  /**
+   * Done: a list of `ReceiptKey`.
+   */
+  200: {
+    success: true;
+    data: Array<ReceiptKey>;
+  };
+};
+
+export type GetReceiptKeysResponse = GetReceiptKeysResponses[keyof GetReceiptKeysResponses];
 
 export type GetOpenapiJsonData = {
   body?: never;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { environmentShape, listOf, nested, optionalText, read } from './config-settings.ts';
 import { parseEgressAllow } from './egress/egress-policy.ts';
 import { optionalReceiptKey, publicKeyList } from './receipt-settings.ts';
-import { parseRate } from './ratelimit/rate.ts';
+import { rateSetting } from './ratelimit/rate-setting.ts';
 import { connectionSecurity, type ConnectionSecurity } from './net/connection-security.ts';
 import { neoSettingIssues, parseNeoNetworks, shorthandNetwork } from './net/neo-networks.ts';
 
@@ -50,18 +50,6 @@ const isOrigin = (value: string) => hasProtocol(value, ['http:', 'https:']) && n
 const optionalOrigins = optionalText.refine((value) => value === undefined || listOf(value).every(isOrigin), {
   message: 'must be comma-separated origins (no path), such as https://temporal.example.com',
 });
-
-/** A rate setting: `<requests>/<seconds>s`, such as 100/10s. */
-const rateSetting = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, context) => {
-      const rate = parseRate(value);
-      if (rate === undefined)
-        context.addIssue({ code: 'custom', message: 'must be <requests>/<seconds>s, such as 100/10s' });
-      return rate ?? z.NEVER;
-    });
 
 const toMs = (value: number) => value * 1000;
 /** A number of seconds in the environment, in milliseconds in the configuration. */

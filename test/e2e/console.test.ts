@@ -8,6 +8,7 @@ import { automationsClient, gasTransferAction, type Loose } from '../support/aut
 import { launchChromium } from '../support/browser.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { uniqueAccountName } from '../support/keys.ts';
+import { until } from '../support/polling.ts';
 import { endedRun, firedRun } from '../support/sent-transaction.ts';
 
 /**
@@ -248,6 +249,65 @@ describe('the console, logged in with a viewer key of A', () => {
       expect(status).toBe(403);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the console, logged in with an approver key of A', () => {
+  it('approves a pending run from the approvals page; the run then shows its transaction, and the audit log the approval', async () => {
+    const { signer } = (await a.call('GET', '/account')).body as { signer: { address: string } };
+    const paying = await a.create({
+      name: 'A: pay once approved',
+      status: 'inactive',
+      trigger: { type: 'schedule', cron: '@yearly' },
+      action: {
+        ...gasTransferAction(signer.address, '0x0000000000000000000000000000000000000002', '4321'),
+        approval: { required: 1, timeout: '1h' },
+      },
+    });
+    const fired = await a.call('POST', `/automations/${paying}/trigger`);
+    expect(fired.status, JSON.stringify(fired.body)).toBe(202);
+    const runId = fired.body.run.id as string;
+    const waiting = await until(
+      async () => (await a.call('GET', `/automations/${paying}/runs/${runId}`)).body,
+      (run) => run.approval?.status === 'pending' || run.status !== 'running',
+      60_000,
+    );
+    expect(waiting.approval?.status).toBe('pending');
+
+    const approver = await a.call('POST', '/keys', { name: 'console approver', role: 'approver' });
+    expect(approver.status, JSON.stringify(approver.body)).toBe(201);
+    const { context, page } = await loggedIn(approver.body.key as string);
+    try {
+      await open(page, pages().approvals);
+      const row = page.getByRole('row').filter({ hasText: runId });
+      await row.waitFor();
+      // The page with a run waiting, its buttons included.
+      await page.evaluate(await axeSource);
+      const violations = await page.evaluate<string[]>(
+        `axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })
+          .then((result) => result.violations.map((violation) => violation.id))`,
+      );
+      expect(violations).toEqual([]);
+      await row.getByRole('button', { name: 'Approve' }).click();
+      await row.waitFor({ state: 'detached' });
+
+      const sent = await endedRun(a.call, paying, runId);
+      expect(sent).toMatchObject({ status: 'success', vmState: 'HALT', txHash: expect.stringMatching(/^0x/) });
+      await open(page, `${consoleUrl}#/automations/${paying}/runs/${runId}`);
+      await expect(page.locator('.tx-hash [title]').first().getAttribute('title')).resolves.toBe(sent.txHash);
+      await expect(page.getByRole('article', { name: 'Approval' }).textContent()).resolves.toContain('approved');
+    } finally {
+      await context.close();
+    }
+
+    const owner = await loggedIn(keyA);
+    try {
+      await open(owner.page, `${consoleUrl}#/audit`);
+      const approval = owner.page.getByRole('row').filter({ hasText: 'run.approve' }).filter({ hasText: runId });
+      await expect(approval.textContent()).resolves.toContain('console approver · approver');
+    } finally {
+      await owner.context.close();
     }
   });
 });

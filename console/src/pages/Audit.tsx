@@ -3,23 +3,16 @@ import { Loading, Table, Time } from '../components.tsx';
 import { useLoad, unavailable } from '../load.ts';
 import type { AuditEvent } from '../types.ts';
 
-/** A field of an event that may be a name or an object of names, as text. */
-function named(value: unknown, ...fields: string[]): string {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return fields
-      .map((field) => record[field])
-      .filter((part) => typeof part === 'string' && part !== '')
-      .join(' ');
-  }
-  return '';
+/** Who acted, in words: a key by its name (or id) and role, else what acted (the CLI, Neoflow). */
+function actorOf(actor: AuditEvent['actor']): string {
+  if (actor.type !== 'key') return actor.type;
+  return [actor.name ?? actor.keyId, actor.role].filter(Boolean).join(' · ');
 }
 
 export function AuditPage() {
   const { loaded } = useLoad(async () => {
-    const page = await api<{ events?: AuditEvent[]; data?: AuditEvent[] }>('/audit-events?limit=100');
-    return page.events ?? page.data ?? [];
+    const { events } = await api<{ events: AuditEvent[] }>('/audit-events?limit=100');
+    return events;
   }, []);
   if (unavailable(loaded)) return <p>The audit log is not available to this session.</p>;
   return (
@@ -43,12 +36,12 @@ export function AuditPage() {
                 {events.map((event) => (
                   <tr key={event.id}>
                     <td>
-                      <Time iso={event.at ?? event.createdAt ?? (event.time as string | undefined)} />
+                      <Time iso={event.occurredAt} />
                     </td>
-                    <td>{named(event.actor, 'keyName', 'keyId', 'role') || named(event.actorKeyId)}</td>
+                    <td>{actorOf(event.actor)}</td>
                     <td>{event.action}</td>
                     <td>
-                      {named(event.resource, 'type', 'id') || named(event.resourceType) + ' ' + named(event.resourceId)}
+                      {event.resource.type} {event.resource.id}
                     </td>
                   </tr>
                 ))}

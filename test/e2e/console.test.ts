@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -26,6 +27,8 @@ let keyA: string;
 let viewerKey: string;
 let a: ReturnType<typeof automationsClient>;
 const ids: { failing: string; failedRun: string; sending: string; sentRun: Loose; bName: string } = {} as never;
+/** A secret's value and a channel's credential of A: neither may reach the browser. */
+const canary = `console-canary-${randomBytes(12).toString('hex')}`;
 
 /** GAS fractions as the console writes them: 8 decimals. */
 const gas = (fractions: string) =>
@@ -47,11 +50,15 @@ beforeAll(async () => {
   const throwing = await a.deploy(
     "module.exports = async () => { throw new RangeError('the price feed is 600 s old'); };",
   );
+  const secret = await a.call('POST', '/secrets', { name: 'CONSOLE_CANARY', value: canary });
+  expect(secret.status, JSON.stringify(secret.body)).toBe(201);
   ids.failing = await a.create({
     name: 'A: rebalance when stale',
     status: 'inactive',
     trigger: yearly,
     action: { type: 'function', functionId: throwing },
+    // Told only on a recovery, which never comes: its URL is a credential the console must not see.
+    notify: [{ on: ['recovery'], channel: { type: 'slack', url: `https://hooks.example.com/services/T0/${canary}` } }],
   });
   const { signer } = (await a.call('GET', '/account')).body as { signer: { address: string } };
   ids.sending = await a.create({
@@ -169,13 +176,13 @@ describe('the console, logged in with account A', () => {
     await page.screenshot({ path: new URL('run.png', screenshots).pathname, fullPage: true });
   });
 
-  it('sets the session in an HttpOnly, SameSite=Strict cookie for the whole origin; the key is in no answer', async () => {
+  it('sets the session in an HttpOnly, SameSite=Strict cookie for the whole origin; no answer holds the key, a secret or a credential', async () => {
     const cookies = await context.cookies(apiUrl);
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ name: 'neoflow_session', httpOnly: true, sameSite: 'Strict', path: '/' });
     expect(cookies[0]!.value).not.toBe(keyA);
     expect(answers.length).toBeGreaterThan(10);
-    expect(answers.filter((text) => text.includes(keyA))).toEqual([]);
+    expect(answers.filter((text) => text.includes(keyA) || text.includes(canary))).toEqual([]);
     const stored = await page.evaluate<unknown[]>('[localStorage.length, sessionStorage.length, document.cookie]');
     expect(stored).toEqual([0, 0, '']);
   });

@@ -331,7 +331,7 @@ describe('validation', () => {
     ],
     ['status error on create', body({ status: 'error' }), 'status'],
     ['unknown status', body({ status: 'paused' }), 'status'],
-    ['unknown trigger type', body({ trigger: { type: 'webhook' } }), 'trigger.type'],
+    ['unknown trigger type', body({ trigger: { type: 'email' } }), 'trigger.type'],
     ['trigger without type', body({ trigger: { cron: '@yearly' } }), 'trigger.type'],
     ['trigger not an object', body({ trigger: 'daily' }), 'trigger'],
     ['unknown action type', body({ action: { type: 'email', to: 'ops@example.com' } }), 'action.type'],

@@ -6,7 +6,7 @@ import { asStored } from '../functions/execution-receipt.ts';
 import { auditReceipt } from '../functions/receipt-audit.ts';
 import type { ClaimLevel, ReceiptCheck } from '../receipts/receipt-check.ts';
 import { jsonHash, sha256 } from '../receipts/receipt-claims.ts';
-import { checkReceiptDocument, parseReceiptDocument } from '../receipts/receipt-document.ts';
+import { checkReceiptDocument, parseReceiptDocument } from './receipt-document.ts';
 import { newReceiptPrivateKey, receiptKeyOf } from '../receipts/receipt-key.ts';
 import { receiptKeysOf, type ListedReceiptKey } from '../receipts/receipt-keys.ts';
 import type { ReceiptFields } from '../receipts/receipt-preimage.ts';
@@ -162,7 +162,8 @@ async function readBounded(source: string, maxBytes: number): Promise<Buffer> {
   if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body ?? []) {
+  if (!response.body) return Buffer.alloc(0);
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     size += chunk.length;
     if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);

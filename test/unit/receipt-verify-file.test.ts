@@ -8,7 +8,7 @@ import { receiptsCommand, type ReceiptsOptions } from '../../src/cli/receipts.ts
 import { loadConfig } from '../../src/config.ts';
 import { receiptView } from '../../src/receipts/receipt.view.ts';
 import { receiptFieldsOf } from '../../src/receipts/receipt-claims.ts';
-import { checkReceiptDocument, parseReceiptDocument } from '../../src/receipts/receipt-document.ts';
+import { checkReceiptDocument, parseReceiptDocument } from '../../src/cli/receipt-document.ts';
 import { receiptKeyId, receiptKeyOf } from '../../src/receipts/receipt-key.ts';
 import { receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
 import { goldenPreimage, goldenSignature, key, sha, subject } from '../support/golden-receipt.ts';

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { checkReceipt, type ClaimLevel, type ReceiptCheck } from './receipt-check.ts';
-import { jsonHash, sha256 } from './receipt-claims.ts';
-import { receiptKeyId } from './receipt-key.ts';
-import type { ListedReceiptKey } from './receipt-keys.ts';
-import { ReceiptLayoutError, receiptPreimage, type ReceiptFields } from './receipt-preimage.ts';
-import { receiptSchema } from './receipt.view.ts';
+import { checkReceipt, type ClaimLevel, type ReceiptCheck } from '../receipts/receipt-check.ts';
+import { jsonHash, sha256 } from '../receipts/receipt-claims.ts';
+import { receiptKeyId } from '../receipts/receipt-key.ts';
+import type { ListedReceiptKey } from '../receipts/receipt-keys.ts';
+import { ReceiptLayoutError, receiptPreimage, type ReceiptFields } from '../receipts/receipt-preimage.ts';
+import { receiptSchema } from '../receipts/receipt.view.ts';
 
 /** A receipt as the API answers it: the function route's `{data: receipt}` or the automation route's bare receipt. */
 const receiptDocument = z.union([receiptSchema, z.strictObject({ data: receiptSchema })]);
 
-export type ReceiptDocument = z.infer<typeof receiptSchema>;
+type ReceiptDocument = z.infer<typeof receiptSchema>;
 
 /** The receipt in `text` (JSON as GET …/receipt answers it); a sentence saying why not otherwise. */
 export function parseReceiptDocument(text: string): ReceiptDocument | string {

@@ -12,6 +12,7 @@ import { receiptKeysOf, type ListedReceiptKey } from '../receipts/receipt-keys.t
 import type { ReceiptFields } from '../receipts/receipt-preimage.ts';
 import { withCliOrm } from './database.ts';
 import { readFunctionFile } from './function-file.ts';
+import { executionStatus } from '../shared/outcomes.ts';
 
 /** `neoflow receipts …`'s flags. */
 export interface ReceiptsOptions {
@@ -71,7 +72,7 @@ async function verifyReceiptFile(config: Config, file: string, options: Receipts
   if (options.result !== undefined) {
     supplied.outcomeHash = jsonHash(asStored(await readJson(options.result, '--result')));
     matched.push(
-      `the ${receipt.status === 'failed' ? 'error' : 'result'} in ${options.result} is the one signed (outcomeHash)`,
+      `the ${receipt.status === executionStatus.failed ? 'error' : 'result'} in ${options.result} is the one signed (outcomeHash)`,
     );
   }
   if (options.params !== undefined) {

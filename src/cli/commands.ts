@@ -103,7 +103,13 @@ export const commandUsages: { command: string; usage: string }[] = [
     usage: `receipts verify <executionId> [--keys URL|FILE] [--require signed|tee]
                           check the execution's receipt against its row as stored (DATABASE_URL): every hash
                           rebuilt, the signature against the deployment's receipt keys (or those at --keys, as
-                          GET /v1/receipt-keys answers them); prints the claim that holds; exit 1 if one fails`,
+                          GET /v1/receipt-keys answers them); prints the claim that holds; exit 1 if one fails
+  receipts verify <receipt.json> [--keys URL|FILE] [--result F] [--params F] [--code F] [--require signed|tee]
+                          offline, no database: check a receipt as GET …/executions/{id}/receipt answers it:
+                          the preimage rebuilt from its fields, the signature against --keys (unset,
+                          NEOFLOW_API_URL's /v1/receipt-keys), the result, params (JSON) and code files
+                          against their hashes; prints the claim and each value that holds; exit 1 naming
+                          the first that fails`,
   },
   {
     command: 'fn hash',

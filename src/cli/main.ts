@@ -34,6 +34,8 @@ async function main(argv: string[]) {
       'code-dir': { type: 'string' },
       keys: { type: 'string' },
       require: { type: 'string' },
+      result: { type: 'string' },
+      code: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -60,7 +62,7 @@ async function main(argv: string[]) {
     codeDir: values['code-dir'],
   };
   const keys = { name: values.name, role: values.role, scopes, expiresAt: values.expires };
-  const receipts = { keys: values.keys, require: values.require };
+  const receipts = { keys: values.keys, require: values.require, result: values.result, params, code: values.code };
   await runCommand(loadConfig(env), positionals, { account, scopes, rate, keys, fn, deploy, asCode, receipts });
 }
 

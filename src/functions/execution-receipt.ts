@@ -87,7 +87,7 @@ export function receiptSubject(execution: Execution, run: RunFacts, result: unkn
  * so a params' `1e400` (Infinity once parsed) is hashed as the `null` stored, and the row and its
  * receipt always agree.
  */
-const asStored = <T>(value: T): T => JSON.parse(storableJson(value ?? null)) as T;
+export const asStored = <T>(value: T): T => JSON.parse(storableJson(value ?? null)) as T;
 
 /** The receipt of an execution that ended, signed, as its end's statement stores it. */
 export function signedReceipt(signer: ReceiptSigner, subject: ReceiptSubject): StoredReceipt {

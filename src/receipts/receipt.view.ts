@@ -68,14 +68,23 @@ export const receiptSchema = z
     hostCallsHash: hash,
     startedAt: z.number().int().describe('Milliseconds since the epoch.'),
     completedAt: z.number().int().describe('Milliseconds since the epoch.'),
-    publicKey: z.string().describe('The signing key, compressed secp256r1, hex.'),
+    publicKey: z
+      .string()
+      .regex(/^0[23][0-9a-f]{64}$/)
+      .describe('The signing key, compressed secp256r1, hex.'),
     teeType: z.number().int(),
     evidenceHash: hash,
     hostCalls: z
       .array(z.strictObject({ method: z.string(), target: z.string(), resultHash: hash }))
       .describe('The chain reads and fetches the code made, in order: what hostCallsHash covers.'),
     evidence: z.string().optional().describe("The confidential VM's report binding the key, base64."),
-    preimage: z.string().describe('The signed bytes, hex: 394 bytes at the offsets of docs/security.md.'),
-    signature: z.string().describe('ECDSA secp256r1 over SHA-256 of the preimage, 64 bytes r‖s, hex.'),
+    preimage: z
+      .string()
+      .regex(/^[0-9a-f]+$/)
+      .describe('The signed bytes, hex: 394 bytes at the offsets of docs/security.md.'),
+    signature: z
+      .string()
+      .regex(/^[0-9a-f]{128}$/)
+      .describe('ECDSA secp256r1 over SHA-256 of the preimage, 64 bytes r‖s, hex.'),
   })
   .meta({ id: 'Receipt' });

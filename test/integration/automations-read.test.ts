@@ -89,7 +89,7 @@ describe('GET /v1/automations', () => {
     ['?offset=x', 'offset'],
     ['?status=paused', 'status'],
     ['?status=ACTIVE', 'status'],
-    ['?triggerType=webhook', 'triggerType'],
+    ['?triggerType=email', 'triggerType'],
     ['?sort=name', 'sort'],
   ])('rejects %s with 400 INVALID_REQUEST naming %s', async (query, field) => {
     expect(await list(query)).toEqual(error(400, 'INVALID_REQUEST', { field }));

@@ -32,7 +32,7 @@ it('renders the API reference at /docs in a real browser, from this server alone
   await page.close();
 });
 
-it('offers the API key alone in the Authorize dialog (as a bearer token or X-API-Key), groups operations by tag in order, and shows their summaries', async () => {
+it("offers the API key (as a bearer token or X-API-Key) and a hook's own credentials in the Authorize dialog, never the operator's; groups operations by tag in order, and shows their summaries", async () => {
   const page = await browser.newPage();
   await page.goto(`${api.url}/docs`);
   const tags = page.locator('.opblock-tag[data-tag]');
@@ -47,7 +47,10 @@ it('offers the API key alone in the Authorize dialog (as a bearer token or X-API
     'Signers',
     'Account',
     'Keys',
+    'Console',
+    'Audit',
     'Health',
+    'Receipts',
     'OpenAPI',
     'Codec',
   ]);
@@ -60,10 +63,14 @@ it('offers the API key alone in the Authorize dialog (as a bearer token or X-API
   const dialog = page.locator('.dialog-ux .modal-ux');
   await dialog.waitFor({ timeout: 30_000 });
   const schemes = dialog.locator('.auth-container');
-  // The document declares the key's two headers as alternatives, so a validating proxy takes both.
-  expect(await schemes.count()).toBe(2);
+  // The document declares the key's two headers as alternatives, so a validating proxy takes both;
+  // an inbound webhook's route takes its token (in either header) or its signature instead.
+  expect(await schemes.count()).toBe(5);
   expect(await schemes.nth(0).textContent()).toContain('apiKey');
   expect(await schemes.nth(1).textContent()).toContain('X-API-Key');
+  expect(await schemes.nth(2).textContent()).toContain('hookToken');
+  expect(await schemes.nth(3).textContent()).toContain('X-Neoflow-Token');
+  expect(await schemes.nth(4).textContent()).toContain('X-Signature');
   expect(await dialog.textContent()).not.toMatch(/operator/i);
   await page.close();
 });

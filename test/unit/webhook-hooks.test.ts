@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   hashToken,
+  looksLikeHookPath,
   newHookPath,
   newHookToken,
   presentedToken,
@@ -43,6 +44,13 @@ describe('hook tokens and paths', () => {
     expect(tokenMatches(`${token}x`, hashToken(token))).toBe(false);
     expect(tokenMatches('', hashToken(token))).toBe(false);
     expect(tokenMatches(token, Buffer.alloc(32))).toBe(false);
+  });
+
+  it("tell a path of a hook's shape from a made-up one, refused before any lookup", () => {
+    expect(looksLikeHookPath(newHookPath())).toBe(true);
+    expect(looksLikeHookPath('hk_unknownunknownunknownunknown12')).toBe(false);
+    expect(looksLikeHookPath(`${newHookPath()}x`)).toBe(false);
+    expect(looksLikeHookPath(`hk_${'a'.repeat(10_000)}`)).toBe(false);
   });
 
   it('keep their path out of log lines, whatever its case', () => {

@@ -10,6 +10,8 @@ import type { WebhookTrigger } from '../model/webhook-trigger.schemas.ts';
 
 /** 24 random bytes: the path alone is as hard to guess as a key. */
 export const newHookPath = () => `hk_${randomBytes(24).toString('base64url')}`;
+/** Whether `path` has a hook path's shape: one that has not is no hook's, refused before any lookup. */
+export const looksLikeHookPath = (path: string) => /^hk_[A-Za-z0-9_-]{32}$/.test(path);
 export const newHookToken = () => `nfh_${randomBytes(32).toString('base64url')}`;
 export const hookUrl = (path: string) => `/v1/hooks/${path}`;
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();

@@ -20,7 +20,13 @@ import { recordRunsTold } from '../runs/fires.ts';
 import { startRuns } from '../runs/start-runs.ts';
 import { expireHookKey, findHook, hookRun, type FoundHook } from './hook.sql.ts';
 import type { LocalBuckets } from './local-buckets.ts';
-import { presentedToken, signatureRefusal, tokenMatches, type HmacAuth } from './hook-credentials.ts';
+import {
+  looksLikeHookPath,
+  presentedToken,
+  signatureRefusal,
+  tokenMatches,
+  type HmacAuth,
+} from './hook-credentials.ts';
 
 /** What a hook request brings: its path, its headers (by lower-case name), its raw body. */
 interface HookRequest {
@@ -58,6 +64,9 @@ const maxHeaderChars = 1024;
  */
 export async function acceptHook(services: HookServices, request: HookRequest) {
   const { em } = services;
+  // A path of another shape is no hook's: refused before it is held in a bucket or looked up, so
+  // a flood of made-up paths costs neither memory nor a statement (its shape is no secret).
+  if (!looksLikeHookPath(request.path)) return refuse('not_found', hookNotFound());
   const wait = services.local.take(request.path);
   if (wait !== undefined) refuse('rate_limited', overRate('this hook', services.rates.perAutomation, wait));
   const found = await findHook(em, request.path);

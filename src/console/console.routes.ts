@@ -2,7 +2,6 @@ import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { areaRouter, bare, route } from '../api/route-kit.ts';
 import { callerOf } from '../api/auth.ts';
-import { ApiKey } from '../auth/api-key.entity.ts';
 import type { Caller } from '../auth/admission.ts';
 import { closeSession, openSession, sessionCookie, sessionIdleSeconds } from '../auth/console-session.ts';
 import { sessionEnd } from '../auth/console-session.sql.ts';
@@ -39,19 +38,17 @@ const sessionSchema = z
 export function consoleRoutes(resources: Resources): Router {
   const { em, config } = resources;
   const explorerUrl = config.console.explorerUrl ?? null;
-  const describe = async (caller: Caller, expiresAt: Date) => {
-    const key = await em().findOneOrFail(ApiKey, { id: caller.keyId });
-    return {
-      accountId: caller.accountId,
-      keyId: caller.keyId,
-      keyName: key.name ?? null,
-      role: (key.role as (typeof roleNames)[number] | null) ?? null,
-      scopes: [...caller.scopes],
-      expiresAt: expiresAt.toISOString(),
-      idleTimeoutSeconds: sessionIdleSeconds,
-      explorerUrl,
-    };
-  };
+  // The admission read the key's name and role with its scopes (src/auth/admission.ts).
+  const describe = (caller: Caller, expiresAt: Date) => ({
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    keyName: caller.keyName,
+    role: caller.role as (typeof roleNames)[number] | null,
+    scopes: [...caller.scopes],
+    expiresAt: expiresAt.toISOString(),
+    idleTimeoutSeconds: sessionIdleSeconds,
+    explorerUrl,
+  });
   return areaRouter('/v1/console', [
     route({
       method: 'post',
@@ -72,7 +69,7 @@ export function consoleRoutes(resources: Resources): Router {
         const { token, expiresAt } = await openSession(em(), caller.keyId);
         ctx.set('Set-Cookie', sessionCookie(token, overTls(ctx)));
         ctx.set('Cache-Control', 'no-store');
-        return bare(await describe(caller, expiresAt), 201);
+        return bare(describe(caller, expiresAt), 201);
       },
     }),
     route({
@@ -87,7 +84,7 @@ export function consoleRoutes(resources: Resources): Router {
         const caller = callerOf(ctx.state);
         const end = caller.sessionId === undefined ? undefined : await sessionEnd(em(), caller.sessionId);
         ctx.set('Cache-Control', 'no-store');
-        return bare(await describe(caller, end ?? new Date(Date.now() + sessionIdleSeconds * 1000)));
+        return bare(describe(caller, end ?? new Date(Date.now() + sessionIdleSeconds * 1000)));
       },
     }),
     route({

@@ -52,17 +52,18 @@ describe('sandbox timeout (wall clock)', () => {
   });
 
   it('does not delay another run while one loops', async () => {
-    // The loop would run for 10 s, far past any load's delay of the quick run (a blocked one loses
-    // the race within the test's time); once that has answered, the loop is cancelled.
+    // The loop would run for 30 s, far past any load's delay of the quick run (a blocked one loses
+    // the race within the test's time); once that has answered, the loop is cancelled. (With a 10 s
+    // loop, a quick run that took 10 s on a loaded CI machine let the loop's deadline come first.)
     const cancel = new AbortController();
-    const looping = timed('module.exports = () => { for (;;) {} };', { timeoutMs: 10_000, signal: cancel.signal });
+    const looping = timed('module.exports = () => { for (;;) {} };', { timeoutMs: 30_000, signal: cancel.signal });
     const quick = resultOf('module.exports = async () => "quick";');
     const first = await Promise.race([quick.then(() => 'quick'), looping.then(() => 'looping')]);
     expect(first).toBe('quick');
     expect(await quick).toBe('quick');
     cancel.abort();
     expect((await looping).outcome).toMatchObject({ error: { name: 'CancelledError' } });
-  }, 15_000);
+  }, 40_000);
 
   it('keeps the logs written before the timeout', async () => {
     const { outcome } = await timed(

@@ -361,7 +361,7 @@ async function assertActionRunnable(em: EntityManager, accountId: string, action
  */
 function assertTemplatesFit(trigger: Trigger, action: Action) {
   if (action.type !== 'contract') return;
-  const problem = templateRootProblem(trigger.type, action.args);
+  const problem = templateRootProblem(trigger, action.args);
   if (problem) {
     const field = `action.${problem.field}`;
     throw new AppError('invalid_request', `"${field}" ${problem.message}.`, { field });

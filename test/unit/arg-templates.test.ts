@@ -33,6 +33,9 @@ describe('template syntax', () => {
     '{{trigger.blockIndex}}',
     '{{trigger.state.0}}',
     '{{trigger.state.a.b.c.d.e.f.g}}',
+    '{{trigger.state["amount"]}}',
+    "{{trigger.state['amount'].b}}",
+    '{{trigger["state"][ "a b-c.d" ].x}}',
   ])('accepts %s', (value) => {
     expect(contractArgProblem({ type: 'Integer', value }, templateValue)).toBeNull();
   });
@@ -42,7 +45,15 @@ describe('template syntax', () => {
     ['{{trigger.}}', 'must be a template of the form'],
     ['{{state.amount}}', 'must be a template of the form'],
     ['{{trigger.state.amount}} GAS', 'must be a template of the form'],
-    ['{{trigger.state["amount"]}}', 'must be a template of the form'],
+    ['{{trigger.state[amount]}}', 'must be a template of the form'],
+    ['{{trigger.state["amount\']}}', 'must be a template of the form'],
+    ['{{trigger.state[""]}}', 'must be a template of the form'],
+    ['{{trigger.state["a\\"b"]}}', 'must be a template of the form'],
+    ['{{trigger.state["é"]}}', 'must be a template of the form'],
+    [`{{trigger.state["${'a'.repeat(65)}"]}}`, 'must be a template of the form'],
+    ['{{trigger.state.["a"]}}', 'must be a template of the form'],
+    ['{{trigger.state["a"]b}}', 'must be a template of the form'],
+    ['{{triggers.state}}', 'must be a template of the form'],
     ['{{trigger.state.a-b}}', 'must be a template of the form'],
     ['{{trigger.nope}}', 'names trigger.nope, which no trigger carries'],
     ['{{trigger.price.value}}', 'names a path inside trigger.price, which has none'],
@@ -86,15 +97,17 @@ describe('template roots against the trigger type', () => {
   ];
 
   it('names the first template the trigger type never carries', () => {
-    expect(templateRootProblem('schedule', args)).toEqual({
+    expect(templateRootProblem({ type: 'schedule' }, args)).toEqual({
       field: 'args.1.value.0.value',
       message: 'names trigger.price, which a schedule trigger does not carry',
     });
-    expect(templateRootProblem('price', args)).toBeNull();
-    expect(templateRootProblem('blockchain', [{ type: 'Integer', value: '{{trigger.state.amount}}' }])).toBeNull();
-    expect(templateRootProblem('price', [{ type: 'Integer', value: '{{trigger.state.amount}}' }])?.field).toBe(
-      'args.0.value',
-    );
+    expect(templateRootProblem({ type: 'price' }, args)).toBeNull();
+    expect(
+      templateRootProblem({ type: 'blockchain' }, [{ type: 'Integer', value: '{{trigger.state.amount}}' }]),
+    ).toBeNull();
+    expect(
+      templateRootProblem({ type: 'price' }, [{ type: 'Integer', value: '{{trigger.state.amount}}' }])?.field,
+    ).toBe('args.0.value');
   });
 });
 

@@ -139,8 +139,32 @@ describe('webhook templates', () => {
     ]);
     const sku = resolveCalls([call('{{trigger.body.order.items.0.sku}}', 'String')], fired);
     expect(sku).toEqual([{ ...call('a', 'String') }]);
-    // A header's name holds hyphens, which no template segment does: headers reach functions only.
+  });
+
+  it('reach a header by its name in brackets, whatever its case, and a body key with other characters', () => {
+    for (const template of ['{{trigger.headers["x-source"]}}', "{{ trigger.headers['X-Source'] }}"]) {
+      expect(templateValue(template, 'String')).toBeNull();
+      expect(resolveCalls([call(template, 'String')], fired)).toEqual([call('ci', 'String')]);
+    }
+    const keyed = { ...fired, body: { 'order-id': 'o-2', 'a.b': { c: 3 } } };
+    expect(resolveCalls([call('{{trigger.body["order-id"]}}', 'String')], keyed)).toEqual([call('o-2', 'String')]);
+    expect(resolveCalls([call('{{trigger.body["a.b"].c}}')], keyed)).toEqual([call('3')]);
+    // A dot path takes no hyphen: a header is named in brackets.
     expect(templateValue('{{trigger.headers.x-source}}', 'String')).toMatch(/must be a template/);
+  });
+
+  it('refuse a header path that is no header name, or a path inside a header', () => {
+    expect(templateValue('{{trigger.headers["x source"]}}', 'String')).toMatch(/names the header "x source"/);
+    expect(templateValue('{{trigger.headers["x-source"].a}}', 'String')).toMatch(/inside a header's value/);
+    expect(templateValue(`{{trigger.headers["${'x'.repeat(65)}"]}}`, 'String')).toMatch(/must be a template/);
+  });
+
+  it('fail at fire time when the request did not send the header', () => {
+    const resolved = resolveCalls([call('{{trigger.headers["user-agent"]}}', 'String')], fired);
+    expect(resolved).toEqual({
+      name: 'TemplateError',
+      message: 'args.0: {{trigger.headers["user-agent"]}} names nothing in what fired this run (a webhook fire).',
+    });
   });
 
   it('fail at fire time when the body lacks the path', () => {
@@ -150,10 +174,22 @@ describe('webhook templates', () => {
 
   it("are checked against a webhook trigger's roots at create", () => {
     const args = [{ type: 'Integer' as const, value: '{{trigger.body.amount}}' }];
-    expect(templateRootProblem('webhook', args)).toBeNull();
-    expect(templateRootProblem('schedule', args)).toMatchObject({ field: 'args.0.value' });
+    expect(templateRootProblem({ type: 'webhook' }, args)).toBeNull();
+    expect(templateRootProblem({ type: 'schedule' }, args)).toMatchObject({ field: 'args.0.value' });
     const price = [{ type: 'Integer' as const, value: '{{trigger.price}}' }];
-    expect(templateRootProblem('webhook', price)).toMatchObject({ field: 'args.0.value' });
+    expect(templateRootProblem({ type: 'webhook' }, price)).toMatchObject({ field: 'args.0.value' });
+  });
+
+  it('are refused at create when they name a header the runs do not receive', () => {
+    const args = [
+      { type: 'String' as const, value: '{{trigger.headers["content-type"]}}' },
+      { type: 'String' as const, value: '{{trigger.headers["X-Request-Id"]}}' },
+    ];
+    expect(templateRootProblem({ type: 'webhook' }, args)).toEqual({
+      field: 'args.1.value',
+      message: 'names the header "x-request-id", which its runs do not receive: list it in trigger.headers',
+    });
+    expect(templateRootProblem({ type: 'webhook', headers: ['x-request-ID'] }, args)).toBeNull();
   });
 });
 

@@ -14,7 +14,7 @@ import { hooksReceived } from '../../metrics/metrics.ts';
 import type { Rate } from '../../ratelimit/rate.ts';
 import { takeHookToken } from '../../ratelimit/rate-limit-bucket.sql.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
-import { credentialHeaders, type WebhookTrigger } from '../model/webhook-trigger.schemas.ts';
+import { copiedHeaderNames, credentialHeaders, type WebhookTrigger } from '../model/webhook-trigger.schemas.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import { recordRunsTold } from '../runs/fires.ts';
 import { startRuns } from '../runs/start-runs.ts';
@@ -51,8 +51,6 @@ const hookNotFound = () => new AppError('not_found', 'No hook at this path accep
 /** A delivery key: an `Idempotency-Key`'s characters (idempotency.ts), or a dedup field's value. */
 const deliveryKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
-/** Headers every run receives beside those its trigger names. */
-const alwaysCopied = ['content-type', 'user-agent'];
 const maxHeaderChars = 1024;
 
 /**
@@ -212,9 +210,8 @@ function fieldAt(body: unknown, path: string): unknown {
 
 /** content-type, user-agent and the headers the trigger names, lower-cased, each value bounded. */
 function copiedHeaders(trigger: WebhookTrigger, header: (name: string) => string): Record<string, string> {
-  const names = new Set([...alwaysCopied, ...(trigger.headers ?? []).map((name) => name.toLowerCase())]);
   const copied: Record<string, string> = {};
-  for (const name of names) {
+  for (const name of copiedHeaderNames(trigger)) {
     const value = header(name);
     if (value && !credentialHeaders.includes(name)) copied[name] = value.slice(0, maxHeaderChars);
   }

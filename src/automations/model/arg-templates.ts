@@ -1,4 +1,5 @@
 import { contractArgsSchema, type ContractArg, type DeferredValue } from '../../chain/contract-args.ts';
+import { copiedHeaderNames } from './webhook-trigger.schemas.ts';
 
 /**
  * Arguments from the trigger: their syntax. A contract argument's `value` (a contract action's, or
@@ -13,7 +14,15 @@ import { contractArgsSchema, type ContractArg, type DeferredValue } from '../../
 const maxTemplateChars = 256;
 /** Segments after `trigger`: `state.<name>` and a few levels inside a decoded map or array. */
 const maxDepth = 8;
-const segmentPattern = /^[A-Za-z0-9_]{1,64}$/;
+/**
+ * One segment of a path: `.name` (letters, digits, `_`), or a quoted name in brackets, `["x-id"]`
+ * or `['x-id']`, for a name with other characters (a header's hyphens, a body key's): visible
+ * ASCII and spaces but quotes and `\`, at most 64 either way. Bounded alternatives, matched from
+ * where the last ended: linear in the template's length.
+ */
+const segmentSyntax = /\.([A-Za-z0-9_]{1,64})|\[\s*(["'])([\x20\x21\x23-\x26\x28-\x5b\x5d-\x7e]{1,64})\2\s*\]/y;
+/** A header's name as `trigger.headers` holds it: the trigger's own syntax (webhook-trigger.schemas.ts). */
+const headerNamePattern = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
  * What each kind of fire carries (run.entity.ts FirePayload); only `state` (an event's decoded
@@ -35,20 +44,51 @@ const rootsWithPaths = new Set(['state', 'body', 'headers']);
 /** A value is a template when it is a string that starts with `{{`; it must then be exactly one. */
 export const isTemplate = (value: unknown): value is string => typeof value === 'string' && value.startsWith('{{');
 
-/** The path after `trigger.` (`state.amount`), or what is wrong with the template. */
+/**
+ * The path after `trigger` (`['state', 'amount']`), or what is wrong with the template. A header's
+ * name is lower-cased, as `trigger.headers` holds it: `{{trigger.headers["X-Request-Id"]}}` reads
+ * the `x-request-id` header.
+ */
 export function parseTemplate(text: string): { path: string[] } | { problem: string } {
-  const invalid = { problem: 'must be a template of the form {{trigger.<path>}}, such as {{trigger.state.amount}}' };
+  const invalid = {
+    problem:
+      'must be a template of the form {{trigger.<path>}}, such as {{trigger.state.amount}} or {{trigger.headers["x-id"]}}',
+  };
   if (text.length > maxTemplateChars)
     return { problem: `must be a template of at most ${maxTemplateChars} characters` };
-  if (!text.endsWith('}}')) return invalid;
-  const [head, ...path] = text.slice(2, -2).trim().split('.');
-  if (head !== 'trigger' || path.length === 0 || !path.every((segment) => segmentPattern.test(segment))) return invalid;
+  if (!text.startsWith('{{') || !text.endsWith('}}')) return invalid;
+  const inner = text.slice(2, -2).trim();
+  if (!inner.startsWith('trigger')) return invalid;
+  const path = segmentsOf(inner, 'trigger'.length);
+  if (path === undefined || path.length === 0) return invalid;
   if (path.length > maxDepth) return { problem: `must name a path at most ${maxDepth} deep` };
   const root = path[0]!;
   if (!anyRoot.has(root)) return { problem: `names trigger.${root}, which no trigger carries` };
   if (!rootsWithPaths.has(root) && path.length > 1)
     return { problem: `names a path inside trigger.${root}, which has none` };
+  if (root === 'headers') return headerPath(path);
   return { path };
+}
+
+/** The segments of `text` from `at` to its end; undefined when anything there is not a segment. */
+function segmentsOf(text: string, at: number): string[] | undefined {
+  const path: string[] = [];
+  segmentSyntax.lastIndex = at;
+  while (segmentSyntax.lastIndex < text.length) {
+    const match = segmentSyntax.exec(text);
+    if (!match) return undefined;
+    path.push(match[1] ?? match[3]!);
+  }
+  return path;
+}
+
+/** `headers.<name>`: a header's value is text, with no path inside; its name as headers are named. */
+function headerPath(path: string[]): { path: string[] } | { problem: string } {
+  if (path.length > 2) return { problem: "names a path inside a header's value, which has none" };
+  const name = path[1];
+  if (name !== undefined && !headerNamePattern.test(name))
+    return { problem: `names the header "${name}": a header's name is at most 64 letters, digits and hyphens` };
+  return { path: name === undefined ? path : ['headers', name.toLowerCase()] };
 }
 
 /**
@@ -81,17 +121,30 @@ interface TemplateRootProblem {
 }
 
 /**
- * The first template in `args` whose root a fire of `triggerType` never carries (a price on a
- * schedule); null when there is none. A manual fire carries only `trigger.type`, and is not
- * considered: it is an operator's test of the action.
+ * The first template in `args` whose root a fire of the trigger's type never carries (a price on a
+ * schedule), or that names a header a webhook's runs do not receive; null when there is none. A
+ * manual fire carries only `trigger.type`, and is not considered: it is an operator's test of the
+ * action.
  */
-export function templateRootProblem(triggerType: FireType, args: ContractArg[]): TemplateRootProblem | null {
-  const roots: readonly string[] = rootsByFire[triggerType];
+export function templateRootProblem(
+  trigger: { type: FireType; headers?: string[] },
+  args: ContractArg[],
+): TemplateRootProblem | null {
+  const roots: readonly string[] = rootsByFire[trigger.type];
+  const headers = trigger.type === 'webhook' ? copiedHeaderNames(trigger) : [];
   for (const { path, template } of templatesIn(args, ['args'])) {
     const parsed = parseTemplate(template);
-    if ('problem' in parsed || roots.includes(parsed.path[0]!)) continue;
-    const message = `names trigger.${parsed.path[0]}, which a ${triggerType} trigger does not carry`;
-    return { field: path.join('.'), message };
+    if ('problem' in parsed) continue;
+    const [root, header] = parsed.path;
+    const field = path.join('.');
+    if (!roots.includes(root!))
+      return { field, message: `names trigger.${root}, which a ${trigger.type} trigger does not carry` };
+    if (root === 'headers' && header !== undefined && !headers.includes(header)) {
+      return {
+        field,
+        message: `names the header "${header}", which its runs do not receive: list it in trigger.headers`,
+      };
+    }
   }
   return null;
 }

@@ -15,6 +15,14 @@ const headerName = z
 /** Headers that carry credentials: never copied into a run (its record, a function's params). */
 export const credentialHeaders = ['authorization', 'x-neoflow-token', 'cookie', 'proxy-authorization'];
 
+/** Headers every run of a webhook receives beside those its trigger names. */
+const alwaysCopied = ['content-type', 'user-agent'];
+
+/** The headers a webhook's runs receive in `trigger.headers`, by their lower-case names. */
+export const copiedHeaderNames = (trigger: { headers?: string[] }): string[] => [
+  ...new Set([...alwaysCopied, ...(trigger.headers ?? []).map((name) => name.toLowerCase())]),
+];
+
 const hmacAlgorithms = ['sha256', 'sha512'] as const;
 
 const hookAuth = z

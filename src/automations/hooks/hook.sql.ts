@@ -1,8 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBound } from '../../db/bound-statement.ts';
+import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { AutomationStatus } from '../model/automation-statuses.ts';
+import type { FirePayload } from '../model/run.entity.ts';
 import type { Trigger } from '../model/trigger.schemas.ts';
-import type { RunStatus } from '../../shared/outcomes.ts';
+import { actionFunctionOf } from '../runs/run.sql.ts';
+import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 /** The statements of the `automation_hooks` table: a webhook automation's path and token hash. */
 
@@ -79,6 +82,63 @@ export async function expireHookKey(em: EntityManager, automationId: string, fir
      where "automation_id" = ? and "fire_key" = ? and "started_at" < now() - interval '24 hours'`,
     [automationId, fireKey],
   );
+}
+
+/**
+ * A delivery's run, recorded only while what admitted it holds, in one statement with that check:
+ * the automation active, the hook's token hash and the trigger's auth the ones the request was
+ * admitted by. Both rows are locked for the statement (FOR SHARE): a pause, a delete or a rotation
+ * committed since the hook was found is what the check reads (a row changed since the statement
+ * began is read again as it is now before it is locked), and one that commits later waits for
+ * this statement: no run is recorded after a pause, a delete or a rotation commits.
+ */
+const recordHookRunSql = `with "hook" as (
+  select a."id", a."account_id", a."network", a."status",
+    h."token_hash" is not distinct from ?::bytea and a."trigger"->'auth' = ?::jsonb as "admitted"
+  from "automations" a join "automation_hooks" h on h."automation_id" = a."id"
+  where a."id" = ?
+  for share of a, h
+), "recorded" as (
+  insert into "automation_runs"
+    ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
+     "network")
+  select ?, "id", "account_id", ?, '${runStatus.running}', ?, null, false, now(), "network" from "hook"
+  where "status" = 'active' and "admitted"
+  on conflict ("automation_id", "fire_key") do nothing
+  returning "id", ${actionFunctionOf('"automation_runs"')}
+)
+select "hook"."status", "hook"."admitted", "recorded"."id", "recorded"."function_id"
+from "hook" left join "recorded" on true`;
+
+/**
+ * What recording a delivery found: `gone`, the hook (or its automation) deleted since it was found;
+ * `refused`, its token or auth changed; `inactive`, the automation not active; else the run this
+ * call recorded (`id`), or none when the delivery's key had recorded one before.
+ */
+type HookRecording =
+  | { outcome: 'gone' | 'refused' }
+  | { outcome: 'inactive'; status: AutomationStatus }
+  | { outcome: 'recorded'; id: string; functionId: string | null }
+  | { outcome: 'repeated' };
+
+export async function recordHookRun(
+  em: EntityManager,
+  found: Pick<FoundHook, 'automation_id' | 'token_hash' | 'trigger'>,
+  run: { id: string; fireKey: string; payload: FirePayload },
+): Promise<HookRecording> {
+  const auth = jsonbParam((found.trigger as { auth?: unknown }).auth ?? null);
+  const params = [found.token_hash, auth, found.automation_id, run.id, run.fireKey, jsonbParam(run.payload)];
+  const { rows } = await executeBound<{
+    status: AutomationStatus;
+    admitted: boolean | null;
+    id: string | null;
+    function_id: string | null;
+  }>(em, recordHookRunSql, params);
+  const [row] = rows;
+  if (!row) return { outcome: 'gone' };
+  if (!row.admitted) return { outcome: 'refused' };
+  if (row.status !== 'active') return { outcome: 'inactive', status: row.status };
+  return row.id === null ? { outcome: 'repeated' } : { outcome: 'recorded', id: row.id, functionId: row.function_id };
 }
 
 /** What a hook answers of its run: as recorded, the first time or a repeat. */

@@ -16,9 +16,10 @@ import { takeHookToken } from '../../ratelimit/rate-limit-bucket.sql.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
 import { copiedHeaderNames, credentialHeaders, type WebhookTrigger } from '../model/webhook-trigger.schemas.ts';
 import type { FirePayload } from '../model/run.entity.ts';
-import { recordRunsTold } from '../runs/fires.ts';
+import { firedRun } from '../runs/fires.ts';
+import { firstRun } from '../runs/run.sql.ts';
 import { startRuns } from '../runs/start-runs.ts';
-import { expireHookKey, findHook, hookRun, type FoundHook } from './hook.sql.ts';
+import { expireHookKey, findHook, hookRun, recordHookRun, type FoundHook } from './hook.sql.ts';
 import type { LocalBuckets } from './local-buckets.ts';
 import {
   looksLikeHookPath,
@@ -48,6 +49,9 @@ interface HookServices extends WorkflowStarter {
 /** One answer for an unknown path and for wrong credentials: a client cannot tell them apart. */
 const hookNotFound = () => new AppError('not_found', 'No hook at this path accepts these credentials.');
 
+const inactive = (status: string) =>
+  new AppError('conflict', `The automation is ${status}: its hook records nothing until it is active.`);
+
 /** A delivery key: an `Idempotency-Key`'s characters (idempotency.ts), or a dedup field's value. */
 const deliveryKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
@@ -69,12 +73,7 @@ export async function acceptHook(services: HookServices, request: HookRequest) {
   if (wait !== undefined) refuse('rate_limited', overRate('this hook', services.rates.perAutomation, wait));
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());
-  if (found.status !== 'active') {
-    return refuse(
-      'inactive',
-      new AppError('conflict', `The automation is ${found.status}: its hook records nothing until it is active.`),
-    );
-  }
+  if (found.status !== 'active') return refuse('inactive', inactive(found.status));
   await takeRates(services, found);
   const trigger = found.trigger as WebhookTrigger;
   const body = request.raw.length === 0 ? null : parseOrRefuse(request);
@@ -87,10 +86,16 @@ export async function acceptHook(services: HookServices, request: HookRequest) {
   };
   const fireKey = key === undefined ? `webhook:${newId('run')}` : `webhook:key:${sha256(key)}`;
   if (key !== undefined) await expireHookKey(em, found.automation_id, fireKey);
-  const automation = { id: found.automation_id, account: { id: found.account_id } };
-  const [told] = await recordRunsTold(em, [{ automation, fireKey, payload }]);
-  const { run, recorded } = told!;
+  // Recorded only if the automation is still active and the credential still its own: a pause, a
+  // delete or a rotation committed since the lookup records nothing (hook.sql.ts).
+  const recording = await recordHookRun(em, found, { id: newId('run'), fireKey, payload });
+  if (recording.outcome === 'gone' || recording.outcome === 'refused') return refuse('not_found', hookNotFound());
+  if (recording.outcome === 'inactive') return refuse('inactive', inactive(recording.status));
+  const recorded = recording.outcome === 'recorded';
+  const runId = recorded ? recording.id : (await firstRun(em, found.automation_id, fireKey)).id;
   if (recorded) {
+    const functionId = recording.functionId ?? undefined;
+    const run = firedRun(runId, found.account_id, found.automation_id, 'webhook', functionId);
     // Recorded, the run exists and runs once: a start Temporal refuses is the reconciler's.
     await startRuns({ ...services, reuse: 'REJECT_DUPLICATE' }, [run]).catch((error: unknown) => {
       services.log.warn('hook run stored, its start left to the reconciler', {
@@ -100,7 +105,7 @@ export async function acceptHook(services: HookServices, request: HookRequest) {
     });
   }
   hooksReceived.inc({ outcome: recorded ? 'accepted' : 'repeated' });
-  return { run: await hookRun(em, run.runId), repeated: !recorded };
+  return { run: await hookRun(em, runId), repeated: !recorded };
 }
 
 function refuse(outcome: string, error: AppError): never {
@@ -160,11 +165,18 @@ async function takeRates(services: HookServices, found: FoundHook) {
     { bucket: `account:${found.account_id}`, rate: services.rates.perAccount, of: "this account's hooks" },
   ];
   for (const { bucket, rate, of } of limits) {
-    const decision = await takeHookToken(services.em, bucket, rate);
+    const decision = await takeHookToken(services.em, bucket, rate).catch((error: unknown) => {
+      // A bucket references its automation and account (migration 0039): one deleted since the
+      // hook was found cannot have one made, and its hook is gone.
+      if (isForeignKeyViolation(error)) refuse('not_found', hookNotFound());
+      throw error;
+    });
     if (decision.allowed) continue;
     refuse('rate_limited', overRate(of, rate, decision.retryAfterSeconds));
   }
 }
+
+const isForeignKeyViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503';
 
 const overRate = (of: string, rate: Rate, wait: number) =>
   new AppError(

@@ -37,6 +37,7 @@ import { RunApprovals } from './0035-run-approvals.ts';
 import { AutomationHooks } from './0036-automation-hooks.ts';
 import { ConsoleSessions } from './0037-console-sessions.ts';
 import { ExecutionReceipts } from './0038-execution-receipts.ts';
+import { HookBucketOwners } from './0039-hook-bucket-owners.ts';
 
 /**
  * Applied in this order; a migration, once released, is never edited. A migration that seals
@@ -80,6 +81,7 @@ export const migrationsWith = (masterKeys?: MasterKeys): MigrationObject[] => [
   { name: '0036-automation-hooks', class: AutomationHooks },
   { name: '0037-console-sessions', class: ConsoleSessions },
   { name: '0038-execution-receipts', class: ExecutionReceipts },
+  { name: '0039-hook-bucket-owners', class: HookBucketOwners },
 ];
 
 /** The migrations, given no keys: their names and order, and every run that seals nothing. */

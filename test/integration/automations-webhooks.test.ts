@@ -101,6 +101,28 @@ describe('a token webhook', () => {
     expect(await gasOf(recipient)).toBe(7n);
   }, 90_000);
 
+  it('sends a contract transfer of a header it receives, {{trigger.headers["x-amount"]}}; one it does not is refused', async () => {
+    const recipient = freshAddress();
+    const action = gasTransferAction(signerAddress, recipient, '{{trigger.headers["X-Amount"]}}');
+    const unlisted = await client.call('POST', '/automations', {
+      name: 'hook',
+      trigger: { type: 'webhook', auth: { type: 'token' } },
+      action,
+    });
+    expect(unlisted.status).toBe(400);
+    expect(unlisted.body.error.details).toEqual({ field: 'action.args.2.value' });
+    const created = await webhookAutomation(action, {
+      type: 'webhook',
+      auth: { type: 'token' },
+      headers: ['X-Amount'],
+    });
+    const answer = await deliver(created.trigger.url, '{}', { ...bearer(created.trigger.token), 'x-amount': '3' });
+    expect(answer.status).toBe(202);
+    const [run] = await endedRuns(created.id, 1);
+    expect(run).toMatchObject({ status: 'success', vmState: 'HALT' });
+    expect(await gasOf(recipient)).toBe(3n);
+  }, 90_000);
+
   it('answers the same 404 to an unknown path, no token and a wrong token, recording nothing', async () => {
     const created = await webhookAutomation(await noop());
     const counted = async () =>

@@ -4,7 +4,6 @@ import { jsonbParam } from '../../db/jsonb-param.ts';
 import type { AutomationStatus } from '../model/automation-statuses.ts';
 import type { FirePayload } from '../model/run.entity.ts';
 import type { Trigger } from '../model/trigger.schemas.ts';
-import { actionFunctionOf } from '../runs/run.sql.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 /** The statements of the `automation_hooks` table: a webhook automation's path and token hash. */
@@ -90,11 +89,14 @@ export async function expireHookKey(em: EntityManager, automationId: string, fir
  * admitted by. Both rows are locked for the statement (FOR SHARE): a pause, a delete or a rotation
  * committed since the hook was found is what the check reads (a row changed since the statement
  * began is read again as it is now before it is locked), and one that commits later waits for
- * this statement: no run is recorded after a pause, a delete or a rotation commits.
+ * this statement: no run is recorded after a pause, a delete or a rotation commits. The function
+ * the action runs is read with them: the run's workflow is started labelled with it.
  */
 const recordHookRunSql = `with "hook" as (
   select a."id", a."account_id", a."network", a."status",
-    h."token_hash" is not distinct from ?::bytea and a."trigger"->'auth' = ?::jsonb as "admitted"
+    h."token_hash" is not distinct from ?::bytea and a."trigger"->'auth' = ?::jsonb as "admitted",
+    (select f."id" from "functions" f where a."action"->>'type' = 'function'
+      and f."id" = a."action"->>'functionId' and f."account_id" = a."account_id") as "function_id"
   from "automations" a join "automation_hooks" h on h."automation_id" = a."id"
   where a."id" = ?
   for share of a, h
@@ -105,9 +107,9 @@ const recordHookRunSql = `with "hook" as (
   select ?, "id", "account_id", ?, '${runStatus.running}', ?, null, false, now(), "network" from "hook"
   where "status" = 'active' and "admitted"
   on conflict ("automation_id", "fire_key") do nothing
-  returning "id", ${actionFunctionOf('"automation_runs"')}
+  returning "id"
 )
-select "hook"."status", "hook"."admitted", "recorded"."id", "recorded"."function_id"
+select "hook"."status", "hook"."admitted", "recorded"."id", "hook"."function_id"
 from "hook" left join "recorded" on true`;
 
 /**
@@ -126,7 +128,7 @@ export async function recordHookRun(
   found: Pick<FoundHook, 'automation_id' | 'token_hash' | 'trigger'>,
   run: { id: string; fireKey: string; payload: FirePayload },
 ): Promise<HookRecording> {
-  const auth = jsonbParam((found.trigger as { auth?: unknown }).auth ?? null);
+  const auth = jsonbParam(found.trigger.type === 'webhook' ? found.trigger.auth : null);
   const params = [found.token_hash, auth, found.automation_id, run.id, run.fireKey, jsonbParam(run.payload)];
   const { rows } = await executeBound<{
     status: AutomationStatus;

@@ -32,7 +32,7 @@ interface NewRun {
  * The function a run's action names, if it exists in the run's account (as beginRun's read finds
  * it): its workflow is started labelled with it, and needs no upsert of its own to say so.
  */
-export const actionFunctionOf = (run: string) => `(select f."id" from "automations" a
+const actionFunctionOf = (run: string) => `(select f."id" from "automations" a
     join "functions" f on f."id" = a."action"->>'functionId' and f."account_id" = a."account_id"
     where a."id" = ${run}."automation_id" and a."action"->>'type' = 'function') as "function_id"`;
 

@@ -26,7 +26,8 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
  * over the rest after it) and counts what was recorded against what the schedules fired.
  *
  * The reconciler's loop is kept out of the way (ended before a worker runs it): the test makes its
- * passes when it means to. The catchup window is long, so that no fire is dropped as late while no worker runs.
+ * passes when it means to. The catchup window is long, so that no fire is dropped as late while no
+ * worker runs.
  */
 const env = { NEOFLOW_SCHEDULE_CATCHUP_SECONDS: '300' };
 
@@ -86,6 +87,7 @@ interface Run {
   automationId: string;
   status: string;
   scheduledAt: string;
+  error: unknown;
   /** Recorded by `scheduledRun` under its own workflow id, not by a `scheduledFire` of the code before. */
   ownWorkflow: boolean;
 }
@@ -102,6 +104,7 @@ async function runsOf(automationIds: string[]): Promise<Run[]> {
       automationId,
       status: row.status,
       scheduledAt,
+      error: row.error,
       ownWorkflow: row.id.startsWith(ownPrefix(automationId)),
     };
   });
@@ -114,13 +117,19 @@ interface Fire {
   info: WorkflowExecutionInfo;
 }
 
+/** The workflow id of a fire: what the schedule's action names its workflows, and the scheduled time. */
+function fireId(workflowId: string) {
+  const [, prefix, time] = /^(.*)-(\d{4}-\d\d-\d\dT[\d:.]+Z)$/.exec(workflowId)!;
+  return { prefix: prefix!, scheduledAt: new Date(time!).toISOString() };
+}
+
 async function firesOf(automationIds: string[]): Promise<Fire[]> {
   const query = `TemporalScheduledById IN (${automationIds.map((id) => `'${id}'`).join(', ')})`;
   const fires: Fire[] = [];
   for await (const info of api.services.temporal.client.workflow.list({ query })) {
-    const [, prefix, time] = /^(.*)-(\d{4}-\d\d-\d\dT[\d:.]+Z)$/.exec(info.workflowId)!;
+    const { prefix, scheduledAt } = fireId(info.workflowId);
     const automationId = automationIds.find((id) => prefix === id || `${prefix}-` === ownPrefix(id))!;
-    fires.push({ automationId, scheduledAt: new Date(time!).toISOString(), info });
+    fires.push({ automationId, scheduledAt, info });
   }
   return fires;
 }
@@ -208,7 +217,7 @@ describe('fault: kill -9 of the worker while schedules written before issue 50 a
       90_000,
     );
     for (const fire of closed) {
-      const automationId = ids.find((id) => fire.workflowId.startsWith(`${id}-`))!;
+      const automationId = fireId(fire.workflowId).prefix;
       expect(fire.type).toBe('scheduledFire');
       expect(fire.startTime.getTime()).toBeLessThan(convertedAt.get(automationId)!.getTime());
       expect(fire.closeTime!.getTime()).toBeGreaterThan(convertedAt.get(automationId)!.getTime());
@@ -236,9 +245,7 @@ describe('fault: kill -9 of the worker while schedules written before issue 50 a
     );
     const { fires, runs: recorded } = settled;
     expect(fires.length).toBe(settled.taken);
-    const failed = await api.database.orm.em
-      .fork()
-      .find(AutomationRun, { automation: { $in: ids }, status: { $ne: 'success' } });
+    const failed = recorded.filter((run) => run.status !== 'success');
     expect(failed.map((run) => [run.id, run.status, run.error])).toEqual([]);
 
     for (const id of ids) {
@@ -261,8 +268,7 @@ describe('fault: kill -9 of the worker while schedules written before issue 50 a
     // What was in flight at the kill ended once, each as recorded before it.
     for (const run of runningAtKill) expect(recorded.find(({ id }) => id === run.id)?.status, run.id).toBe('success');
     for (const fire of closed) {
-      const [, automationId, time] = /^(.*)-(\d{4}-.*Z)$/.exec(fire.workflowId)!;
-      const scheduledAt = new Date(time!).toISOString();
+      const { prefix: automationId, scheduledAt } = fireId(fire.workflowId);
       const its = recorded.filter((run) => run.automationId === automationId && run.scheduledAt === scheduledAt);
       expect(
         its.map((run) => run.ownWorkflow),

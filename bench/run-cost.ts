@@ -3,21 +3,21 @@
  * Temporal server and PostgreSQL, and in workflow tasks and history events, fired by a Schedule and
  * over the API, alternated in one run; and the block follower's workflow tasks per block while it
  * starts runs. On the automations bench's stack (ONE worker as a child process, the API in this
- * process without a worker of its own, the Temporal dev server, embedded PostgreSQL, neo-go), an
- * idle window gives each process's cost of standing by; then rounds of four windows, in turn
- * ABBA: BENCH_RUN_COST_SCHEDULES schedules firing every second, as many automations fired over the
- * API once a second, and the floor of each (bench/run-cost-floor.ts: a bare Schedule, and a client's
- * start, of a workflow that does nothing, on a worker of its own), each set stopped while another
- * runs. Each window's CPU above the idle rate, divided by the runs recorded (the floor's: started)
- * in it, is the cost of a run; the scheduled/API ratio is printed round by round for both, the
- * floor's spread being the host's. Last, BENCH_RUN_COST_WATCHERS
- * blockchain automations match a transfer the bench sends every block: the follower's workflow
- * tasks completed in the window over the blocks it read. Ends with one JSON line
- * (`scheduledRunCpuMs` and `apiRunCpuMs`: worker plus Temporal, CPU ms a run; their ratio, and the
- * floor's; `followerTasksPerBlock`). Runs on the code of any checkout, before issue 50 too, for an
- * alternated comparison. With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the worker writes its
- * CPU profile there (bench/profile-window.ts cuts each printed window out of it). Prints figures;
- * exits 0 either way.
+ * process without a worker of its own, the Temporal dev server, embedded PostgreSQL, neo-go), each
+ * path runs once unmeasured, then an idle window gives each process's cost of standing by; then
+ * rounds of four windows, in turn ABBA: BENCH_RUN_COST_SCHEDULES schedules firing every second, as
+ * many automations fired over the API once a second, and the floor of each
+ * (bench/run-cost-floor.ts: a bare Schedule, and a client's start, of a workflow that does nothing,
+ * on a worker of its own), each set stopped while another runs. Each window's CPU above the idle
+ * rate, divided by the runs recorded (the floor's: started) in it, is the cost of a run; the
+ * scheduled/API ratio is printed round by round for both, the floor's spread being the host's.
+ * Last, BENCH_RUN_COST_WATCHERS blockchain automations match a transfer the bench sends every
+ * block: the follower's workflow tasks completed in the window over the blocks it read. Ends with
+ * one JSON line (`scheduledRunCpuMs` and `apiRunCpuMs`: worker plus Temporal, CPU ms a run; their
+ * ratio, and the floor's; `followerTasksPerBlock`). Runs on the code of any checkout, before issue
+ * 50 too, for an alternated comparison. With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the
+ * worker writes its CPU profile there (bench/profile-window.ts cuts each printed window out of it).
+ * Prints figures; exits 0 either way.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,9 +245,6 @@ const floorLog = join(tmpdir(), 'neoflow-bench-run-cost-floor-worker.log');
 async function measureWith(stack: AutomationsBenchStack, floor: RunFloor) {
   const call = apiClient(stack);
   const creator: Creator = { call, action: await deployBenchAction(call), concurrency: 4 };
-  await sleep(5_000);
-  const idle = await cpuWindow(counts.idleSeconds);
-  progress(`idle: ${JSON.stringify(rounded(idle.msPerSecond))} CPU ms/s, load ${idle.load}`);
   const scheduled = await createAutomations(creator, 'every-second schedules', {
     name: 'cost',
     count: counts.schedules,
@@ -273,6 +270,18 @@ async function measureWith(stack: AutomationsBenchStack, floor: RunFloor) {
   const windows: RunWindow[] = [];
   // ABBA: a drift of the machine's load over the run weighs on every kind alike.
   const kinds: Kind[] = ['schedule', 'api', 'floor-api', 'floor-schedule'];
+  // Each path run once unmeasured first: the first window of a path also paid for its code's
+  // compilation in the workers (its workflow thread's the most), so the kind measured first did.
+  for (const kind of kinds) {
+    const fired = await firing(kind);
+    await sleep(counts.settleSeconds * 1000);
+    await fired.stop();
+  }
+  progress('each path warmed up');
+  // Measured once every path has run: a process just started (the floor's worker) settles first.
+  await sleep(5_000);
+  const idle = await cpuWindow(counts.idleSeconds);
+  progress(`idle: ${JSON.stringify(rounded(idle.msPerSecond))} CPU ms/s, load ${idle.load}`);
   for (let round = 0; round < counts.rounds; round++) {
     for (const kind of round % 2 === 0 ? kinds : kinds.toReversed()) {
       const fired = await firing(kind);

@@ -3,10 +3,9 @@
  * (bench:run-cost's floor windows): `node bench/floor/floor-worker.ts <Temporal address>`. Prints
  * `polling` once it polls; stops on SIGTERM.
  */
-import { NativeConnection } from '@temporalio/worker';
-import { startFloorWorker } from './floor.ts';
+import { connectFloor, startFloorWorker } from './floor.ts';
 
-const connection = await NativeConnection.connect({ address: process.argv[2]! });
+const connection = await connectFloor(process.argv[2]!);
 const worker = await startFloorWorker(connection);
 process.stdout.write('polling\n');
 await new Promise((resolveSignal) => process.once('SIGTERM', resolveSignal));

@@ -12,12 +12,18 @@ export interface Floor {
   stop(): Promise<void>;
 }
 
+/** A native connection to the server at `address`, the process's runtime logging warnings only. */
+export async function connectFloor(address: string) {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  return NativeConnection.connect({ address });
+}
+
 /**
- * The floor's worker on `connection`: the workers Neoflow runs its workflows on, polling a task
- * queue of their own, so that the floor is the fastest this machine does. `stop` ends it.
+ * The floor's worker on `connection` (made by `connectFloor`): the workers Neoflow runs its
+ * workflows on, polling a task queue of their own, so that the floor is the fastest this machine
+ * does. `stop` ends it.
  */
 export async function startFloorWorker(connection: NativeConnection) {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const worker = await UnwatchedWorker.create({
     connection,
     taskQueue: floorTaskQueue,
@@ -40,7 +46,7 @@ export async function startFloorWorker(connection: NativeConnection) {
  * comes back in the start's answer) and the no-op runs as a local activity. No codec, no database.
  */
 export async function startFloor(address: string): Promise<Floor> {
-  const connection = await NativeConnection.connect({ address });
+  const connection = await connectFloor(address);
   const worker = await startFloorWorker(connection);
   const client = new Client({ connection });
   return {

@@ -30,6 +30,7 @@ export interface AutomationsBenchStack {
   apiKey: string;
   orm: MikroORM;
   temporal: TemporalHandle;
+  temporalAddress: string;
   /** neo-go itself, for the bench's own calls (not counted). */
   neo: NeoRpc;
   neoRpcUrl: string;
@@ -60,6 +61,7 @@ export async function startAutomationsStack(progress: Progress): Promise<Automat
     return {
       ...api,
       orm: base.orm,
+      temporalAddress: base.env.TEMPORAL_ADDRESS,
       neoRpcUrl: base.env.NEO_RPC_URL,
       devWallet: base.services.devWallet,
       workerRpc: proxy.counter,

@@ -3,21 +3,25 @@
  * Temporal server and PostgreSQL, and in workflow tasks and history events, fired by a Schedule and
  * over the API, alternated in one run; and the block follower's workflow tasks per block while it
  * starts runs. On the automations bench's stack (ONE worker as a child process, the API in this
- * process without a worker of its own, the Temporal dev server, embedded PostgreSQL, neo-go), an
- * idle window gives each process's cost of standing by; then rounds of two windows, in turn
- * ABBA: BENCH_RUN_COST_SCHEDULES schedules firing every second, and as many automations fired over
- * the API once a second (each set stopped while the other runs). Each window's CPU above the idle
- * rate, divided by the runs recorded in it, is the cost of a run. Last, BENCH_RUN_COST_WATCHERS
- * blockchain automations match a transfer the bench sends every block: the follower's workflow
- * tasks completed in the window over the blocks it read. Ends with one JSON line
- * (`scheduledRunCpuMs` and `apiRunCpuMs`: worker plus Temporal, CPU ms a run; their ratio;
- * `followerTasksPerBlock`). Runs on the code of any checkout, before issue 50 too, for an
- * alternated comparison. With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the worker writes its
- * CPU profile there (bench/profile-window.ts cuts each printed window out of it). Prints figures;
- * exits 0 either way.
+ * process without a worker of its own, the Temporal dev server, embedded PostgreSQL, neo-go), each
+ * path runs once unmeasured, then an idle window gives each process's cost of standing by; then
+ * rounds of four windows, in turn ABBA: BENCH_RUN_COST_SCHEDULES schedules firing every second, as
+ * many automations fired over the API once a second, and the floor of each
+ * (bench/run-cost-floor.ts: a bare Schedule, and a client's start, of a workflow that does nothing,
+ * on a worker of its own), each set stopped while another runs. Each window's CPU above the idle
+ * rate, divided by the runs recorded (the floor's: started) in it, is the cost of a run; the
+ * scheduled/API ratio is printed round by round for both, the floor's spread being the host's.
+ * Last, BENCH_RUN_COST_WATCHERS blockchain automations match a transfer the bench sends every
+ * block: the follower's workflow tasks completed in the window over the blocks it read. Ends with
+ * one JSON line (`scheduledRunCpuMs` and `apiRunCpuMs`: worker plus Temporal, CPU ms a run; their
+ * ratio, and the floor's; `followerTasksPerBlock`). Runs on the code of any checkout, before issue
+ * 50 too, for an alternated comparison. With BENCH_AUTOMATIONS_CPU_PROF set to a directory, the
+ * worker writes its CPU profile there (bench/profile-window.ts cuts each printed window out of it).
+ * Prints figures; exits 0 either way.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import proto from '@temporalio/proto';
 import {
   createAutomations,
   deactivate,
@@ -28,9 +32,19 @@ import {
   type Creator,
 } from './automation-runs.ts';
 import { startAutomationsStack, type AutomationsBenchStack } from './automations-stack.ts';
-import { countFrom, printReport, progress, runBench, runConcurrent } from './measure.ts';
+import { countFrom, progress, runBench, runConcurrent } from './measure.ts';
 import { loadLine, sampleGroups } from './proc.ts';
 import { apiClient } from './scratch-stack.ts';
+import { everySecond, floorWorkerPattern, startRunFloor, type RunFloor } from './run-cost-floor.ts';
+import {
+  eventName,
+  report,
+  schedulerWork,
+  type Group,
+  type Histories,
+  type Kind,
+  type RunWindow,
+} from './run-cost-report.ts';
 
 const counts = {
   schedules: countFrom('BENCH_RUN_COST_SCHEDULES', 4),
@@ -42,12 +56,12 @@ const counts = {
 };
 
 /** The processes whose CPU a run costs, by command line; the bench itself (the API) is left out. */
-const groups = {
+const groups: Record<Group, RegExp> = {
   worker: /neoflow\.js worker|worker\/main\.ts/,
   temporal: /temporal server start-dev/,
   postgres: /(^|\/)postgres(:| |$)/,
+  floor: floorWorkerPattern,
 };
-type Group = keyof typeof groups;
 
 const load = loadLine;
 
@@ -86,21 +100,8 @@ async function commits(stack: AutomationsBenchStack) {
 }
 
 /** Fires each of `ids` over the API once a second until stopped. */
-function fireByHand(creator: Creator, ids: string[]) {
-  let stopped = false;
-  const loop = (async () => {
-    for (let next = Date.now(); !stopped; next += 1000) {
-      await Promise.all(ids.map((id) => creator.call('POST', `/automations/${id}/trigger`)));
-      await sleep(Math.max(0, next + 1000 - Date.now()));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
-}
+const fireByHand = (creator: Creator, ids: string[]) =>
+  everySecond(() => Promise.all(ids.map((id) => creator.call('POST', `/automations/${id}/trigger`))));
 
 function activate(creator: Creator, ids: string[]) {
   return runConcurrent(ids.length, creator.concurrency, async (i) => {
@@ -109,26 +110,12 @@ function activate(creator: Creator, ids: string[]) {
   });
 }
 
-type Kind = 'schedule' | 'api';
-
-interface RunWindow {
-  kind: Kind;
-  runs: number;
-  seconds: number;
-  perRun: Record<Group, number>;
-  commitsPerRun: number;
-  load: string;
-}
-
-const eventName = (type: number | null | undefined) =>
-  (proto.temporal.api.enums.v1.EventType[type ?? 0] ?? 'unknown').replace(/^EVENT_TYPE_/, '').toLowerCase();
-
 /**
  * One run's histories, fired by `kind`: the run's workflow (its id the run's) and, for a fire of a
  * schedule written before issue 50, its `scheduledFire` (`<automation id>-<scheduled time>`, not
  * found on today's code): events by type, and the workflow tasks of all together.
  */
-async function runHistories(stack: AutomationsBenchStack, automationId: string, kind: Kind) {
+async function runHistories(stack: AutomationsBenchStack, automationId: string, kind: Kind): Promise<Histories> {
   const [run] = await stack.orm.em
     .fork()
     .execute<{ id: string; scheduled_at: string | null }[]>(
@@ -175,13 +162,22 @@ async function followerTasks(stack: AutomationsBenchStack, from: number, to: num
   return tasks;
 }
 
-async function runWindow(stack: AutomationsBenchStack, kind: Kind, ids: string[], idle: Record<Group, number>) {
+/**
+ * One window of runs of `kind`, counted by `runsIn` (a run recorded, or a floor run started, near
+ * the window's end ends after it: counted by when it began, the overlap at either end is the same
+ * on average).
+ */
+async function runWindow(
+  stack: AutomationsBenchStack,
+  kind: Kind,
+  round: number,
+  runsIn: (from: number, to: number) => Promise<number>,
+  idle: Record<Group, number>,
+): Promise<RunWindow> {
   const commitsBefore = await commits(stack);
   const busy = await cpuWindow(counts.windowSeconds);
   const commitsAfter = await commits(stack);
-  // A run recorded near the window's end ends after it: counted by when it was recorded, the
-  // overlap at either end is the same on average.
-  const runs = await runsRecorded(stack, ids, busy.from, busy.to);
+  const runs = await runsIn(busy.from, busy.to);
   const seconds = (busy.to - busy.from) / 1000;
   const perRun = Object.fromEntries(
     (Object.keys(groups) as Group[]).map((name) => [
@@ -191,8 +187,11 @@ async function runWindow(stack: AutomationsBenchStack, kind: Kind, ids: string[]
   ) as Record<Group, number>;
   const window = {
     kind,
+    round,
     runs,
     seconds,
+    from: busy.from,
+    to: busy.to,
     perRun,
     commitsPerRun: (commitsAfter - commitsBefore) / Math.max(1, runs),
     load: busy.load,
@@ -232,11 +231,20 @@ async function followerWindow(stack: AutomationsBenchStack, creator: Creator) {
 }
 
 async function measure(stack: AutomationsBenchStack) {
+  const floor = await startRunFloor(stack.temporalAddress, counts.schedules, floorLog);
+  progress(`floor worker polling, log at ${floorLog}`);
+  try {
+    await measureWith(stack, floor);
+  } finally {
+    await floor.stop();
+  }
+}
+
+const floorLog = join(tmpdir(), 'neoflow-bench-run-cost-floor-worker.log');
+
+async function measureWith(stack: AutomationsBenchStack, floor: RunFloor) {
   const call = apiClient(stack);
   const creator: Creator = { call, action: await deployBenchAction(call), concurrency: 4 };
-  await sleep(5_000);
-  const idle = await cpuWindow(counts.idleSeconds);
-  progress(`idle: ${JSON.stringify(rounded(idle.msPerSecond))} CPU ms/s, load ${idle.load}`);
   const scheduled = await createAutomations(creator, 'every-second schedules', {
     name: 'cost',
     count: counts.schedules,
@@ -248,24 +256,40 @@ async function measure(stack: AutomationsBenchStack) {
     count: counts.schedules,
     trigger: () => ({ type: 'schedule', cron: '@yearly' }),
   });
-  const windows: RunWindow[] = [];
-  // ABBA: a drift of the machine's load over the run weighs on both kinds alike.
-  const order: Kind[] = Array.from({ length: counts.rounds }, (_, round) =>
-    round % 2 === 0 ? (['schedule', 'api'] as const) : (['api', 'schedule'] as const),
-  ).flat();
-  for (const kind of order) {
+  const firing = async (kind: Kind) => {
     if (kind === 'schedule') {
       await activate(creator, scheduled.ids);
-      await sleep(counts.settleSeconds * 1000);
-      windows.push(await runWindow(stack, kind, scheduled.ids, idle.msPerSecond));
-      await deactivate(creator, scheduled.ids);
-    } else {
-      const firing = fireByHand(creator, byHand.ids);
-      await sleep(counts.settleSeconds * 1000);
-      windows.push(await runWindow(stack, kind, byHand.ids, idle.msPerSecond));
-      await firing.stop();
+      return { stop: () => deactivate(creator, scheduled.ids) };
     }
-    await sleep(3_000);
+    return kind === 'api' ? fireByHand(creator, byHand.ids) : floor.fire(kind);
+  };
+  const runsIn = (kind: Kind) => (from: number, to: number) =>
+    kind === 'schedule' || kind === 'api'
+      ? runsRecorded(stack, (kind === 'schedule' ? scheduled : byHand).ids, from, to)
+      : floor.runsStarted(from, to);
+  const windows: RunWindow[] = [];
+  // ABBA: a drift of the machine's load over the run weighs on every kind alike.
+  const kinds: Kind[] = ['schedule', 'api', 'floor-api', 'floor-schedule'];
+  // Each path run once unmeasured first: the first window of a path also paid for its code's
+  // compilation in the workers (its workflow thread's the most), so the kind measured first did.
+  for (const kind of kinds) {
+    const fired = await firing(kind);
+    await sleep(counts.settleSeconds * 1000);
+    await fired.stop();
+  }
+  progress('each path warmed up');
+  // Measured once every path has run: a process just started (the floor's worker) settles first.
+  await sleep(5_000);
+  const idle = await cpuWindow(counts.idleSeconds);
+  progress(`idle: ${JSON.stringify(rounded(idle.msPerSecond))} CPU ms/s, load ${idle.load}`);
+  for (let round = 0; round < counts.rounds; round++) {
+    for (const kind of round % 2 === 0 ? kinds : kinds.toReversed()) {
+      const fired = await firing(kind);
+      await sleep(counts.settleSeconds * 1000);
+      windows.push(await runWindow(stack, kind, round, runsIn(kind), idle.msPerSecond));
+      await fired.stop();
+      await sleep(3_000);
+    }
   }
   const follower = await followerWindow(stack, creator);
   await sleep(3_000);
@@ -273,74 +297,23 @@ async function measure(stack: AutomationsBenchStack) {
     await runHistories(stack, scheduled.ids[0]!, 'schedule'),
     await runHistories(stack, byHand.ids[0]!, 'api'),
   ];
-  report(idle.msPerSecond, windows, histories, follower);
+  const schedulers = [
+    await schedulerWork(
+      stack.temporal.client,
+      scheduled.ids[0]!,
+      windows.filter((w) => w.kind === 'schedule'),
+    ),
+    await schedulerWork(
+      stack.temporal.client,
+      'floor-0',
+      windows.filter((w) => w.kind === 'floor-schedule'),
+    ),
+  ];
+  report(counts, idle.msPerSecond, windows, { histories, schedulers, follower });
 }
 
 const rounded = (values: Record<string, number>) =>
   Object.fromEntries(Object.entries(values).map(([name, value]) => [name, Number(value.toFixed(1))]));
-
-function report(
-  idle: Record<Group, number>,
-  windows: RunWindow[],
-  histories: { lines: string[]; tasks: number; events: number }[],
-  follower: { tasksPerBlock: number; line: string },
-) {
-  const of = (kind: Kind) => windows.filter((window) => window.kind === kind);
-  const mean = (kind: Kind, pick: (window: RunWindow) => number) =>
-    of(kind).reduce((sum, window) => sum + pick(window), 0) / Math.max(1, of(kind).length);
-  const perRun = (kind: Kind, name: Group) =>
-    of(kind)
-      .map((window) => window.perRun[name].toFixed(1))
-      .join(' / ');
-  const lines = [
-    `  idle CPU ms/s: worker ${idle.worker.toFixed(1)}, temporal ${idle.temporal.toFixed(1)}, postgres ${idle.postgres.toFixed(1)}`,
-  ];
-  for (const kind of ['schedule', 'api'] as const) {
-    lines.push(
-      `  CPU ms a run above idle, ${kind === 'schedule' ? 'fired by their schedules' : 'fired over the API'} (${counts.schedules} automations every second, function action), window by window:`,
-      `    worker   ${perRun(kind, 'worker')}  (mean ${mean(kind, (w) => w.perRun.worker).toFixed(1)})`,
-      `    temporal ${perRun(kind, 'temporal')}  (mean ${mean(kind, (w) => w.perRun.temporal).toFixed(1)})`,
-      `    postgres ${perRun(kind, 'postgres')}  (mean ${mean(kind, (w) => w.perRun.postgres).toFixed(1)})`,
-      `    commits a run ${of(kind)
-        .map((w) => w.commitsPerRun.toFixed(1))
-        .join(' / ')}`,
-      `    runs ${of(kind)
-        .map((w) => w.runs)
-        .join(' / ')}; load ${of(kind)
-        .map((w) => w.load)
-        .join('; ')}`,
-    );
-  }
-  const cpu = (kind: Kind) => mean(kind, (w) => w.perRun.worker + w.perRun.temporal);
-  lines.push(`  one run's histories:`, ...histories.flatMap((history) => history.lines), follower.line);
-  lines.push(`  counts: ${JSON.stringify(counts)}`);
-  lines.push(
-    JSON.stringify({
-      scheduledRunCpuMs: Number(cpu('schedule').toFixed(2)),
-      apiRunCpuMs: Number(cpu('api').toFixed(2)),
-      scheduledToApi: Number((cpu('schedule') / Math.max(0.01, cpu('api'))).toFixed(2)),
-      followerTasksPerBlock: Number(follower.tasksPerBlock.toFixed(2)),
-      scheduledRunTasks: histories[0]!.tasks,
-      scheduledRunEvents: histories[0]!.events,
-      apiRunTasks: histories[1]!.tasks,
-      apiRunEvents: histories[1]!.events,
-      workerMsPerRun: {
-        schedule: Number(mean('schedule', (w) => w.perRun.worker).toFixed(2)),
-        api: Number(mean('api', (w) => w.perRun.worker).toFixed(2)),
-      },
-      temporalMsPerRun: {
-        schedule: Number(mean('schedule', (w) => w.perRun.temporal).toFixed(2)),
-        api: Number(mean('api', (w) => w.perRun.temporal).toFixed(2)),
-      },
-      postgresMsPerRun: {
-        schedule: Number(mean('schedule', (w) => w.perRun.postgres).toFixed(2)),
-        api: Number(mean('api', (w) => w.perRun.postgres).toFixed(2)),
-      },
-      load: load(),
-    }),
-  );
-  printReport('run-cost', lines, `, load now ${load()}`);
-}
 
 await runBench('run-cost', {
   counts,

@@ -260,6 +260,46 @@ describe("a function action's run steps", () => {
     expect(await recordScheduledRun(fork(), 'auto_gone', at)).toBeNull();
   });
 
+  it("records a schedule's fire in its run's first step once, however repeated, and none too late or for an inactive automation", async () => {
+    const functionId = await newFunction('fired-by-schedule');
+    const { automationId } = await firedRun(functionId);
+    const scheduledAt = new Date(Date.now() - 5_000).toISOString();
+    const fire = { automationId, scheduledAt, lateAfterMs: 60_000 };
+    const runId = `run_fire-${scheduledAt}`;
+    // Begun twice at once, then again once the catchup window has passed (a retried step): one run.
+    const [first, second] = await Promise.all([beginRun(fork(), runId, fire), beginRun(fork(), runId, fire)]);
+    const late = await beginRun(fork(), runId, { ...fire, lateAfterMs: 0 });
+    expect(first).toMatchObject({ kind: 'function', executionId: expect.any(String) });
+    for (const plan of [second, late]) expect(plan).toEqual(first);
+    const runs = await fork().find(AutomationRun, { automation: automationId, fireKey: `schedule:${scheduledAt}` });
+    expect(runs.map(({ id, executionId, trigger }) => ({ id, executionId, trigger }))).toEqual([
+      {
+        id: runId,
+        executionId: (first as { executionId: string }).executionId,
+        trigger: { type: 'schedule', scheduledAt },
+      },
+    ]);
+
+    // The same time fired under another workflow (a fire of the code before): recorded once, by the first.
+    expect(await beginRun(fork(), `run_other-${scheduledAt}`, fire)).toEqual({
+      kind: 'unrecorded',
+      late: false,
+      notify: false,
+    });
+    const tooLate = { ...fire, scheduledAt: new Date(Date.now() - 61_000).toISOString() };
+    expect(await beginRun(fork(), 'run_too-late', tooLate)).toEqual({ kind: 'unrecorded', late: true, notify: false });
+    await fork().execute(`update "automations" set "status" = 'inactive', "updated_at" = now() where "id" = ?`, [
+      automationId,
+    ]);
+    const afterPause = { ...fire, scheduledAt: new Date(Date.now() + 1_000).toISOString() };
+    expect(await beginRun(fork(), 'run_paused', afterPause)).toEqual({
+      kind: 'unrecorded',
+      late: false,
+      notify: false,
+    });
+    expect(await fork().count(AutomationRun, { automation: automationId })).toBe(2);
+  });
+
   it("keeps a run's first end, and records no execution for a run that already ended", async () => {
     const functionId = await newFunction('ended-once');
     const { runId } = await firedRun(functionId);

@@ -13,7 +13,15 @@ import { automationRuns } from '../../metrics/metrics.ts';
 import { AppError } from '../../errors.ts';
 import { Notification } from '../notifications/notification.entity.ts';
 import { accountIfActiveAt } from '../model/automation.sql.ts';
-import { endRunRow, firstRun, insertRun, insertScheduledRun, lastRunRows } from './run.sql.ts';
+import {
+  endRunRow,
+  firstRun,
+  insertRun,
+  insertScheduledRun,
+  lastRunRows,
+  recordAndReadRun,
+  type BeginRow,
+} from './run.sql.ts';
 import { runStatus, type RunStatus } from '../../shared/outcomes.ts';
 
 /** What a workflow needs to start a run's action, labelled for operators. */
@@ -106,19 +114,21 @@ export interface ScheduledFire {
  * it is later than `lateAfterMs` (the schedule's catchup window): fires that waited that long
  * for a worker are dropped as the scheduler drops those it could not start within the window, so
  * that they do not pile up behind stopped workers (what the schedule's overlap policy SKIP did
- * when a fire was a workflow of its own). Answers whether the fire was too late to be recorded.
+ * when a fire was a workflow of its own). Answers whether the fire was too late to be recorded and,
+ * when this call recorded it, the run as its first step reads it (`readRunToBegin`), read by the
+ * same statement; a run recorded before is read by the caller.
  */
 export async function recordScheduledFire(
   em: EntityManager,
   runId: string,
   fire: ScheduledFire & { lateAfterMs: number },
-): Promise<{ late: boolean }> {
+): Promise<{ late: boolean; run?: BeginRow }> {
   const scheduledAt = new Date(fire.scheduledAt);
   if (Date.now() - scheduledAt.getTime() > fire.lateAfterMs) return { late: true };
   const payload: FirePayload = { type: 'schedule', scheduledAt: fire.scheduledAt };
   const fireKey = `schedule:${fire.scheduledAt}`;
-  await insertScheduledRun(em, { id: runId, automationId: fire.automationId, fireKey, payload, scheduledAt });
-  return { late: false };
+  const run = await recordAndReadRun(em, { id: runId, automationId: fire.automationId, fireKey, payload, scheduledAt });
+  return { late: false, run };
 }
 
 /**

@@ -93,11 +93,12 @@ export type FireToRecord = ScheduledFire & { lateAfterMs: number };
  * Marks the run's action as started and, for a function action, records its execution (params:
  * the action's parameters plus what fired it under `trigger`) unless a first attempt did. Plain
  * statements: a read and a write in the common case, one round trip each. `fire`: a schedule's,
- * recorded first as the run `runId` (one more statement).
+ * recorded first as the run `runId` by the statement that reads it (read again only when that
+ * statement recorded nothing: a step repeated, or a fire not to record).
  */
 export async function beginRun(em: EntityManager, runId: string, fire?: FireToRecord): Promise<RunPlan> {
   const recorded = fire && (await recordScheduledFire(em, runId, fire));
-  const run = await readRunToBegin(em, runId);
+  const run = recorded?.run ?? (await readRunToBegin(em, runId));
   if (!run && recorded) return { kind: 'unrecorded', late: recorded.late, notify: false };
   // A run deleted with its automation answers a failure: nothing left to do or to record.
   if (!run) return { kind: 'ended', status: runStatusName.failure, notify: false };

@@ -54,14 +54,33 @@ const insertRunSql = `insert into "automation_runs"
  * A schedule's fire, recorded when its automation was active at the fire's time (active now, or
  * changed since: see `accountIfActiveAt`), in one statement with that read.
  */
-const insertScheduledRunSql = `insert into "automation_runs"
+const scheduledRunInsert = `insert into "automation_runs"
   ("id", "automation_id", "account_id", "fire_key", "status", "trigger", "retry_of", "dispatched", "started_at",
    "network")
   select ?, a."id", a."account_id", ?, '${runStatusName.running}', ?, null, false, now(), a."network"
   from "automations" a
   where a."id" = ? and (a."status" = 'active' or a."updated_at" > ?)
-  on conflict ("automation_id", "fire_key") do nothing
+  on conflict ("automation_id", "fire_key") do nothing`;
+
+const insertScheduledRunSql = `${scheduledRunInsert}
   returning "id", "account_id", ${actionFunctionOf('"automation_runs"')}`;
+
+/** A schedule's fire to record: the run's id and fire key, what fired it, the time it was for. */
+interface ScheduledRunRow {
+  id: string;
+  automationId: string;
+  fireKey: string;
+  payload: FirePayload;
+  scheduledAt: Date;
+}
+
+const scheduledRunParams = (run: ScheduledRunRow) => [
+  run.id,
+  run.fireKey,
+  jsonbParam(run.payload),
+  run.automationId,
+  run.scheduledAt,
+];
 
 /**
  * Records a schedule's fire as a run of its automation; undefined when it recorded nothing: the
@@ -69,9 +88,9 @@ const insertScheduledRunSql = `insert into "automation_runs"
  */
 export async function insertScheduledRun(
   em: EntityManager,
-  run: { id: string; automationId: string; fireKey: string; payload: FirePayload; scheduledAt: Date },
+  run: ScheduledRunRow,
 ): Promise<(RecordedRun & { account_id: string }) | undefined> {
-  const params = [run.id, run.fireKey, jsonbParam(run.payload), run.automationId, run.scheduledAt];
+  const params = scheduledRunParams(run);
   const { rows } = await executeBound<RecordedRun & { account_id: string }>(em, insertScheduledRunSql, params);
   return rows[0];
 }
@@ -175,18 +194,38 @@ export interface BeginRow {
   function_version: number | null;
 }
 
-/** The run, its automation's action, and the function that action names: one read. */
-const readRunSql = `select r."status", r."dispatched", r."execution_id", r."trigger", r."account_id", r."automation_id",
-  a."action", a."notify" <> '[]'::jsonb as "notify", f."id" as "function_id", f."version" as "function_version"
-from "automation_runs" r
+/** A run of `runs` (a table or a statement's rows), its automation's action, and the function that action names. */
+const runToBeginFrom = (runs: string) => `select r."status", r."dispatched", r."execution_id", r."trigger",
+  r."account_id", r."automation_id", a."action", a."notify" <> '[]'::jsonb as "notify", f."id" as "function_id",
+  f."version" as "function_version"
+from ${runs} r
 join "automations" a on a."id" = r."automation_id"
 left join "functions" f on a."action"->>'type' = 'function'
-  and f."id" = a."action"->>'functionId' and f."account_id" = r."account_id"
+  and f."id" = a."action"->>'functionId' and f."account_id" = r."account_id"`;
+
+/** The run, its automation's action, and the function that action names: one read. */
+const readRunSql = `${runToBeginFrom('"automation_runs"')}
 where r."id" = ?`;
 
 export async function readRunToBegin(em: EntityManager, runId: string): Promise<BeginRow | undefined> {
   const [run] = await em.execute<BeginRow[]>(readRunSql, [runId]);
   return run;
+}
+
+/** A schedule's fire recorded, and read as `readRunSql` reads a run, in one statement. */
+const recordAndReadSql = `with "fired" as (${scheduledRunInsert}
+  returning "status", "dispatched", "execution_id", "trigger", "account_id", "automation_id"
+)
+${runToBeginFrom('"fired"')}`;
+
+/**
+ * Records a schedule's fire as `insertScheduledRun` does and answers the run as `readRunToBegin`
+ * reads it; undefined when it recorded nothing (the fire recorded before, the automation not
+ * active at its time): the statement's rows do not hold a row another statement wrote.
+ */
+export async function recordAndReadRun(em: EntityManager, run: ScheduledRunRow): Promise<BeginRow | undefined> {
+  const { rows } = await executeBound<BeginRow>(em, recordAndReadSql, scheduledRunParams(run));
+  return rows[0];
 }
 
 const markDispatchedSql = `update "automation_runs" set "dispatched" = true where "id" = ? and not "dispatched"`;

@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { signReceipt } from '../../src/receipts/receipt-key.ts';
+import { receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
+import type { bindWorkerKey } from '../../src/receipts/tee/worker-key.ts';
 
 /**
  * Reports recorded on confidential VMs (test/fixtures/tee/README.md says where from), each with
@@ -41,4 +44,28 @@ export function recordedReportOver(provider: TeeProvider, reportData: Buffer): B
   const report = Buffer.from(recordedReports[provider].outblob);
   reportData.copy(report, reportDataOffsets[provider]);
   return report;
+}
+
+/** A receipt of zeros signed by a worker's bound key, claiming its TEE: what a tee check reads. */
+export function receiptSignedBy(bound: Awaited<ReturnType<typeof bindWorkerKey>>) {
+  const zero = Buffer.alloc(32);
+  const preimage = receiptPreimage({
+    networkMagic: 1,
+    executionIdHash: zero,
+    functionIdHash: zero,
+    codeHash: zero,
+    configHash: zero,
+    inputHash: zero,
+    status: 'completed',
+    outcomeHash: zero,
+    logsHash: zero,
+    secretsReadHash: zero,
+    hostCallsHash: zero,
+    startedAt: 1,
+    completedAt: 2,
+    publicKey: bound.key.publicKey,
+    teeType: bound.teeType,
+    evidenceHash: bound.evidenceHash,
+  });
+  return { preimage, signature: signReceipt(bound.key, preimage) };
 }

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkReceipt } from '../../src/receipts/receipt-check.ts';
-import { signReceipt } from '../../src/receipts/receipt-key.ts';
-import { receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
 import { reportFields, type ReportFields } from '../../src/receipts/tee/report-fields.ts';
 import { bindWorkerKey, evidenceProblems } from '../../src/receipts/tee/worker-key.ts';
-import { recordedReports, type TeeProvider } from '../support/tee-reports.ts';
+import { receiptSignedBy, recordedReports, type TeeProvider } from '../support/tee-reports.ts';
 
 const providers = Object.keys(recordedReports) as TeeProvider[];
 
@@ -53,32 +51,7 @@ describe('reports recorded on real TDX and SEV-SNP hardware (test/fixtures/tee)'
       expect(evidenceProblems(bound.evidence, bound.evidenceHash, bound.key.publicKey)).toEqual([
         "the report's data does not bind the key",
       ]);
-      const zero = Buffer.alloc(32);
-      const preimage = receiptPreimage({
-        networkMagic: 1,
-        executionIdHash: zero,
-        functionIdHash: zero,
-        codeHash: zero,
-        configHash: zero,
-        inputHash: zero,
-        status: 'completed',
-        outcomeHash: zero,
-        logsHash: zero,
-        secretsReadHash: zero,
-        hostCallsHash: zero,
-        startedAt: 1,
-        completedAt: 2,
-        publicKey: bound.key.publicKey,
-        teeType: bound.teeType,
-        evidenceHash: bound.evidenceHash,
-      });
-      const check = checkReceipt(
-        { preimage, signature: signReceipt(bound.key, preimage) },
-        [],
-        {},
-        'tee',
-        bound.evidence,
-      );
+      const check = checkReceipt(receiptSignedBy(bound), [], {}, 'tee', bound.evidence);
       expect(check).toMatchObject({
         holds: false,
         level: 'tee',

@@ -10,7 +10,7 @@ import { signReceipt } from '../../src/receipts/receipt-key.ts';
 import { receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
 import { configfsTsm, TeeReportError, type ConfigfsFiles } from '../../src/receipts/tee/configfs-tsm.ts';
 import { bindWorkerKey, evidenceProblems } from '../../src/receipts/tee/worker-key.ts';
-import { recordedReports, recordedReportOver, type TeeProvider } from '../support/tee-reports.ts';
+import { receiptSignedBy, recordedReports, recordedReportOver, type TeeProvider } from '../support/tee-reports.ts';
 
 /**
  * A temp directory standing in for configfs-tsm, answering as the kernel does: a new entry holds
@@ -45,30 +45,6 @@ beforeEach(async () => {
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const zero = Buffer.alloc(32);
-
-function signedBy(bound: Awaited<ReturnType<typeof bindWorkerKey>>) {
-  const preimage = receiptPreimage({
-    networkMagic: 1,
-    executionIdHash: zero,
-    functionIdHash: zero,
-    codeHash: zero,
-    configHash: zero,
-    inputHash: zero,
-    status: 'completed',
-    outcomeHash: zero,
-    logsHash: zero,
-    secretsReadHash: zero,
-    hostCallsHash: zero,
-    startedAt: 1,
-    completedAt: 2,
-    publicKey: bound.key.publicKey,
-    teeType: bound.teeType,
-    evidenceHash: bound.evidenceHash,
-  });
-  return { preimage, signature: signReceipt(bound.key, preimage) };
-}
-
 describe('a worker key bound through configfs-tsm (a stand-in directory: no confidential VM here)', () => {
   it.each(Object.keys(recordedReports) as TeeProvider[])(
     'a recorded %s report over the key binds it, and a receipt it signs checks at the tee level without being listed',
@@ -76,7 +52,7 @@ describe('a worker key bound through configfs-tsm (a stand-in directory: no conf
       const bound = await bindWorkerKey(configfsTsm(root, standIn(provider)));
       expect(await readdir(root)).toEqual([]);
       expect(evidenceProblems(bound.evidence, bound.evidenceHash, bound.key.publicKey)).toEqual([]);
-      const check = checkReceipt(signedBy(bound), [], {}, 'tee', bound.evidence);
+      const check = checkReceipt(receiptSignedBy(bound), [], {}, 'tee', bound.evidence);
       expect(check).toMatchObject({ holds: true, level: 'tee', problems: [] });
       expect(check.claim).toContain('confidential VM');
     },
@@ -85,7 +61,7 @@ describe('a worker key bound through configfs-tsm (a stand-in directory: no conf
   it("another key's evidence, none, or evidence whose report holds other data fail the tee check", async () => {
     const bound = await bindWorkerKey(configfsTsm(root, standIn('tdx_guest')));
     const other = await bindWorkerKey(configfsTsm(root, standIn('tdx_guest')));
-    const receipt = signedBy(bound);
+    const receipt = receiptSignedBy(bound);
     expect(checkReceipt(receipt, [], {}, 'tee', other.evidence).problems).toContain(
       "the evidence is not the one the receipt's evidenceHash names",
     );

@@ -52,11 +52,7 @@ export function reportFields(provider: string, outblob: Buffer): ReportFields | 
     if (version !== 4) return `TDX quote version ${version} is not read here (only version 4)`;
     const teeType = outblob.readUInt32LE(tdx.teeType);
     if (teeType !== tdxTeeType) return `the quote's TEE type is 0x${teeType.toString(16)}, not TDX's 0x81`;
-    return {
-      version,
-      measurement: outblob.subarray(tdx.mrtd, tdx.mrtd + 48),
-      reportData: outblob.subarray(tdx.reportData, tdx.reportData + 64),
-    };
+    return fieldsAt(outblob, version, tdx.mrtd, tdx.reportData);
   }
   if (provider === 'sev_guest') {
     if (outblob.length < sevSnp.length) return `an SEV-SNP report is ${sevSnp.length} bytes, not ${outblob.length}`;
@@ -67,11 +63,13 @@ export function reportFields(provider: string, outblob: Buffer): ReportFields | 
     }
     const algorithm = outblob.readUInt32LE(sevSnp.signatureAlgorithm);
     if (algorithm !== ecdsaP384Sha384) return `the report's signature algorithm is ${algorithm}, not ECDSA P-384's 1`;
-    return {
-      version,
-      measurement: outblob.subarray(sevSnp.measurement, sevSnp.measurement + 48),
-      reportData: outblob.subarray(sevSnp.reportData, sevSnp.reportData + 64),
-    };
+    return fieldsAt(outblob, version, sevSnp.measurement, sevSnp.reportData);
   }
   return `reports of provider ${provider} are not read here`;
 }
+
+const fieldsAt = (outblob: Buffer, version: number, measurementAt: number, reportDataAt: number): ReportFields => ({
+  version,
+  measurement: outblob.subarray(measurementAt, measurementAt + 48),
+  reportData: outblob.subarray(reportDataAt, reportDataAt + 64),
+});

@@ -124,7 +124,8 @@ describe('fault: kill -9 of the worker whose end of a run is on its way to the d
       ).toBe(1);
       gate.answer({ answer: 'second worker' });
       // Two ends, each signed by the process that ran the code, wait: the dead worker's statement
-      // lives on in its backend, which has not noticed that its client is gone.
+      // lives on in its backend, which does not look for its client while it waits
+      // (client_connection_check_interval is off, PostgreSQL's default).
       expect(await until(endsWaiting, (n) => n === 2, 60_000, 50)).toBe(2);
       await locker.query('commit');
     } finally {

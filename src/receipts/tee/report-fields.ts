@@ -31,7 +31,8 @@ const sevSnp = {
   length: 0x4a0,
   version: 0,
   /** Versions 2 to 5 keep the fields read here where they are; a later one may not. */
-  versions: [2, 5],
+  oldestVersion: 2,
+  newestVersion: 5,
   signatureAlgorithm: 0x34,
   reportData: 0x50,
   measurement: 0x90,
@@ -42,7 +43,7 @@ const ecdsaP384Sha384 = 1;
 
 /**
  * The fields of `outblob` as its provider (configfs-tsm's `provider`) lays them out, or why it is
- * not a report of that provider's this reads. Only the layout is checked here: the vendor's
+ * not a report read here. Only the layout is checked here: the vendor's
  * signature over the report is the verifier's (Intel's and AMD's certificate chains).
  */
 export function reportFields(provider: string, outblob: Buffer): ReportFields | string {
@@ -57,9 +58,9 @@ export function reportFields(provider: string, outblob: Buffer): ReportFields | 
   if (provider === 'sev_guest') {
     if (outblob.length < sevSnp.length) return `an SEV-SNP report is ${sevSnp.length} bytes, not ${outblob.length}`;
     const version = outblob.readUInt32LE(sevSnp.version);
-    const [oldest, newest] = sevSnp.versions;
-    if (version < oldest! || version > newest!) {
-      return `SEV-SNP report version ${version} is not read here (only ${oldest} to ${newest})`;
+    const { oldestVersion, newestVersion } = sevSnp;
+    if (version < oldestVersion || version > newestVersion) {
+      return `SEV-SNP report version ${version} is not read here (only ${oldestVersion} to ${newestVersion})`;
     }
     const algorithm = outblob.readUInt32LE(sevSnp.signatureAlgorithm);
     if (algorithm !== ecdsaP384Sha384) return `the report's signature algorithm is ${algorithm}, not ECDSA P-384's 1`;

@@ -58,6 +58,15 @@ beforeAll(async () => {
 });
 afterAll(() => gate.close());
 
+/** The number of requests held, once one is (a run's code waiting in its fetch), or after 90 s. */
+const oneRequestHeld = () =>
+  until(
+    async () => gate.held(),
+    (held) => held === 1,
+    90_000,
+    50,
+  );
+
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
@@ -97,14 +106,7 @@ describe('fault: kill -9 of the worker whose end of a run is on its way to the d
     await locker.connect();
     try {
       // The first worker's code waits in its fetch; the row is locked before the code gets its answer.
-      expect(
-        await until(
-          async () => gate.held(),
-          (held) => held === 1,
-          60_000,
-          50,
-        ),
-      ).toBe(1);
+      expect(await oneRequestHeld()).toBe(1);
       await locker.query('begin');
       await locker.query(`select 1 from "executions" where "id" = $1 for update`, [executionId]);
       gate.answer({ answer: 'first worker' });
@@ -114,14 +116,7 @@ describe('fault: kill -9 of the worker whose end of a run is on its way to the d
       await stack.start();
 
       // Once the dead worker's workflow task times out, the second worker runs the code again.
-      expect(
-        await until(
-          async () => gate.held(),
-          (held) => held === 1,
-          90_000,
-          100,
-        ),
-      ).toBe(1);
+      expect(await oneRequestHeld()).toBe(1);
       gate.answer({ answer: 'second worker' });
       // Two ends, each signed by the process that ran the code, wait: the dead worker's statement
       // lives on in its backend, which does not look for its client while it waits

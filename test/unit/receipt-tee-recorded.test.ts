@@ -6,8 +6,7 @@ import { receiptSignedBy, recordedReports, type TeeProvider } from '../support/t
 
 const providers = Object.keys(recordedReports) as TeeProvider[];
 
-const fieldsOf = (provider: TeeProvider, outblob = recordedReports[provider].outblob) =>
-  reportFields(provider, outblob) as ReportFields;
+const fieldsOf = (provider: TeeProvider) => reportFields(provider, recordedReports[provider].outblob) as ReportFields;
 
 /** A key bound to the recorded report as it is: its report data is someone else's, not over this key. */
 const boundToRecorded = (provider: TeeProvider) =>

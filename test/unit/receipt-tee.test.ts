@@ -10,17 +10,15 @@ import { signReceipt } from '../../src/receipts/receipt-key.ts';
 import { receiptPreimage } from '../../src/receipts/receipt-preimage.ts';
 import { configfsTsm, TeeReportError, type ConfigfsFiles } from '../../src/receipts/tee/configfs-tsm.ts';
 import { bindWorkerKey, evidenceProblems } from '../../src/receipts/tee/worker-key.ts';
-
-/** Where each provider's report carries its 64 bytes of report data, as their specifications lay them out. */
-const layouts = { tdx_guest: { at: 568, length: 1020 }, sev_guest: { at: 0x50, length: 1184 } };
+import { receiptSignedBy, recordedReports, recordedReportOver, type TeeProvider } from '../support/tee-reports.ts';
 
 /**
  * A temp directory standing in for configfs-tsm, answering as the kernel does: a new entry holds
- * `provider` and `generation`; writing `inblob` bumps the generation and makes `outblob`, a report
- * of the provider's layout with the inblob at its report-data offset. `extraWrites` counts a
- * writer that races ours.
+ * `provider` and `generation`; writing `inblob` bumps the generation and makes `outblob`, the
+ * provider's report recorded on real hardware with the inblob written at its report-data offset
+ * (test/support/tee-reports.ts). `extraWrites` counts a writer that races ours.
  */
-function standIn(provider: keyof typeof layouts, extraWrites = 0): ConfigfsFiles {
+function standIn(provider: TeeProvider, extraWrites = 0): ConfigfsFiles {
   return {
     mkdir: async (path) => {
       await mkdir(path);
@@ -31,10 +29,7 @@ function standIn(provider: keyof typeof layouts, extraWrites = 0): ConfigfsFiles
       const entry = dirname(path);
       await writeFile(path, data);
       if (basename(path) !== 'inblob') return;
-      const { at, length } = layouts[provider];
-      const report = Buffer.alloc(length, 0xab);
-      data.copy(report, at);
-      await writeFile(join(entry, 'outblob'), report);
+      await writeFile(join(entry, 'outblob'), recordedReportOver(provider, data));
       const generation = Number.parseInt(await readFile(join(entry, 'generation'), 'utf8'), 10);
       await writeFile(join(entry, 'generation'), `${generation + 1 + extraWrites}\n`);
     },
@@ -50,38 +45,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const zero = Buffer.alloc(32);
-
-function signedBy(bound: Awaited<ReturnType<typeof bindWorkerKey>>) {
-  const preimage = receiptPreimage({
-    networkMagic: 1,
-    executionIdHash: zero,
-    functionIdHash: zero,
-    codeHash: zero,
-    configHash: zero,
-    inputHash: zero,
-    status: 'completed',
-    outcomeHash: zero,
-    logsHash: zero,
-    secretsReadHash: zero,
-    hostCallsHash: zero,
-    startedAt: 1,
-    completedAt: 2,
-    publicKey: bound.key.publicKey,
-    teeType: bound.teeType,
-    evidenceHash: bound.evidenceHash,
-  });
-  return { preimage, signature: signReceipt(bound.key, preimage) };
-}
-
 describe('a worker key bound through configfs-tsm (a stand-in directory: no confidential VM here)', () => {
-  it.each(Object.keys(layouts) as (keyof typeof layouts)[])(
-    'a %s report binds the key, and a receipt it signs checks at the tee level without being listed',
+  it.each(Object.keys(recordedReports) as TeeProvider[])(
+    'a recorded %s report over the key binds it, and a receipt it signs checks at the tee level without being listed',
     async (provider) => {
       const bound = await bindWorkerKey(configfsTsm(root, standIn(provider)));
       expect(await readdir(root)).toEqual([]);
       expect(evidenceProblems(bound.evidence, bound.evidenceHash, bound.key.publicKey)).toEqual([]);
-      const check = checkReceipt(signedBy(bound), [], {}, 'tee', bound.evidence);
+      const check = checkReceipt(receiptSignedBy(bound), [], {}, 'tee', bound.evidence);
       expect(check).toMatchObject({ holds: true, level: 'tee', problems: [] });
       expect(check.claim).toContain('confidential VM');
     },
@@ -90,7 +61,7 @@ describe('a worker key bound through configfs-tsm (a stand-in directory: no conf
   it("another key's evidence, none, or evidence whose report holds other data fail the tee check", async () => {
     const bound = await bindWorkerKey(configfsTsm(root, standIn('tdx_guest')));
     const other = await bindWorkerKey(configfsTsm(root, standIn('tdx_guest')));
-    const receipt = signedBy(bound);
+    const receipt = receiptSignedBy(bound);
     expect(checkReceipt(receipt, [], {}, 'tee', other.evidence).problems).toContain(
       "the evidence is not the one the receipt's evidenceHash names",
     );

@@ -3,7 +3,7 @@ import * as nodeFs from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** A confidential VM's report over 64 bytes of our choosing, as its firmware signs it. */
-export interface TeeReport {
+interface TeeReport {
   /** The kernel's name of the report's source: `tdx_guest`, `sev_guest`… */
   provider: string;
   outblob: Buffer;

@@ -3,17 +3,10 @@ import { canonicalBytes } from '../canonical-json.ts';
 import { sha256 } from '../receipt-claims.ts';
 import { newReceiptPrivateKey, receiptKeyOf, type ReceiptKey } from '../receipt-key.ts';
 import { teeType } from '../receipt-preimage.ts';
-import type { ReportSource, TeeReport } from './configfs-tsm.ts';
+import type { ReportSource } from './configfs-tsm.ts';
+import { reportFields } from './report-fields.ts';
 
 const bindingTag = Buffer.from('neoflow/worker-key/v1\0', 'utf8');
-
-/** Where each provider's report holds the 64 bytes of report data (their specifications). */
-const reportDataOffsets: Record<string, number> = {
-  // Intel TDX quote v4: a 48-byte header, then REPORTDATA at 520 in the TD quote body.
-  tdx_guest: 568,
-  // AMD SEV-SNP ATTESTATION_REPORT: REPORT_DATA at 0x50.
-  sev_guest: 0x50,
-};
 
 /** The report data that binds `publicKey`: SHA-256 of the tag and the key, then the nonce. */
 const bindingReportData = (publicKey: Buffer, nonce: Buffer) =>
@@ -48,24 +41,25 @@ export async function bindWorkerKey(source: ReportSource): Promise<BoundKey> {
 
 /**
  * What a receipt's evidence proves about `publicKey`: problems, or none when its hash is the
- * receipt's and its report holds the key's report data where its provider puts it. The report's
- * own signature and measurement are the vendor's to check (Intel's or AMD's certificate chains).
+ * receipt's and its report, a TDX quote v4 or an SEV-SNP report (report-fields.ts), holds the
+ * key's report data. The report's own signature and measurement are the verifier's to check
+ * (Intel's or AMD's certificate chains, the image they expect).
  */
 export function evidenceProblems(evidence: Buffer, evidenceHash: Buffer, publicKey: Buffer): string[] {
   if (!sha256(evidence).equals(evidenceHash)) return ["the evidence is not the one the receipt's evidenceHash names"];
-  let parsed: { provider: string; nonce: string; publicKey: string; outblob: string };
+  let parsed: unknown;
   try {
-    parsed = JSON.parse(evidence.toString('utf8')) as typeof parsed;
+    parsed = JSON.parse(evidence.toString('utf8'));
   } catch {
     return ['the evidence is not JSON'];
   }
-  if (parsed.publicKey !== publicKey.toString('hex')) return ['the evidence binds another key'];
-  const report: Pick<TeeReport, 'provider' | 'outblob'> = {
-    provider: parsed.provider,
-    outblob: Buffer.from(parsed.outblob, 'base64'),
-  };
-  const at = reportDataOffsets[report.provider];
-  if (at === undefined) return [`reports of provider ${report.provider} are not read here`];
-  const wanted = bindingReportData(publicKey, Buffer.from(parsed.nonce, 'hex'));
-  return report.outblob.subarray(at, at + 64).equals(wanted) ? [] : ["the report's data does not bind the key"];
+  const { provider, nonce, publicKey: bound, outblob } = (parsed ?? {}) as Record<string, unknown>;
+  if (typeof provider !== 'string' || typeof nonce !== 'string' || typeof outblob !== 'string') {
+    return ['the evidence names no provider, nonce and report'];
+  }
+  if (bound !== publicKey.toString('hex')) return ['the evidence binds another key'];
+  const report = reportFields(provider, Buffer.from(outblob, 'base64'));
+  if (typeof report === 'string') return [report];
+  const wanted = bindingReportData(publicKey, Buffer.from(nonce, 'hex'));
+  return report.reportData.equals(wanted) ? [] : ["the report's data does not bind the key"];
 }

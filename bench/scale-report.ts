@@ -47,7 +47,7 @@ export interface Step {
 export interface Block {
   code: string;
   round: number;
-  bare: { groups: Record<Group, GroupSample>; pg: Activity; load: string };
+  bare: { groups: Record<Group, GroupSample>; pg: Activity; rpcPerMinute: number; load: string };
   steps: Step[];
 }
 
@@ -80,7 +80,7 @@ export function stepLine(step: Step) {
 
 export function bareLine(bare: Block['bare']) {
   const ms = mapGroups((name) => bare.groups[name].cpuPercent * 10);
-  return `bare (one function, no automation): CPU ms/s ${describeCpu(ms)}; ${describeActivity(bare.pg)}; load ${bare.load}`;
+  return `bare (one function, no automation): CPU ms/s ${describeCpu(ms)}; rpc ${bare.rpcPerMinute.toFixed(0)}/min; ${describeActivity(bare.pg)}; load ${bare.load}`;
 }
 
 const ratio = (after: number, before: number) => after / before;
@@ -126,7 +126,15 @@ function rowsOf(block: Block) {
   ];
   const code = `${block.code} r${block.round}`;
   return [
-    [code, 'bare', ...cpu(block.bare.groups), '', '', '', block.bare.load.split(' ')[0]!],
+    [
+      code,
+      'bare',
+      ...cpu(block.bare.groups),
+      block.bare.rpcPerMinute.toFixed(0),
+      '',
+      '',
+      block.bare.load.split(' ')[0]!,
+    ],
     ...block.steps.map((step) => [
       code,
       String(step.n),
@@ -216,6 +224,7 @@ const bareJson = (block: Block) => ({
   round: block.round,
   n: 'bare',
   ...cpuJson(block.bare.groups),
+  rpcPerMinute: Math.round(block.bare.rpcPerMinute),
   pgCommitsPerMinute: Math.round(block.bare.pg.commitsPerMinute),
   load: block.bare.load,
 });

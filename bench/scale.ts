@@ -51,8 +51,10 @@ import { startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { apiClient } from './scratch-stack.ts';
 
 const counts = {
+  /** The steps; empty (BENCH_SCALE_NS=''): the bare window alone. */
   ns: (process.env.BENCH_SCALE_NS ?? '1000,3000,10000')
     .split(',')
+    .filter(Boolean)
     .map(Number)
     .sort((a, b) => a - b),
   sources: countFrom('BENCH_SCALE_SOURCES', 10),
@@ -191,10 +193,14 @@ async function bareWindow(stack: ScaleStack): Promise<Block['bare']> {
   progress(`bare stack; settling ${counts.settleSeconds} s (load ${load()})`);
   await sleep(counts.settleSeconds * 1000);
   const loadBefore = load();
+  const rpcBefore = total(stack.rpc.snapshot());
+  const from = Date.now();
   const sampler = sampleGroups(groups);
   const activity = await sampleActivity(stack.orm);
   await sleep(counts.steadySeconds * 1000);
-  const bare = { groups: sampler.stop(), pg: await activity.stop(), load: `${loadBefore} → ${load()}` };
+  const sampled = sampler.stop();
+  const rpcPerMinute = ((total(stack.rpc.snapshot()) - rpcBefore) * 60_000) / (Date.now() - from);
+  const bare = { groups: sampled, pg: await activity.stop(), rpcPerMinute, load: `${loadBefore} → ${load()}` };
   progress(bareLine(bare));
   return bare;
 }
@@ -206,6 +212,7 @@ async function measure(stack: ScaleStack, code: string, round: number): Promise<
     const call = apiClient(stack);
     const action = await deployBenchAction(call);
     const block: Block = { code, round, bare: await bareWindow(stack), steps: [] };
+    if (counts.ns.length === 0) return block;
     const scale: Scale = {
       stack,
       call,

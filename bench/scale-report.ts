@@ -9,13 +9,14 @@ import { loadLine, type GroupSample } from './proc.ts';
 import type { Kind } from './scale-mix.ts';
 import { printReport } from './measure.ts';
 
-/** The processes of `neoflow up` the issue counts, the API, and neo-go, by command line. */
+/** The processes of `neoflow up` the issue counts, the API, neo-go and `neoflow up` itself, by command line. */
 export const groups = {
   worker: /neoflow\.js worker/,
   temporal: /temporal server start-dev/,
   postgres: /(^|\/)postgres(:| |$)/,
   api: /neoflow\.js api/,
   neoGo: /neo-go node/,
+  up: /neoflow\.js up/,
 };
 export type Group = keyof typeof groups;
 
@@ -66,10 +67,10 @@ export const core = (sampled: Record<Group, GroupSample>) =>
   sampled.worker.cpuPercent + sampled.temporal.cpuPercent + sampled.postgres.cpuPercent;
 
 export function stepLine(step: Step) {
-  const { worker, temporal, postgres, api, neoGo } = step.groups;
+  const { worker, temporal, postgres, api, neoGo, up } = step.groups;
   return (
     `creates ${step.creates.all.perSecond.toFixed(1)}/s (watchers ${step.creates.watchers.perSecond.toFixed(1)}, prices ${step.creates.prices.perSecond.toFixed(1)}, schedules ${step.creates.schedules.perSecond.toFixed(1)}; cpu ms per create ${describeCpu(step.creates.all.cpuMs)}); ` +
-    `cpu worker ${pct(worker.cpuPercent)}, temporal ${pct(temporal.cpuPercent)}, postgres ${pct(postgres.cpuPercent)} (api ${pct(api.cpuPercent)}, neo-go ${pct(neoGo.cpuPercent)}); ` +
+    `cpu worker ${pct(worker.cpuPercent)}, temporal ${pct(temporal.cpuPercent)}, postgres ${pct(postgres.cpuPercent)} (api ${pct(api.cpuPercent)}, neo-go ${pct(neoGo.cpuPercent)}, neoflow up ${pct(up.cpuPercent)}); ` +
     `rss worker ${mib(worker.rssMiB)}, temporal ${mib(temporal.rssMiB)}, postgres ${mib(postgres.rssMiB)} MiB; ` +
     `rpc ${step.rpcPerMinute.toFixed(0)}/min, price reads ${step.priceReadsPerMinute.toFixed(1)}/min; ` +
     `fire p99 ${step.fireDelayP99Ms.toFixed(0)} ms (${step.fires}), lag p99 ${step.lagP99Blocks} blocks (${step.lagEvents}); ` +
@@ -107,6 +108,7 @@ const header = [
   'sum',
   'api',
   'neo-go',
+  'up',
   'RSS w/t/pg MiB',
   'rpc/min',
   'fire p99',
@@ -122,6 +124,7 @@ function rowsOf(block: Block) {
     pct(core(sampled)),
     pct(sampled.api.cpuPercent),
     pct(sampled.neoGo.cpuPercent),
+    pct(sampled.up.cpuPercent),
     `${mib(sampled.worker.rssMiB)}/${mib(sampled.temporal.rssMiB)}/${mib(sampled.postgres.rssMiB)}`,
   ];
   const code = `${block.code} r${block.round}`;
@@ -217,6 +220,7 @@ const cpuJson = (sampled: Record<Group, GroupSample>) => ({
   postgresCpu: round1(sampled.postgres.cpuPercent),
   apiCpu: round1(sampled.api.cpuPercent),
   neoGoCpu: round1(sampled.neoGo.cpuPercent),
+  upCpu: round1(sampled.up.cpuPercent),
 });
 
 const bareJson = (block: Block) => ({

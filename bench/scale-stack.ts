@@ -26,9 +26,14 @@ export interface ScaleStack extends UpStack, RunsStack {
  * The README stack, `neoflow up`, with one change so that its Neo RPC calls can be counted: the
  * neo-go devnet (the one `neoflow up` starts, 1-second blocks) is started here and named by
  * NEO_RPC_URL through a counting proxy, as a user names a node of their own. The bench reads the
- * stack's database with an ORM of its own. `extraEnv` sets more of the stack's variables.
+ * stack's database with an ORM of its own. `extraEnv` sets more of the stack's variables;
+ * `checkout`, another checkout whose `neoflow up` to run (a base commit's, bench/base-checkout.ts).
  */
-export async function startScaleStack(progress: Progress, extraEnv: Record<string, string> = {}): Promise<ScaleStack> {
+export async function startScaleStack(
+  progress: Progress,
+  extraEnv: Record<string, string> = {},
+  checkout?: string,
+): Promise<ScaleStack> {
   const steps: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of steps.reverse())
@@ -45,7 +50,7 @@ export async function startScaleStack(progress: Progress, extraEnv: Record<strin
     const proxy = await startCountingProxy(devnet.rpcUrl);
     steps.push(() => closeServer(proxy.server));
     progress(`neo-go devnet ${devnet.rpcUrl}, counted through ${proxy.counter.url} (${elapsed(began)})`);
-    const up = await startUpStack(progress, '1000000/1s', { NEO_RPC_URL: proxy.counter.url, ...extraEnv });
+    const up = await startUpStack(progress, '1000000/1s', { NEO_RPC_URL: proxy.counter.url, ...extraEnv }, checkout);
     steps.push(() => up.stop());
     const orm = await openOrm(up.databaseUrl);
     steps.push(() => orm.close());

@@ -8,9 +8,13 @@
  * from /proc), their memory, the Neo RPC calls and price reads per minute, fire delay p99 and
  * watcher lag p99, with the load average beside them. With BENCH_SCALE_CPU_PROF set to a
  * directory, the stack's Node.js processes write CPU profiles there (bench/profile-window.ts reads
- * a steady window out of them). A benchmark, not a test: it exits 0 whatever its figures.
+ * a steady window out of them). Before anything is created, a bare window measures the stack with
+ * one function and no automation (N = 0). With BENCH_SCALE_BASE set to a commit, the whole
+ * measurement runs BENCH_SCALE_ROUNDS times on a stack of the base's code and on one of this
+ * checkout's, in turn ABBA (a fresh stack each, one at a time), and ends with each N's ratio of
+ * this code's CPU to the base's, round by round: only ratios within one run count on a shared
+ * machine. A benchmark, not a test: it exits 0 whatever its figures.
  */
-import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPriceServer } from '../test/support/price-server.ts';
 import {
@@ -26,16 +30,31 @@ import {
   type Creator,
   type Trigger,
 } from './automation-runs.ts';
-import { countFrom, printReport, progress, runBench } from './measure.ts';
-import { sampleGroups, sampleMachine, type GroupSample } from './proc.ts';
-import { describeActivity, sampleActivity, type Activity } from './pg-activity.ts';
+import { baseCheckout } from './base-checkout.ts';
+import { countFrom, progress, runBench } from './measure.ts';
+import { loadLine, sampleGroups, sampleMachine } from './proc.ts';
+import { sampleActivity } from './pg-activity.ts';
 import { mixTriggers, share, type Kind } from './scale-mix.ts';
+import {
+  bareLine,
+  describeCpu,
+  groups,
+  mapGroups,
+  report,
+  stepLine,
+  type Block,
+  type Creates,
+  type Group,
+  type Step,
+} from './scale-report.ts';
 import { startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { apiClient } from './scratch-stack.ts';
 
 const counts = {
+  /** The steps; empty (BENCH_SCALE_NS=''): the bare window alone. */
   ns: (process.env.BENCH_SCALE_NS ?? '1000,3000,10000')
     .split(',')
+    .filter(Boolean)
     .map(Number)
     .sort((a, b) => a - b),
   sources: countFrom('BENCH_SCALE_SOURCES', 10),
@@ -48,40 +67,18 @@ const counts = {
   settleSeconds: countFrom('BENCH_SCALE_SETTLE_SECONDS', 30),
   steadySeconds: countFrom('BENCH_SCALE_STEADY_SECONDS', 60),
   createConcurrency: countFrom('BENCH_CREATE_CONCURRENCY', 16),
+  /** With a base commit: how many times each code is measured (ABBA...). */
+  rounds: countFrom('BENCH_SCALE_ROUNDS', 1),
 };
-/** Issue 34's acceptance at N = 10,000, and its creates per second. */
-const targets = { cpuPercent: 35, fireDelayP99Ms: 1000, lagP99Blocks: 1, growth: 2, createsPerSecond: 100 };
+/** The commit whose code is alternated with this checkout's (issue 50: 3fa7cdf, the code before it). */
+const base = process.env.BENCH_SCALE_BASE || undefined;
+/**
+ * Issue 34's acceptance at N = 10,000 (CPU sum, fire p99, lag), and issue 50's: the CPU sum at
+ * most 0.6 × the base's.
+ */
+const targets = { cpuPercent: 35, fireDelayP99Ms: 1000, lagP99Blocks: 1, baseRatio: 0.6 };
 
-/** The processes of `neoflow up` the issue counts, and the API, by command line. */
-const groups = {
-  worker: /neoflow\.js worker/,
-  temporal: /temporal server start-dev/,
-  postgres: /(^|\/)postgres(:| |$)/,
-  api: /neoflow\.js api/,
-};
-
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-
-interface Step {
-  n: number;
-  creates: Creates;
-  groups: Record<keyof typeof groups, GroupSample>;
-  machineBusyPercent: number;
-  /** PostgreSQL's commits and rows read in the window. */
-  pg: Activity;
-  seconds: number;
-  rpcPerMinute: number;
-  priceReadsPerMinute: number;
-  fireDelayP99Ms: number;
-  fires: number;
-  lagP99Blocks: number;
-  lagEvents: number;
-  loadBefore: string;
-  loadAfter: string;
-}
+const load = loadLine;
 
 interface Scale extends Creator {
   stack: ScaleStack;
@@ -93,21 +90,15 @@ interface Scale extends Creator {
   fastIds: string[];
   lagIds: string[];
   /** Each process's CPU (% of one core) in the last steady window: what a create's cost is counted above. */
-  baseline: Record<keyof typeof groups, number>;
+  baseline: Record<Group, number>;
 }
 
 const triggers = (scale: Scale): Record<Kind, (i: number) => Trigger> =>
   mixTriggers(scale.recipient, scale.prices.url, counts.sources, counts.pricePollSeconds);
 
-/**
- * What creating a step's automations took: creates per second, and CPU ms per create by process
- * above what the process spent before (the last steady window), by kind and over all.
- */
-type Creates = Record<Kind | 'all', { perSecond: number; cpuMs: Record<keyof typeof groups, number> }>;
-
 /** Grows the set to `n` automations in the mix's proportion, each kind in turn. */
 async function growTo(scale: Scale, n: number): Promise<Creates> {
-  const none = () => ({ perSecond: Number.NaN, cpuMs: { worker: 0, temporal: 0, postgres: 0, api: 0 } });
+  const none = () => ({ perSecond: Number.NaN, cpuMs: mapGroups(() => 0) });
   const creates: Creates = { watchers: none(), prices: none(), schedules: none(), all: none() };
   let created = 0;
   let seconds = 0;
@@ -122,7 +113,7 @@ async function growTo(scale: Scale, n: number): Promise<Creates> {
     const sampled = sampler.stop();
     const wallSeconds = (performance.now() - began) / 1000;
     scale.ids[kind].push(...ids);
-    const above = (name: keyof typeof groups) => sampled[name].cpuPercent - scale.baseline[name];
+    const above = (name: Group) => sampled[name].cpuPercent - scale.baseline[name];
     const cpuMs = mapGroups((name) => (above(name) * wallSeconds * 10) / count);
     creates[kind] = { perSecond, cpuMs };
     progress(`  cpu ms per create: ${describeCpu(cpuMs)} (load ${load()})`);
@@ -133,17 +124,6 @@ async function growTo(scale: Scale, n: number): Promise<Creates> {
   creates.all = { perSecond: created / seconds, cpuMs: mapGroups((name) => creates.all.cpuMs[name] / created) };
   return creates;
 }
-
-const mapGroups = (value: (name: keyof typeof groups) => number) =>
-  Object.fromEntries(Object.keys(groups).map((name) => [name, value(name as keyof typeof groups)])) as Record<
-    keyof typeof groups,
-    number
-  >;
-
-const describeCpu = (cpuMs: Record<keyof typeof groups, number>) =>
-  Object.entries(cpuMs)
-    .map(([name, value]) => `${name} ${value.toFixed(1)}`)
-    .join(', ');
 
 /** Settles, then measures a steady window: the processes' cost, the calls out, fire delays and lag. */
 async function measureStep(scale: Scale, n: number, creates: Creates): Promise<Step> {
@@ -205,11 +185,34 @@ async function baselineOf(seconds: number) {
 
 const total = (calls: Map<string, number>) => [...calls.values()].reduce((sum, count) => sum + count, 0);
 
-async function measure(stack: ScaleStack) {
+/**
+ * The bare stack: one function deployed, no automation (N = 0), after a settling pause: each
+ * process's CPU and PostgreSQL's activity over a steady window.
+ */
+async function bareWindow(stack: ScaleStack): Promise<Block['bare']> {
+  progress(`bare stack; settling ${counts.settleSeconds} s (load ${load()})`);
+  await sleep(counts.settleSeconds * 1000);
+  const loadBefore = load();
+  const rpcBefore = total(stack.rpc.snapshot());
+  const from = Date.now();
+  const sampler = sampleGroups(groups);
+  const activity = await sampleActivity(stack.orm);
+  await sleep(counts.steadySeconds * 1000);
+  const sampled = sampler.stop();
+  const rpcPerMinute = ((total(stack.rpc.snapshot()) - rpcBefore) * 60_000) / (Date.now() - from);
+  const bare = { groups: sampled, pg: await activity.stop(), rpcPerMinute, load: `${loadBefore} → ${load()}` };
+  progress(bareLine(bare));
+  return bare;
+}
+
+/** The bare window, then the fast set and the lag watchers, then each N of the mix in turn. */
+async function measure(stack: ScaleStack, code: string, round: number): Promise<Block> {
   const prices = await startPriceServer();
   try {
     const call = apiClient(stack);
     const action = await deployBenchAction(call);
+    const block: Block = { code, round, bare: await bareWindow(stack), steps: [] };
+    if (counts.ns.length === 0) return block;
     const scale: Scale = {
       stack,
       call,
@@ -232,139 +235,54 @@ async function measure(stack: ScaleStack) {
     scale.lagIds = (await createAutomations(scale, 'lag watchers', lag)).ids;
     const transfers = startTransfers(stack, scale.recipient);
     scale.baseline = await baselineOf(counts.settleSeconds);
-    const steps: Step[] = [];
     try {
-      for (const n of counts.ns) steps.push(await measureStep(scale, n, await growTo(scale, n)));
+      for (const n of counts.ns) block.steps.push(await measureStep(scale, n, await growTo(scale, n)));
     } finally {
       const sent = await transfers.stop();
       progress(
         `transfers sent ${sent.sent}, failed ${sent.failed}${sent.lastError ? ` (last: ${sent.lastError})` : ''}`,
       );
-      if (steps.length > 0) report(steps);
     }
+    return block;
   } finally {
     await prices.close();
   }
 }
 
-const pct = (value: number) => `${value.toFixed(1)}%`;
-const mib = (value: number) => `${value.toFixed(0)}`;
-const core = (step: Step) =>
-  step.groups.worker.cpuPercent + step.groups.temporal.cpuPercent + step.groups.postgres.cpuPercent;
+const profiling: Record<string, string> = process.env.BENCH_SCALE_CPU_PROF
+  ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_SCALE_CPU_PROF}` }
+  : {};
 
-function stepLine(step: Step) {
-  const { worker, temporal, postgres, api } = step.groups;
-  return (
-    `creates ${step.creates.all.perSecond.toFixed(1)}/s (watchers ${step.creates.watchers.perSecond.toFixed(1)}, prices ${step.creates.prices.perSecond.toFixed(1)}, schedules ${step.creates.schedules.perSecond.toFixed(1)}; cpu ms per create ${describeCpu(step.creates.all.cpuMs)}); ` +
-    `cpu worker ${pct(worker.cpuPercent)}, temporal ${pct(temporal.cpuPercent)}, postgres ${pct(postgres.cpuPercent)} (api ${pct(api.cpuPercent)}); ` +
-    `rss worker ${mib(worker.rssMiB)}, temporal ${mib(temporal.rssMiB)}, postgres ${mib(postgres.rssMiB)} MiB; ` +
-    `rpc ${step.rpcPerMinute.toFixed(0)}/min, price reads ${step.priceReadsPerMinute.toFixed(1)}/min; ` +
-    `fire p99 ${step.fireDelayP99Ms.toFixed(0)} ms (${step.fires}), lag p99 ${step.lagP99Blocks} blocks (${step.lagEvents}); ` +
-    `${describeActivity(step.pg)}; ` +
-    `machine ${step.machineBusyPercent.toFixed(0)}% busy, load ${step.loadBefore} → ${step.loadAfter}`
-  );
-}
+/** Which code each block runs: this checkout's alone, or ABBA with the base's, round by round. */
+const order = () =>
+  Array.from({ length: base === undefined ? 1 : counts.rounds }, (_, round) =>
+    base === undefined ? ['this'] : round % 2 === 0 ? [base, 'this'] : ['this', base],
+  ).flatMap((codes, round) => codes.map((code) => ({ code, round: round + 1 })));
 
-function report(steps: Step[]) {
-  const header = [
-    'N',
-    'creates/s',
-    'worker',
-    'temporal',
-    'postgres',
-    'sum',
-    'api',
-    'RSS w/t/pg MiB',
-    'rpc/min',
-    'http/min',
-    'fire p99',
-    'lag p99',
-    'load 1-min before→after',
-  ];
-  const rows = steps.map((step) => [
-    String(step.n),
-    step.creates.all.perSecond.toFixed(1),
-    pct(step.groups.worker.cpuPercent),
-    pct(step.groups.temporal.cpuPercent),
-    pct(step.groups.postgres.cpuPercent),
-    pct(core(step)),
-    pct(step.groups.api.cpuPercent),
-    `${mib(step.groups.worker.rssMiB)}/${mib(step.groups.temporal.rssMiB)}/${mib(step.groups.postgres.rssMiB)}`,
-    step.rpcPerMinute.toFixed(0),
-    step.priceReadsPerMinute.toFixed(1),
-    `${step.fireDelayP99Ms.toFixed(0)} ms`,
-    `${step.lagP99Blocks} blk`,
-    `${step.loadBefore.split(' ')[0]} → ${step.loadAfter.split(' ')[0]}`,
-  ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `  | ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  const first = steps[0]!;
-  const last = steps.at(-1)!;
-  const readsBound = counts.sources * (60 / counts.pricePollSeconds);
-  printReport(
-    'scale',
-    [
-      `  CPU in % of one core over ${counts.steadySeconds} s steady windows after ${counts.settleSeconds} s settling; RSS at the window's end (PostgreSQL: summed over its processes); ` +
-        `plus ${counts.fast} schedules every ${counts.fastEverySeconds} s and ${counts.lagWatchers} watchers of one transfer a block`,
-      line(header),
-      line(widths.map((width) => '-'.repeat(width))),
-      ...rows.map(line),
-      ...steps.map(
-        ({ n, creates }) =>
-          `  creates up to N=${n} at concurrency ${counts.createConcurrency}: ${creates.all.perSecond.toFixed(1)}/s (watchers ${creates.watchers.perSecond.toFixed(1)}, prices ${creates.prices.perSecond.toFixed(1)}, schedules ${creates.schedules.perSecond.toFixed(1)}); ` +
-          `cpu ms per create above the steady cost before: ${describeCpu(creates.all.cpuMs)}`,
-      ),
-      ...(steps.length > 1
-        ? [
-            `  ratios N=${last.n} vs N=${first.n}: worker ${ratio(last.groups.worker.cpuPercent, first.groups.worker.cpuPercent)}, temporal ${ratio(last.groups.temporal.cpuPercent, first.groups.temporal.cpuPercent)}, postgres ${ratio(last.groups.postgres.cpuPercent, first.groups.postgres.cpuPercent)}, ` +
-              `sum ${ratio(core(last), core(first))} (target < ${targets.growth}×), rpc/min ${ratio(last.rpcPerMinute, first.rpcPerMinute)}, http/min ${ratio(last.priceReadsPerMinute, first.priceReadsPerMinute)}`,
-          ]
-        : []),
-      `  targets at N=${last.n}: cpu sum ${pct(core(last))} ≤ ${targets.cpuPercent}% ${verdict(core(last) <= targets.cpuPercent)}; ` +
-        `fire p99 ${last.fireDelayP99Ms.toFixed(0)} ms ≤ ${targets.fireDelayP99Ms} ${verdict(last.fireDelayP99Ms <= targets.fireDelayP99Ms)}; ` +
-        `lag p99 ${last.lagP99Blocks} ≤ ${targets.lagP99Blocks} ${verdict(last.lagP99Blocks <= targets.lagP99Blocks)}; ` +
-        `price reads ${last.priceReadsPerMinute.toFixed(1)}/min ≤ ${readsBound} ${verdict(last.priceReadsPerMinute <= readsBound)}; ` +
-        `creates (slowest step) ${Math.min(...steps.map((step) => step.creates.all.perSecond)).toFixed(1)}/s ≥ ${targets.createsPerSecond} ${verdict(steps.every((step) => step.creates.all.perSecond >= targets.createsPerSecond))}`,
-      `  counts: ${JSON.stringify(counts)}`,
-    ],
-    `, load now ${load()}`,
-  );
-  for (const step of steps) process.stdout.write(`${JSON.stringify(jsonOf(step))}\n`);
-}
-
-const ratio = (after: number, before: number) => `${(after / before).toFixed(2)}×`;
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-const round = (value: number) => Math.round(value * 10) / 10;
-
-function jsonOf(step: Step) {
-  return {
-    n: step.n,
-    workerCpu: round(step.groups.worker.cpuPercent),
-    temporalCpu: round(step.groups.temporal.cpuPercent),
-    postgresCpu: round(step.groups.postgres.cpuPercent),
-    fireDelayP99Ms: Math.round(step.fireDelayP99Ms),
-    lagP99Blocks: step.lagP99Blocks,
-    workerRssMiB: Math.round(step.groups.worker.rssMiB),
-    temporalRssMiB: Math.round(step.groups.temporal.rssMiB),
-    postgresRssMiB: Math.round(step.groups.postgres.rssMiB),
-    rpcPerMinute: Math.round(step.rpcPerMinute),
-    httpReadsPerMinute: round(step.priceReadsPerMinute),
-    pgCommitsPerMinute: Math.round(step.pg.commitsPerMinute),
-    pgRowsReadPerMinute: Math.round(step.pg.rowsPerMinute),
-    createsPerSecond: round(step.creates.all.perSecond),
-    load: step.loadAfter,
-  };
+/** Each block on a fresh stack of its code, one at a time; the report of those measured, whatever fails. */
+async function measureAll() {
+  const checkout = base === undefined ? undefined : await baseCheckout(base, progress);
+  const blocks: Block[] = [];
+  try {
+    for (const { code, round } of order()) {
+      progress(`round ${round}: the code of ${code === 'this' ? 'this checkout' : code} (load ${load()})`);
+      const stack = await startScaleStack(progress, profiling, code === 'this' ? undefined : checkout);
+      try {
+        blocks.push(await measure(stack, code, round));
+      } finally {
+        progress('stopping the stack');
+        await stack.stop();
+      }
+    }
+  } finally {
+    if (blocks.length > 0) report(blocks, { counts, base, targets });
+  }
 }
 
 await runBench('scale', {
-  counts,
+  counts: { ...counts, base },
   notes: [`load average at start: ${load()}`],
-  start: (report) =>
-    startScaleStack(
-      report,
-      process.env.BENCH_SCALE_CPU_PROF
-        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_SCALE_CPU_PROF}` }
-        : {},
-    ),
-  measure,
+  // Each block starts and stops a stack of its own (measureAll).
+  start: () => Promise.resolve({ stop: () => Promise.resolve() }),
+  measure: measureAll,
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { embeddedPostgresUrl } from '../src/stack/embedded-postgres.ts';
 import { freePort } from '../src/net/ports.ts';
-import { neoflowArgs } from '../test/support/neoflow-command.ts';
+import { neoflowArgsIn } from '../test/support/neoflow-command.ts';
 import { scratchDataDir } from '../test/support/scratch-services.ts';
 import { startNeoflowUp } from '../test/support/up.ts';
 import type { Progress } from './measure.ts';
@@ -29,12 +29,15 @@ export interface UpStack {
  * The stack exactly as a user starts it: `neoflow up` (the Temporal dev server on its SQLite file,
  * embedded PostgreSQL, a neo-go devnet, then the worker and the API as processes of their own) on
  * free ports in a scratch directory, and a key of every scope made with `neoflow keys create`.
- * `extraEnv` sets more of its variables (NEO_RPC_URL: a Neo node of the caller's instead of the devnet).
+ * `extraEnv` sets more of its variables (NEO_RPC_URL: a Neo node of the caller's instead of the devnet);
+ * `checkout`, the root of another checkout whose `neoflow` runs the stack and makes the key (a
+ * benchmark's base commit, bench/base-checkout.ts).
  */
 export async function startUpStack(
   progress: Progress,
   rate = '1000000/1s',
   extraEnv: Record<string, string> = {},
+  checkout?: string,
 ): Promise<UpStack> {
   const began = performance.now();
   const scratch = await scratchDataDir('neoflow-bench-up-');
@@ -59,7 +62,7 @@ export async function startUpStack(
     NEOFLOW_ACCOUNT_QUEUED_EXECUTIONS: '1000000',
     ...extraEnv,
   };
-  const up = await startNeoflowUp(env).catch(async (error: unknown) => {
+  const up = await startNeoflowUp(env, undefined, checkout).catch(async (error: unknown) => {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   });
@@ -69,9 +72,13 @@ export async function startUpStack(
   };
   try {
     const keyOf = async (account: string) => {
-      const created = await run(process.execPath, neoflowArgs('keys', 'create', '--account', account, '--rate', rate), {
-        env: { ...process.env, ...env },
-      });
+      const created = await run(
+        process.execPath,
+        neoflowArgsIn(checkout, 'keys', 'create', '--account', account, '--rate', rate),
+        {
+          env: { ...process.env, ...env },
+        },
+      );
       return created.stdout.trim().split('\n').at(-1)!;
     };
     const apiKey = await keyOf('bench');

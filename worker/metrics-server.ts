@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { operatorBearer } from '../src/auth/operator-token.ts';
 import type { Logger } from '../src/log.ts';
-import { registry } from '../src/metrics/metrics.ts';
+import { collectProcessMetrics, registry } from '../src/metrics/metrics.ts';
 
 /**
  * A worker process's `GET /metrics` (Prometheus text) on `port`, for the metrics token only (see
@@ -10,6 +10,7 @@ import { registry } from '../src/metrics/metrics.ts';
  * the worker.
  */
 export async function serveWorkerMetrics(port: number, token: string, log: Logger) {
+  collectProcessMetrics();
   const presentsToken = operatorBearer(token);
   const server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {

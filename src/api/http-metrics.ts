@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { operatorBearer } from '../auth/operator-token.ts';
 import { AppError } from '../errors.ts';
-import { httpDuration, httpRequests, registry } from '../metrics/metrics.ts';
+import { collectProcessMetrics, httpDuration, httpRequests, registry } from '../metrics/metrics.ts';
 import { isProtected } from './auth.ts';
 import { apiRouter } from './router.ts';
 
@@ -32,6 +32,7 @@ function routeLabel(path: string, matched: unknown): string {
 
 /** `GET /metrics` (Prometheus text), for the metrics token only (see `metricsToken`). */
 export function metricsRoutes(token: string) {
+  collectProcessMetrics();
   const presentsToken = operatorBearer(token);
   const router = apiRouter('/metrics');
   router.get('/', async (ctx) => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { neoflowArgs } from './neoflow-command.ts';
+import { neoflowArgsIn } from './neoflow-command.ts';
 
 const readyLine = /Neoflow is up/;
 
@@ -10,10 +10,17 @@ export interface UpProcess {
   stop(): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Runs `neoflow up` with the given environment and waits for its ready line. */
-export async function startNeoflowUp(env: Record<string, string>, timeoutMs = 300_000): Promise<UpProcess> {
+/**
+ * Runs `neoflow up` with the given environment and waits for its ready line; `checkout`: the root
+ * of another checkout whose `neoflow` to run (a benchmark's base commit), else this one's.
+ */
+export async function startNeoflowUp(
+  env: Record<string, string>,
+  timeoutMs = 300_000,
+  checkout?: string,
+): Promise<UpProcess> {
   // Its own process group, as a terminal gives a foreground command: Ctrl-C signals the group.
-  const child = spawn(process.execPath, neoflowArgs('up'), {
+  const child = spawn(process.execPath, neoflowArgsIn(checkout, 'up'), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

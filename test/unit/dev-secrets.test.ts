@@ -33,7 +33,8 @@ describe('development secrets', () => {
     const dir = dataDir();
     const file = join(dir, 'dev-secrets.json');
     const first = withDevSecrets({ NEOFLOW_DATA_DIR: dir }, { create: true });
-    const { NEOFLOW_RECEIPT_KEY: _, ...older } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    const older = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    delete older.NEOFLOW_RECEIPT_KEY;
     writeFileSync(file, JSON.stringify(older));
     // A command other than `up` writes nothing: the stack runs unsigned until its next `up`.
     expect(withDevSecrets({ NEOFLOW_DATA_DIR: dir }, { create: false }).NEOFLOW_RECEIPT_KEY).toBeUndefined();

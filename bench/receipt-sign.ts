@@ -34,7 +34,6 @@ import {
   type RunFacts,
 } from '../src/functions/execution-receipt.ts';
 import type { Execution } from '../src/functions/execution.entity.ts';
-import { FunctionDef } from '../src/functions/function.entity.ts';
 import { runExecution } from '../src/functions/run-execution.ts';
 import { RunTurns } from '../src/functions/run-turns.ts';
 import { migrate, openOrm } from '../src/orm.ts';
@@ -45,6 +44,7 @@ import { SpareIsolates } from '../src/sandbox/spare-isolates.ts';
 import { Account } from '../src/auth/account.entity.ts';
 import { countFrom, printReport, progress } from './measure.ts';
 import { cpuSeconds } from './proc.ts';
+import { storeFunction } from '../test/support/function-rows.ts';
 
 const counts = {
   receiptsPerBlock: countFrom('BENCH_RECEIPTS_PER_BLOCK', 2000),
@@ -174,20 +174,8 @@ async function runPath(adminUrl: string): Promise<string[]> {
     await migrate(orm);
     const em = orm.em.fork();
     const account = em.create(Account, { name: 'bench' });
-    const fn = em.create(FunctionDef, {
-      account,
-      name: 'bench',
-      code: typicalCode,
-      description: null,
-      runtime: 'node18',
-      timeout: 30,
-      status: 'active',
-      tags: [],
-      environment: {},
-      secrets: [],
-      allowedHosts: [],
-    });
     await em.flush();
+    const fn = await storeFunction(orm, account.id, 'bench', typicalCode);
     const networks = { first: { getNetworkMagic: () => Promise.resolve(860833102) } } as unknown as Networks;
     const base = {
       masterKeys: { current: randomBytes(32), previous: [] },

@@ -90,6 +90,10 @@ const verifyFile = (file: string, ...flags: string[]) =>
     NEOFLOW_DATA_DIR: dir,
   });
 
+/** An edit of the stored row behind the service's back: `sql` with the execution's id as its one parameter. */
+const editRow = (sql: string, executionId: string) =>
+  running.api.database.orm.em.fork().getConnection().execute(sql, [executionId]);
+
 /** Saves an API answer's JSON in `dir`, as `curl > file` would. */
 const save = (file: string, value: unknown) => writeFile(join(dir, file), JSON.stringify(value));
 
@@ -209,10 +213,7 @@ describe('execution receipts', () => {
 
     // One byte of the stored row: its params {"n": 21} become {"n": 22}. The receipt, fetched
     // again, is the one signed; the params the API now answers are not the ones it covers.
-    await running.api.database.orm.em
-      .fork()
-      .getConnection()
-      .execute(`update executions set params = jsonb_set(params, '{n}', '22') where id = ?`, [executionId]);
+    await editRow(`update executions set params = jsonb_set(params, '{n}', '22') where id = ?`, executionId);
     await fetchAnswers();
     const edited = await verifyFile('receipt.json', ...files);
     expect(edited.code).toBe(1);
@@ -237,10 +238,10 @@ describe('execution receipts', () => {
     expect(checked.stdout).toContain('the error in');
 
     // "negative" becomes "negativf" in the row; the API answers the edited error.
-    await running.api.database.orm.em
-      .fork()
-      .getConnection()
-      .execute(`update executions set error = jsonb_set(error, '{message}', '"negativf"') where id = ?`, [executionId]);
+    await editRow(
+      `update executions set error = jsonb_set(error, '{message}', '"negativf"') where id = ?`,
+      executionId,
+    );
     const edited = await errorOf();
     expect(edited.message).toBe('negativf');
     await save('error.json', edited);

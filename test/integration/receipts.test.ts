@@ -177,6 +177,13 @@ describe('execution receipts', () => {
     expect(edited.stdout).toContain('does NOT hold');
     expect(edited.stdout).toContain('logsHash differs from the signed one');
     expect(edited.stdout).toContain('no hardware attestation');
+    // One byte of the sealed result's ciphertext: it no longer opens, which is said, not thrown.
+    const sealedResult = `update execution_results set ciphertext = set_byte(ciphertext, 40, get_byte(ciphertext, 40) # 1) where execution_id = ?`;
+    await editRow(sealedResult, executionId);
+    const unopened = await verify(executionId);
+    expect(unopened.code).toBe(1);
+    expect(unopened.stdout).toContain('does NOT hold: the stored result does not open');
+    expect(unopened.stdout).toContain('outcomeHash was not checked');
     // And the params: {"n":3} becomes {"n":4}.
     await connection.execute(`update executions set params = '{"n":4}' where id = ?`, [executionId]);
     expect((await verify(executionId)).stdout).toContain('inputHash differs from the signed one');

@@ -142,8 +142,9 @@ export function createActivities(deps: ActivityDeps) {
       return claimRunTurn(runDeps, executionId, turnWaitMs);
     },
 
+    /** An execution's last word when every attempt failed: it ends failed, signed (a local activity). */
     failExecution: (executionId: string, message: string) =>
-      failExecution(deps.orm.em.fork(), executionId, message, deps.localRuns),
+      failExecution({ ...deps, em: deps.orm.em.fork() }, executionId, message),
   };
 }
 

@@ -12,7 +12,7 @@ const ticksPerSecond = (() => {
 })();
 
 /** User + system CPU seconds a process (all its threads) has used so far, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

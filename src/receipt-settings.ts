@@ -1,3 +1,4 @@
+import { createECDH } from 'node:crypto';
 import { listOf, optionalText } from './config-settings.ts';
 
 /** How NEOFLOW_RECEIPT_KEY and NEOFLOW_RECEIPT_KEYS_RETIRED are read (src/config.ts lists them). */
@@ -9,6 +10,13 @@ export const optionalReceiptKey = optionalText.refine(
     message: 'must be 64 hex digits (`neoflow receipts key` makes one)',
   },
 );
+
+/** A fresh key's private scalar, as NEOFLOW_RECEIPT_KEY holds it: always one of the curve. */
+export function newReceiptPrivateKey(): string {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return ecdh.getPrivateKey('hex').padStart(64, '0');
+}
 
 /** Compressed secp256r1 public keys, comma-separated. */
 export const publicKeyList = optionalText

@@ -6,8 +6,11 @@ import type { ListedReceiptKey } from '../receipts/receipt-keys.ts';
 import { ReceiptLayoutError, receiptPreimage, type ReceiptFields } from '../receipts/receipt-preimage.ts';
 import { receiptSchema } from '../receipts/receipt.view.ts';
 
-/** A receipt as the API answers it: the function route's `{data: receipt}` or the automation route's bare receipt. */
-const receiptDocument = z.union([receiptSchema, z.strictObject({ data: receiptSchema })]);
+/**
+ * A receipt as the API answers it: the function route's envelope `{success: true, data: receipt}`
+ * or the automation route's bare receipt. Strict, so that no byte of a saved answer goes unread.
+ */
+const receiptDocument = z.union([receiptSchema, z.strictObject({ success: z.literal(true), data: receiptSchema })]);
 
 type ReceiptDocument = z.infer<typeof receiptSchema>;
 

@@ -4,7 +4,11 @@ import type { Execution } from './execution.entity.ts';
 import { receiptKeysOf } from '../receipts/receipt-keys.ts';
 import { configfsTsm, type ReportSource } from '../receipts/tee/configfs-tsm.ts';
 import { bindWorkerKey } from '../receipts/tee/worker-key.ts';
-import type { StoredReceipt } from './execution.sql.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Networks } from '../chain/nodes/networks.ts';
+import type { End, StoredReceipt } from './execution.sql.ts';
+import { magicOf, nodesOf } from './run-network.ts';
+import { versionToRun } from './run-version.ts';
 import type { Versioned } from './versioned-fields.ts';
 import {
   noTee,
@@ -51,11 +55,17 @@ export interface RunFacts {
   hostCalls: HostCall[];
 }
 
+/** What a receipt covers of an ended execution's row. */
+type EndedExecution = Pick<
+  Execution,
+  'id' | 'params' | 'status' | 'error' | 'logs' | 'secretsRead' | 'startedAt' | 'completedAt'
+> & { function: { id: string } };
+
 /**
  * An ended execution as its receipt describes it: every value as its row stores it (the result
  * made storable, the logs masked), so that the receipt can be checked against the row later.
  */
-export function receiptSubject(execution: Execution, run: RunFacts, result: unknown): ReceiptSubject {
+export function receiptSubject(execution: EndedExecution, run: RunFacts, result: unknown): ReceiptSubject {
   const { version } = run;
   const completed = execution.status === executionStatus.completed;
   return {
@@ -99,4 +109,37 @@ export function signedReceipt(signer: ReceiptSigner, subject: ReceiptSubject): S
     hostCalls: subject.hostCalls,
     evidence: signer.evidence,
   };
+}
+
+/** What signs the end of an execution whose run never stored one. */
+export interface LostEndDeps {
+  em: EntityManager;
+  /** Where its receipt's network magic is read: its automation run's network, or the default one. */
+  networks: Networks;
+  /** The process's signer; none: the end is stored unsigned, as every end of the process is. */
+  receipts?: ReceiptSigner;
+}
+
+/**
+ * The receipt of an execution ended without its run's end (every attempt failed, failExecution;
+ * its workflow closed without it, the reconciler's endLost), to store in the statement that stores
+ * `end`, so an execution has its receipt whichever path ended it, and only the first end stored
+ * has one. It signs the version the execution was to run (`execution` read with its function),
+ * its params, the error as its outcome, its logs and secrets read as the row holds them, and no
+ * host calls (the row keeps none). Undefined with no signer, and for a `completed` end, which
+ * here has lost its result: a receipt would sign a result no one has.
+ */
+export async function lostEndReceipt(
+  deps: LostEndDeps,
+  execution: Execution,
+  end: End,
+): Promise<StoredReceipt | undefined> {
+  if (!deps.receipts || end.status !== executionStatus.failed) return undefined;
+  const wanted = execution.functionVersion ?? execution.function.version;
+  const version = { ...(await versionToRun(deps.em, execution)), version: wanted };
+  const networkMagic = await magicOf(nodesOf(deps, execution));
+  const { id, function: fn, params, startedAt } = execution;
+  const { status, error, logs, secretsRead, completedAt } = end;
+  const ended = { id, function: fn, params, startedAt, status, error, logs, secretsRead, completedAt };
+  return signedReceipt(deps.receipts, receiptSubject(ended, { networkMagic, version, hostCalls: [] }, undefined));
 }

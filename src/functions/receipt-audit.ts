@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MasterKeys } from '../crypto/envelope.ts';
+import { MasterKeyMissingError, type MasterKeys } from '../crypto/envelope.ts';
 import { checkReceipt, type ClaimLevel, type ReceiptCheck } from '../receipts/receipt-check.ts';
 import { receiptFieldsOf } from '../receipts/receipt-claims.ts';
 import type { ListedReceiptKey } from '../receipts/receipt-keys.ts';
@@ -44,14 +44,31 @@ export async function auditReceipt(
     ? { ...version, version: wanted }
     : { runtime: 'node18', timeout: 0, environment: {}, secrets: [], allowedHosts: [], code: '', version: wanted };
   const facts = { networkMagic: signed.networkMagic, version: ran, hostCalls: stored.hostCalls };
-  const subject = receiptSubject(execution, facts, await openResult(em, masters, execution));
+  const result = await openResult(em, masters, execution).then(
+    (value) => ({ value }),
+    (error: unknown) => {
+      if (unopenable(error)) return undefined;
+      throw error;
+    },
+  );
+  const subject = receiptSubject(execution, facts, result?.value);
   const rebuilt = receiptFieldsOf(subject, signed.publicKey, { type: signed.teeType, hash: signed.evidenceHash });
   const expected: Partial<ReceiptFields> = { ...rebuilt };
   if (!version) {
     delete expected.codeHash;
     delete expected.configHash;
   }
+  if (!result) delete expected.outcomeHash;
   const check = checkReceipt(stored, keys, expected, require, stored.evidence);
+  if (!result) check.problems.unshift(resultUnopened);
   if (!version) check.problems.push(`version ${wanted} is no longer kept: codeHash and configHash were not checked`);
-  return { ...check, holds: check.holds && version !== undefined };
+  return { ...check, holds: check.holds && version !== undefined && result !== undefined };
 }
+
+const resultUnopened =
+  'the stored result does not open (a byte of its ciphertext was edited, or a master key not given sealed it): outcomeHash was not checked';
+
+/** A sealed result that cannot be opened: its authentication fails (an edited byte), or its master key is not held. */
+const unopenable = (error: unknown) =>
+  error instanceof MasterKeyMissingError ||
+  (error instanceof Error && error.message === 'Unsupported state or unable to authenticate data');

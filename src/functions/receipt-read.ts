@@ -15,6 +15,6 @@ export async function endedReceipt(em: EntityManager, executionId: string): Prom
   const message =
     row?.status === executionStatus.running
       ? 'The execution is still running: its receipt is signed as it ends.'
-      : 'The execution ended without a receipt: before receipts, lost before its code ended, or with no receipt key set.';
+      : 'The execution ended without a receipt: before receipts, or while no receipt key was set.';
   throw new AppError('receipt_unavailable', message);
 }

@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { NeoRpc } from '../chain/rpc.ts';
-import { networkOf } from '../chain/network-of.ts';
 import type { Networks } from '../chain/nodes/networks.ts';
 import { storable } from '../db/storable.ts';
 import type { EgressPolicy } from '../egress/egress-policy.ts';
@@ -12,7 +10,14 @@ import { runInSandbox } from '../sandbox/sandbox.ts';
 import type { SandboxOutcome } from '../sandbox/types.ts';
 import { sandboxServices } from './sandbox-services.ts';
 import { recordedServices } from './host-calls.ts';
-import { receiptSubject, signedReceipt, type ReceiptSigner, type RunFacts } from './execution-receipt.ts';
+import {
+  lostEndReceipt,
+  receiptSubject,
+  signedReceipt,
+  type LostEndDeps,
+  type ReceiptSigner,
+  type RunFacts,
+} from './execution-receipt.ts';
 import type { HostCall } from '../receipts/receipt-claims.ts';
 import { functionFetch, type HttpRequestRecord } from './function-fetch.ts';
 import type { MasterKeys } from '../crypto/envelope.ts';
@@ -27,7 +32,8 @@ import { deferred, deletedOutcome, outcomeOf, type Deferred, type RunAttempt } f
 import type { LocalRuns } from './local-runs.ts';
 import { sealResult } from './result-seal.ts';
 import { timeoutToRun, versionToRun } from './run-version.ts';
-import { networkOfExecutionRun, storeEnd } from './execution.sql.ts';
+import { storeEnd } from './execution.sql.ts';
+import { magicOf, nodesOf } from './run-network.ts';
 import { RunStorage } from './storage/run-storage.ts';
 import { storeEndWithWrites } from './storage/storage-commit.ts';
 import { storeReader } from './storage/storage-store.ts';
@@ -220,30 +226,6 @@ async function runCode(deps: RunDeps, execution: Execution): Promise<Ran> {
   };
 }
 
-async function magicOf(nodes: NeoRpc | (() => Promise<NeoRpc>)): Promise<number> {
-  try {
-    return await (typeof nodes === 'function' ? await nodes() : nodes).getNetworkMagic();
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The nodes `context.services.blockchain` reads for the execution: its automation run's network,
- * found at the first call (a run that reads no chain asks nothing), or the default network for an
- * invoke. A run's network taken out of config fails the call, naming it.
- */
-function nodesOf(deps: RunDeps, execution: Execution): NeoRpc | (() => Promise<NeoRpc>) {
-  if ((execution.trigger as ExecutionTrigger).type !== 'automation') return deps.networks.first;
-  let found: Promise<NeoRpc> | undefined;
-  const find = async () => {
-    const network = await networkOfExecutionRun(deps.em, execution.id);
-    if (network === undefined) throw new Error(`The run of execution ${execution.id} is gone.`);
-    return networkOf(deps.networks, network);
-  };
-  return () => (found ??= find());
-}
-
 /** The outcome another process stored first (it ran the same execution), or `deleted`. */
 async function storedOutcome(em: EntityManager, executionId: string): Promise<ExecutionOutcome> {
   const stored = await em.fork().findOne(Execution, { id: executionId });
@@ -299,18 +281,27 @@ function record(execution: Execution, ran: Ran) {
   if (outcome.status === executionStatus.failed) execution.error = storable(outcome.error);
 }
 
-/** The last word when every attempt failed: the execution ends failed, never stays running. */
-export async function failExecution(em: EntityManager, executionId: string, message: string, localRuns?: LocalRuns) {
-  const execution = await em.findOne(Execution, { id: executionId });
+/**
+ * The last word when every attempt failed: the execution ends failed, never stays running, and
+ * is signed as it ends (lostEndReceipt).
+ */
+export async function failExecution(
+  deps: LostEndDeps & { localRuns?: LocalRuns },
+  executionId: string,
+  message: string,
+): Promise<ExecutionOutcome> {
+  const execution = await deps.em.findOne(Execution, { id: executionId }, { populate: ['function'] });
   if (!execution) return deletedOutcome;
   if (execution.status !== executionStatus.running) return outcomeOf(execution);
   execution.status = executionStatus.failed;
   execution.error = { name: executionErrorName.ExecutionLostError, message, stack: '' };
   execution.completedAt = new Date();
   execution.duration = execution.completedAt.getTime() - execution.startedAt.getTime();
-  if (!(await storeEnd(em, executionId, execution))) return storedOutcome(em, executionId);
+  const receipt = await lostEndReceipt(deps, execution, execution);
+  if (!(await storeEnd(deps.em, executionId, execution, undefined, receipt)))
+    return storedOutcome(deps.em, executionId);
   const outcome = outcomeOf(execution);
   countEnded(outcome, execution.trigger as ExecutionTrigger);
-  localRuns?.ended({ outcome, execution, result: undefined });
+  deps.localRuns?.ended({ outcome, execution, result: undefined });
   return outcome;
 }

@@ -40,12 +40,8 @@ export function receiptKeyOf(hex: string): ReceiptKey {
   return { id: receiptKeyId(publicKey), publicKey, privateKey };
 }
 
-/** A fresh key's private scalar, as NEOFLOW_RECEIPT_KEY holds it. */
-export function newReceiptPrivateKey(): string {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return ecdh.getPrivateKey('hex').padStart(64, '0');
-}
+// Made beside the variable's format, where `neoflow up`'s dev secrets make one too.
+export { newReceiptPrivateKey } from '../receipt-settings.ts';
 
 /** ECDSA over SHA-256 of the preimage: 64 bytes `r‖s`, low s, what CryptoLib.verifyWithECDsa takes. */
 export function signReceipt(key: ReceiptKey, preimage: Uint8Array): Buffer {

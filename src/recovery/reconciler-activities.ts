@@ -25,7 +25,7 @@ export type { Keyset } from './keyset.ts';
 
 type ReconcilerDeps = Pick<
   ActivityDeps,
-  'orm' | 'temporal' | 'taskQueue' | 'networks' | 'recovery' | 'automations' | 'egress' | 'masterKeys'
+  'orm' | 'temporal' | 'taskQueue' | 'networks' | 'recovery' | 'automations' | 'egress' | 'masterKeys' | 'receipts'
 >;
 
 /**
@@ -58,9 +58,13 @@ function reconcilerControl(deps: ReconcilerDeps): ReconcilerControl {
 export function createReconcilerActivities(deps: ReconcilerDeps, given?: ReconcilerControl) {
   const em = () => deps.orm.em.fork();
   const control = given ?? reconcilerControl(deps);
+  // The executions it ends lost are signed as a run's end is (lostEndReceipt, src/functions/execution-receipt.ts).
+  const ends = { networks: deps.networks, receipts: deps.receipts };
+  const executions = sweepExecutions(ends);
+  const runs = sweepRuns(ends);
   return {
-    sweepExecutions: (after: Keyset) => sweepExecutions(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
-    sweepRuns: (after: Keyset) => sweepRuns(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
+    sweepExecutions: (after: Keyset) => executions(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
+    sweepRuns: (after: Keyset) => runs(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
     sweepReplays: (after: Keyset) => sweepReplays(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),
     sweepNotifications: (after: Keyset) =>
       sweepNotifications(em(), deps.temporal, deps.recovery.graceMs, after, activityLog),

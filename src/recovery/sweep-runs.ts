@@ -3,7 +3,7 @@ import { noteRunEnd } from '../automations/notifications/run-end.ts';
 import { endRunById, type FiredRun } from '../automations/runs/fires.ts';
 import { runningRunsPage, type RunningRunRow } from './run-sweep.sql.ts';
 import { labelAttributes } from '../shared/workflow-attributes.ts';
-import { endLost } from './sweep-executions.ts';
+import { endLost, type LostEnds } from './sweep-executions.ts';
 import { rowSweep } from './row-sweep.ts';
 import { signalDecision } from '../automations/approvals/approvals.control.ts';
 import type { WorkflowState } from './workflow-state.ts';
@@ -20,20 +20,22 @@ import { executionErrorName, runStatus, workflowStanding, type RunStatus } from 
  * failure): its action is started again, and relays the same transaction until the chain answers.
  * One still running whose approvals were decided, unsigned yet, is signalled again: the API's
  * signal may have been lost to a crash (approvals.service.ts); a repeated one changes nothing.
+ * The run's execution, when still running, ends failed and signed (`ends`).
  */
-export const sweepRuns = rowSweep(runningRunsPage, async (em, row, state, client) => {
-  if (state.state === workflowStanding.missing) return { start: firedRunOf(row) };
-  // Not sent now (Temporal busy): the next pass sends it, and the page goes on with the other runs.
-  if (state.state === workflowStanding.running && row.approval_decided) {
-    await signalDecision(client, row.id).catch(() => undefined);
-  }
-  if (state.state !== workflowStanding.closed) return undefined;
-  if (row.holds_transaction) return { start: firedRunOf(row) };
-  if (row.execution_id) await endLost(em, row.execution_id, state, true);
-  if (!(await endLostRun(em, row.id, state))) return undefined;
-  await noteRunEnd(em, row.id);
-  return 'ended';
-});
+export const sweepRuns = (ends: LostEnds) =>
+  rowSweep(runningRunsPage, async (em, row, state, client) => {
+    if (state.state === workflowStanding.missing) return { start: firedRunOf(row) };
+    // Not sent now (Temporal busy): the next pass sends it, and the page goes on with the other runs.
+    if (state.state === workflowStanding.running && row.approval_decided) {
+      await signalDecision(client, row.id).catch(() => undefined);
+    }
+    if (state.state !== workflowStanding.closed) return undefined;
+    if (row.holds_transaction) return { start: firedRunOf(row) };
+    if (row.execution_id) await endLost({ ...ends, em }, row.execution_id, state, true);
+    if (!(await endLostRun(em, row.id, state))) return undefined;
+    await noteRunEnd(em, row.id);
+    return 'ended';
+  });
 
 const firedRunOf = (row: RunningRunRow): FiredRun => ({
   runId: row.id,

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPortFree } from '../../src/net/ports.ts';
+import { receiptKeyOf } from '../../src/receipts/receipt-key.ts';
 import { stackEnv } from '../setup/stack.ts';
 import { createKeyWithCli } from '../support/cli.ts';
 import { scratchDataDir } from '../support/scratch-services.ts';
@@ -71,5 +73,19 @@ describe('neoflow up, Ctrl-C, and up again', () => {
       result: 'drained',
     });
     expect(await blockHeight(apiUrl)).toBeGreaterThanOrEqual(heightBefore);
+    // Signed out of the box, by the receipt key `up` made with its other dev secrets and kept across the restart.
+    const secrets = JSON.parse(await readFile(join(env.NEOFLOW_DATA_DIR!, 'dev-secrets.json'), 'utf8')) as {
+      NEOFLOW_RECEIPT_KEY: string;
+    };
+    const receiptKey = receiptKeyOf(secrets.NEOFLOW_RECEIPT_KEY);
+    const keys = (await (await fetch(`${apiUrl}/v1/receipt-keys`)).json()) as { data: unknown };
+    expect(keys.data).toEqual([
+      { id: receiptKey.id, publicKey: receiptKey.publicKey.toString('hex'), status: 'active' },
+    ]);
+    expect((await call('GET', `/functions/${fn}/executions/${execution}/receipt`)).data).toMatchObject({
+      status: 'completed',
+      claim: 'signed',
+      keyId: receiptKey.id,
+    });
   }, 240_000);
 });

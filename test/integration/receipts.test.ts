@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { wallet } from '@cityofzion/neon-js';
-import { describe, expect, it, beforeAll } from 'vitest';
+import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { Execution } from '../../src/functions/execution.entity.ts';
+import { newExecution } from '../../src/functions/execution-record.ts';
+import { FunctionDef } from '../../src/functions/function.entity.ts';
+import { failExecution } from '../../src/functions/run-execution.ts';
+import { noTee } from '../../src/receipts/receipt-claims.ts';
 import { storeEnd } from '../../src/functions/execution.sql.ts';
 import { canonicalJson } from '../../src/receipts/canonical-json.ts';
 import { openReceiptKeys } from '../../src/receipts/receipt-keys.ts';
@@ -24,10 +31,15 @@ const running = apiWithWorkerForThisFile({
 const activeKey = receiptKeyOf(testReceiptKey);
 
 let call: ApiCall;
+let apiKey: string;
+/** Where the file form's receipts, results, params and code are written, as a verifier saves them. */
+let dir: string;
 beforeAll(async () => {
-  const { key } = await issueKey(running.api.database.orm);
-  call = testApi(running.api.url, key);
+  apiKey = (await issueKey(running.api.database.orm)).key;
+  call = testApi(running.api.url, apiKey);
+  dir = await mkdtemp(join(tmpdir(), 'neoflow-receipts-'));
 });
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -57,6 +69,33 @@ const verify = (executionId: string, env: Record<string, string> = {}) =>
     NEOFLOW_RECEIPT_KEY: testReceiptKey,
     ...env,
   });
+
+/** The signer a worker opens with the tests' NEOFLOW_RECEIPT_KEY (openReceiptSigner). */
+const deploymentSigner = { key: activeKey, tee: noTee, evidence: null };
+
+/** How many receipts the execution has: one at most, whatever ended it. */
+async function receiptsOf(executionId: string): Promise<number> {
+  const [row] = await running.api.database.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ n: number }[]>(`select count(*)::int as n from execution_receipts where execution_id = ?`, [
+      executionId,
+    ]);
+  return row!.n;
+}
+
+/** `neoflow receipts verify <file>` as anyone holding the API's answers runs it: no database, the keys over HTTP. */
+const verifyFile = (file: string, ...flags: string[]) =>
+  neoflow(['receipts', 'verify', join(dir, file), '--keys', `${running.api.url}/v1/receipt-keys`, ...flags], {
+    NEOFLOW_DATA_DIR: dir,
+  });
+
+/** An edit of the stored row behind the service's back: `sql` with the execution's id as its one parameter. */
+const editRow = (sql: string, executionId: string) =>
+  running.api.database.orm.em.fork().getConnection().execute(sql, [executionId]);
+
+/** Saves an API answer's JSON in `dir`, as `curl > file` would. */
+const save = (file: string, value: unknown) => writeFile(join(dir, file), JSON.stringify(value));
 
 describe('execution receipts', () => {
   it("a completed run's answer carries a receipt neon-js verifies, whose hashes are the run's", async () => {
@@ -138,9 +177,124 @@ describe('execution receipts', () => {
     expect(edited.stdout).toContain('does NOT hold');
     expect(edited.stdout).toContain('logsHash differs from the signed one');
     expect(edited.stdout).toContain('no hardware attestation');
+    // One byte of the sealed result's ciphertext: it no longer opens, which is said, not thrown.
+    const sealedResult = `update execution_results set ciphertext = set_byte(ciphertext, 40, get_byte(ciphertext, 40) # 1) where execution_id = ?`;
+    await editRow(sealedResult, executionId);
+    const unopened = await verify(executionId);
+    expect(unopened.code).toBe(1);
+    expect(unopened.stdout).toContain('does NOT hold: the stored result does not open');
+    expect(unopened.stdout).toContain('outcomeHash was not checked');
     // And the params: {"n":3} becomes {"n":4}.
     await connection.execute(`update executions set params = '{"n":4}' where id = ?`, [executionId]);
     expect((await verify(executionId)).stdout).toContain('inputHash differs from the signed one');
+  });
+
+  it('neoflow receipts verify receipt.json, on a receipt fetched over HTTP, exits 0 naming the claim, and 1 naming the hash once a byte of the stored row is edited', async () => {
+    const functionId = await deploy();
+    await writeFile(join(dir, 'code.ts'), code);
+    const invoked = await call('POST', `/functions/${functionId}/invoke`, { params: { n: 21 } });
+    expect(invoked.status).toBe(200);
+    const executionId = invoked.body.data!.execution.id as string;
+    const fetchAnswers = async () => {
+      const receipt = await fetch(`${running.api.url}/v1/functions/${functionId}/executions/${executionId}/receipt`, {
+        headers: { 'X-API-Key': apiKey },
+      });
+      expect(receipt.status).toBe(200);
+      await writeFile(join(dir, 'receipt.json'), await receipt.text());
+      const details = (await call('GET', `/functions/${functionId}/executions/${executionId}`)).body.data!;
+      await save('result.json', details.result);
+      await save('params.json', details.params);
+    };
+    await fetchAnswers();
+    const files = ['--result', join(dir, 'result.json'), '--params', join(dir, 'params.json')];
+    const checked = await verifyFile('receipt.json', ...files, '--code', join(dir, 'code.ts'));
+    expect(checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain(
+      `receipt of ${executionId} holds: signed by this deployment's receipt key; no hardware attestation`,
+    );
+    expect(checked.stdout).toContain(`key ${activeKey.id} is active at ${running.api.url}/v1/receipt-keys`);
+    expect(checked.stdout).toContain('is the one signed (outcomeHash)');
+    expect(checked.stdout).toContain('are those signed (inputHash)');
+    expect(checked.stdout).toContain('is the code that ran (codeHash)');
+
+    // One byte of the stored row: its params {"n": 21} become {"n": 22}. The receipt, fetched
+    // again, is the one signed; the params the API now answers are not the ones it covers.
+    await editRow(`update executions set params = jsonb_set(params, '{n}', '22') where id = ?`, executionId);
+    await fetchAnswers();
+    const edited = await verifyFile('receipt.json', ...files);
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain(
+      `receipt of ${executionId} does NOT hold: inputHash differs from the signed one (it claims: signed by this deployment's receipt key; no hardware attestation)`,
+    );
+    expect(edited.stdout).not.toContain('outcomeHash');
+  });
+
+  it("neoflow receipts verify receipt.json exits 1 naming outcomeHash once one byte of a failed run's stored error is edited", async () => {
+    const functionId = await deploy();
+    const failed = await call('POST', `/functions/${functionId}/invoke`, { params: { n: -1 } });
+    const executionId = failed.body.error!.details.executionId as string;
+    const receipt = await call('GET', `/functions/${functionId}/executions/${executionId}/receipt`);
+    await save('failed-receipt.json', receipt.body);
+    const errorOf = async () =>
+      (await call('GET', `/functions/${functionId}/executions/${executionId}`)).body.data!.error as { message: string };
+    await save('error.json', await errorOf());
+    const checked = await verifyFile('failed-receipt.json', '--result', join(dir, 'error.json'));
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain("holds: signed by this deployment's receipt key; no hardware attestation");
+    expect(checked.stdout).toContain('the error in');
+
+    // "negative" becomes "negativf" in the row; the API answers the edited error.
+    await editRow(
+      `update executions set error = jsonb_set(error, '{message}', '"negativf"') where id = ?`,
+      executionId,
+    );
+    const edited = await errorOf();
+    expect(edited.message).toBe('negativf');
+    await save('error.json', edited);
+    const refused = await verifyFile('failed-receipt.json', '--result', join(dir, 'error.json'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('does NOT hold: outcomeHash differs from the signed one');
+    expect(refused.stdout).toContain('no hardware attestation');
+    // The database form finds the same edit from the row itself.
+    const audited = await verify(executionId);
+    expect(audited.code).toBe(1);
+    expect(audited.stdout).toContain('outcomeHash differs from the signed one');
+  });
+
+  it('an execution every attempt of which failed (failExecution) ends failed and signed once, with its ExecutionLostError as outcome', async () => {
+    const functionId = await deploy();
+    const em = running.api.database.orm.em.fork();
+    const fn = await em.findOneOrFail(FunctionDef, { id: functionId });
+    // Recorded, never run: what a workflow whose attempts all failed holds when it says its last word.
+    const execution = newExecution(em, fn, fn.account.id, { n: 5 }, { type: 'api' });
+    await em.insert(execution);
+    const deps = () => ({
+      em: running.api.database.orm.em.fork(),
+      networks: running.api.services.networks,
+      receipts: deploymentSigner,
+    });
+    const outcome = await failExecution(deps(), execution.id, 'The execution could not be run.');
+    expect(outcome).toMatchObject({ status: 'failed', errorName: 'ExecutionLostError' });
+    // A last word said twice (a retried local activity) ends nothing more and signs nothing more.
+    expect(await failExecution(deps(), execution.id, 'again')).toEqual(outcome);
+    expect(await receiptsOf(execution.id)).toBe(1);
+
+    const details = (await call('GET', `/functions/${functionId}/executions/${execution.id}`)).body.data!;
+    expect(details.error).toMatchObject({ name: 'ExecutionLostError', message: 'The execution could not be run.' });
+    const receipt = (await call('GET', `/functions/${functionId}/executions/${execution.id}/receipt`)).body.data!;
+    expect(wallet.verify(receipt.preimage, receipt.signature, activeKey.publicKey.toString('hex'))).toBe(true);
+    expect(receipt).toMatchObject({
+      status: 'failed',
+      networkMagic: await running.api.services.neo.getNetworkMagic(),
+      codeHash: sha(code),
+      inputHash: sha('{"n":5}'),
+      outcomeHash: sha(canonicalJson(details.error)),
+      logsHash: sha('[]'),
+      hostCalls: [],
+      completedAt: Date.parse(details.completedAt),
+    });
+    expect((await verify(execution.id)).code).toBe(0);
   });
 
   it("lists the active and retired keys with no API key; a retired key's receipt still verifies, an unlisted one's does not", async () => {

@@ -22,6 +22,8 @@ import { stopWithError } from '../../src/automations/notifications/error-event.t
 import { until } from '../support/polling.ts';
 import { newId } from '../../src/ids.ts';
 import { gasHash } from '../support/automations.ts';
+import { auditReceipt } from '../../src/functions/receipt-audit.ts';
+import { receiptKeysOf } from '../../src/receipts/receipt-keys.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 let api: TestApi;
@@ -309,8 +311,23 @@ describe('the recovery sweep', () => {
       return execution.id;
     };
     const executionOf = (id: string) => api.database.orm.em.fork().findOneOrFail(Execution, { id });
+    /**
+     * The execution the sweep ended has its receipt, signed in the statement that ended it: failed,
+     * its error as outcome, and every hash the row's as it stands (`neoflow receipts verify`'s check).
+     */
+    const expectSignedFailure = async (executionId: string) => {
+      const answer = await call('GET', `/functions/${fn.id}/executions/${executionId}/receipt`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.data).toMatchObject({ status: 'failed', claim: 'signed', hostCalls: [] });
+      const { listed } = receiptKeysOf(api.services.config);
+      const em = api.database.orm.em.fork();
+      expect(await auditReceipt(em, api.services.masterKeys, executionId, listed)).toMatchObject({
+        holds: true,
+        problems: [],
+      });
+    };
 
-    it('ends a running execution whose workflow closed (terminated) as ExecutionLostError', async () => {
+    it('ends a running execution whose workflow closed (terminated) as ExecutionLostError, signed', async () => {
       const em = api.database.orm.em.fork();
       const execution = newExecution(em, fn, fn.account.id, { n: 1 }, { type: 'api' });
       // The workflow closes first, then the row is stored: what an operator's terminate, or a
@@ -330,9 +347,10 @@ describe('the recovery sweep', () => {
         message: 'The execution could not be run: its workflow was terminated.',
       });
       expect(ended.completedAt).not.toBeNull();
+      await expectSignedFailure(execution.id);
     });
 
-    it('ends a running automation run whose workflow closed, and its execution, as ExecutionLostError', async () => {
+    it('ends a running automation run whose workflow closed, and its execution, as ExecutionLostError, signed', async () => {
       const created = await call('POST', '/automations', {
         name: 'closed under the run',
         status: 'inactive',
@@ -366,6 +384,7 @@ describe('the recovery sweep', () => {
         (row) => row.status !== 'running',
       );
       expect(ended).toMatchObject({ status: 'failed', error: { name: 'ExecutionLostError' } });
+      await expectSignedFailure(execution.id);
     });
 
     it('ends a run whose workflow failed with a fixed message (the cause logged only) and tells its failure', async () => {

@@ -1,13 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { FunctionDef } from '../../src/functions/function.entity.ts';
 
-/** A function of the account stored straight in the database, for tests of what runs it. */
-export async function storeFunction(orm: MikroORM, accountId: string, name: string): Promise<FunctionDef> {
+/** A function of the account stored straight in the database, for tests (and benchmarks) of what runs it. */
+export async function storeFunction(
+  orm: MikroORM,
+  accountId: string,
+  name: string,
+  code = 'module.exports = async () => 1;',
+): Promise<FunctionDef> {
   const em = orm.em.fork();
   const fn = em.create(FunctionDef, {
     account: accountId,
     name,
-    code: 'module.exports = async () => 1;',
+    code,
     description: null,
     runtime: 'node18',
     timeout: 30,

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { data } from '../../src/api/route-kit.ts';
 import { receiptsCommand, type ReceiptsOptions } from '../../src/cli/receipts.ts';
 import { loadConfig } from '../../src/config.ts';
 import { receiptView } from '../../src/receipts/receipt.view.ts';
@@ -22,7 +23,8 @@ const view = receiptView(subject.executionId, {
   hostCalls: subject.hostCalls,
   evidence: null,
 });
-const answer = JSON.stringify({ data: view });
+/** As the API answers it (route-kit's `data`): `{success: true, data}`. */
+const answer = JSON.stringify(data(view).body);
 const listed = (publicKey: Buffer, status = 'active') => ({
   id: receiptKeyId(publicKey),
   publicKey: publicKey.toString('hex'),

@@ -19,7 +19,6 @@ import type { FirePayload } from '../model/run.entity.ts';
 import { recordRunsTold } from '../runs/fires.ts';
 import { startRuns } from '../runs/start-runs.ts';
 import { expireHookKey, findHook, hookRun, type FoundHook } from './hook.sql.ts';
-import type { LocalBuckets } from './local-buckets.ts';
 import {
   looksLikeHookPath,
   presentedToken,
@@ -41,8 +40,6 @@ interface HookServices extends WorkflowStarter {
   em: EntityManager;
   masterKeys: MasterKeys;
   rates: { perAutomation: Rate; perAccount: Rate };
-  /** This process's buckets by hook path, taken before anything is read (local-buckets.ts). */
-  local: LocalBuckets;
 }
 
 /** One answer for an unknown path and for wrong credentials: a client cannot tell them apart. */
@@ -66,9 +63,8 @@ export async function acceptHook(services: HookServices, request: HookRequest) {
   const { em } = services;
   // A path of another shape is no hook's: refused before it is held in a bucket or looked up, so
   // a flood of made-up paths costs neither memory nor a statement (its shape is no secret).
+  // A request over this process's bucket of its path was refused before it came here (hookGate).
   if (!looksLikeHookPath(request.path)) return refuse('not_found', hookNotFound());
-  const wait = services.local.take(request.path);
-  if (wait !== undefined) refuse('rate_limited', overRate('this hook', services.rates.perAutomation, wait));
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());
   if (found.status !== 'active') {
@@ -168,7 +164,7 @@ async function takeRates(services: HookServices, found: FoundHook) {
   }
 }
 
-const overRate = (of: string, rate: Rate, wait: number) =>
+export const overRate = (of: string, rate: Rate, wait: number) =>
   new AppError(
     'rate_limit_exceeded',
     `Requests to ${of} are over the rate of ${rate.requests} per ${rate.windowSeconds} s; retry in ${wait} s.`,

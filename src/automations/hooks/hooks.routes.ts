@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorBody } from '../../api/areas.ts';
 import { areaRouter, route } from '../../api/route-kit.ts';
 import { parseJson, readRawBody } from '../../api/json-body.ts';
+import type { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { hooksReceived } from '../../metrics/metrics.ts';
 import type { Rate } from '../../ratelimit/rate.ts';
@@ -72,6 +73,13 @@ const routeTemplate = '/v1/hooks/:path';
 export function hookGate(rate: Rate, log: Logger): Middleware {
   const local = new LocalBuckets(rate);
   const tally = refusalTally(log);
+  // One answer per wait, made once: an Error's stack trace was the dearest step of a refusal.
+  const refusals = new Map<number, AppError>();
+  const refusal = (wait: number) => {
+    let error = refusals.get(wait);
+    if (!error) refusals.set(wait, (error = overRate('this hook', rate, wait)));
+    return error;
+  };
   return async (ctx, next) => {
     const segment = ctx.method === 'POST' ? hookRoute.exec(ctx.path)?.[1] : undefined;
     const path = segment === undefined ? undefined : decoded(segment);
@@ -80,7 +88,7 @@ export function hookGate(rate: Rate, log: Logger): Middleware {
       await next();
       return;
     }
-    const error = overRate('this hook', rate, wait);
+    const error = refusal(wait);
     ctx.status = error.status;
     ctx.set(error.headers);
     ctx.body = errorBody('general', error);

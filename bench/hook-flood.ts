@@ -254,14 +254,16 @@ async function refusalCost(hook: { url: string; token: string }): Promise<Cost> 
       const onFloor = block % 2 === 0;
       const groups = sampleGroups({ api: /neoflow\.js api$/, floor: /refusal-server\.ts$/ });
       const url = onFloor ? `http://127.0.0.1:${port}/v1/hooks/floor` : hook.url;
+      const began = Date.now();
       const flood = await runWrk({ url, token: hook.token }, counts.costSeconds, 0, 16);
+      const window = profileDir ? `; window ${began} ${Date.now()}` : '';
       const cpu = groups.stop()[onFloor ? 'floor' : 'api'].cpuPercent - (onFloor ? 0 : idlePercent);
       const perRequestUs = ((cpu / 100) * (flood.durationUs / 1e6) * 1e6) / flood.requests;
       (onFloor ? cost.floor : cost.api).push(perRequestUs);
       (onFloor ? cost.floorRates : cost.apiRates).push(floodRate(flood));
       if (!onFloor) cost.accepted += flood.other;
       progress(
-        `refusal cost, ${onFloor ? 'floor' : 'api'}: ${perRequestUs.toFixed(0)} µs CPU a request at ${perSecond(floodRate(flood))}`,
+        `refusal cost, ${onFloor ? 'floor' : 'api'}: ${perRequestUs.toFixed(0)} µs CPU a request at ${perSecond(floodRate(flood))}${window}`,
       );
     }
     return cost;

@@ -61,9 +61,9 @@ const maxHeaderChars = 1024;
  */
 export async function acceptHook(services: HookServices, request: HookRequest) {
   const { em } = services;
+  // Over this process's bucket of its path, a request was refused before it came here (hookGate).
   // A path of another shape is no hook's: refused before it is held in a bucket or looked up, so
   // a flood of made-up paths costs neither memory nor a statement (its shape is no secret).
-  // A request over this process's bucket of its path was refused before it came here (hookGate).
   if (!looksLikeHookPath(request.path)) return refuse('not_found', hookNotFound());
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());

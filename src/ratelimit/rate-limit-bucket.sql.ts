@@ -12,7 +12,7 @@ import type { Rate } from './rate.ts';
  * reordering can only withhold tokens, never mint them. The statement takes its key and rate from
  * a `"rate" ("key_id", "capacity", "window")` named before it, so that admission can find the key
  * and take its token in one round trip. `table`: the buckets' table, the API keys' by default; the
- * hooks have theirs (src/automations/hooks/hook-rates.ts).
+ * hooks have theirs (`takeRates` in src/automations/hooks/hooks.control.ts).
  */
 export const takeTokenFromRate = bucketStatement('rate_limit_buckets');
 

@@ -20,7 +20,6 @@ import { firedRun } from '../runs/fires.ts';
 import { firstRun } from '../runs/run.sql.ts';
 import { startRuns } from '../runs/start-runs.ts';
 import { expireHookKey, findHook, hookRun, recordHookRun, type FoundHook } from './hook.sql.ts';
-import type { LocalBuckets } from './local-buckets.ts';
 import {
   looksLikeHookPath,
   presentedToken,
@@ -42,8 +41,6 @@ interface HookServices extends WorkflowStarter {
   em: EntityManager;
   masterKeys: MasterKeys;
   rates: { perAutomation: Rate; perAccount: Rate };
-  /** This process's buckets by hook path, taken before anything is read (local-buckets.ts). */
-  local: LocalBuckets;
 }
 
 /** One answer for an unknown path and for wrong credentials: a client cannot tell them apart. */
@@ -66,11 +63,10 @@ const maxHeaderChars = 1024;
  */
 export async function acceptHook(services: HookServices, request: HookRequest) {
   const { em } = services;
+  // Over this process's bucket of its path, a request was refused before it came here (hookGate).
   // A path of another shape is no hook's: refused before it is held in a bucket or looked up, so
   // a flood of made-up paths costs neither memory nor a statement (its shape is no secret).
   if (!looksLikeHookPath(request.path)) return refuse('not_found', hookNotFound());
-  const wait = services.local.take(request.path);
-  if (wait !== undefined) refuse('rate_limited', overRate('this hook', services.rates.perAutomation, wait));
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());
   if (found.status !== 'active') return refuse('inactive', inactive(found.status));
@@ -178,7 +174,7 @@ async function takeRates(services: HookServices, found: FoundHook) {
 
 const isForeignKeyViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503';
 
-const overRate = (of: string, rate: Rate, wait: number) =>
+export const overRate = (of: string, rate: Rate, wait: number) =>
   new AppError(
     'rate_limit_exceeded',
     `Requests to ${of} are over the rate of ${rate.requests} per ${rate.windowSeconds} s; retry in ${wait} s.`,

@@ -1,11 +1,12 @@
 import type { Rate } from '../../ratelimit/rate.ts';
 
 /**
- * Token buckets held by one API process, one per hook path, in front of the shared buckets of
- * PostgreSQL (hooks.control.ts): a flood to one path is refused here, before it costs a
- * statement, so it cannot take the pool's connections from other accounts' requests. Each process
- * allows at most the hook's rate; the shared bucket keeps the rate exact across processes. At most
- * `maxKeys` paths are held, the oldest forgotten first (a forgotten path starts full again).
+ * Token buckets held by one API process, one per hook path, taken by `hookGate` (hooks.routes.ts)
+ * in front of the shared buckets of PostgreSQL (hooks.control.ts): a flood to one path is refused
+ * there, before it costs a body read, a statement or a log line, so it cannot take the pool's
+ * connections or the event loop from other accounts' requests. Each process allows at most the
+ * hook's rate; the shared bucket keeps the rate exact across processes. At most `maxKeys` paths
+ * are held, the oldest forgotten first (a forgotten path starts full again).
  */
 export class LocalBuckets {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { followRound } from '../src/automations/blocks/follow-blocks.ts';
+import { BlockPace, followPollMs } from '../src/automations/blocks/block-pace.ts';
 import { StateFollow } from '../src/automations/blocks/state-trigger-follow.ts';
 import { UndeployedContracts } from '../src/automations/blocks/undeployed-contracts.ts';
 import { WatcherIndex } from '../src/automations/blocks/watcher-index.ts';
@@ -114,6 +115,7 @@ async function followFor(orm: MikroORM, neo: NeoRpc, network: string, active: bo
     contracts: new UndeployedContracts(neo, 3, 60_000),
     watchers: new WatcherIndex(benchNetwork),
     state: new StateFollow(benchNetwork, counted),
+    pace: new BlockPace(followPollMs),
     beat: () => {},
     // The deployment's default (NEOFLOW_ACCOUNT_RUNS_PER_READ).
     runsPerAccount: 100,

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changedContracts, readBlockNotifications } from '../../chain/blocks.ts';
 import { advanceCursor, readCursor } from './block-cursor.ts';
+import { followPollMs } from './block-pace.ts';
 import { firingsOfBlock, withTransactions } from './block-matching.ts';
 import type { NetworkFollow } from './network-follows.ts';
 import { followerLag, noteFollowing } from '../../metrics/metrics.ts';
@@ -30,8 +31,6 @@ interface FollowDeps extends NetworkFollow {
 
 /** A round reads at most this many blocks, so that actions start while catching up. */
 const maxBlocksPerRound = 20;
-/** How often the chain's height is asked for: the bound on how late a new block is seen. */
-const pollMs = 200;
 /** A round that sees no new block ends after this, giving the workflow a turn. */
 const idleRoundMs = 5_000;
 /**
@@ -168,16 +167,18 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
 }
 
 /**
- * The chain's block count once it exceeds `next`, or as it is when the round's wait ends: early
- * when a state evaluation's runs are recorded, so that they start without waiting for a block.
+ * The chain's block count once it exceeds `next`, or as last seen when the round's wait ends:
+ * early when a state evaluation's runs are recorded, so that they start without waiting for a
+ * block. At the head, the height is asked for only once the next block can be due (block-pace.ts).
  */
 async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
   const deadline = Date.now() + idleRoundMs;
   for (;;) {
-    const count = await deps.neo.getBlockCount();
+    if (Date.now() >= deps.pace.quietUntil(next)) deps.pace.note(await deps.neo.getBlockCount(), Date.now());
+    const count = deps.pace.count;
     deps.state.recordDone(stateRecorder(deps));
     if (count > next || deps.state.recorded || Date.now() >= deadline) return count;
     deps.beat();
-    await sleep(pollMs);
+    await sleep(followPollMs);
   }
 }

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createEventAbiCache, type EventAbiCache } from '../../chain/blocks.ts';
 import { networkUnavailableType, type NamedNodes } from '../../chain/network-of.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
+import { BlockPace, followPollMs } from './block-pace.ts';
 import { StateFollow } from './state-trigger-follow.ts';
 import { UndeployedContracts } from './undeployed-contracts.ts';
 import { WatcherIndex } from './watcher-index.ts';
@@ -25,6 +26,8 @@ export interface NetworkFollow {
   watchers: WatcherIndex;
   /** The network's state triggers' evaluation. */
   state: StateFollow;
+  /** When its next block can be due, from the heights seen (asked for from then on). */
+  pace: BlockPace;
 }
 
 interface ContractChecks {
@@ -67,6 +70,7 @@ export class NetworkFollows {
       contracts: new UndeployedContracts(pool, triggerFailureLimit, contractCheckMs),
       watchers: new WatcherIndex(pool.name),
       state: new StateFollow(pool.name, pool),
+      pace: new BlockPace(followPollMs),
     };
   }
 }

@@ -113,9 +113,10 @@ export function createAutomationActivities(deps: AutomationDeps) {
      * One round of the follower of `network`, which returns the runs it recorded. `toStart`: the
      * runs the round before returned, started here on the runs queue of `actionQueue` (the
      * deployment's by default) while this round reads, so that a round is the follower's only
-     * activity and wakes it once (workflows/block-follower.ts). A round retried starts them again: the run id is the workflow
-     * id, so a start repeated is the same start. A start Temporal refuses leaves its run to the
-     * reconciler, which starts every run recorded and not started: the round goes on.
+     * activity and wakes it once (workflows/block-follower.ts). A round retried starts them again:
+     * the run id is the workflow id, so a start repeated is the same start. A start Temporal
+     * refuses leaves its run to the reconciler, which starts every run recorded and not started:
+     * the round goes on.
      */
     async followBlocks(network: string, toStart: FiredRun[] = [], actionQueue?: string): Promise<FiredRun[]> {
       const target = {

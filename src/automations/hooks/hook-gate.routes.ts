@@ -13,7 +13,7 @@ import { LocalBuckets } from './local-buckets.ts';
 const hookRoute = /^\/v1\/hooks\/([^/?]+)\/?(?:\?|$)/;
 const routeTemplate = '/v1/hooks/:path';
 
-/** A request's answer, whole: a hook request refused over its rate. */
+/** Answers a hook request over its rate, whole, and says whether it did; any other it leaves alone. */
 type Refuse = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /**

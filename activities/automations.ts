@@ -111,11 +111,12 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     /**
      * One round of the follower of `network`, which returns the runs it recorded. `toStart`: the
-     * runs the round before returned, started here on `actionQueue` (the deployment's by default)
-     * while this round reads, so that a round is the follower's only activity and wakes it once
-     * (workflows/block-follower.ts). A round retried starts them again: the run id is the workflow
-     * id, so a start repeated is the same start. A start Temporal refuses leaves its run to the
-     * reconciler, which starts every run recorded and not started: the round goes on.
+     * runs the round before returned, started here on the runs queue of `actionQueue` (the
+     * deployment's by default) while this round reads, so that a round is the follower's only
+     * activity and wakes it once (workflows/block-follower.ts). A round retried starts them again:
+     * the run id is the workflow id, so a start repeated is the same start. A start Temporal
+     * refuses leaves its run to the reconciler, which starts every run recorded and not started:
+     * the round goes on.
      */
     async followBlocks(network: string, toStart: FiredRun[] = [], actionQueue?: string): Promise<FiredRun[]> {
       const target = {
@@ -143,8 +144,8 @@ export function createAutomationActivities(deps: AutomationDeps) {
 
     /**
      * Starts fired runs' actions for the loops every account shares (workflows/start-runs.ts), on
-     * `taskQueue` or the deployment's; `again`: the sweep's, which starts again a run whose workflow
-     * closed while its row still runs. Heartbeats after each start.
+     * the runs queue of `taskQueue` or of the deployment's; `again`: the sweep's, which starts again
+     * a run whose workflow closed while its row still runs. Heartbeats after each start.
      */
     startRuns: (runs: FiredRun[], taskQueue?: string, again = false) =>
       startRuns(

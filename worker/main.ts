@@ -4,6 +4,7 @@ import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { temporalLogging } from '../src/temporal/runtime-logger.ts';
 import { serveWorkerMetrics } from './metrics-server.ts';
+import { runsTaskQueue } from '../src/temporal/task-queues.ts';
 import { openWorker, runWorkers } from './worker.ts';
 
 /**
@@ -18,7 +19,8 @@ export async function runWorker(config: Config): Promise<void> {
     config.worker.metricsPort === 0
       ? undefined
       : await serveWorkerMetrics(config.worker.metricsPort, metricsToken(config.secrets), log);
-  log.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address });
+  const { taskQueue, address } = config.temporal;
+  log.info('polling', { taskQueue, runsTaskQueue: runsTaskQueue(taskQueue), address });
   try {
     await runWorkers(handle);
   } finally {

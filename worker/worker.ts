@@ -10,13 +10,15 @@ import type { FiredRun } from '../activities/automations.ts';
 import { createReconcilerActivities, type ReconcilerControl } from '../src/recovery/reconciler-activities.ts';
 import { egressPolicy } from '../src/egress/egress-policy.ts';
 import { openReceiptSigner } from '../src/functions/execution-receipt.ts';
-import { followerTaskQueue } from '../src/temporal/task-queues.ts';
+import { followerTaskQueue, runsTaskQueue } from '../src/temporal/task-queues.ts';
 import { runStartsInFlight } from '../src/shared/run-starts.ts';
 import { prebuiltWorkflowBundle } from './bundle.ts';
 import { UnwatchedWorker } from './unwatched-worker.ts';
 
 interface WorkerHandle {
   worker: Worker;
+  /** The automation runs' worker, on their own task queue. */
+  runs: Worker | undefined;
   /** The block follower's worker, on its own task queue. */
   follower: Worker | undefined;
   /** Closes what the workers opened, once they have stopped. */
@@ -26,7 +28,8 @@ interface WorkerHandle {
 /**
  * `worker`: a worker process, every task of the queue. `api`: the API process's own worker, which
  * takes the first task of the runs the API starts eagerly and runs their code as local activities
- * in process; regular activities (block reads, price checks, relays) stay with the worker processes.
+ * in process; regular activities (block reads, price checks, relays) stay with the worker processes,
+ * and so do automation runs, on a queue the API does not poll (runsWorker).
  */
 type WorkerRole = 'worker' | 'api';
 
@@ -90,12 +93,27 @@ async function workerBasics(
 
 type WorkerBasics = Awaited<ReturnType<typeof workerBasics>>;
 
-function mainWorker(config: Config, role: WorkerRole, { activities, options }: WorkerBasics) {
+function mainWorker(config: Config, role: WorkerRole, basics: WorkerBasics) {
+  return queueWorker(config, config.temporal.taskQueue, role === 'worker', basics);
+}
+
+/**
+ * The automation runs' worker, on their own task queue (src/temporal/task-queues.ts): a worker
+ * process's only. A run's regular activities (prepares, relays, deliveries) default to its
+ * workflow's queue, so it runs them too. It takes the main worker's activities, the same instance:
+ * the runs' code shares one set of isolates and one NEOFLOW_WORKER_MAX_RUNS across both queues,
+ * and each account its shares of them; Temporal's task slots are each worker's own.
+ */
+function runsWorker(config: Config, basics: WorkerBasics) {
+  return queueWorker(config, runsTaskQueue(config.temporal.taskQueue), true, basics);
+}
+
+function queueWorker(config: Config, taskQueue: string, nonLocal: boolean, { activities, options }: WorkerBasics) {
   return UnwatchedWorker.create({
     ...options,
-    taskQueue: config.temporal.taskQueue,
+    taskQueue,
     activities,
-    enableNonLocalActivities: role === 'worker',
+    enableNonLocalActivities: nonLocal,
     maxConcurrentActivityTaskExecutions: config.worker.maxActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxWorkflowTasks,
     // A function's run is a local activity in its workflow's task: one of each per run in progress.
@@ -130,13 +148,14 @@ function followerWorker(config: Config, { activities, options, networks }: Worke
 }
 
 /**
- * A worker process's workers over resources of their own, closed with them: the main one and, unless
- * `follower` is false (a test that drives the main worker alone), the block follower's. A worker
- * that is made must be run before the resources close. `log`: the process's (a test's: a new one).
+ * A worker process's workers over resources of their own, closed with them: the main one and,
+ * unless `mainOnly` (a test that drives the main worker alone), the runs' and the block follower's.
+ * A worker that is made must be run before the resources close. `log`: the process's (a test's: a
+ * new one).
  */
 export async function openWorker(
   config: Config,
-  { follower = true, log = createLogger('worker', config.logLevel) }: { follower?: boolean; log?: Logger } = {},
+  { mainOnly = false, log = createLogger('worker', config.logLevel) }: { mainOnly?: boolean; log?: Logger } = {},
 ): Promise<WorkerHandle> {
   const resources = await openResources(config, log);
   try {
@@ -144,7 +163,8 @@ export async function openWorker(
     const worker = await mainWorker(config, 'worker', basics);
     return {
       worker,
-      follower: follower ? await followerWorker(config, basics) : undefined,
+      runs: mainOnly ? undefined : await runsWorker(config, basics),
+      follower: mainOnly ? undefined : await followerWorker(config, basics),
       close: () => closeResources(resources),
     };
   } catch (error) {
@@ -157,14 +177,18 @@ export async function openWorker(
  * Runs the workers of a handle until all stop; one that stops (shut down, or failed) stops the
  * other, and a failure is thrown once all have stopped.
  */
-export async function runWorkers(handle: Pick<WorkerHandle, 'worker' | 'follower'>): Promise<void> {
-  const workers = [handle.worker, ...(handle.follower ? [handle.follower] : [])];
-  const runs = workers.map((worker) => worker.run().finally(() => shutdownWorkers(handle)));
-  const failed = (await Promise.allSettled(runs)).find((ended) => ended.status === 'rejected');
+export async function runWorkers(handle: WorkerSet): Promise<void> {
+  const running = workersOf(handle).map((worker) => worker.run().finally(() => shutdownWorkers(handle)));
+  const failed = (await Promise.allSettled(running)).find((ended) => ended.status === 'rejected');
   if (failed) throw failed.reason;
 }
 
 /** Asks the running workers of a handle to stop; runWorkers settles once they have. */
-export function shutdownWorkers(handle: Pick<WorkerHandle, 'worker' | 'follower'>) {
-  for (const worker of [handle.worker, handle.follower]) if (worker?.getState() === 'RUNNING') worker.shutdown();
+export function shutdownWorkers(handle: WorkerSet) {
+  for (const worker of workersOf(handle)) if (worker.getState() === 'RUNNING') worker.shutdown();
 }
+
+type WorkerSet = Pick<WorkerHandle, 'worker' | 'runs' | 'follower'>;
+
+const workersOf = ({ worker, runs, follower }: WorkerSet) =>
+  [worker, runs, follower].filter((made): made is Worker => made !== undefined);

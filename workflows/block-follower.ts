@@ -27,7 +27,7 @@ const startedByNextRound = 'follower-rounds-start-runs';
  * blocks once, records the runs of every matching automation with the cursor, and starts the
  * actions of the runs the round before recorded. The cursor lives in PostgreSQL, committed with
  * the runs. It runs on a task queue of its own (src/temporal/task-queues.ts); its actions run on
- * `actionQueue`, the deployment's.
+ * the runs queue of `actionQueue`, the deployment's.
  *
  * One activity per round, and nothing else: the follower is woken once a round (once a block at the
  * head), whatever runs it starts. Its runs are no children of it, and no start activities either:

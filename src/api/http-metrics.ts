@@ -25,6 +25,19 @@ export const httpMetrics: Middleware = async (ctx, next) => {
   }
 };
 
+/**
+ * Counts and times answers given before Koa (a hook over its rate: src/app/server.ts) as
+ * `httpMetrics` does its own, under `route`; call it with the time the request came in.
+ */
+export function answerCounter(method: string, route: string, status: number) {
+  const requests = httpRequests.labels({ method, route, status: String(status) });
+  const duration = httpDuration.labels({ method, route });
+  return (startedMs: number) => {
+    requests.inc();
+    duration.observe((performance.now() - startedMs) / 1000);
+  };
+}
+
 function routeLabel(path: string, matched: unknown): string {
   if (typeof matched === 'string') return matched;
   return isProtected(path) ? `/v1/${path.split('/')[2]}/*` : 'unmatched';

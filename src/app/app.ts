@@ -4,7 +4,7 @@ import { RequestContext } from '@mikro-orm/postgresql';
 import type { Resources } from '../resources.ts';
 import { accountRoutes } from '../account/account.routes.ts';
 import { automationsRoutes } from '../automations/automations.routes.ts';
-import { hookGate, hooksRoutes, loggableHookPath } from '../automations/hooks/hooks.routes.ts';
+import { hooksRoutes, loggableHookPath } from '../automations/hooks/hooks.routes.ts';
 import { stopAutomationsOfFunction } from '../automations/automations.service.ts';
 import type { TriggerControl } from '../automations/triggers.control.ts';
 import type { LocalRuns } from '../functions/local-runs.ts';
@@ -62,8 +62,6 @@ export function createApp(
   if (checkAnswers) app.use(checkAnswers(areas));
   app.use(requestId);
   app.use(httpMetrics);
-  // A hook request over its rate is refused here, before anything of the rest costs it.
-  app.use(hookGate(resources.config.hookRates.perAutomation, resources.log));
   app.use(requestLog(resources.log, (path) => loggableHookPath(loggablePath(path))));
   app.use(errorHandler(resources.log));
   app.use((_ctx, next) => RequestContext.create(resources.orm.em, next));

@@ -1,4 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type Koa from 'koa';
+import { hookGate } from '../automations/hooks/hook-gate.routes.ts';
 import { PortInUseError } from '../net/ports.ts';
 import { createApp, type ApiResources } from './app.ts';
 
@@ -11,8 +13,7 @@ interface RunningApi {
 /** Serves the API over `resources` until `close`. */
 export async function startApi(resources: ApiResources): Promise<RunningApi> {
   const { config, log } = resources;
-  const handle = createApp(resources).callback();
-  const server = createServer((request, response) => void handle(request, response));
+  const server = createServer(apiListener(resources, createApp(resources)));
   await listen(server, config.api.host, config.api.port);
   const url = `http://${config.api.host}:${config.api.port}`;
   log.info('listening', { url });
@@ -23,6 +24,19 @@ export async function startApi(resources: ApiResources): Promise<RunningApi> {
         server.close(() => resolveClose());
         server.closeIdleConnections();
       }),
+  };
+}
+
+/**
+ * What the HTTP server hands each request to: a hook request over its rate is refused before Koa
+ * makes a context (hook-gate.routes.ts), at about a bare server's cost, so that a flood to one hook
+ * leaves the process to other accounts' requests; every other request goes to `app`.
+ */
+export function apiListener({ config, log }: ApiResources, app: Koa): RequestListener {
+  const handle = app.callback();
+  const refused = hookGate(config.hookRates.perAutomation, log);
+  return (request, response) => {
+    if (!refused(request, response)) void handle(request, response);
   };
 }
 

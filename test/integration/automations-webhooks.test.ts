@@ -12,7 +12,7 @@ import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
 import { neoflow } from '../support/cli.ts';
-import { hooksReceived } from '../../src/metrics/metrics.ts';
+import { hooksReceived, httpRequests } from '../../src/metrics/metrics.ts';
 import { newHookPath } from '../../src/automations/hooks/hook-credentials.ts';
 
 // Inbound webhooks (issue 49): an outside system starts a run through the automation's own URL,
@@ -266,6 +266,42 @@ describe('repeats and rates', () => {
     request.destroy();
     expect(response.statusCode).toBe(429);
     expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a refusal over the rate as the route does: 429, Retry-After, the request id, the general envelope, counted under the route', async () => {
+    const url = `/v1/hooks/${newHookPath()}`;
+    for (let sent = 0; sent < hookRate; sent++) expect((await deliver(url, '{}')).status).toBe(404);
+    const counted = async () => ({
+      answers:
+        (await httpRequests.get()).values.find(
+          ({ labels }) => labels.route === '/v1/hooks/:path' && labels.status === '429' && labels.method === 'POST',
+        )?.value ?? 0,
+      refused: (await hooksReceived.get()).values.find(({ labels }) => labels.outcome === 'rate_limited')?.value ?? 0,
+    });
+    const before = await counted();
+    const response = await fetch(`${running.api.url}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-refused-1' },
+      body: '{}',
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('x-request-id')).toBe('req-refused-1');
+    const wait = Number(response.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(await response.json()).toEqual({
+      success: false,
+      error: {
+        code: 'rate_limit_exceeded',
+        message: `Requests to this hook are over the rate of ${hookRate} per 3600 s; retry in ${wait} s.`,
+        details: { limit: hookRate, windowSeconds: 3600, retryAfter: wait },
+      },
+    });
+    expect(await counted()).toEqual({ answers: before.answers + 1, refused: before.refused + 1 });
+    // Without an id of its own, the refusal carries a new one, as every answer does.
+    const unnamed = await fetch(`${running.api.url}${url}`, { method: 'POST', body: '{}' });
+    expect(unnamed.status).toBe(429);
+    expect(unnamed.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
 

@@ -66,7 +66,7 @@ async function runPingWithWorker(canary: string) {
   const config = loadConfig(
     testWorkerEnv(api.database.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }),
   );
-  const { worker, close } = await openWorker(config, { follower: false });
+  const { worker, close } = await openWorker(config, { mainOnly: true });
   try {
     const workflowId = `ping_${taskQueue}`;
     const run = api.services.temporal.client.workflow.execute('pingWorkflow', {

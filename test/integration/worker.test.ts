@@ -29,7 +29,7 @@ describe('worker', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'neoflow-worker-'));
     const taskQueue = `test-${Date.now()}`;
     const config = loadConfig(testWorkerEnv(db.url, { NEOFLOW_DATA_DIR: dataDir, NEOFLOW_TASK_QUEUE: taskQueue }));
-    const { worker, close } = await openWorker(config, { follower: false });
+    const { worker, close } = await openWorker(config, { mainOnly: true });
     try {
       const result = await worker.runUntil(
         client.workflow.execute<typeof pingWorkflow>('pingWorkflow', { taskQueue, workflowId: `ping_${taskQueue}` }),

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Router } from '@koa/router';
 import { inject } from 'vitest';
 import { createApp, type ApiResources } from '../../src/app/app.ts';
+import { apiListener } from '../../src/app/server.ts';
 import { triggerControlOf } from '../../src/automations/trigger-control.service.ts';
 import { openNetworks } from '../../src/chain/nodes/networks.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -66,8 +67,7 @@ export async function startTestApi(
   // As every API start does: whatever dies between a row and its workflow's start is swept.
   const { taskQueue } = config.temporal;
   await ensureRecoveryLoop(temporal.client, taskQueue, config.recovery.intervalMs);
-  const handle = createApp(services, extraRouters, answerCheck).callback();
-  const server = createServer((request, response) => void handle(request, response));
+  const server = createServer(apiListener(services, createApp(services, extraRouters, answerCheck)));
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -1,7 +1,7 @@
 import type { Rate } from '../../ratelimit/rate.ts';
 
 /**
- * Token buckets held by one API process, one per hook path, taken by `hookGate` (hooks.routes.ts)
+ * Token buckets held by one API process, one per hook path, taken by `hookGate` (hook-gate.routes.ts)
  * in front of the shared buckets of PostgreSQL (hooks.control.ts): a flood to one path is refused
  * there, before it costs a body read, a statement or a log line, so it cannot take the pool's
  * connections or the event loop from other accounts' requests. Each process allows at most the

@@ -8,6 +8,7 @@ import { recordRuns, runNotFound, type FiredRun } from './fires.ts';
 import { assertTransactionSettled } from './transaction-settled.ts';
 import type { NeoRpc } from '../../chain/rpc.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
+import { runsTaskQueue } from '../../temporal/task-queues.ts';
 import { runStatus } from '../../shared/outcomes.ts';
 import { audit } from '../../audit/audit.ts';
 import type { Actor } from '../../audit/actor.ts';
@@ -73,10 +74,11 @@ async function startRun(
   return { id: run.id, status: runStatus.running, startedAt: run.startedAt.toISOString() };
 }
 
+/** On the runs' task queue, as every run started through the client (start-runs.ts): worker processes run it. */
 async function startActionWorkflow(control: RunStarter, run: FiredRun) {
   await control.client.workflow.start<RunActionWorkflow>('runAction', {
     workflowId: run.runId,
-    taskQueue: control.taskQueue,
+    taskQueue: runsTaskQueue(control.taskQueue),
     args: [run.runId],
     typedSearchAttributes: run.labels,
   });

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import { attributeKeys } from '../../shared/workflow-attributes.ts';
 import type { RunActionWorkflow } from '../../shared/workflow-signatures.ts';
+import { runsTaskQueue } from '../../temporal/task-queues.ts';
 import type { FiredRun } from './fires.ts';
 
 /** Starts at once at most: a batch asks Temporal a few at a time, never a hundred calls together. */
@@ -9,7 +10,7 @@ const startsAtOnce = 8;
 
 interface RunStart {
   client: Client;
-  /** Where the runs' workflows go: the deployment's task queue. */
+  /** The deployment's task queue: the runs' workflows go on its runs queue (src/temporal/task-queues.ts). */
   taskQueue: string;
   /**
    * `REJECT_DUPLICATE` for runs just recorded: a workflow under the run's id, open or closed, is its
@@ -20,9 +21,10 @@ interface RunStart {
 }
 
 /**
- * Starts each run's action through the client, under the run id as its workflow id: no parent
- * holds it as a child, so no number of runs in flight reaches Temporal's limit of pending children
- * on the follower, a price poller or the reconciler (docs/deployment.md). A start repeated (an
+ * Starts each run's action through the client, on the runs' task queue that worker processes alone
+ * poll, under the run id as its workflow id: no parent holds it as a child, so no number of runs
+ * in flight reaches Temporal's limit of pending children on the follower, a price poller or the
+ * reconciler (docs/deployment.md). A start repeated (an
  * activity retried) is the same start: the id is taken. Every run is tried, `beat` called after
  * each; if any failed, the first failure is thrown once all were tried.
  */
@@ -47,7 +49,7 @@ async function startRun(target: RunStart, run: FiredRun): Promise<void> {
   try {
     await target.client.workflow.start<RunActionWorkflow>('runAction', {
       workflowId: run.runId,
-      taskQueue: target.taskQueue,
+      taskQueue: runsTaskQueue(target.taskQueue),
       args: [run.runId],
       typedSearchAttributes: run.labels,
       workflowIdReusePolicy: target.reuse,

@@ -174,8 +174,13 @@ async function recordFirings(em: EntityManager, firings: Firing[]): Promise<Fire
 async function waitForBlock(deps: FollowDeps, next: number): Promise<number> {
   const deadline = Date.now() + idleRoundMs;
   for (;;) {
-    if (Date.now() >= deps.pace.quietUntil(next)) deps.pace.note(await deps.neo.getBlockCount(), Date.now());
-    const count = deps.pace.count;
+    // Unasked, the count is the highest seen, which is not past `next` (quietUntil). Asked, it is
+    // the node's own: one behind the others after a failover is waited for, not read past its head.
+    let count = deps.pace.count;
+    if (Date.now() >= deps.pace.quietUntil(next)) {
+      count = await deps.neo.getBlockCount();
+      deps.pace.note(count, Date.now());
+    }
     deps.state.recordDone(stateRecorder(deps));
     if (count > next || deps.state.recorded || Date.now() >= deadline) return count;
     deps.beat();

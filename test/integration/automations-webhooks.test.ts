@@ -145,6 +145,17 @@ describe('a token webhook', () => {
     expect((await counted()) - before).toBe(4);
   });
 
+  it("answers a path of no hook's shape with the same 404 before reading its body (no 413 for an oversized one)", async () => {
+    const known = await deliver('/v1/hooks/hk_unknownunknownunknownunknown12', '{}');
+    const counted = async () =>
+      (await hooksReceived.get()).values.find((v) => v.labels.outcome === 'not_found')?.value ?? 0;
+    const before = await counted();
+    const oversized = await deliver('/v1/hooks/made-up', JSON.stringify({ pad: 'x'.repeat(512 * 1024) }));
+    expect(oversized.status).toBe(404);
+    expect(oversized.body).toEqual(known.body);
+    expect((await counted()) - before).toBe(1);
+  });
+
   it('records nothing while paused (409), and refuses a rotated token at once', async () => {
     const created = await webhookAutomation(await noop());
     const { token, url } = created.trigger;

@@ -41,8 +41,6 @@ describe('the hook gate', () => {
       ['GET', `/v1/hooks/${path}`],
       ['POST', `/v1/hooks/${path}/more`],
       ['POST', `/v1/automations/${path}`],
-      ['POST', '/v1/hooks/not-a-hook-path'],
-      ['POST', '/v1/hooks/not-a-hook-path'],
       ['POST', '/v1/hooks/%E0%A4%A'],
     ] as const) {
       expect(send(gate, method, target).refused, `${method} ${target}`).toBe(false);
@@ -72,5 +70,23 @@ describe('the hook gate', () => {
       },
     });
     expect(send(gate, 'POST', url, { 'x-request-id': 'bad id!' }).headers!['X-Request-Id']).toMatch(/^req_/);
+  });
+
+  it("answers a path of no hook's shape with the route's 404 before its body, whatever the bucket", () => {
+    const gate = hookGate(rate, log);
+    for (const target of ['/v1/hooks/not-a-hook-path', '/v1/hooks/not-a-hook-path', '/v1/hooks/hk_short?x=1']) {
+      const answer = send(gate, 'POST', target, { 'x-request-id': 'req-from-client' });
+      expect(answer.refused, target).toBe(true);
+      expect(answer.status).toBe(404);
+      expect(answer.headers).toEqual({
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': String(answer.body!.length),
+        'X-Request-Id': 'req-from-client',
+      });
+      expect(JSON.parse(answer.body!.toString('utf8'))).toEqual({
+        success: false,
+        error: { code: 'not_found', message: 'No hook at this path accepts these credentials.', details: {} },
+      });
+    }
   });
 });

@@ -44,7 +44,7 @@ interface HookServices extends WorkflowStarter {
 }
 
 /** One answer for an unknown path and for wrong credentials: a client cannot tell them apart. */
-const hookNotFound = () => new AppError('not_found', 'No hook at this path accepts these credentials.');
+export const hookNotFound = () => new AppError('not_found', 'No hook at this path accepts these credentials.');
 
 const inactive = (status: string) =>
   new AppError('conflict', `The automation is ${status}: its hook records nothing until it is active.`);

@@ -46,14 +46,15 @@ export function hookGate(rate: Rate, log: Logger): Refuse {
     const started = performance.now();
     const path = request.method === 'POST' ? hookPathOf(request.url ?? '') : undefined;
     if (path === undefined) return false;
+    const shaped = looksLikeHookPath(path.value);
     // No hook has a path of another shape (its shape is no secret): the route's 404, before its body.
-    if (path.decoded && !looksLikeHookPath(path.value)) {
+    if (path.decoded && !shaped) {
       send(request, response, 404, notFound.answer);
       notFound.counted(started);
       unknownHook.inc();
       return true;
     }
-    const wait = looksLikeHookPath(path.value) ? local.take(path.value) : undefined;
+    const wait = shaped ? local.take(path.value) : undefined;
     if (wait === undefined) return false;
     send(request, response, 429, answerOf(wait));
     counted(started);

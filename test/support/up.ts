@@ -29,12 +29,15 @@ export async function startNeoflowUp(
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   await new Promise<void>((resolveReady, reject) => {
     const timer = setTimeout(() => reject(new Error(`neoflow up was not ready in time:\n${output}`)), timeoutMs);
+    let ready = false;
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (readyLine.test(output)) {
-        clearTimeout(timer);
-        resolveReady();
-      }
+      // Looked for only until it comes: a stack logging at info for minutes (a benchmark) made each
+      // chunk scan megabytes of output, stalling the loop of the process measuring it.
+      if (ready || !readyLine.test(output)) return;
+      ready = true;
+      clearTimeout(timer);
+      resolveReady();
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);

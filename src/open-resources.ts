@@ -17,7 +17,7 @@ export async function openResources(config: Config, log: Logger): Promise<Resour
   const networkSettings = requireSetting(config.neo.networks, 'NEO_RPC_URL');
   const payloadKeys = payloadKeysOf(config);
   const masterKeys = masterKeysOf(config);
-  const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl));
+  const orm = await reachable('DATABASE_URL', () => openOrm(databaseUrl, 'kept'));
   // Nodes out of reach are probed again later: a node down at start stops nothing else.
   const networks = await openNetworks(networkSettings, { log, agreement: config.neo.blockAgreement });
   try {

@@ -6,13 +6,16 @@
  * flood comes from `wrk` (Debian's, `apt-get install wrk`) in its own process, open loop on a
  * fixed schedule (bench/hook-flood.lua). Rounds of two blocks, alternated: B alone (the floor),
  * then B during the flood. B sends GET /v1/automations every BENCH_HOOK_PACE_MS, not waiting for
- * the answers. Printed per block and pooled: B's p50/p90/p99/max, the flood's answers (202, 429,
- * other) and the rate wrk reached, the API's and PostgreSQL's CPU, the API's event-loop delay and
+ * the answers. Printed per block and pooled: B's p50/p90/p99/max, its max by second of the block
+ * and its time inside the API (the API's request log: what a client elsewhere would see, less the
+ * network), this process's own loop delay (B's client shares the 2 cores it measures), the
+ * flood's answers (202, 429, other) and the rate wrk reached, the API's and PostgreSQL's CPU, the API's event-loop delay and
  * GC pauses (bench/loop-probe.ts); at the end, runs recorded against what the default rate allows
  * (a full bucket of 60 at each flood block's start, 6 a second after). Target: B's
  * max < 300 ms during the flood, read against the floor's own spread.
  */
 import { execFile, spawn } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,6 +72,12 @@ interface Block {
   /** The block's span, ms since 1970. */
   window: [number, number];
   b: number[];
+  /** B's slowest answer among those sent in each second of the block, ms. */
+  bMaxBySecond: number[];
+  /** The API's own time for B's requests (its request log: from the router's first middleware to the answer), ms. */
+  bInApi: { p99: number; max: number };
+  /** This process's event-loop delay, the longest, ms: B's client shares the machine it measures. */
+  clientLoopMaxMs: number;
   bFailed: number;
   flood?: Flood;
   cpu: Record<'api' | 'postgres' | 'temporal' | 'worker' | 'wrk', number>;
@@ -158,15 +167,26 @@ async function runBlock(
   });
   const machine = sampleMachine();
   const began = Date.now();
+  const startedAt = performance.now();
+  const logFrom = stack.output().length;
+  const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+  clientLoop.enable();
   const flood = kind === 'flood' ? runWrk(hook, seconds) : undefined;
   const b: number[] = [];
+  const bMaxBySecond = Array.from({ length: seconds }, () => 0);
   let bFailed = 0;
   const inFlight: Promise<void>[] = [];
   const pacer = setInterval(() => {
     const sent = performance.now();
     inFlight.push(
       bGet().then(
-        (status) => (status === 200 ? void b.push(performance.now() - sent) : void bFailed++),
+        (status) => {
+          if (status !== 200) return void bFailed++;
+          const took = performance.now() - sent;
+          b.push(took);
+          const second = Math.min(seconds - 1, Math.floor((sent - startedAt) / 1000));
+          bMaxBySecond[second] = Math.max(bMaxBySecond[second]!, took);
+        },
         () => void bFailed++,
       ),
     );
@@ -177,12 +197,17 @@ async function runBlock(
   const floodResult = await flood;
   const ended = Date.now();
   const cpu = groups.stop();
+  clientLoop.disable();
   const probe = await probeWindow(stack.probeFile, began, ended);
+  const inApi = stats(bTimesInApi(stack.output().slice(logFrom)));
   return {
     round,
     kind,
     window: [began, ended],
     b,
+    bMaxBySecond,
+    bInApi: { p99: inApi.p99, max: inApi.max },
+    clientLoopMaxMs: Math.max(0, clientLoop.max / 1e6 - 10),
     bFailed,
     ...(floodResult ? { flood: floodResult } : {}),
     cpu: {
@@ -304,12 +329,21 @@ async function runsOf(databaseUrl: string, automationId: string): Promise<number
   }
 }
 
+/** The API's own times for B's `GET /v1/automations`, from its request log lines (NEOFLOW_LOG_LEVEL info). */
+function bTimesInApi(logged: string): number[] {
+  return logged
+    .split('\n')
+    .filter((line) => line.includes('"method":"GET"') && line.includes('"path":"/v1/automations"'))
+    .map((line) => (JSON.parse(line.slice(line.indexOf('{'))) as { ms: number }).ms);
+}
+
 const floodRate = (flood: Flood) => flood.requests / (flood.durationUs / 1e6);
 
 /** Nearest-rank percentiles of B's latencies, in ms. */
 function stats(samples: number[]) {
   const sorted = [...samples].sort((x, y) => x - y);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  if (samples.length === 0) return { p50: 0, p90: 0, p99: 0, max: 0, n: 0 };
   return { p50: at(50), p90: at(90), p99: at(99), max: summarise(samples).max, n: samples.length };
 }
 
@@ -327,6 +361,8 @@ function blockLine(block: Block): string {
     .join(' ');
   return (
     `round ${block.round} ${block.kind.padEnd(5)}: B ${latencies(block.b)}, failed ${block.bFailed}${flood}; ` +
+    `B's max by second sent ${block.bMaxBySecond.map((value) => value.toFixed(0)).join(' ')} ms; ` +
+    `in the API p99 ${ms(block.bInApi.p99)} max ${ms(block.bInApi.max)}; this client's loop delay max ${ms(block.clientLoopMaxMs)}; ` +
     `cpu ${cpu}; machine ${block.busyPercent.toFixed(0)}% busy, load ${block.load}; ` +
     `api loop delay p99 ${ms(block.loop.p99)} max ${ms(block.loop.max)}, gc ${ms(block.gc.ms)} (longest ${ms(block.gc.maxMs)})` +
     (profileDir ? `; window ${block.window.join(' ')}` : '')
@@ -357,7 +393,12 @@ function report(blocks: Block[], recorded: { runs: number; acceptedInWarmUp: num
     ...(['floor', 'flood'] as const).map(
       (kind) =>
         `  B ${kind === 'floor' ? 'alone (floor)' : 'during flood '}: ${latencies(pooled(kind))}; ` +
-        `by block p99 ${byBlock(kind, (figures) => figures.p99).join(', ')} ms, max ${byBlock(kind, (figures) => figures.max).join(', ')} ms`,
+        `by block p99 ${byBlock(kind, (figures) => figures.p99).join(', ')} ms, max ${byBlock(kind, (figures) => figures.max).join(', ')} ms; ` +
+        `in the API, by block max ${of(kind)
+          .map((block) => block.bInApi.max.toFixed(0))
+          .join(', ')} ms; this client's loop delay max ${of(kind)
+          .map((block) => block.clientLoopMaxMs.toFixed(0))
+          .join(', ')} ms`,
     ),
     `  api CPU ${apiCpu('floor').toFixed(1)}% of a core alone, ${apiCpu('flood').toFixed(1)}% in the flood: ${cpuPerRequestUs.toFixed(0)} µs a flood request`,
     `  a refused request's CPU, closed loop, api's idle ${cost.idlePercent.toFixed(1)}% taken off: api ${cost.api.map((us) => us.toFixed(0)).join(', ')} µs ` +

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, invalidRequest } from '../../errors.ts';
+import type { AccountSlots } from '../../functions/account-slots.ts';
 import { newId } from '../../ids.ts';
 import { open, seal, type MasterKeys, type Sealed } from '../../crypto/envelope.ts';
 import { sealContexts } from '../../crypto/seal-contexts.ts';
@@ -39,6 +40,8 @@ interface HookRequest {
 
 interface HookServices extends WorkflowStarter {
   em: EntityManager;
+  /** This process's turns for admitted deliveries, by account (delivery-lanes.ts). */
+  lanes: AccountSlots;
   masterKeys: MasterKeys;
   rates: { perAutomation: Rate; perAccount: Rate };
 }
@@ -70,6 +73,18 @@ export async function acceptHook(services: HookServices, request: HookRequest) {
   const found = await findHook(em, request.path);
   if (!admitted(services.masterKeys, found, request)) return refuse('not_found', hookNotFound());
   if (found.status !== 'active') return refuse('inactive', inactive(found.status));
+  const turn = await services.lanes.take(found.account_id);
+  if (!turn) return refuse('rate_limited', overRate("this account's hooks", services.rates.perAccount, 1));
+  try {
+    return await recordDelivery(services, found, request);
+  } finally {
+    turn();
+  }
+}
+
+/** A delivery admitted: its rates taken, its run recorded once per delivery key and started. */
+async function recordDelivery(services: HookServices, found: FoundHook, request: HookRequest) {
+  const { em } = services;
   await takeRates(services, found);
   const trigger = found.trigger as WebhookTrigger;
   const body = request.raw.length === 0 ? null : parseOrRefuse(request);

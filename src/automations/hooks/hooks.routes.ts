@@ -4,6 +4,7 @@ import { areaRouter, route } from '../../api/route-kit.ts';
 import { parseJson, readRawBody } from '../../api/json-body.ts';
 import type { Resources } from '../../resources.ts';
 import type { WorkflowStarter } from '../../temporal/workflow-starter.ts';
+import { deliveryLanes } from './delivery-lanes.ts';
 import { acceptHook } from './hooks.control.ts';
 import { hookRunSchema } from './hook.view.ts';
 
@@ -19,6 +20,7 @@ export const loggableHookPath = (path: string) => path.replace(/^\/v1\/hooks\/[^
  */
 export function hooksRoutes(resources: Resources, starter: WorkflowStarter): Router {
   const { config } = resources;
+  const lanes = deliveryLanes(config.hookRates.perAccount);
   return areaRouter('/v1/hooks', [
     route({
       method: 'post',
@@ -35,7 +37,7 @@ export function hooksRoutes(resources: Resources, starter: WorkflowStarter): Rou
       handle: async ({ ctx, params }) => {
         const raw = await readRawBody(ctx, maxHookBodyBytes);
         const accepted = await acceptHook(
-          { ...starter, em: resources.em(), masterKeys: resources.masterKeys, rates: config.hookRates },
+          { ...starter, em: resources.em(), masterKeys: resources.masterKeys, rates: config.hookRates, lanes },
           {
             path: params.path,
             header: (name) => ctx.get(name),

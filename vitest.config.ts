@@ -47,13 +47,15 @@ export default defineConfig({
       // Two files at a time: most of an integration file's time is spent waiting (blocks, timers,
       // polls), not on CPU, and vitest's default of a worker per core but one leaves one at a time
       // on two cores. Each file has its own database and task queue (test/support/temporal.ts) on
-      // the shared PostgreSQL, Temporal and chain.
+      // the shared PostgreSQL, Temporal and chain. A group of its own: projects run together must
+      // have the same maxWorkers, and unit's is the machine's cores but one.
       {
         test: {
           ...integration,
           name: 'integration',
           exclude: integrationAlone,
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
       // Files that cannot share the machine, one at a time after the others (vitest runs a project

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.ts';
 import { ensureGoProgram, localKms } from '../../src/stack/binaries.ts';
@@ -23,11 +24,45 @@ declare module 'vitest' {
 
 const progress = (line: string) => process.stdout.write(`[setup] ${line}\n`);
 
+/** What this setup provides: the keys declared above. */
+type Provided = Pick<
+  ProvidedContext,
+  'adminDatabaseUrl' | 'templateDatabase' | 'temporalAddress' | 'neoRpcUrl' | 'devWallet' | 'neoGoPath' | 'localKmsPath'
+>;
+
+interface Started {
+  provided: Provided;
+  stop(): Promise<void>;
+}
+
+/**
+ * The services of both integration projects (vitest.config.ts: the files run two at a time, and
+ * those run alone), started once: vitest calls each project's global setup one after the other in
+ * its own main process, so the first call starts them, the next ones share them, and the last
+ * teardown stops them.
+ */
+const shared = globalThis as typeof globalThis & {
+  neoflowIntegrationServices?: { started: Promise<Started>; users: number };
+};
+
 /**
  * Real PostgreSQL, Temporal and neo-go for the integration tests: reused from DATABASE_URL,
  * TEMPORAL_ADDRESS and NEO_RPC_URL when set, else started here. Any failure fails the run.
  */
 export default async function setup(project: TestProject) {
+  const services = (shared.neoflowIntegrationServices ??= { started: startServices(), users: 0 });
+  services.users += 1;
+  const { provided, stop } = await services.started;
+  for (const key of Object.keys(provided) as (keyof Provided)[]) project.provide(key, provided[key]);
+  return async () => {
+    services.users -= 1;
+    if (services.users > 0) return;
+    delete shared.neoflowIntegrationServices;
+    await stop();
+  };
+}
+
+async function startServices(): Promise<Started> {
   const config = loadConfig();
   const scratch = await scratchDataDir('neoflow-it-');
   const reuse = { postgresUrl: config.postgres.url, temporalAddress: config.temporal.address };
@@ -47,16 +82,20 @@ export default async function setup(project: TestProject) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   });
-  project.provide('adminDatabaseUrl', services.postgresUrl);
-  project.provide('templateDatabase', template.name);
-  project.provide('temporalAddress', services.temporalAddress);
-  project.provide('neoRpcUrl', services.neoRpcUrl);
-  project.provide('devWallet', services.devWallet);
-  project.provide('neoGoPath', services.neoGoPath);
-  project.provide('localKmsPath', built.value);
-  return async () => {
-    await template.drop();
-    await services.stop();
-    await rm(scratch, { recursive: true, force: true });
+  return {
+    provided: {
+      adminDatabaseUrl: services.postgresUrl,
+      templateDatabase: template.name,
+      temporalAddress: services.temporalAddress,
+      neoRpcUrl: services.neoRpcUrl,
+      devWallet: services.devWallet,
+      neoGoPath: services.neoGoPath,
+      localKmsPath: built.value,
+    },
+    stop: async () => {
+      await template.drop();
+      await services.stop();
+      await rm(scratch, { recursive: true, force: true });
+    },
   };
 }

@@ -16,7 +16,7 @@ import { masterKeysOf, payloadKeysOf } from '../../src/crypto/master-keys.ts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ensureRecoveryLoop, recoveryWorkflowId } from '../../src/recovery/recovery-loop.ts';
 import { createWorker } from '../../worker/worker.ts';
-import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv } from './temporal.ts';
+import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv, testTaskQueue } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { answerCheck } from './answer-check.ts';
 
@@ -43,7 +43,14 @@ export async function startTestApi(
 ): Promise<TestApi> {
   const database = await createTestDatabase();
   const temporal = await connectTestTemporal(temporalAddress);
-  const config = loadConfig({ NEOFLOW_ENV: 'test', ...testSecretsEnv, ...testEgressEnv, ...testIntervalsEnv, ...env });
+  const config = loadConfig({
+    NEOFLOW_ENV: 'test',
+    NEOFLOW_TASK_QUEUE: testTaskQueue,
+    ...testSecretsEnv,
+    ...testEgressEnv,
+    ...testIntervalsEnv,
+    ...env,
+  });
   // A file that runs a chain of its own names it (NEO_RPC_URL or NEOFLOW_NETWORKS), for the API and its worker alike.
   const networks = await openNetworks(config.neo.networks ?? shorthandNetwork(inject('neoRpcUrl')), {
     log,

@@ -96,6 +96,8 @@ export async function startFaultStack(scratch: string): Promise<FaultStack> {
       NEOFLOW_DATA_DIR: await withSharedBundleCache(join(scratch, 'data')),
       // The reconciler's sweep is what heals the faults: every few seconds here, not every minute.
       NEOFLOW_RECOVERY_SECONDS: '3',
+      // The worker's queue for the API too, which startApiProcess would give the file's (testWorkerEnv).
+      NEOFLOW_TASK_QUEUE: config.temporal.taskQueue,
       ...testSecretsEnv,
       ...testEgressEnv,
     };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { connectTemporal } from '../../src/temporal/connect.ts';
 
@@ -25,11 +26,19 @@ export const testEgressEnv = { NEOFLOW_EGRESS_ALLOW: '127.0.0.1' };
 /** Tests fire schedules and read prices every second, under the 10 s a deployment allows by default. */
 export const testIntervalsEnv = { NEOFLOW_SHORTEST_SCHEDULE_SECONDS: '1', NEOFLOW_SHORTEST_POLL_SECONDS: '1' };
 
-/** What a worker or `neoflow api` under test needs: the shared services, this file's database, the test keys. */
+/**
+ * This test file's task queue (each file loads its own modules), which its APIs and workers poll
+ * unless told another: files run two at a time on the shared Temporal never take each other's
+ * work, nor share a reconciler or a block follower (their workflow ids name the queue).
+ */
+export const testTaskQueue = `test-${randomBytes(4).toString('hex')}`;
+
+/** What a worker or `neoflow api` under test needs: the shared services, this file's database and task queue, the test keys. */
 export const testWorkerEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
   TEMPORAL_ADDRESS: inject('temporalAddress'),
   NEO_RPC_URL: inject('neoRpcUrl'),
   DATABASE_URL: databaseUrl,
+  NEOFLOW_TASK_QUEUE: testTaskQueue,
   ...testSecretsEnv,
   ...testEgressEnv,
   ...testIntervalsEnv,

@@ -47,8 +47,8 @@ const poolSize = 10;
  * `idle-closed`: a connection idle for 10 s is closed (a command, a test). `kept`: a service's
  * pool keeps its connections once opened, as a fixed-size pool: a new one costs PostgreSQL a
  * backend's start (a fork, its catalog caches filled again) just when a burst asks for it, and
- * every request waiting for a connection meanwhile waits for that (bench:hook-flood: another
- * account's reads at a flood's start waited up to 616 ms in the API, 311 ms with the pool kept).
+ * every request waiting for a connection meanwhile waits for that (docs/performance.md, "Inbound
+ * webhooks under a flood").
  */
 export type PoolUse = 'idle-closed' | 'kept';
 

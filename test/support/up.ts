@@ -33,7 +33,7 @@ export async function startNeoflowUp(
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // Looked for only until it comes: a stack logging at info for minutes (a benchmark) made each
-      // chunk scan megabytes of output, stalling the loop of the process measuring it.
+      // chunk scan the whole output so far, stalling the loop of the process measuring it.
       if (ready || !readyLine.test(output)) return;
       ready = true;
       clearTimeout(timer);

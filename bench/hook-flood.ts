@@ -8,15 +8,15 @@
  * then B during the flood. B sends GET /v1/automations every BENCH_HOOK_PACE_MS, not waiting for
  * the answers. Printed per block and pooled: B's p50/p90/p99/max, its max by second of the block
  * and its time inside the API (the API's request log: what a client elsewhere would see, less the
- * network), this process's own loop delay (B's client shares the 2 cores it measures), the
- * flood's answers (202, 429, other) and the rate wrk reached, the API's and PostgreSQL's CPU, the API's event-loop delay and
- * GC pauses (bench/loop-probe.ts); at the end, runs recorded against what the default rate allows
+ * network), B's client's own loop delay (a process of its own, bench/hook-flood-client.ts, on the
+ * 2 cores it measures), the flood's answers (202, 429, other) and the rate wrk reached, the API's
+ * and PostgreSQL's CPU, the API's event-loop delay and GC pauses (bench/loop-probe.ts); at the end, runs recorded against what the default rate allows
  * (a full bucket of 60 at each flood block's start, 6 a second after). Target: B's
  * max < 300 ms during the flood, read against the floor's own spread.
  */
 import { execFile, spawn } from 'node:child_process';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { countFrom, ms, perSecond, printReport, progress, runBench, summarise } from './measure.ts';
 import { loadLine, sampleGroups, sampleMachine } from './proc.ts';
+import type { ClientReport } from './hook-flood-client.ts';
 import { apiClient } from './scratch-stack.ts';
 import { startUpStack, type UpStack } from './up-stack.ts';
 
@@ -43,6 +44,7 @@ const logLevel = process.env.BENCH_HOOK_LOG_LEVEL ?? 'info';
 const profileDir = process.env.BENCH_HOOK_CPU_PROF;
 const targetMaxMs = 300;
 const warmUpSeconds = 3;
+const clientScript = new URL('./hook-flood-client.ts', import.meta.url).pathname;
 const luaScript = new URL('./hook-flood.lua', import.meta.url).pathname;
 const probeModule = new URL('./loop-probe.ts', import.meta.url).pathname;
 
@@ -76,7 +78,7 @@ interface Block {
   bMaxBySecond: number[];
   /** The API's own time for B's requests (its request log: from the router's first middleware to the answer), ms. */
   bInApi: { p99: number; max: number };
-  /** This process's event-loop delay, the longest, ms: B's client shares the machine it measures. */
+  /** B's client's event-loop delay, the longest, ms: it shares the machine it measures. */
   clientLoopMaxMs: number;
   bFailed: number;
   flood?: Flood;
@@ -84,7 +86,7 @@ interface Block {
   busyPercent: number;
   load: string;
   loop: { p99: number; max: number };
-  gc: { ms: number; maxMs: number };
+  gc: { ms: number; maxMs: number; majorMaxMs: number };
 }
 
 async function start(report: typeof progress): Promise<Stack> {
@@ -112,7 +114,6 @@ async function measure(stack: Stack) {
     if (!error.stdout?.startsWith('wrk')) throw new Error('bench:hook-flood needs wrk: apt-get install -y wrk');
   });
   const a = apiClient<Answer>(stack);
-  const b = apiClient<Answer>({ apiUrl: stack.apiUrl, apiKey: await stack.keyOf('bench-b') });
   const deployed = await a('POST', '/functions', {
     name: 'hook-noop',
     code: 'module.exports = async () => 1;',
@@ -126,19 +127,24 @@ async function measure(stack: Stack) {
   });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
   const hook = { url: `${stack.apiUrl}${created.body.trigger!.url}`, token: created.body.trigger!.token };
-  const bGet = async () => (await b('GET', '/automations')).status;
+  const bClient = await startClient(`${stack.apiUrl}/v1/automations`, await stack.keyOf('bench-b'));
 
-  // Warm-up, both paths alike: B's reads and a short flood, their figures not counted.
-  await runBlock(stack, 0, 'floor', bGet, hook, warmUpSeconds);
-  const warm = await runBlock(stack, 0, 'flood', bGet, hook, warmUpSeconds);
-  progress(`warmed up: ${blockLine(warm)}`);
   const blocks: Block[] = [];
-  for (let round = 1; round <= counts.rounds; round++) {
-    for (const kind of ['floor', 'flood'] as const) {
-      const block = await runBlock(stack, round, kind, bGet, hook, counts.blockSeconds);
-      progress(blockLine(block));
-      blocks.push(block);
+  let warm: Block;
+  try {
+    // Warm-up, both paths alike: B's reads and a short flood, their figures not counted.
+    await runBlock(stack, 0, 'floor', bClient, hook, warmUpSeconds);
+    warm = await runBlock(stack, 0, 'flood', bClient, hook, warmUpSeconds);
+    progress(`warmed up: ${blockLine(warm)}`);
+    for (let round = 1; round <= counts.rounds; round++) {
+      for (const kind of ['floor', 'flood'] as const) {
+        const block = await runBlock(stack, round, kind, bClient, hook, counts.blockSeconds);
+        progress(blockLine(block));
+        blocks.push(block);
+      }
     }
+  } finally {
+    bClient.stop();
   }
   const runs = await runsOf(stack.databaseUrl, created.body.id!);
   // A made-up path of a hook's shape has a bucket as a hook does, but the few it lets through
@@ -154,7 +160,7 @@ async function runBlock(
   stack: Stack,
   round: number,
   kind: Block['kind'],
-  bGet: () => Promise<number>,
+  bClient: BClient,
   hook: { url: string; token: string },
   seconds: number,
 ): Promise<Block> {
@@ -167,48 +173,23 @@ async function runBlock(
   });
   const machine = sampleMachine();
   const began = Date.now();
-  const startedAt = performance.now();
   const logFrom = stack.output().length;
-  const clientLoop = monitorEventLoopDelay({ resolution: 10 });
-  clientLoop.enable();
   const flood = kind === 'flood' ? runWrk(hook, seconds) : undefined;
-  const b: number[] = [];
-  const bMaxBySecond = Array.from({ length: seconds }, () => 0);
-  let bFailed = 0;
-  const inFlight: Promise<void>[] = [];
-  const pacer = setInterval(() => {
-    const sent = performance.now();
-    inFlight.push(
-      bGet().then(
-        (status) => {
-          if (status !== 200) return void bFailed++;
-          const took = performance.now() - sent;
-          b.push(took);
-          const second = Math.min(seconds - 1, Math.floor((sent - startedAt) / 1000));
-          bMaxBySecond[second] = Math.max(bMaxBySecond[second]!, took);
-        },
-        () => void bFailed++,
-      ),
-    );
-  }, counts.paceMs);
-  await new Promise((resolveBlock) => setTimeout(resolveBlock, seconds * 1000));
-  clearInterval(pacer);
-  await Promise.all(inFlight);
+  const client = await bClient.block(seconds);
   const floodResult = await flood;
   const ended = Date.now();
   const cpu = groups.stop();
-  clientLoop.disable();
   const probe = await probeWindow(stack.probeFile, began, ended);
   const inApi = stats(bTimesInApi(stack.output().slice(logFrom)));
   return {
     round,
     kind,
     window: [began, ended],
-    b,
-    bMaxBySecond,
+    b: client.times,
+    bMaxBySecond: client.maxBySecond,
     bInApi: { p99: inApi.p99, max: inApi.max },
-    clientLoopMaxMs: Math.max(0, clientLoop.max / 1e6 - 10),
-    bFailed,
+    clientLoopMaxMs: client.loopMaxMs,
+    bFailed: client.failed,
     ...(floodResult ? { flood: floodResult } : {}),
     cpu: {
       api: cpu.api.cpuPercent,
@@ -220,6 +201,32 @@ async function runBlock(
     busyPercent: machine.stop().busyPercent,
     load: loadLine(),
     ...probe,
+  };
+}
+
+/** B's client (bench/hook-flood-client.ts), started once: each block asks it for `seconds` of GETs. */
+interface BClient {
+  block: (seconds: number) => Promise<ClientReport>;
+  stop: () => void;
+}
+
+async function startClient(url: string, apiKey: string): Promise<BClient> {
+  const child = spawn(process.execPath, [clientScript, url, apiKey, String(counts.paceMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const line = await lines.next();
+    if (line.done) throw new Error("B's client exited");
+    return line.value;
+  };
+  if ((await next()) !== 'ready') throw new Error("B's client did not start");
+  return {
+    block: async (seconds) => {
+      child.stdin.write(`${seconds}\n`);
+      return JSON.parse(await next()) as ClientReport;
+    },
+    stop: () => child.kill(),
   };
 }
 
@@ -305,13 +312,21 @@ async function probeWindow(file: string, from: number, to: number) {
     .filter(Boolean)
     .map(
       (line) =>
-        JSON.parse(line) as { at: number; loop: { p99: number; max: number }; gc: { ms: number; maxMs: number } },
+        JSON.parse(line) as {
+          at: number;
+          loop: { p99: number; max: number };
+          gc: { ms: number; maxMs: number; majorMaxMs: number };
+        },
     )
     .filter(({ at }) => at > from && at <= to + 500);
   const most = (pick: (second: (typeof seconds)[number]) => number) => Math.max(0, ...seconds.map(pick));
   return {
     loop: { p99: most((second) => second.loop.p99), max: most((second) => second.loop.max) },
-    gc: { ms: seconds.reduce((sum, second) => sum + second.gc.ms, 0), maxMs: most((second) => second.gc.maxMs) },
+    gc: {
+      ms: seconds.reduce((sum, second) => sum + second.gc.ms, 0),
+      maxMs: most((second) => second.gc.maxMs),
+      majorMaxMs: most((second) => second.gc.majorMaxMs),
+    },
   };
 }
 
@@ -362,9 +377,9 @@ function blockLine(block: Block): string {
   return (
     `round ${block.round} ${block.kind.padEnd(5)}: B ${latencies(block.b)}, failed ${block.bFailed}${flood}; ` +
     `B's max by second sent ${block.bMaxBySecond.map((value) => value.toFixed(0)).join(' ')} ms; ` +
-    `in the API p99 ${ms(block.bInApi.p99)} max ${ms(block.bInApi.max)}; this client's loop delay max ${ms(block.clientLoopMaxMs)}; ` +
+    `in the API p99 ${ms(block.bInApi.p99)} max ${ms(block.bInApi.max)}; B's client's loop delay max ${ms(block.clientLoopMaxMs)}; ` +
     `cpu ${cpu}; machine ${block.busyPercent.toFixed(0)}% busy, load ${block.load}; ` +
-    `api loop delay p99 ${ms(block.loop.p99)} max ${ms(block.loop.max)}, gc ${ms(block.gc.ms)} (longest ${ms(block.gc.maxMs)})` +
+    `api loop delay p99 ${ms(block.loop.p99)} max ${ms(block.loop.max)}, gc ${ms(block.gc.ms)} (longest ${ms(block.gc.maxMs)}, major ${ms(block.gc.majorMaxMs)})` +
     (profileDir ? `; window ${block.window.join(' ')}` : '')
   );
 }
@@ -396,7 +411,7 @@ function report(blocks: Block[], recorded: { runs: number; acceptedInWarmUp: num
         `by block p99 ${byBlock(kind, (figures) => figures.p99).join(', ')} ms, max ${byBlock(kind, (figures) => figures.max).join(', ')} ms; ` +
         `in the API, by block max ${of(kind)
           .map((block) => block.bInApi.max.toFixed(0))
-          .join(', ')} ms; this client's loop delay max ${of(kind)
+          .join(', ')} ms; B's client's loop delay max ${of(kind)
           .map((block) => block.clientLoopMaxMs.toFixed(0))
           .join(', ')} ms`,
     ),

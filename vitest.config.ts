@@ -16,7 +16,6 @@ const integrationAlone = [
   'test/integration/functions-fairness.test.ts',
   'test/integration/functions-masking-load.test.ts',
   'test/integration/functions-work-conserving.test.ts',
-  'test/integration/payload-key-rotation.test.ts',
   'test/integration/replays-per-account.test.ts',
   'test/integration/schedule-listing.test.ts',
   'test/integration/state-trigger-lanes.test.ts',

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Client, ScheduleSummary } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { EncryptionCodec } from '../../src/temporal/codec.ts';
 import { connectTemporal } from '../../src/temporal/connect.ts';
@@ -63,4 +64,65 @@ describe('a payload-key rotation', () => {
       'the old key alone no longer opens it',
     ).rejects.toThrow(/unknown key id/);
   });
+
+  it('passes over schedules deleted since the listing, before their describe or their update', async () => {
+    const sealedUnderOldKey = async (prefix: string) => {
+      const scheduleId = `${prefix}-${randomBytes(4).toString('hex')}`;
+      await (
+        await clientWith(oldKey)
+      ).schedule.create({
+        scheduleId,
+        spec: { cronExpressions: ['0 0 1 1 *'] },
+        action: { type: 'startWorkflow', workflowType: 'scheduledFire', taskQueue: 'rotation', args: ['auto_gone'] },
+        state: { paused: true },
+      });
+      return scheduleId;
+    };
+    // Deleted before the pass: a listing that lags the delete (visibility's may) still names it.
+    const goneBeforeDescribe = await sealedUnderOldKey('gone-before-describe');
+    // Deleted between its describe, which finds it sealed under the old key, and its update.
+    const goneBeforeUpdate = await sealedUnderOldKey('gone-before-update');
+    const rotating = await clientWith(newKey, [oldKey]);
+    await rotating.schedule.getHandle(goneBeforeDescribe).delete();
+    closers.unshift(() =>
+      rotating.schedule
+        .getHandle(goneBeforeUpdate)
+        .delete()
+        .catch(() => undefined),
+    );
+
+    const listed: ScheduleSummary[] = [];
+    for await (const summary of rotating.schedule.list()) listed.push(summary);
+    const lagging = withSchedules(rotating, {
+      list: async function* () {
+        yield* listed;
+        yield { scheduleId: goneBeforeDescribe };
+      },
+      getHandle: (scheduleId: string) => {
+        const handle = rotating.schedule.getHandle(scheduleId);
+        if (scheduleId !== goneBeforeUpdate) return handle;
+        return Object.assign(Object.create(handle) as typeof handle, {
+          update: async (...args: Parameters<typeof handle.update>) => {
+            await handle.delete();
+            return handle.update(...args);
+          },
+        });
+      },
+    });
+
+    const rotated = await resealSchedules(lagging, new EncryptionCodec(newKey, [oldKey]));
+    expect(rotated.checked).toBeGreaterThanOrEqual(2);
+    expect(rotated.resealed).not.toContain(goneBeforeDescribe);
+    expect(rotated.resealed).not.toContain(goneBeforeUpdate);
+    await expect(
+      rotating.schedule.getHandle(goneBeforeUpdate).describe(),
+      'deleted before its update',
+    ).rejects.toThrow();
+  });
 });
+
+/** `client` with its schedule client's `list` and `getHandle` replaced: what a pass sees is set. */
+function withSchedules(client: Client, replaced: Record<'list' | 'getHandle', unknown>): Client {
+  const schedule = Object.assign(Object.create(client.schedule) as Client['schedule'], replaced);
+  return Object.assign(Object.create(client) as Client, { schedule });
+}

@@ -88,7 +88,8 @@ interface Block {
   clientLoopMaxMs: number;
   bFailed: number;
   flood?: Flood;
-  cpu: Record<'api' | 'postgres' | 'temporal' | 'worker' | 'wrk', number>;
+  /** Of the stack's processes (wrk has exited by the block's end, when the tree is read). */
+  cpu: Record<'api' | 'postgres' | 'temporal' | 'worker', number>;
   busyPercent: number;
   load: string;
   loop: { p99: number; max: number };
@@ -175,7 +176,6 @@ async function runBlock(
     postgres: /postgres/,
     temporal: /temporal/,
     worker: /neoflow\.js worker$/,
-    wrk: /^wrk /,
   });
   const machine = sampleMachine();
   const began = Date.now();
@@ -202,7 +202,6 @@ async function runBlock(
       postgres: cpu.postgres.cpuPercent,
       temporal: cpu.temporal.cpuPercent,
       worker: cpu.worker.cpuPercent,
-      wrk: cpu.wrk.cpuPercent,
     },
     busyPercent: machine.stop().busyPercent,
     load: loadLine(),

@@ -10,9 +10,10 @@
  * and its time inside the API (the API's request log: what a client elsewhere would see, less the
  * network), B's client's own loop delay (a process of its own, bench/hook-flood-client.ts, on the
  * 2 cores it measures), the flood's answers (202, 429, other) and the rate wrk reached, the API's
- * and PostgreSQL's CPU, the API's event-loop delay and GC pauses (bench/loop-probe.ts); at the end, runs recorded against what the default rate allows
- * (a full bucket of 60 at each flood block's start, 6 a second after). Target: B's
- * max < 300 ms during the flood, read against the floor's own spread.
+ * and PostgreSQL's CPU, the API's event-loop delay and GC pauses (bench/loop-probe.ts); at the
+ * end, runs recorded against what the default rate allows (a full bucket of 60 at each flood
+ * block's start, 6 a second after). Target: B's max < 300 ms during the flood, read against the
+ * floor's own spread.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,8 +42,8 @@ const counts = {
   /**
    * Seconds of B alone then of flood before the first measured block. A stack's first flood pays
    * its processes' first compiles of the delivery and run paths and their first full GC (B's max
-   * 390–630 ms in a 10 s first flood, 400–920 ms in the next when the first lasted 3 s); the
-   * target is the service's steady answer. The warm-up's figures are printed, not counted.
+   * 394–1,132 ms in a 10 s first flood; when the first lasted 3 s, the next paid it in 14 runs of
+   * 19, 301–924 ms): the target is the service's steady answer. The warm-up's figures are printed, not counted.
    */
   warmUpSeconds: countFrom('BENCH_HOOK_WARM_UP_SECONDS', 10),
 };
@@ -139,7 +140,7 @@ async function measure(stack: Stack) {
   const blocks: Block[] = [];
   let warm: Block;
   try {
-    // Warm-up, both paths alike: B's reads and a short flood, their figures not counted.
+    // Warm-up, both paths alike: B's reads alone, then a flood; their figures are not counted.
     await runBlock(stack, 0, 'floor', bClient, hook, counts.warmUpSeconds);
     warm = await runBlock(stack, 0, 'flood', bClient, hook, counts.warmUpSeconds);
     progress(`warmed up: ${blockLine(warm)}`);

@@ -1,7 +1,7 @@
 /**
  * Account B's client in bench:hook-flood, a process of its own as the flood's `wrk` is: the bench's
- * own work (the stack's output, a thousand log lines a second during a flood, and /proc samples)
- * would otherwise delay B's timers and answers in the loop that times them.
+ * own work (reading the stack's output and /proc) would otherwise delay B's timers and answers in
+ * the loop that times them.
  * `node bench/hook-flood-client.ts <url> <api key> <pace ms>` reads one GET (untimed, so that its
  * first timed one does not load `fetch`), prints `ready`, then for each line `<seconds>` on its
  * input sends GET <url> every <pace ms> for that long, not waiting for the answers, and prints one

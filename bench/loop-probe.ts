@@ -2,8 +2,9 @@
  * Loaded into the processes of a benchmark's stack with `NODE_OPTIONS=--import <this file>`; active
  * only in the one whose command is `BENCH_PROBE_COMMAND` (`neoflow api`, say). Once a second it
  * appends one JSON line to `BENCH_PROBE_FILE`: the time, the event loop's delay over the second
- * (p50, p99, max, in ms beyond the 10 ms timer that `monitorEventLoopDelay` samples with) and the garbage
- * collector's pauses (count, total and longest ms, and the longest of a full, mark-compact one). Nothing of it is part of Neoflow.
+ * (p50, p99, max, in ms beyond the 10 ms timer that `monitorEventLoopDelay` samples with) and the
+ * garbage collector's pauses (count, total and longest ms, and the longest of a full, mark-compact
+ * one). Nothing of it is part of Neoflow.
  */
 import { appendFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';

@@ -12,6 +12,7 @@ import { createTestDatabase } from '../support/database.ts';
 import { testMasters } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { closeServer } from '../support/close-server.ts';
 
 // Channel URLs, webhook header values and price-source URLs are write-only: stored sealed, shown
 // masked, and unsealed by the worker only to send.
@@ -32,11 +33,7 @@ async function startKeyedPrices(key: string) {
   return {
     url: `http://127.0.0.1:${port}/price/{asset}?key=${key}`,
     seen,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -9,6 +9,7 @@ import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { apiWithWorkerForThisFile } from '../support/worker.ts';
+import { closeServer } from '../support/close-server.ts';
 
 // The API and one worker process with the default slots (32 activities, 4 per account), and the
 // tests' shortest schedule interval (1 s) so that one account can fire webhooks every second.
@@ -39,8 +40,7 @@ beforeAll(async () => {
     expect((await client.call('POST', '/secrets', { name: 'HOOK', value: 'fair-shares-secret' })).status).toBe(201);
 });
 afterAll(async () => {
-  slow?.server.closeAllConnections();
-  slow?.server.close();
+  if (slow) await closeServer(slow.server);
   await fast?.close();
 });
 

@@ -18,6 +18,7 @@ import { until } from '../support/polling.ts';
 import { evaluatedAt as evaluatedAtMark } from '../support/state-marks.ts';
 import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { closeServer } from '../support/close-server.ts';
 
 // State-threshold triggers on the dev chain: the block follower reads GAS balances at the head.
 // The worker reaches the node through a proxy that counts its `invokefunction` calls.
@@ -347,10 +348,7 @@ async function countingProxy(target: string) {
       const reversed = Buffer.from(hash, 'hex').reverse().toString('hex');
       return invocations.filter((params) => params.includes(hash) || params.includes(reversed)).length;
     },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { egressFetch, EgressError, type Resolver } from '../../src/egress/egress-fetch.ts';
 import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
+import { closeServer } from '../support/close-server.ts';
 
 /** A server on loopback standing for an internal service: it counts what reaches it. */
 interface Internal {
@@ -56,11 +57,7 @@ async function startInternal(): Promise<Internal> {
     port: (server.address() as AddressInfo).port,
     requests,
     bigWritten: () => bigWritten,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -18,6 +18,7 @@ import { issueKey } from '../support/keys.ts';
 import { until } from '../support/polling.ts';
 import { testWorkerEnv } from '../support/temporal.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { closeServer } from '../support/close-server.ts';
 
 let api: TestApi;
 let key: string;
@@ -200,10 +201,7 @@ async function nodeHoldingTransactions(target: string) {
     get held() {
       return state.held;
     },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 

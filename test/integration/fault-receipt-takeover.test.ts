@@ -11,6 +11,7 @@ import { keysCliEnv } from '../support/keys.ts';
 import { killStackForThisFile } from '../support/kill-stack.ts';
 import { until } from '../support/polling.ts';
 import { testReceiptKey } from '../support/temporal.ts';
+import { closeServer } from '../support/close-server.ts';
 
 const stack = killStackForThisFile('receipt-takeover', 'worker');
 const receiptKey = receiptKeyOf(testReceiptKey);
@@ -44,11 +45,7 @@ async function openGate(): Promise<Gate> {
       held.delete(oldest!);
       oldest!.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     },
-    close: () =>
-      new Promise<void>((closed) => {
-        server.close(() => closed());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

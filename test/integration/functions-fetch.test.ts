@@ -5,6 +5,7 @@ import type { TestApi } from '../support/api.ts';
 import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import { closeServer } from '../support/close-server.ts';
 
 /**
  * `context.services.http.fetch` through the egress guard, invoked synchronously through the API:
@@ -49,11 +50,7 @@ async function startOrigin(): Promise<Origin> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
-    close: () =>
-      new Promise<void>((closed) => {
-        server.close(() => closed());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

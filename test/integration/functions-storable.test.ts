@@ -5,6 +5,7 @@ import type { TestApi } from '../support/api.ts';
 import { testApi, type ApiCall } from '../support/http.ts';
 import { issueKey } from '../support/keys.ts';
 import { startApiWithWorker, type RunningWorker } from '../support/worker.ts';
+import { closeServer } from '../support/close-server.ts';
 
 // What user code writes that PostgreSQL cannot store (U+0000, lone surrogates) is recorded as
 // U+FFFD, once: the run is not lost and its code is not run again. Every run calls the node
@@ -45,10 +46,7 @@ async function startCountingRpc(nodeUrl: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls: (marker: string) => bodies.filter((body) => body.includes(marker)).length,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 

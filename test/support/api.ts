@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from '@koa/router';
@@ -19,6 +18,7 @@ import { createWorker } from '../../worker/worker.ts';
 import { connectTestTemporal, testEgressEnv, testIntervalsEnv, testSecretsEnv, testTaskQueue } from './temporal.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { answerCheck } from './answer-check.ts';
+import { closeServer } from './close-server.ts';
 
 export interface TestApi {
   url: string;
@@ -95,11 +95,4 @@ export async function startTestApi(
       await database.drop();
     },
   };
-}
-
-function closeServer(server: Server) {
-  return new Promise<void>((resolveClose) => {
-    server.close(() => resolveClose());
-    server.closeAllConnections();
-  });
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { until } from './polling.ts';
+import { closeServer } from './close-server.ts';
 
 /**
  * A price API of our own: answers `{"data": {"price": <price>, "ts": <unix seconds>}}` for every
@@ -35,10 +36,6 @@ export async function startPriceServer() {
       );
     },
     /** Drops kept-alive connections rather than waiting for them: a running worker keeps polling. */
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './close-server.ts';
 
 /**
  * How a proxy in front of a neo-go node behaves. `csharp` emulates a C# neo-cli node with RpcServer
@@ -166,13 +167,5 @@ function bodyOf(request: IncomingMessage): Promise<string> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
-  });
-}
-
-function closeServer(server: Server) {
-  return new Promise<void>((resolveClose) => {
-    if (!server.listening) return resolveClose();
-    server.close(() => resolveClose());
-    server.closeAllConnections();
   });
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './close-server.ts';
 
 export interface Received {
   path: string;
@@ -46,10 +47,7 @@ export async function startWebhookReceiver() {
     answerBody: (path: string, body: Buffer) => void bodies.set(path, body),
     /** The next request to `path` is never answered; resolves when it has arrived. */
     holdNext: (path: string) => new Promise<void>((resolve) => held.set(path, resolve)),
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 }
 

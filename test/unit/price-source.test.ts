@@ -12,6 +12,7 @@ import {
   type ResolvedPriceSource,
 } from '../../src/automations/price/price-source.ts';
 import { egressPolicy, parseEgressAllow } from '../../src/egress/egress-policy.ts';
+import { closeServer } from '../support/close-server.ts';
 
 describe('price sources', () => {
   it('reads CoinGecko by coin id, in the lower-case currency', () => {
@@ -141,8 +142,7 @@ describe('price sources', () => {
     });
 
     afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     });
 
     const fetchedAt = () => new Date('2025-01-01T00:00:00Z');

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createNeoRpc } from '../../src/chain/rpc.ts';
 import type { SandboxOutcome, SandboxServices } from '../../src/sandbox/types.ts';
 import { fakeServices, run } from '../support/sandbox.ts';
+import { closeServer } from '../support/close-server.ts';
 
 const failed = (outcome: SandboxOutcome) => {
   if (outcome.status !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(outcome)}`);
@@ -111,8 +112,7 @@ describe('service calls in flight stop with the run', () => {
       expect(await Promise.all(calls)).toEqual(['AbortError', 'AbortError', 'AbortError']);
       await Promise.all(closed);
     } finally {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
+      await closeServer(server);
     }
   });
 });

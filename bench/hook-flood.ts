@@ -41,9 +41,10 @@ const counts = {
   paceMs: countFrom('BENCH_HOOK_PACE_MS', 20),
   /**
    * Seconds of B alone then of flood before the first measured block. A stack's first flood pays
-   * its processes' first compiles of the delivery and run paths and their first full GC (B's max
-   * 394–1,132 ms in a 10 s first flood; when the first lasted 3 s, the next paid it in 14 runs of
-   * 19, 301–924 ms): the target is the service's steady answer. The warm-up's figures are printed, not counted.
+   * its processes' first compiles of the delivery and run paths and their first full GC: on one
+   * 2-core machine B's max was 394–1,132 ms in a 10 s first flood (when the first lasted 3 s, the
+   * next paid it in 14 runs of 19, 301–924 ms), on another 97–172 ms (docs/performance.md). The
+   * target is the service's steady answer; the warm-up's figures are printed, not counted.
    */
   warmUpSeconds: countFrom('BENCH_HOOK_WARM_UP_SECONDS', 10),
 };

@@ -36,9 +36,9 @@ async function burstKilledMidway(functionId: string, accepted: string[]): Promis
   let ended = false;
   const burst = Promise.all(Array.from({ length: concurrency }, lane)).finally(() => (ended = true));
   await reachedKillPoint.promise;
-  const recordedBefore = accepted.length;
+  const answeredBefore = accepted.length;
   // Aimed while a request is past its row and not yet answered (recorded > accepted).
-  while (!ended && (await executionRows(stack.database, functionId)).length <= recordedBefore + acceptedHere.length);
+  while (!ended && (await executionRows(stack.database, functionId)).length <= answeredBefore + acceptedHere.length);
   await stack.kill(stack.processes.at(-1)!);
   await burst;
   accepted.push(...acceptedHere);

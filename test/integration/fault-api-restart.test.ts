@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionRows } from '../support/execution-rows.ts';
+import { executionRows, type ExecutionRow } from '../support/execution-rows.ts';
 import { busyFunction, killStackForThisFile } from '../support/kill-stack.ts';
 import { until } from '../support/polling.ts';
 
@@ -17,9 +17,10 @@ const stack = killStackForThisFile('api-restart', 'api');
 
 /**
  * A burst of asynchronous invokes on the API that is up, killed by `kill -9` once an execution is
- * recorded and not yet answered. The ids answered 202 are added to `accepted`.
+ * recorded and not yet answered (`answeredBefore`: the executions earlier bursts had answered).
+ * Answers the ids answered 202.
  */
-async function burstKilledMidway(functionId: string, accepted: string[]): Promise<void> {
+async function burstKilledMidway(functionId: string, answeredBefore: number): Promise<string[]> {
   const acceptedHere: string[] = [];
   let next = 0;
   const reachedKillPoint = Promise.withResolvers<void>();
@@ -36,12 +37,11 @@ async function burstKilledMidway(functionId: string, accepted: string[]): Promis
   let ended = false;
   const burst = Promise.all(Array.from({ length: concurrency }, lane)).finally(() => (ended = true));
   await reachedKillPoint.promise;
-  const answeredBefore = accepted.length;
   // Aimed while a request is past its row and not yet answered (recorded > accepted).
   while (!ended && (await executionRows(stack.database, functionId)).length <= answeredBefore + acceptedHere.length);
   await stack.kill(stack.processes.at(-1)!);
   await burst;
-  accepted.push(...acceptedHere);
+  return acceptedHere;
 }
 
 describe('fault: kill -9 of the API during asynchronous invokes, then a new API', () => {
@@ -49,14 +49,14 @@ describe('fault: kill -9 of the API during asynchronous invokes, then a new API'
     const functionId = await stack.deploy({ name: 'restart-survivor', ...busyFunction });
 
     const accepted: string[] = [];
-    let atKill = await executionRows(stack.database, functionId);
+    let atKill: ExecutionRow[];
     let burstsRun = 0;
-    while (burstsRun < bursts && atKill.length === accepted.length) {
+    do {
       if (burstsRun > 0) await stack.start();
-      await burstKilledMidway(functionId, accepted);
+      accepted.push(...(await burstKilledMidway(functionId, accepted.length)));
       burstsRun += 1;
       atKill = await executionRows(stack.database, functionId);
-    }
+    } while (burstsRun < bursts && atKill.length === accepted.length);
     expect(atKill.length, `executions recorded but not answered at a kill, in ${bursts} bursts`).toBeGreaterThan(
       accepted.length,
     );
